@@ -1,0 +1,11 @@
+// Package testenv gives tests their real services: a fresh PostgreSQL
+// database, a fresh MariaDB/MySQL database and the DynamoDB Local endpoint,
+// each read from the environment and each cleaned up when the test ends.
+//
+// Environment:
+//
+//	REMODEL_TEST_POSTGRES   admin DSN, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+//	REMODEL_TEST_MYSQL      admin DSN, e.g. mysql://root@127.0.0.1:3306/test
+//	REMODEL_TEST_DYNAMODB   endpoint, e.g. http://127.0.0.1:8000
+//	REMODEL_REQUIRE_SERVICES=1  a missing service fails the test instead of skipping it (CI)
+package testenv

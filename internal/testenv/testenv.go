@@ -1,0 +1,171 @@
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+)
+
+// Require reports whether a missing service must fail the test.
+func Require() bool { return os.Getenv("REMODEL_REQUIRE_SERVICES") == "1" }
+
+func need(t testing.TB, env string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		if Require() {
+			t.Fatalf("%s is not set and REMODEL_REQUIRE_SERVICES=1: run the tests with `make test`", env)
+		}
+		t.Skipf("%s is not set: skipping a test that needs a real service (run `make test`)", env)
+	}
+	return v
+}
+
+// UniqueName returns prefix_<random hex>, usable as a database or table name.
+func UniqueName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + "_" + hex.EncodeToString(b)
+}
+
+// Postgres creates a fresh database and returns its DSN. The database is
+// dropped when the test ends.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	admin := need(t, "REMODEL_TEST_POSTGRES")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("testenv: connecting to PostgreSQL: %v", err)
+	}
+	defer conn.Close(ctx)
+	name := UniqueName("remodel_test")
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("testenv: creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Errorf("testenv: dropping %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("testenv: dropping %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("testenv: REMODEL_TEST_POSTGRES is not a URL: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// MySQL creates a fresh database and returns its DSN in mysql:// URL form.
+// The database is dropped when the test ends.
+func MySQL(t testing.TB) string {
+	t.Helper()
+	admin := need(t, "REMODEL_TEST_MYSQL")
+	u, err := url.Parse(admin)
+	if err != nil || u.Scheme != "mysql" {
+		t.Fatalf("testenv: REMODEL_TEST_MYSQL must be mysql://user:pass@host:port/db, got an unparsable value")
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.MultiStatements = true
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatalf("testenv: opening MySQL: %v", err)
+	}
+	defer db.Close()
+	name := UniqueName("remodel_test")
+	if _, err := db.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4"); err != nil {
+		t.Fatalf("testenv: creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			t.Errorf("testenv: dropping %s: %v", name, err)
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
+			t.Errorf("testenv: dropping %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
+// DynamoDB returns the DynamoDB Local endpoint.
+func DynamoDB(t testing.TB) string {
+	t.Helper()
+	return need(t, "REMODEL_TEST_DYNAMODB")
+}
+
+// ExecPostgres runs a multi-statement SQL script in the database at dsn.
+func ExecPostgres(t testing.TB, dsn, script string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("testenv: connecting to PostgreSQL: %v", err)
+	}
+	defer conn.Close(ctx)
+	// Exec without arguments uses the simple protocol, which runs several statements.
+	if _, err := conn.Exec(ctx, script); err != nil {
+		t.Fatalf("testenv: running SQL script: %v", err)
+	}
+}
+
+// ExecMySQL runs a multi-statement SQL script in the database at a mysql:// dsn.
+func ExecMySQL(t testing.TB, dsn, script string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("testenv: bad MySQL DSN: %v", err)
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	cfg.MultiStatements = true
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatalf("testenv: opening MySQL: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(script); err != nil {
+		t.Fatalf("testenv: running SQL script: %v", err)
+	}
+}
+
+// Engines lists the source engines a shared suite runs against, with a
+// function that creates a fresh database of that engine.
+var Engines = []struct {
+	Name  string
+	Fresh func(testing.TB) string
+	Exec  func(testing.TB, string, string)
+}{
+	{"postgres", Postgres, ExecPostgres},
+	{"mysql", MySQL, ExecMySQL},
+}
