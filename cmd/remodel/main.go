@@ -1,0 +1,19 @@
+// Command remodel migrates a PostgreSQL or MySQL/MariaDB database into one
+// Amazon DynamoDB table by reverse modeling, and proves the result.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/remodel-dev/remodel/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

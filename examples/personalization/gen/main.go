@@ -1,0 +1,765 @@
+// Command gen prints the data of the personalization example as one SQL
+// script that loads unchanged into PostgreSQL and into MySQL/MariaDB, after
+// schema.postgres.sql or schema.mysql.sql.
+//
+//	go run ./examples/personalization/gen > examples/personalization/data.sql
+//	go run ./examples/personalization/gen -scale 10 > /tmp/personalization-x10.sql
+//
+// The output is deterministic: a fixed seed, fixed lists, no clock. -scale N
+// multiplies the number of users, personal settings, subscribable contents and
+// subscriptions; the six services stay the same.
+//
+// What the script relies on, so that one file serves both engines:
+//   - multi-row INSERT statements of at most 500 rows each, in foreign-key order;
+//   - string literals in single quotes with quotes doubled and no backslash
+//     anywhere (MySQL reads a backslash as an escape character);
+//   - no semicolon except the one ending each statement, so even a naive
+//     splitter finds the statements;
+//   - booleans as TRUE/FALSE;
+//   - timestamps as 'YYYY-MM-DD HH:MM:SS' literals in UTC, read as UTC because
+//     the first statements set the session's encoding (UTF-8) and time zone
+//     (UTC) in both engines (see sessionBoth).
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Seeds of the PCG generator. Change them and data.sql changes.
+const seed1, seed2 = 20240917, 0x7065727a
+
+// maxRowsPerInsert bounds the rows of one INSERT statement.
+const maxRowsPerInsert = 500
+
+// sessionBoth makes PostgreSQL and MySQL/MariaDB read the script as UTF-8
+// and its timestamps as UTC, with statements that both engines accept.
+// MySQL executes the text of a /*! ... */ comment; PostgreSQL skips it. So
+// MySQL runs
+//
+//	SET NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! '
+//	SET time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! '
+//
+// (the PostgreSQL part is the value of an unused user variable), and
+// PostgreSQL runs
+//
+//	SET client_encoding = UTF8
+//	SET TIME ZONE UTC
+//
+// The encoding matters: the mariadb client connects with utf8mb3 by default,
+// which cannot carry the four-byte characters (emoji) of the data.
+var sessionBoth = []string{
+	`SET /*! NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! ' */;`,
+	`SET /*! time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! ' */;`,
+}
+
+// First statements for -engine postgres and -engine mysql.
+var (
+	sessionPostgres = []string{`SET client_encoding = 'UTF8';`, `SET TIME ZONE 'UTC';`}
+	sessionMySQL    = []string{`SET NAMES utf8mb4;`, `SET time_zone = '+00:00';`}
+)
+
+func main() {
+	scale := flag.Int("scale", 1, "multiply the row counts by `N` (N >= 1)")
+	engine := flag.String("engine", "", "write the session statements for `ENGINE` only: postgres or mysql (default: one script for both)")
+	flag.Parse()
+	if err := run(os.Stdout, *scale, *engine); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+}
+
+func run(out io.Writer, scale int, engine string) error {
+	if scale < 1 {
+		return fmt.Errorf("-scale must be at least 1, got %d", scale)
+	}
+	switch engine {
+	case "", "postgres", "mysql":
+	default:
+		return fmt.Errorf("-engine must be postgres or mysql, got %q", engine)
+	}
+	d, err := generate(scale)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(out)
+	if err := write(w, d, scale, engine); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// ---------------------------------------------------------------------------
+// Data model
+
+type user struct {
+	id       int64
+	email    string
+	name     string
+	active   bool
+	created  time.Time
+	settings []personal
+	subs     []subscribeUser
+}
+
+type service struct {
+	name, display string
+	created       time.Time
+}
+
+type personal struct {
+	userID       int64
+	service      string
+	settingType  string
+	settingsJSON string
+	updated      time.Time
+}
+
+type subscribe struct {
+	service     string
+	contentType string
+	originID    int64
+	title       string
+	created     time.Time
+}
+
+type subscribeUser struct {
+	userID      int64
+	service     string
+	contentType string
+	originID    int64
+	subscribed  time.Time
+}
+
+type dataset struct {
+	users      []*user
+	services   []service
+	subscribes []subscribe
+}
+
+// ---------------------------------------------------------------------------
+// Fixed lists
+
+var (
+	tsMin = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	tsMax = time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC)
+	// Users sign up before this, so that later events have room.
+	signupMax = time.Date(2025, 6, 30, 23, 59, 59, 0, time.UTC)
+)
+
+// services: "news" is a string prefix of "newsletter" on purpose.
+var services = []service{
+	{"news", "Today's News", tsMin},
+	{"newsletter", "Newsletter", time.Date(2023, 1, 3, 9, 30, 0, 0, time.UTC)},
+	{"mail", "Mail", time.Date(2023, 1, 5, 12, 0, 0, 0, time.UTC)},
+	{"blog", "Blogs & Cafés", time.Date(2023, 1, 9, 8, 15, 30, 0, time.UTC)},
+	{"shop", "Shopping", time.Date(2023, 1, 16, 23, 59, 59, 0, time.UTC)},
+	{"weather", "날씨 Weather", time.Date(2023, 1, 31, 6, 0, 0, 0, time.UTC)},
+}
+
+// serviceWeight makes news and newsletter the busiest services, so that most
+// users who have one also have the other.
+var serviceWeight = map[string]int{"news": 4, "newsletter": 4, "mail": 2, "blog": 1, "shop": 1, "weather": 2}
+
+// settingPairs are the (service, setting_type) pairs a user can have.
+// "alerts" is a string prefix of "alerts_email" on purpose.
+var settingPairs = []struct {
+	service, settingType string
+	weight               int
+}{
+	{"news", "theme", 3}, {"news", "layout", 3}, {"news", "alerts", 4}, {"news", "alerts_email", 3},
+	{"newsletter", "alerts", 4}, {"newsletter", "alerts_email", 4}, {"newsletter", "layout", 2},
+	{"mail", "theme", 2}, {"mail", "alerts", 2}, {"mail", "alerts_email", 1},
+	{"blog", "theme", 1}, {"blog", "layout", 1},
+	{"shop", "alerts", 1},
+	{"weather", "layout", 1}, {"weather", "alerts", 2},
+}
+
+// contentTypes: "video" is a string prefix of "video_live" on purpose.
+var contentTypes = []string{"article", "video", "video_live", "podcast", "photo"}
+
+type nameParts struct{ display, slug string }
+
+var firstNames = []nameParts{
+	{"Siobhán", "siobhan"}, {"Zoë", "zoe"}, {"José", "jose"}, {"Renée", "renee"},
+	{"Łukasz", "lukasz"}, {"Björn", "bjorn"}, {"Chloé", "chloe"}, {"Ana", "ana"},
+	{"James", "james"}, {"Mei", "mei"}, {"Aarav", "aarav"}, {"Olivia", "olivia"},
+	{"Hiroshi", "hiroshi"}, {"Fatima", "fatima"}, {"Noah", "noah"}, {"Ingrid", "ingrid"},
+}
+
+var lastNames = []nameParts{
+	{"O'Brien", "obrien"}, {"Müller", "muller"}, {"Núñez", "nunez"}, {"Dvořák", "dvorak"},
+	{"D'Angelo", "dangelo"}, {"Çelik", "celik"}, {"Søndergaard", "sondergaard"},
+	{"Smith", "smith"}, {"Nakamura", "nakamura"}, {"Park", "park"}, {"Wang", "wang"},
+	{"Okafor", "okafor"}, {"García", "garcia"}, {"Lefèvre", "lefevre"},
+}
+
+// koreanNames are whole names (family name first, no space).
+var koreanNames = []nameParts{
+	{"김서연", "kim.seoyeon"}, {"이민준", "lee.minjun"}, {"박지호", "park.jiho"},
+	{"최하은", "choi.haeun"}, {"정우진", "jung.woojin"}, {"강예린", "kang.yerin"},
+	{"조현우", "cho.hyunwoo"}, {"윤서아", "yoon.seoa"},
+}
+
+var domains = []string{"example.com", "example.net", "example.org"}
+
+var topics = []string{
+	"Seoul after dark", "Café culture", "Müller's market report", "O'Brien on AI",
+	"서울 맛집 가이드", "K-pop weekly", "Zoë's garden", "São Paulo street food",
+	"Jeju in spring", "Crème brûlée at home", "Today's headlines", "Reykjavík nights",
+	"안녕하세요 Korean 101", "The chef's table", "Tokyo rush hour", "Kraków old town",
+}
+
+var greetings = []string{
+	"안녕하세요", "Bienvenue au café", "Good morning", "¡Hola!", "Grüß Gott",
+	"Don't miss today's news", "こんにちは", "Hej då 🌤",
+}
+
+var keywords = []string{
+	"café", "날씨", "K-pop", "O'Brien's picks", "election", "football", "crème brûlée",
+	"서울", "stocks", "rain 🌧", "jazz", "naïve bayes",
+}
+
+// bigNumber must survive every hop exactly; it is not representable as a
+// float64 (the nearest one is 12345678901234568).
+const bigNumber int64 = 12345678901234567
+
+// ---------------------------------------------------------------------------
+// Generation
+
+type rnd struct{ src *rand.PCG }
+
+// intn returns a number in [0, n). It uses the PCG source directly so that
+// the output depends only on the PCG algorithm, not on how a Go release
+// implements rand.Rand's helpers.
+func (r rnd) intn(n int) int {
+	if n <= 0 {
+		panic("intn: n <= 0")
+	}
+	// Rejection sampling: no modulo bias.
+	limit := ^uint64(0) - ^uint64(0)%uint64(n)
+	for {
+		v := r.src.Uint64()
+		if v < limit {
+			return int(v % uint64(n))
+		}
+	}
+}
+
+func (r rnd) chance(pct int) bool { return r.intn(100) < pct }
+
+func pick[T any](r rnd, xs []T) T { return xs[r.intn(len(xs))] }
+
+// between returns a whole-second UTC time in [lo, hi].
+func (r rnd) between(lo, hi time.Time) time.Time {
+	span := int(hi.Sub(lo) / time.Second)
+	return lo.Add(time.Duration(r.intn(span+1)) * time.Second)
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func generate(scale int) (*dataset, error) {
+	r := rnd{rand.NewPCG(seed1, seed2)}
+	d := &dataset{services: services}
+	servicesByName := map[string]service{}
+	for _, s := range services {
+		servicesByName[s.name] = s
+	}
+
+	// Users.
+	nUsers := 1000 * scale
+	for i := 1; i <= nUsers; i++ {
+		var n nameParts
+		switch {
+		case i == 1: // a known user with an apostrophe and an accent, see README.md
+			n = nameParts{"Siobhán O'Brien", "siobhan.obrien"}
+		case i == 2:
+			n = koreanNames[0]
+		case r.chance(20):
+			n = pick(r, koreanNames)
+		default:
+			f, l := pick(r, firstNames), pick(r, lastNames)
+			n = nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
+		}
+		u := &user{
+			id:      int64(i),
+			name:    n.display,
+			email:   fmt.Sprintf("%s.%d@%s", n.slug, i, pick(r, domains)),
+			active:  i <= 2 || !r.chance(10),
+			created: r.between(tsMin, signupMax),
+		}
+		if i == 1 {
+			u.created = tsMin // the lower bound of the range appears in the data
+		}
+		d.users = append(d.users, u)
+	}
+
+	// Personal settings: 1-5 distinct (service, setting_type) pairs per user.
+	total := 0
+	for _, p := range settingPairs {
+		total += p.weight
+	}
+	for _, u := range d.users {
+		k := 1 + r.intn(5)
+		chosen := map[int]bool{}
+		switch u.id {
+		case 1, 2: // both sides of every prefix pair for the known users
+			k = 5
+			for j, p := range settingPairs {
+				if (p.service == "news" || p.service == "newsletter") && p.settingType != "layout" {
+					chosen[j] = true
+				}
+			}
+		}
+		for len(chosen) < k {
+			w := r.intn(total)
+			for j, p := range settingPairs {
+				if w < p.weight {
+					chosen[j] = true
+					break
+				}
+				w -= p.weight
+			}
+		}
+		for j := range settingPairs { // in list order: deterministic
+			if !chosen[j] {
+				continue
+			}
+			p := settingPairs[j]
+			js, err := settingsJSON(r, u, p.service, p.settingType)
+			if err != nil {
+				return nil, err
+			}
+			updated := r.between(latest(u.created, servicesByName[p.service].created), tsMax)
+			if u.id == 1 && p.settingType == "alerts_email" && p.service == "newsletter" {
+				updated = tsMax // the upper bound of the range appears in the data
+			}
+			u.settings = append(u.settings, personal{u.id, p.service, p.settingType, js, updated})
+		}
+		slices.SortFunc(u.settings, func(a, b personal) int {
+			return strings.Compare(a.service+"\x00"+a.settingType, b.service+"\x00"+b.settingType)
+		})
+	}
+
+	// Subscribable contents: 5-15 per (service, content_type) at scale 1.
+	bySvc := map[string][]int{} // service -> indexes into d.subscribes
+	for _, s := range services {
+		for _, ct := range contentTypes {
+			n := scale * (5 + r.intn(11))
+			seen := map[int64]bool{}
+			var ids []int64
+			for len(ids) < n {
+				// Between 1 and 8 digits, so that the ids do not sort the
+				// same way as numbers and as strings.
+				digits := 1 + r.intn(8)
+				hi := 1
+				for range digits {
+					hi *= 10
+				}
+				id := int64(1 + r.intn(hi-1))
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+			slices.Sort(ids)
+			for _, id := range ids {
+				bySvc[s.name] = append(bySvc[s.name], len(d.subscribes))
+				d.subscribes = append(d.subscribes, subscribe{
+					service:     s.name,
+					contentType: ct,
+					originID:    id,
+					title:       title(r, ct, id),
+					created:     r.between(s.created, signupMax),
+				})
+			}
+		}
+	}
+
+	// Subscriptions: 0-5 per user; services picked by weight.
+	var svcTotal int
+	for _, s := range services {
+		svcTotal += serviceWeight[s.name]
+	}
+	for _, u := range d.users {
+		k := r.intn(6)
+		if u.id <= 2 {
+			k = 5
+		}
+		chosen := map[int]bool{}
+		var order []int
+		for len(order) < k {
+			w := r.intn(svcTotal)
+			var svc string
+			for _, s := range services {
+				if w < serviceWeight[s.name] {
+					svc = s.name
+					break
+				}
+				w -= serviceWeight[s.name]
+			}
+			if u.id <= 2 && len(order) < 2 { // one news and one newsletter subscription
+				svc = []string{"news", "newsletter"}[len(order)]
+			}
+			idx := pick(r, bySvc[svc])
+			if !chosen[idx] {
+				chosen[idx] = true
+				order = append(order, idx)
+			}
+		}
+		slices.Sort(order) // in the order the contents were generated
+		for _, idx := range order {
+			s := d.subscribes[idx]
+			u.subs = append(u.subs, subscribeUser{
+				userID:      u.id,
+				service:     s.service,
+				contentType: s.contentType,
+				originID:    s.originID,
+				subscribed:  r.between(latest(u.created, s.created), tsMax),
+			})
+		}
+	}
+	return d, nil
+}
+
+func title(r rnd, contentType string, id int64) string {
+	t := pick(r, topics)
+	switch contentType {
+	case "article":
+		return fmt.Sprintf("%s — part %d", t, 1+id%9)
+	case "video":
+		return "Video: " + t
+	case "video_live":
+		return "LIVE 🔴 " + t
+	case "podcast":
+		return fmt.Sprintf("Podcast · %s, ep. %d", t, 1+id%120)
+	default:
+		return "Photos: " + t
+	}
+}
+
+// ---------------------------------------------------------------------------
+// settings JSON. Structs keep the key order fixed; pointers give JSON null.
+
+type widget struct {
+	ID        string         `json:"id"`
+	Position  int            `json:"position"`
+	Collapsed bool           `json:"collapsed"`
+	Options   map[string]any `json:"options"`
+}
+
+type themeSettings struct {
+	Mode         string  `json:"mode"`
+	Accent       string  `json:"accent"`
+	FontScale    float64 `json:"font_scale"`
+	HighContrast bool    `json:"high_contrast"`
+	Wallpaper    *string `json:"wallpaper"`
+}
+
+type layoutSettings struct {
+	Columns  int      `json:"columns"`
+	Density  float64  `json:"density"`
+	Locale   string   `json:"locale"`
+	Greeting string   `json:"greeting"`
+	Widgets  []widget `json:"widgets"`
+	Pinned   []int64  `json:"pinned"`
+}
+
+type quietHours struct {
+	Start            string `json:"start"`
+	End              string `json:"end"`
+	UTCOffsetMinutes int    `json:"utc_offset_minutes"`
+}
+
+type alertSettings struct {
+	Enabled     bool       `json:"enabled"`
+	Channels    []string   `json:"channels"`
+	QuietHours  quietHours `json:"quiet_hours"`
+	Keywords    []string   `json:"keywords"`
+	Threshold   float64    `json:"threshold"`
+	MaxPerDay   int        `json:"max_per_day"`
+	LastAlertID int64      `json:"last_alert_id"`
+}
+
+type emailFilters struct {
+	MinScore  float64  `json:"min_score"`
+	Languages []string `json:"languages"`
+}
+
+type alertEmailSettings struct {
+	Enabled       bool         `json:"enabled"`
+	Address       string       `json:"address"`
+	Digest        string       `json:"digest"`
+	SendHour      int          `json:"send_hour"`
+	Signature     *string      `json:"signature"`
+	LastMessageID int64        `json:"last_message_id"`
+	Filters       emailFilters `json:"filters"`
+}
+
+var (
+	modes     = []string{"light", "dark", "system"}
+	accents   = []string{"#1e90ff", "#ff6347", "#2e8b57", "#8a2be2", "#ffa500"}
+	scales    = []float64{0.75, 1, 1.25, 1.5}
+	densities = []float64{0.5, 0.75, 1, 1.25}
+	locales   = []string{"ko-KR", "en-US", "fr-FR", "de-DE", "ja-JP", "pt-BR"}
+	widgetIDs = []string{"weather", "headlines", "mail", "stocks", "calendar", "shop_deals"}
+	channels  = []string{"push", "sms", "email", "kakao"}
+	digests   = []string{"daily", "weekly", "off"}
+	languages = []string{"ko", "en", "fr", "de", "ja"}
+	offsets   = []int{540, 0, -300, 60, -180, 330}
+)
+
+// bigID returns bigNumber or another integer above 2^53 (so not exact as a
+// float64) and below 2^63.
+func bigID(r rnd) int64 {
+	if r.chance(30) {
+		return bigNumber
+	}
+	// Odd and above 2^53: never exact as a float64. Below 2^53 + 2^62 < 2^63.
+	return (1<<53 + int64(r.src.Uint64()>>2)) | 1
+}
+
+func someOf(r rnd, xs []string, min int) []string {
+	n := min + r.intn(len(xs)-min+1)
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := len(idx) - 1; i > 0; i-- {
+		j := r.intn(i + 1)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	out := []string{} // empty array, not null
+	for _, i := range idx[:n] {
+		out = append(out, xs[i])
+	}
+	return out
+}
+
+func settingsJSON(r rnd, u *user, svc, settingType string) (string, error) {
+	var v any
+	switch settingType {
+	case "theme":
+		s := themeSettings{
+			Mode:         pick(r, modes),
+			Accent:       pick(r, accents),
+			FontScale:    pick(r, scales),
+			HighContrast: r.chance(15),
+		}
+		if r.chance(40) {
+			wp := fmt.Sprintf("https://img.example.com/%s/wallpaper-%d.jpg", svc, 1+r.intn(40))
+			s.Wallpaper = &wp
+		}
+		v = s
+	case "layout":
+		s := layoutSettings{
+			Columns:  1 + r.intn(4),
+			Density:  pick(r, densities),
+			Locale:   pick(r, locales),
+			Greeting: pick(r, greetings),
+			Widgets:  []widget{},
+			Pinned:   []int64{},
+		}
+		for i, id := range someOf(r, widgetIDs, 0) {
+			w := widget{ID: id, Position: i + 1, Collapsed: r.chance(25), Options: map[string]any{}}
+			switch id {
+			case "weather":
+				w.Options["unit"] = pick(r, []string{"C", "F"})
+				w.Options["city"] = pick(r, []string{"서울", "Zürich", "São Paulo", "Montréal"})
+			case "stocks":
+				w.Options["symbols"] = someOf(r, []string{"AAPL", "005930.KS", "MSFT", "SAP.DE"}, 1)
+			}
+			s.Widgets = append(s.Widgets, w)
+		}
+		for range r.intn(4) {
+			s.Pinned = append(s.Pinned, int64(1+r.intn(99999999)))
+		}
+		v = s
+	case "alerts":
+		kw := someOf(r, keywords, 1)
+		kw = kw[:min(len(kw), 1+r.intn(3))]
+		v = alertSettings{
+			Enabled:  !r.chance(10),
+			Channels: someOf(r, channels, 0),
+			QuietHours: quietHours{
+				Start:            fmt.Sprintf("%02d:00", 20+r.intn(4)),
+				End:              fmt.Sprintf("%02d:30", 5+r.intn(4)),
+				UTCOffsetMinutes: pick(r, offsets),
+			},
+			Keywords:    kw,
+			Threshold:   pick(r, []float64{0.5, 0.25, 0.75, 1.25}),
+			MaxPerDay:   r.intn(51),
+			LastAlertID: bigID(r),
+		}
+	case "alerts_email":
+		s := alertEmailSettings{
+			Enabled:       !r.chance(20),
+			Address:       u.email,
+			Digest:        pick(r, digests),
+			SendHour:      r.intn(24),
+			LastMessageID: bigID(r),
+			Filters: emailFilters{
+				MinScore:  pick(r, []float64{0.5, 1.25, 2, 3.75}),
+				Languages: someOf(r, languages, 1),
+			},
+		}
+		if r.chance(50) {
+			sig := "— " + u.name
+			s.Signature = &sig
+		}
+		v = s
+	default:
+		return "", fmt.Errorf("no settings generator for setting type %q", settingType)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("encoding %s/%s settings of user %d: %w", svc, settingType, u.id, err)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// ---------------------------------------------------------------------------
+// SQL output
+
+// Column values that need their own SQL rendering.
+type (
+	jsonText string
+	ts       time.Time
+)
+
+func literal(v any) (string, error) {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case bool:
+		if v {
+			return "TRUE", nil
+		}
+		return "FALSE", nil
+	case string:
+		return quote(v)
+	case jsonText:
+		return quote(string(v))
+	case ts:
+		t := time.Time(v)
+		if t.Location() != time.UTC || t.Nanosecond() != 0 {
+			return "", fmt.Errorf("timestamp %v is not a whole-second UTC time", t)
+		}
+		return "'" + t.Format(time.DateTime) + "'", nil
+	}
+	return "", fmt.Errorf("no SQL literal for %T", v)
+}
+
+var errUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
+
+// quote renders a string literal that PostgreSQL and MySQL read the same way.
+func quote(s string) (string, error) {
+	if strings.ContainsAny(s, "\\;\x00\r\n") {
+		return "", fmt.Errorf("%w: %q", errUnsafe, s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'", nil
+}
+
+type table struct {
+	name string
+	cols []string
+	rows [][]any
+}
+
+func tables(d *dataset) []table {
+	users := table{name: "users", cols: []string{"user_id", "email", "name", "is_active", "created_at"}}
+	svcs := table{name: "services", cols: []string{"service", "display_name", "created_at"}}
+	pers := table{name: "personal", cols: []string{"user_id", "service", "setting_type", "settings", "updated_at"}}
+	subs := table{name: "subscribe", cols: []string{"service", "content_type", "content_origin_id", "title", "created_at"}}
+	subu := table{name: "subscribe_user", cols: []string{"user_id", "service", "content_type", "content_origin_id", "subscribed_at"}}
+	for _, u := range d.users {
+		users.rows = append(users.rows, []any{u.id, u.email, u.name, u.active, ts(u.created)})
+		for _, p := range u.settings {
+			pers.rows = append(pers.rows, []any{p.userID, p.service, p.settingType, jsonText(p.settingsJSON), ts(p.updated)})
+		}
+		for _, s := range u.subs {
+			subu.rows = append(subu.rows, []any{s.userID, s.service, s.contentType, s.originID, ts(s.subscribed)})
+		}
+	}
+	for _, s := range d.services {
+		svcs.rows = append(svcs.rows, []any{s.name, s.display, ts(s.created)})
+	}
+	for _, s := range d.subscribes {
+		subs.rows = append(subs.rows, []any{s.service, s.contentType, s.originID, s.title, ts(s.created)})
+	}
+	// Foreign-key order.
+	return []table{users, svcs, pers, subs, subu}
+}
+
+func write(w *bufio.Writer, d *dataset, scale int, engine string) error {
+	tbls := tables(d)
+	cmd := "go run ./examples/personalization/gen"
+	if scale != 1 {
+		cmd += " -scale " + strconv.Itoa(scale)
+	}
+	if engine != "" {
+		cmd += " -engine " + engine
+	}
+	fmt.Fprintf(w, "-- Data of the personalization example. Generated by\n--   %s\n-- Do not edit: change gen/main.go and regenerate.\n--\n", cmd)
+	fmt.Fprintf(w, "-- Rows:")
+	for _, t := range tbls {
+		fmt.Fprintf(w, " %s %d", t.name, len(t.rows))
+	}
+	fmt.Fprintf(w, "\n--\n")
+	session := sessionBoth
+	switch engine {
+	case "postgres":
+		session = sessionPostgres
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
+	case "mysql":
+		session = sessionMySQL
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
+	default:
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC. The next two statements\n"+
+			"-- tell both engines so. MySQL and MariaDB run the text inside the executable\n"+
+			"-- comments (SET NAMES and SET time_zone, plus unused user variables), while\n"+
+			"-- PostgreSQL skips the comments and runs SET client_encoding and SET TIME ZONE.\n")
+	}
+	for _, s := range session {
+		fmt.Fprintln(w, s)
+	}
+	for _, t := range tbls {
+		for start := 0; start < len(t.rows); start += maxRowsPerInsert {
+			end := min(start+maxRowsPerInsert, len(t.rows))
+			fmt.Fprintf(w, "\nINSERT INTO %s (%s) VALUES\n", t.name, strings.Join(t.cols, ", "))
+			for i, row := range t.rows[start:end] {
+				lits := make([]string, len(row))
+				for j, v := range row {
+					l, err := literal(v)
+					if err != nil {
+						return fmt.Errorf("%s row %d column %s: %w", t.name, start+i+1, t.cols[j], err)
+					}
+					lits[j] = l
+				}
+				sep := ","
+				if start+i == end-1 {
+					sep = ";"
+				}
+				fmt.Fprintf(w, "(%s)%s\n", strings.Join(lits, ", "), sep)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+func TestBuiltinKind(t *testing.T) {
+	for _, tc := range []struct {
+		nsp, name string
+		want      introspect.Kind
+	}{
+		{"pg_catalog", "int2", introspect.KindInt},
+		{"pg_catalog", "int4", introspect.KindInt},
+		{"pg_catalog", "int8", introspect.KindInt},
+		{"pg_catalog", "numeric", introspect.KindDecimal},
+		{"pg_catalog", "float4", introspect.KindFloat},
+		{"pg_catalog", "float8", introspect.KindFloat},
+		{"pg_catalog", "bool", introspect.KindBool},
+		{"pg_catalog", "bytea", introspect.KindBytes},
+		{"pg_catalog", "date", introspect.KindDate},
+		{"pg_catalog", "time", introspect.KindTime},
+		{"pg_catalog", "timetz", introspect.KindTime},
+		{"pg_catalog", "timestamp", introspect.KindTimestamp},
+		{"pg_catalog", "timestamptz", introspect.KindTimestampTZ},
+		{"pg_catalog", "json", introspect.KindJSON},
+		{"pg_catalog", "jsonb", introspect.KindJSON},
+		{"pg_catalog", "text", introspect.KindString},
+		{"pg_catalog", "varchar", introspect.KindString},
+		{"pg_catalog", "uuid", introspect.KindString},
+		{"pg_catalog", "interval", introspect.KindString},
+		{"pg_catalog", "money", introspect.KindString},
+		{"pg_catalog", "oid", introspect.KindString},
+		// A user type that borrows a built-in name is not the built-in.
+		{"public", "int4", introspect.KindString},
+	} {
+		if got := builtinKind(tc.nsp, tc.name); got != tc.want {
+			t.Errorf("builtinKind(%q, %q) = %q, want %q", tc.nsp, tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestTimePrecision(t *testing.T) {
+	for typmod, want := range map[int32]int{-1: 6, 0: 0, 3: 3, 6: 6} {
+		if got := timePrecision(typmod); got != want {
+			t.Errorf("timePrecision(%d) = %d, want %d", typmod, got, want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	ts := typeSet{
+		16:   {oid: 16, name: "bool", nspname: "pg_catalog", typtype: "b", category: "B"},
+		1184: {oid: 1184, name: "timestamptz", nspname: "pg_catalog", typtype: "b", category: "D"},
+		1185: {oid: 1185, name: "_timestamptz", nspname: "pg_catalog", typtype: "b", category: "A", elem: 1184},
+		25:   {oid: 25, name: "text", nspname: "pg_catalog", typtype: "b", category: "S"},
+		1009: {oid: 1009, name: "_text", nspname: "pg_catalog", typtype: "b", category: "A", elem: 25},
+		// domain d3 NOT NULL over d2 over timestamptz(2)
+		9002: {oid: 9002, name: "d2", nspname: "public", typtype: "d", basetype: 1184, typmod: 2},
+		9003: {oid: 9003, name: "d3", nspname: "public", typtype: "d", basetype: 9002, typmod: -1, notNull: true},
+		// array of d3: the element's NOT NULL does not make the column NOT NULL
+		9004: {oid: 9004, name: "_d3", nspname: "public", typtype: "b", category: "A", elem: 9003},
+		// domain over text[]
+		9005: {oid: 9005, name: "tags", nspname: "public", typtype: "d", basetype: 1009, typmod: -1},
+		// enum
+		9006: {oid: 9006, name: "mood", nspname: "public", typtype: "e", category: "E"},
+	}
+	for _, tc := range []struct {
+		oid    uint32
+		typmod int32
+		want   resolved
+	}{
+		{16, -1, resolved{kind: introspect.KindBool}},
+		{1184, -1, resolved{kind: introspect.KindTimestampTZ, precision: 6}},
+		{1184, 3, resolved{kind: introspect.KindTimestampTZ, precision: 3}},
+		{1185, 1, resolved{kind: introspect.KindArray, elem: introspect.KindTimestampTZ, precision: 1}},
+		{9003, -1, resolved{kind: introspect.KindTimestampTZ, precision: 2, notNull: true}},
+		{9004, -1, resolved{kind: introspect.KindArray, elem: introspect.KindTimestampTZ, precision: 2}},
+		{9005, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString}},
+		{9006, -1, resolved{kind: introspect.KindString}},
+	} {
+		got, err := ts.resolve(tc.oid, tc.typmod)
+		if err != nil {
+			t.Errorf("resolve(%d, %d): %v", tc.oid, tc.typmod, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("resolve(%d, %d) = %+v, want %+v", tc.oid, tc.typmod, got, tc.want)
+		}
+	}
+	if _, err := ts.resolve(424242, -1); err == nil {
+		t.Error("resolve of an unknown type succeeded")
+	}
+}

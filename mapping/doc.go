@@ -1,0 +1,22 @@
+// Package mapping owns the mapping file: strict parsing with file:line:col
+// errors (Parse), validation against the introspected schema (Compile), key
+// templates and their formatters, the conversion of canonical source values
+// to DynamoDB attribute values, and rendering one source row into the item it
+// becomes.
+//
+// Canonical source values (what the source package decodes a column into,
+// chosen by the column's introspect.Kind):
+//
+//	nil                                 SQL NULL
+//	int64, or string beyond int64       KindInt
+//	string (exact decimal text)         KindDecimal (may be "NaN", "Infinity")
+//	float64                             KindFloat
+//	bool                                KindBool
+//	string                              KindString, KindTime
+//	[]byte                              KindBytes
+//	time.Time                           KindDate, KindTimestamp (wall clock in UTC), KindTimestampTZ (UTC)
+//	[]byte (JSON text)                  KindJSON
+//	[]any of element values             KindArray
+//	[]string                            KindSet
+//	error                               a value the source could not decode (the row is rejected)
+package mapping

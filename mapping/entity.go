@@ -1,0 +1,248 @@
+package mapping
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// DynamoDB's limits that Render checks before anything is written.
+const (
+	MaxItemSize = 400 * 1024
+	MaxPKSize   = 2048
+	MaxSKSize   = 1024
+)
+
+// Item is one DynamoDB item.
+type Item = map[string]types.AttributeValue
+
+// Entity is a compiled entity: the rows of one source table and how each
+// becomes an item.
+type Entity struct {
+	Name  string
+	Table *introspect.Table
+	Where string
+	// Columns are the columns the source reads for each row, in order; a row
+	// passed to Render holds one canonical value per column.
+	Columns []*introspect.Column
+
+	table   *Table
+	keyCols []int
+	pk, sk  *bound
+	attrs   []attrRule
+	sets    []setRule
+}
+
+type attrRule struct {
+	name string
+	idx  int
+	col  *introspect.Column
+	key  bool // the attribute is an index key: it must not be empty
+}
+
+type setRule struct {
+	name string
+	t    *bound
+	typ  string // key type when the attribute is an index key or TTL, else ""
+}
+
+// RowError is a row that cannot become an item. The row is rejected, not
+// written; the reason names the column or limit.
+type RowError struct {
+	Entity string
+	Key    string // the row's source primary key, e.g. "user_id=42"
+	Reason string
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("entity %s, row %s: %s", e.Entity, e.Key, e.Reason)
+}
+
+// SourceKey names a row by its primary key columns: "user_id=42, service=news".
+func (e *Entity) SourceKey(row []any) string {
+	var b strings.Builder
+	for i, k := range e.keyCols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.Columns[k].Name)
+		b.WriteByte('=')
+		switch v := row[k].(type) {
+		case nil:
+			b.WriteString("NULL")
+		case []byte:
+			fmt.Fprintf(&b, "%x", v)
+		case error:
+			b.WriteString("?")
+		default:
+			if s, err := scalarText(e.Columns[k], v); err == nil {
+				b.WriteString(s)
+			} else {
+				fmt.Fprint(&b, v)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *Entity) reject(row []any, format string, args ...any) *RowError {
+	return &RowError{Entity: e.Name, Key: e.SourceKey(row), Reason: fmt.Sprintf(format, args...)}
+}
+
+// Render turns one source row into its item, or returns a *RowError saying
+// why the row cannot become one.
+func (e *Entity) Render(row []any) (Item, error) {
+	item := make(Item, len(e.attrs)+len(e.sets)+3)
+	t := e.table
+	pk, err := e.pk.render(row)
+	if err != nil {
+		return nil, e.reject(row, "rendering %s: %v", t.PK.Name, err)
+	}
+	if err := e.putKey(item, t.PK, pk, MaxPKSize); err != nil {
+		return nil, e.reject(row, "%v", err)
+	}
+	if e.sk != nil {
+		sk, err := e.sk.render(row)
+		if err != nil {
+			return nil, e.reject(row, "rendering %s: %v", t.SK.Name, err)
+		}
+		if err := e.putKey(item, *t.SK, sk, MaxSKSize); err != nil {
+			return nil, e.reject(row, "%v", err)
+		}
+	}
+	item[t.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
+	for _, a := range e.attrs {
+		av, err := Convert(a.col, row[a.idx])
+		if err != nil {
+			return nil, e.reject(row, "column %s (%s): %v", a.col.Name, a.col.Type, err)
+		}
+		if av == nil {
+			continue
+		}
+		if a.key && isEmptyKey(av) {
+			return nil, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
+		}
+		item[a.name] = av
+	}
+	for _, s := range e.sets {
+		v, err := s.t.render(row)
+		if err != nil {
+			return nil, e.reject(row, "rendering attribute %s: %v", s.name, err)
+		}
+		if s.typ == "N" {
+			n, err := normalizeNumber(v)
+			if err != nil {
+				return nil, e.reject(row, "attribute %s must be a number: %v", s.name, err)
+			}
+			item[s.name] = &types.AttributeValueMemberN{Value: n}
+			continue
+		}
+		if s.typ != "" && v == "" {
+			return nil, e.reject(row, "attribute %s renders empty but is an index key", s.name)
+		}
+		item[s.name] = &types.AttributeValueMemberS{Value: v}
+	}
+	if size := ItemSize(item); size > MaxItemSize {
+		return nil, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
+	}
+	return item, nil
+}
+
+func (e *Entity) putKey(item Item, k KeyAttr, v string, max int) error {
+	switch {
+	case v == "":
+		return fmt.Errorf("key %s renders empty", k.Name)
+	case len(v) > max:
+		return fmt.Errorf("key %s is %d bytes, over DynamoDB's %d-byte limit", k.Name, len(v), max)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("key %s is not valid UTF-8", k.Name)
+	}
+	if k.Type == "N" {
+		n, err := normalizeNumber(v)
+		if err != nil {
+			return fmt.Errorf("key %s must be a number: %v", k.Name, err)
+		}
+		item[k.Name] = &types.AttributeValueMemberN{Value: n}
+		return nil
+	}
+	item[k.Name] = &types.AttributeValueMemberS{Value: v}
+	return nil
+}
+
+func isEmptyKey(av types.AttributeValue) bool {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value == ""
+	case *types.AttributeValueMemberB:
+		return len(x.Value) == 0
+	}
+	return false
+}
+
+// KeyOf returns the item's primary key attributes.
+func (t *Table) KeyOf(item Item) Item {
+	k := Item{t.PK.Name: item[t.PK.Name]}
+	if t.SK != nil {
+		k[t.SK.Name] = item[t.SK.Name]
+	}
+	return k
+}
+
+// KeyString names an item by its table key, e.g. "PK=USER#1 SK=USER#".
+func (t *Table) KeyString(item Item) string {
+	s := t.PK.Name + "=" + AVText(item[t.PK.Name])
+	if t.SK != nil {
+		s += " " + t.SK.Name + "=" + AVText(item[t.SK.Name])
+	}
+	return s
+}
+
+// AVText is the text of a scalar key value (S, N or B in hex).
+func AVText(av types.AttributeValue) string {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value
+	case *types.AttributeValueMemberN:
+		return x.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("%x", x.Value)
+	case nil:
+		return "<missing>"
+	}
+	return fmt.Sprintf("%T", av)
+}
+
+// KeyTemplates returns the entity's pk and sk templates as written.
+func (e *Entity) KeyTemplates() (pk, sk string) {
+	pk = e.pk.t.Src
+	if e.sk != nil {
+		sk = e.sk.t.Src
+	}
+	return pk, sk
+}
+
+// RenderKey renders only the item's table key (for comparing key sets).
+func (e *Entity) RenderKey(row []any) (Item, error) {
+	item := Item{}
+	pk, err := e.pk.render(row)
+	if err != nil {
+		return nil, e.reject(row, "rendering %s: %v", e.table.PK.Name, err)
+	}
+	if err := e.putKey(item, e.table.PK, pk, MaxPKSize); err != nil {
+		return nil, e.reject(row, "%v", err)
+	}
+	if e.sk != nil {
+		sk, err := e.sk.render(row)
+		if err != nil {
+			return nil, e.reject(row, "rendering %s: %v", e.table.SK.Name, err)
+		}
+		if err := e.putKey(item, *e.table.SK, sk, MaxSKSize); err != nil {
+			return nil, e.reject(row, "%v", err)
+		}
+	}
+	return item, nil
+}

@@ -1,0 +1,577 @@
+package mapping
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a parsed mapping file (version 1). Every field keeps its position so
+// that Compile can report problems where they are written.
+type File struct {
+	Name           string // the file's name as given to Parse
+	Version        int
+	Table          TableDef
+	Entities       []*EntityDef        // in file order
+	AccessPatterns []*AccessPatternDef // in file order
+}
+
+// TableDef is the `table:` section.
+type TableDef struct {
+	Name            Str
+	PK              AttrDef
+	SK              *AttrDef // nil when the table has only a partition key
+	Billing         Billing
+	TTL             Str // attribute that DynamoDB's TTL watches; empty for none
+	EntityAttribute Str // attribute naming every item's entity; "_type" by default
+	Indexes         []*IndexDef
+}
+
+// Str is a string with its position.
+type Str struct {
+	Value string
+	Pos
+}
+
+// AttrDef is a key attribute: its name and its scalar type (S, N or B).
+type AttrDef struct {
+	Name Str
+	Type string
+}
+
+// Billing is on-demand (Read, Write zero) or provisioned.
+type Billing struct {
+	Provisioned bool
+	Read, Write int64
+	Pos
+}
+
+// IndexDef is one secondary index. A local index shares the table's
+// partition key and has only a sort key.
+type IndexDef struct {
+	Name  Str
+	PK    *AttrDef
+	SK    *AttrDef
+	Local bool
+	Pos
+}
+
+// EntityDef is one entity: the rows of one table, each rendered as one item.
+type EntityDef struct {
+	Name    Str
+	From    Str
+	Where   Str
+	PK      Str
+	SK      Str
+	Include []Str // nil: every column
+	Exclude []Str
+	Rename  []KV
+	Set     []KV // extra attributes from templates or constants
+	Pos
+}
+
+// KV is one key/value pair of a map, in file order.
+type KV struct {
+	Key   Str
+	Value Str
+}
+
+// AccessPatternDef is one access pattern: a Query on the table or an index
+// and the SQL that returns the same rows from the source.
+type AccessPatternDef struct {
+	Name   Str
+	Index  Str
+	PK     Str
+	SK     *SKCond
+	Entity Str  // the entity of a single `sql` string
+	SQL    []KV // entity name → SQL; one entry with an empty key for a single string
+	Params Str  // optional SQL that samples parameter values
+	Pos
+}
+
+// SKCond is a sort key condition: Op is one of "=", "begins_with",
+// "between", "<", "<=", ">", ">=".
+type SKCond struct {
+	Op     string
+	Values []Str
+	Pos
+}
+
+// ParseFile reads and parses a mapping file.
+func ParseFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("mapping: reading %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses a mapping file strictly: unknown fields, duplicate keys and
+// values of the wrong shape are errors carrying name:line:col and the field
+// path. All problems are returned together as an ErrorList.
+func Parse(name string, data []byte) (*File, error) {
+	p := &parser{file: name}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, ErrorList{p.yamlError(err)}
+	}
+	f := &File{Name: name}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, ErrorList{{File: name, Msg: "the file is empty"}}
+	}
+	p.file1(doc.Content[0], f)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return f, nil
+}
+
+type parser struct {
+	file string
+	errs ErrorList
+}
+
+func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
+	e := &Error{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+// yamlError turns a YAML syntax error ("yaml: line 3: ...") into an Error.
+func (p *parser) yamlError(err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	e := &Error{File: p.file, Msg: msg}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, tail, ok := strings.Cut(rest, ":"); ok {
+			if l, err := strconv.Atoi(num); err == nil {
+				e.Line, e.Col, e.Msg = l, 1, strings.TrimSpace(tail)
+			}
+		}
+	}
+	return e
+}
+
+func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// fields walks a mapping node, calling handle for each known key and
+// reporting unknown and duplicate keys. It returns false if n is not a map.
+func (p *parser) fields(n *yaml.Node, path string, handlers map[string]func(v *yaml.Node, path string)) bool {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "expected a map, got %s", describe(n))
+		return false
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		fp := join(path, k.Value)
+		if seen[k.Value] {
+			p.errorf(k, fp, "duplicate field")
+			continue
+		}
+		seen[k.Value] = true
+		h, ok := handlers[k.Value]
+		if !ok {
+			p.errorf(k, path, "unknown field %q (known fields: %s)", k.Value, known(handlers))
+			continue
+		}
+		h(v, fp)
+	}
+	return true
+}
+
+func known(h map[string]func(*yaml.Node, string)) string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+func (p *parser) str(n *yaml.Node, path string) Str {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errorf(n, path, "expected a string, got %s", describe(n))
+		return Str{Pos: pos(n)}
+	}
+	return Str{Value: n.Value, Pos: pos(n)}
+}
+
+func (p *parser) nonEmpty(n *yaml.Node, path string) Str {
+	s := p.str(n, path)
+	if s.Value == "" && n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		p.errorf(n, path, "must not be empty")
+	}
+	return s
+}
+
+func (p *parser) integer(n *yaml.Node, path string) int64 {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		p.errorf(n, path, "expected an integer, got %s", describe(n))
+		return 0
+	}
+	v, err := strconv.ParseInt(n.Value, 0, 64)
+	if err != nil {
+		p.errorf(n, path, "expected an integer, got %q", n.Value)
+	}
+	return v
+}
+
+func (p *parser) boolean(n *yaml.Node, path string) bool {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		p.errorf(n, path, "expected true or false, got %s", describe(n))
+		return false
+	}
+	return n.Value == "true"
+}
+
+func (p *parser) strList(n *yaml.Node, path string) []Str {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, path, "expected a list of strings, got %s", describe(n))
+		return nil
+	}
+	out := make([]Str, 0, len(n.Content))
+	for i, c := range n.Content {
+		out = append(out, p.nonEmpty(resolve(c), fmt.Sprintf("%s[%d]", path, i)))
+	}
+	return out
+}
+
+func (p *parser) strMap(n *yaml.Node, path string) []KV {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "expected a map of strings, got %s", describe(n))
+		return nil
+	}
+	var out []KV
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		fp := join(path, k.Value)
+		if seen[k.Value] {
+			p.errorf(k, fp, "duplicate key")
+			continue
+		}
+		seen[k.Value] = true
+		out = append(out, KV{Key: Str{Value: k.Value, Pos: pos(k)}, Value: p.str(v, fp)})
+	}
+	return out
+}
+
+func (p *parser) file1(n *yaml.Node, f *File) {
+	var sawVersion, sawTable, sawEntities bool
+	ok := p.fields(n, "", map[string]func(*yaml.Node, string){
+		"version": func(v *yaml.Node, path string) {
+			sawVersion = true
+			f.Version = int(p.integer(v, path))
+			if f.Version != 1 && v.Tag == "!!int" {
+				p.errorf(v, path, "unsupported version %d (this remodel reads version 1)", f.Version)
+			}
+		},
+		"table":    func(v *yaml.Node, path string) { sawTable = true; p.table(v, path, &f.Table) },
+		"entities": func(v *yaml.Node, path string) { sawEntities = true; p.entities(v, path, f) },
+		"access_patterns": func(v *yaml.Node, path string) {
+			p.accessPatterns(v, path, f)
+		},
+	})
+	if !ok {
+		return
+	}
+	for _, m := range []struct {
+		saw  bool
+		name string
+	}{{sawVersion, "version"}, {sawTable, "table"}, {sawEntities, "entities"}} {
+		if !m.saw {
+			p.errorf(n, "", "missing required field %q", m.name)
+		}
+	}
+}
+
+func (p *parser) table(n *yaml.Node, path string, t *TableDef) {
+	t.EntityAttribute = Str{Value: "_type"}
+	var sawKey bool
+	ok := p.fields(n, path, map[string]func(*yaml.Node, string){
+		"name": func(v *yaml.Node, path string) { t.Name = p.nonEmpty(v, path) },
+		"key": func(v *yaml.Node, path string) {
+			sawKey = true
+			p.fields(v, path, map[string]func(*yaml.Node, string){
+				"pk": func(v *yaml.Node, path string) { t.PK = p.attrDef(v, path) },
+				"sk": func(v *yaml.Node, path string) { a := p.attrDef(v, path); t.SK = &a },
+			})
+			if t.PK.Name.Value == "" && resolve(v).Kind == yaml.MappingNode {
+				p.errorf(v, path, "missing required field \"pk\"")
+			}
+		},
+		"billing": func(v *yaml.Node, path string) { t.Billing = p.billing(v, path) },
+		"ttl":     func(v *yaml.Node, path string) { t.TTL = p.nonEmpty(v, path) },
+		"entity_attribute": func(v *yaml.Node, path string) {
+			t.EntityAttribute = p.nonEmpty(v, path)
+		},
+		"indexes": func(v *yaml.Node, path string) {
+			if v.Kind != yaml.SequenceNode {
+				p.errorf(v, path, "expected a list of indexes, got %s", describe(v))
+				return
+			}
+			for i, c := range v.Content {
+				t.Indexes = append(t.Indexes, p.index(resolve(c), fmt.Sprintf("%s[%d]", path, i)))
+			}
+		},
+	})
+	if !ok {
+		return
+	}
+	if t.Name.Value == "" && t.Name.Line == 0 {
+		p.errorf(n, path, "missing required field \"name\"")
+	}
+	if !sawKey {
+		p.errorf(n, path, "missing required field \"key\"")
+	}
+}
+
+// attrDef reads `PK` (a string attribute) or `{name: Id, type: N}`.
+func (p *parser) attrDef(n *yaml.Node, path string) AttrDef {
+	if n.Kind == yaml.ScalarNode {
+		return AttrDef{Name: p.nonEmpty(n, path), Type: "S"}
+	}
+	a := AttrDef{Type: "S"}
+	if n.Kind == yaml.SequenceNode {
+		p.errorf(n, path, "multi-attribute keys are not supported; give one attribute name")
+		return a
+	}
+	p.fields(n, path, map[string]func(*yaml.Node, string){
+		"name": func(v *yaml.Node, path string) { a.Name = p.nonEmpty(v, path) },
+		"type": func(v *yaml.Node, path string) {
+			s := p.str(v, path)
+			switch s.Value {
+			case "S", "N", "B":
+				a.Type = s.Value
+			default:
+				p.errorf(v, path, "key type must be S, N or B, got %q", s.Value)
+			}
+		},
+	})
+	if a.Name.Value == "" && n.Kind == yaml.MappingNode {
+		p.errorf(n, path, "missing required field \"name\"")
+	}
+	return a
+}
+
+func (p *parser) billing(n *yaml.Node, path string) Billing {
+	b := Billing{Pos: pos(n)}
+	if n.Kind == yaml.ScalarNode {
+		if n.Value != "on-demand" {
+			p.errorf(n, path, "billing must be on-demand or {provisioned: {read: R, write: W}}, got %q", n.Value)
+		}
+		return b
+	}
+	p.fields(n, path, map[string]func(*yaml.Node, string){
+		"provisioned": func(v *yaml.Node, path string) {
+			b.Provisioned = true
+			p.fields(v, path, map[string]func(*yaml.Node, string){
+				"read":  func(v *yaml.Node, path string) { b.Read = p.integer(v, path) },
+				"write": func(v *yaml.Node, path string) { b.Write = p.integer(v, path) },
+			})
+			if b.Read < 1 || b.Write < 1 {
+				p.errorf(v, path, "provisioned read and write capacity must both be at least 1")
+			}
+		},
+	})
+	return b
+}
+
+func (p *parser) index(n *yaml.Node, path string) *IndexDef {
+	ix := &IndexDef{Pos: pos(n)}
+	p.fields(n, path, map[string]func(*yaml.Node, string){
+		"name":  func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
+		"pk":    func(v *yaml.Node, path string) { a := p.attrDef(v, path); ix.PK = &a },
+		"sk":    func(v *yaml.Node, path string) { a := p.attrDef(v, path); ix.SK = &a },
+		"local": func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
+	})
+	if n.Kind != yaml.MappingNode {
+		return ix
+	}
+	if ix.Name.Value == "" && ix.Name.Line == 0 {
+		p.errorf(n, path, "missing required field \"name\"")
+	}
+	switch {
+	case ix.Local && ix.PK != nil:
+		p.errorf(n, path, "a local index shares the table's partition key: remove pk")
+	case ix.Local && ix.SK == nil:
+		p.errorf(n, path, "a local index needs a sort key (sk)")
+	case !ix.Local && ix.PK == nil:
+		p.errorf(n, path, "missing required field \"pk\"")
+	}
+	return ix
+}
+
+func (p *parser) entities(n *yaml.Node, path string, f *File) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "expected a map of entity name to entity, got %s", describe(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		fp := join(path, k.Value)
+		if seen[k.Value] {
+			p.errorf(k, fp, "duplicate entity")
+			continue
+		}
+		seen[k.Value] = true
+		e := &EntityDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
+		var sawPK bool
+		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
+			"from":  func(v *yaml.Node, path string) { e.From = p.nonEmpty(v, path) },
+			"where": func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
+			"pk":    func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
+			"sk":    func(v *yaml.Node, path string) { e.SK = p.str(v, path) },
+			"attributes": func(v *yaml.Node, path string) {
+				p.fields(v, path, map[string]func(*yaml.Node, string){
+					"include": func(v *yaml.Node, path string) {
+						e.Include = p.strList(v, path)
+						if e.Include == nil {
+							e.Include = []Str{}
+						}
+					},
+					"exclude": func(v *yaml.Node, path string) { e.Exclude = p.strList(v, path) },
+					"rename":  func(v *yaml.Node, path string) { e.Rename = p.strMap(v, path) },
+					"set":     func(v *yaml.Node, path string) { e.Set = p.strMap(v, path) },
+				})
+				if e.Include != nil && e.Exclude != nil {
+					p.errorf(v, path, "use include or exclude, not both")
+				}
+			},
+		})
+		if !ok {
+			continue
+		}
+		if e.From.Line == 0 {
+			p.errorf(v, fp, "missing required field \"from\"")
+		}
+		if !sawPK {
+			p.errorf(v, fp, "missing required field \"pk\"")
+		}
+		f.Entities = append(f.Entities, e)
+	}
+}
+
+func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "expected a map of access pattern name to pattern, got %s", describe(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		fp := join(path, k.Value)
+		if seen[k.Value] {
+			p.errorf(k, fp, "duplicate access pattern")
+			continue
+		}
+		seen[k.Value] = true
+		ap := &AccessPatternDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
+		var sawQuery, sawSQL bool
+		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
+			"index":  func(v *yaml.Node, path string) { ap.Index = p.nonEmpty(v, path) },
+			"entity": func(v *yaml.Node, path string) { ap.Entity = p.nonEmpty(v, path) },
+			"params": func(v *yaml.Node, path string) { ap.Params = p.nonEmpty(v, path) },
+			"query": func(v *yaml.Node, path string) {
+				sawQuery = true
+				var sawPK bool
+				p.fields(v, path, map[string]func(*yaml.Node, string){
+					"pk": func(v *yaml.Node, path string) { sawPK = true; ap.PK = p.nonEmpty(v, path) },
+					"sk": func(v *yaml.Node, path string) { ap.SK = p.skCond(v, path) },
+				})
+				if !sawPK && v.Kind == yaml.MappingNode {
+					p.errorf(v, path, "missing required field \"pk\"")
+				}
+			},
+			"sql": func(v *yaml.Node, path string) {
+				sawSQL = true
+				if v.Kind == yaml.ScalarNode {
+					ap.SQL = []KV{{Value: p.nonEmpty(v, path)}}
+					return
+				}
+				ap.SQL = p.strMap(v, path)
+				if v.Kind == yaml.MappingNode && len(ap.SQL) == 0 {
+					p.errorf(v, path, "must name at least one entity")
+				}
+			},
+		})
+		if !ok {
+			continue
+		}
+		if !sawQuery {
+			p.errorf(v, fp, "missing required field \"query\"")
+		}
+		if !sawSQL {
+			p.errorf(v, fp, "missing required field \"sql\"")
+		}
+		f.AccessPatterns = append(f.AccessPatterns, ap)
+	}
+}
+
+// skCond reads `"exact"` or `{begins_with: "x"}`, `{between: [a, b]}`,
+// `{lt|lte|gt|gte: "x"}`.
+func (p *parser) skCond(n *yaml.Node, path string) *SKCond {
+	c := &SKCond{Pos: pos(n)}
+	if n.Kind == yaml.ScalarNode {
+		c.Op = "="
+		c.Values = []Str{p.str(n, path)}
+		return c
+	}
+	ops := map[string]string{"begins_with": "begins_with", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+	handlers := map[string]func(*yaml.Node, string){
+		"between": func(v *yaml.Node, path string) {
+			c.Op = "between"
+			c.Values = p.strList(v, path)
+			if v.Kind == yaml.SequenceNode && len(v.Content) != 2 {
+				p.errorf(v, path, "between takes exactly two values, got %d", len(v.Content))
+			}
+		},
+	}
+	for name, op := range ops {
+		handlers[name] = func(v *yaml.Node, path string) {
+			c.Op = op
+			c.Values = []Str{p.nonEmpty(v, path)}
+		}
+	}
+	if p.fields(n, path, handlers) && len(n.Content) != 2 {
+		p.errorf(n, path, "give exactly one sort key condition (%s)", known(handlers))
+	}
+	return c
+}

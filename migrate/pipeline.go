@@ -1,0 +1,245 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// Options configure one migration.
+type Options struct {
+	Plan   *mapping.Plan
+	Source source.Source
+	DB     *dynamodb.Client
+	// Table is the DynamoDB table name; empty means the mapping's.
+	Table         string
+	CreateTable   bool
+	AllowNonEmpty bool
+	Readers       int // source connections reading entities in parallel
+	Writers       int // concurrent BatchWriteItem callers
+	MaxRejects    int64
+	RejectsPath   string // JSON-lines file of rejected rows; "" keeps them in the report only
+	Backoff       Backoff
+	// Progress receives a line every ProgressEvery; nil for none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Table == "" {
+		o.Table = o.Plan.Table.Name
+	}
+	if o.Readers < 1 {
+		o.Readers = 4
+	}
+	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)))
+	if o.Writers < 1 {
+		o.Writers = 8
+	}
+	if o.Backoff == (Backoff{}) {
+		o.Backoff = DefaultBackoff
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 5 * time.Second
+	}
+}
+
+// Run migrates every entity of the plan into the table. It returns the
+// report even when it fails, with what was done up to the failure.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	o.defaults()
+	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Started: time.Now()}
+	if o.CreateTable {
+		if err := CreateTable(ctx, o.DB, &o.Plan.Table, o.Table, 5*time.Minute); err != nil {
+			return rep, err
+		}
+		rep.CreatedTable = true
+	} else if err := CheckTable(ctx, o.DB, &o.Plan.Table, o.Table); err != nil {
+		return rep, err
+	}
+	if !o.AllowNonEmpty {
+		empty, err := IsEmpty(ctx, o.DB, o.Table)
+		if err != nil {
+			return rep, err
+		}
+		if !empty {
+			return rep, fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
+		}
+	}
+
+	snap, err := o.Source.Snapshot(ctx, o.Readers)
+	if err != nil {
+		return rep, err
+	}
+	defer snap.Close()
+	rep.SnapshotWarning = snap.Warning()
+
+	c := &counters{perEntity: map[string]*entityCounters{}}
+	for _, e := range o.Plan.Entities {
+		c.perEntity[e.Name] = &entityCounters{}
+	}
+	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	w := &writer{db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c}
+
+	stop := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		progress(o, c, rep.Started, stop)
+	}()
+
+	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
+	close(stop)
+	<-progressDone
+	if cerr := rej.close(); err == nil {
+		err = cerr
+	}
+	rep.finish(o.Plan, c, rej)
+	if rej.n > 0 && o.RejectsPath != "" {
+		rep.RejectsFile = o.RejectsPath
+	}
+	return rep, err
+}
+
+func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters) error {
+	g, ctx := errgroup.WithContext(ctx)
+	jobs := make(chan *mapping.Entity)
+	items := make(chan pending, 4*MaxBatch*o.Writers)
+	batches := make(chan []pending, o.Writers)
+
+	g.Go(func() error {
+		defer close(jobs)
+		for _, e := range o.Plan.Entities {
+			select {
+			case jobs <- e:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	g.Go(func() error {
+		defer close(items)
+		rg, rctx := errgroup.WithContext(ctx)
+		for _, r := range readers {
+			rg.Go(func() error {
+				for e := range jobs {
+					if err := readEntity(rctx, r, e, items, rej, c); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		return rg.Wait()
+	})
+	g.Go(func() error {
+		defer close(batches)
+		return batcher(ctx, &o.Plan.Table, items, batches, rej, c)
+	})
+	for range o.Writers {
+		g.Go(func() error {
+			for b := range batches {
+				if err := w.write(ctx, b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// readEntity streams one entity's rows, renders them, and sends the items on.
+func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
+	ec := c.perEntity[e.Name]
+	return r.ScanTable(ctx, e.Table, e.Where, 0, func(row []any) error {
+		c.read.Add(1)
+		ec.read.Add(1)
+		item, err := e.Render(row)
+		if err != nil {
+			var re *mapping.RowError
+			if !errors.As(err, &re) {
+				return err
+			}
+			c.rejected.Add(1)
+			ec.rejected.Add(1)
+			return rej.add(Rejection{Entity: re.Entity, Row: re.Key, Reason: re.Reason})
+		}
+		select {
+		case items <- pending{item: item, entity: e.Name, source: e.SourceKey(row)}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// batcher groups items into batches of MaxBatch. Two items with the same key
+// cannot share a batch (DynamoDB refuses it) and would replace one another:
+// the later row is rejected as a collision, naming both rows.
+func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batches chan<- []pending, rej *rejects, c *counters) error {
+	batch := make([]pending, 0, MaxBatch)
+	keys := make(map[string]string, MaxBatch)
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case batches <- batch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		batch = make([]pending, 0, MaxBatch)
+		clear(keys)
+		return nil
+	}
+	for p := range items {
+		k := t.KeyString(p.item)
+		if prev, dup := keys[k]; dup {
+			c.rejected.Add(1)
+			c.perEntity[p.entity].rejected.Add(1)
+			if err := rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("key collision: renders the same key %s as %s", k, prev)}); err != nil {
+				return err
+			}
+			continue
+		}
+		keys[k] = "entity " + p.entity + " row " + p.source
+		batch = append(batch, p)
+		if len(batch) == MaxBatch {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return send()
+}
+
+func progress(o Options, c *counters, start time.Time, stop <-chan struct{}) {
+	if o.Progress == nil {
+		return
+	}
+	t := time.NewTicker(o.ProgressEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			el := time.Since(start)
+			fmt.Fprintf(o.Progress, "migrate: %s: %d rows read, %d items written (%.0f items/s), %d rejected, %d retries\n",
+				el.Round(time.Second), c.read.Load(), c.written.Load(), float64(c.written.Load())/el.Seconds(), c.rejected.Load(), c.retries.Load())
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package migrate
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/remodel-dev/remodel/mapping"
+)
+
+// Report is the outcome of a migration.
+type Report struct {
+	Table           string         `json:"table"`
+	Engine          string         `json:"engine"`
+	CreatedTable    bool           `json:"created_table"`
+	Started         time.Time      `json:"started"`
+	Duration        time.Duration  `json:"duration_ns"`
+	Seconds         float64        `json:"seconds"`
+	RowsRead        int64          `json:"rows_read"`
+	ItemsWritten    int64          `json:"items_written"`
+	Rejected        int64          `json:"rejected"`
+	Retries         int64          `json:"retries"`
+	Throttled       int64          `json:"throttled"`
+	WriteUnits      float64        `json:"write_units"`
+	ItemsPerSecond  float64        `json:"items_per_second"`
+	Entities        []EntityReport `json:"entities"`
+	Rejections      []Rejection    `json:"rejections,omitempty"` // the first 20
+	RejectsFile     string         `json:"rejects_file,omitempty"`
+	SnapshotWarning string         `json:"snapshot_warning,omitempty"`
+}
+
+// EntityReport is one entity's share of the migration.
+type EntityReport struct {
+	Name     string `json:"name"`
+	Rows     int64  `json:"rows"`
+	Items    int64  `json:"items"`
+	Rejected int64  `json:"rejected"`
+}
+
+func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
+	r.Duration = time.Since(r.Started)
+	r.Seconds = r.Duration.Seconds()
+	r.RowsRead = c.read.Load()
+	r.ItemsWritten = c.written.Load()
+	r.Rejected = c.rejected.Load()
+	r.Retries = c.retries.Load()
+	r.Throttled = c.throttled.Load()
+	c.mu.Lock()
+	r.WriteUnits = c.units
+	c.mu.Unlock()
+	if r.Seconds > 0 {
+		r.ItemsPerSecond = float64(r.ItemsWritten) / r.Seconds
+	}
+	for _, e := range p.Entities {
+		ec := c.perEntity[e.Name]
+		r.Entities = append(r.Entities, EntityReport{Name: e.Name, Rows: ec.read.Load(), Items: ec.written.Load(), Rejected: ec.rejected.Load()})
+	}
+	rej.mu.Lock()
+	r.Rejections = append([]Rejection(nil), rej.first...)
+	rej.mu.Unlock()
+}
+
+// WriteText prints the report for people.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
+	if r.CreatedTable {
+		fmt.Fprint(w, " (created)")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  %-24s %10s %10s %10s\n", "entity", "rows", "items", "rejected")
+	for _, e := range r.Entities {
+		fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", e.Name, e.Rows, e.Items, e.Rejected)
+	}
+	fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", "total", r.RowsRead, r.ItemsWritten, r.Rejected)
+	fmt.Fprintf(w, "  duration %.2fs, %.0f items/s, %d retries (%d throttled), %.1f write units\n",
+		r.Seconds, r.ItemsPerSecond, r.Retries, r.Throttled, r.WriteUnits)
+	for _, rj := range r.Rejections {
+		fmt.Fprintf(w, "  rejected: entity %s, row %s: %s\n", rj.Entity, rj.Row, rj.Reason)
+	}
+	if int(r.Rejected) > len(r.Rejections) {
+		fmt.Fprintf(w, "  ... and %d more rejected rows\n", int(r.Rejected)-len(r.Rejections))
+	}
+	if r.RejectsFile != "" {
+		fmt.Fprintf(w, "  every rejected row is in %s\n", r.RejectsFile)
+	}
+	if r.SnapshotWarning != "" {
+		fmt.Fprintf(w, "  warning: %s\n", r.SnapshotWarning)
+	}
+}

@@ -1,0 +1,189 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/mapping"
+)
+
+// CreateTable creates the table the mapping describes, under the given name,
+// and waits until the table and its indexes are ACTIVE.
+func CreateTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, timeout time.Duration) error {
+	in := createTableInput(t, name)
+	if _, err := db.CreateTable(ctx, in); err != nil {
+		var inUse *types.ResourceInUseException
+		if errors.As(err, &inUse) {
+			return fmt.Errorf("migrate: creating table %s: it already exists (leave out --create-table to write into it)", name)
+		}
+		return fmt.Errorf("migrate: creating table %s: %w", name, err)
+	}
+	if err := WaitActive(ctx, db, name, timeout); err != nil {
+		return err
+	}
+	if t.TTL != "" {
+		_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTL), Enabled: aws.Bool(true)},
+		})
+		if err != nil {
+			return fmt.Errorf("migrate: enabling TTL on %s.%s: %w", name, t.TTL, err)
+		}
+	}
+	return nil
+}
+
+func keySchema(pk string, sk *mapping.KeyAttr) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}}
+	if sk != nil {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput {
+	defs := map[string]string{t.PK.Name: t.PK.Type}
+	if t.SK != nil {
+		defs[t.SK.Name] = t.SK.Type
+	}
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		KeySchema:   keySchema(t.PK.Name, t.SK),
+		BillingMode: types.BillingModePayPerRequest,
+	}
+	var throughput *types.ProvisionedThroughput
+	if t.Billing.Provisioned {
+		in.BillingMode = types.BillingModeProvisioned
+		throughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.Billing.Read), WriteCapacityUnits: aws.Int64(t.Billing.Write)}
+		in.ProvisionedThroughput = throughput
+	}
+	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	for _, ix := range t.Indexes {
+		defs[ix.PK.Name] = ix.PK.Type
+		if ix.SK != nil {
+			defs[ix.SK.Name] = ix.SK.Type
+		}
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK.Name, ix.SK), Projection: all,
+			})
+			continue
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK.Name, ix.SK), Projection: all,
+			ProvisionedThroughput: throughput,
+		})
+	}
+	names := make([]string, 0, len(defs))
+	for n := range defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
+			AttributeName: aws.String(n), AttributeType: types.ScalarAttributeType(defs[n]),
+		})
+	}
+	return in
+}
+
+// WaitActive polls until the table and all its global indexes are ACTIVE.
+func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	delay := 200 * time.Millisecond
+	for {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			return fmt.Errorf("migrate: waiting for table %s: %w", name, err)
+		}
+		ready := out.Table.TableStatus == types.TableStatusActive
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			ready = ready && g.IndexStatus == types.IndexStatusActive
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("migrate: table %s is not ACTIVE after %s (status %s)", name, timeout, out.Table.TableStatus)
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// CheckTable makes sure an existing table has the keys and indexes the
+// mapping needs.
+func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string) error {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		var nf *types.ResourceNotFoundException
+		if errors.As(err, &nf) {
+			return fmt.Errorf("migrate: table %s does not exist (add --create-table to create it)", name)
+		}
+		return fmt.Errorf("migrate: describing table %s: %w", name, err)
+	}
+	if err := sameKeys("table "+name, out.Table.KeySchema, t.PK.Name, t.SK); err != nil {
+		return err
+	}
+	have := map[string][]types.KeySchemaElement{}
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = g.KeySchema
+	}
+	for _, l := range out.Table.LocalSecondaryIndexes {
+		have[aws.ToString(l.IndexName)] = l.KeySchema
+	}
+	for _, ix := range t.Indexes {
+		ks, ok := have[ix.Name]
+		if !ok {
+			return fmt.Errorf("migrate: table %s has no index %s, which the mapping declares", name, ix.Name)
+		}
+		if err := sameKeys("index "+ix.Name+" of "+name, ks, ix.PK.Name, ix.SK); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameKeys(what string, ks []types.KeySchemaElement, pk string, sk *mapping.KeyAttr) error {
+	var hash, rng string
+	for _, k := range ks {
+		if k.KeyType == types.KeyTypeHash {
+			hash = aws.ToString(k.AttributeName)
+		} else {
+			rng = aws.ToString(k.AttributeName)
+		}
+	}
+	want := ""
+	if sk != nil {
+		want = sk.Name
+	}
+	if hash != pk || rng != want {
+		return fmt.Errorf("migrate: %s has key (%s, %s) but the mapping says (%s, %s)", what, hash, orNone(rng), pk, orNone(want))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no sort key"
+	}
+	return s
+}
+
+// IsEmpty reports whether the table holds no item.
+func IsEmpty(ctx context.Context, db *dynamodb.Client, name string) (bool, error) {
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), Limit: aws.Int32(1), Select: types.SelectCount})
+	if err != nil {
+		return false, fmt.Errorf("migrate: checking whether %s is empty: %w", name, err)
+	}
+	return out.Count == 0 && len(out.LastEvaluatedKey) == 0, nil
+}

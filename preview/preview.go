@@ -1,0 +1,189 @@
+package preview
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// Result is the preview of a plan on real rows.
+type Result struct {
+	Table    TableDef `json:"table"`
+	Entities []Entity `json:"entities"`
+}
+
+// TableDef is the table the mapping would create.
+type TableDef struct {
+	Name       string     `json:"name"`
+	PK         string     `json:"pk"`
+	SK         string     `json:"sk,omitempty"`
+	EntityAttr string     `json:"entity_attribute"`
+	Indexes    []IndexDef `json:"indexes,omitempty"`
+}
+
+// IndexDef is one secondary index.
+type IndexDef struct {
+	Name  string `json:"name"`
+	PK    string `json:"pk"`
+	SK    string `json:"sk,omitempty"`
+	Local bool   `json:"local,omitempty"`
+}
+
+// Entity is one entity's key patterns and its first rows as items.
+type Entity struct {
+	Name     string            `json:"name"`
+	From     string            `json:"from"`
+	PK       string            `json:"pk"`
+	SK       string            `json:"sk,omitempty"`
+	Items    []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
+	Rejected []string          `json:"rejected,omitempty"`
+}
+
+// Run renders the first rows rows of each entity (all entities when names is empty).
+func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, names []string) (*Result, error) {
+	t := p.Table
+	res := &Result{Table: TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}}
+	if t.SK != nil {
+		res.Table.SK = t.SK.Name
+	}
+	for _, ix := range t.Indexes {
+		d := IndexDef{Name: ix.Name, PK: ix.PK.Name, Local: ix.Local}
+		if ix.SK != nil {
+			d.SK = ix.SK.Name
+		}
+		res.Table.Indexes = append(res.Table.Indexes, d)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if p.Entity(n) == nil {
+			return nil, fmt.Errorf("preview: the mapping has no entity %q", n)
+		}
+		want[n] = true
+	}
+	snap, err := src.Snapshot(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	r := snap.Readers()[0]
+	for _, e := range p.Entities {
+		if len(want) > 0 && !want[e.Name] {
+			continue
+		}
+		pk, sk := e.KeyTemplates()
+		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
+		err := r.ScanTable(ctx, e.Table, e.Where, rows, func(row []any) error {
+			item, err := e.Render(row)
+			if err != nil {
+				var re *mapping.RowError
+				if !errors.As(err, &re) {
+					return err
+				}
+				pe.Rejected = append(pe.Rejected, fmt.Sprintf("row %s: %s", re.Key, re.Reason))
+				return nil
+			}
+			b, err := json.Marshal(ItemJSON(item))
+			if err != nil {
+				return err
+			}
+			pe.Items = append(pe.Items, b)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
+		}
+		res.Entities = append(res.Entities, pe)
+	}
+	return res, nil
+}
+
+// ItemJSON converts an item to DynamoDB JSON ({"PK": {"S": "USER#1"}, ...}).
+func ItemJSON(item mapping.Item) map[string]any {
+	out := make(map[string]any, len(item))
+	for k, v := range item {
+		out[k] = avJSON(v)
+	}
+	return out
+}
+
+func avJSON(av types.AttributeValue) any {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return map[string]string{"S": x.Value}
+	case *types.AttributeValueMemberN:
+		return map[string]string{"N": x.Value}
+	case *types.AttributeValueMemberB:
+		return map[string]string{"B": base64.StdEncoding.EncodeToString(x.Value)}
+	case *types.AttributeValueMemberBOOL:
+		return map[string]bool{"BOOL": x.Value}
+	case *types.AttributeValueMemberNULL:
+		return map[string]bool{"NULL": true}
+	case *types.AttributeValueMemberSS:
+		return map[string][]string{"SS": x.Value}
+	case *types.AttributeValueMemberNS:
+		return map[string][]string{"NS": x.Value}
+	case *types.AttributeValueMemberBS:
+		bs := make([]string, len(x.Value))
+		for i, b := range x.Value {
+			bs[i] = base64.StdEncoding.EncodeToString(b)
+		}
+		return map[string][]string{"BS": bs}
+	case *types.AttributeValueMemberL:
+		l := make([]any, len(x.Value))
+		for i, e := range x.Value {
+			l[i] = avJSON(e)
+		}
+		return map[string][]any{"L": l}
+	case *types.AttributeValueMemberM:
+		return map[string]any{"M": ItemJSON(x.Value)}
+	}
+	return nil
+}
+
+// WriteText prints the preview for people: the table definition, then per
+// entity its key patterns and items, one JSON object per line.
+func (r *Result) WriteText(w io.Writer) {
+	t := r.Table
+	fmt.Fprintf(w, "table %s: PK %s", t.Name, t.PK)
+	if t.SK != "" {
+		fmt.Fprintf(w, ", SK %s", t.SK)
+	}
+	fmt.Fprintf(w, ", entity attribute %s\n", t.EntityAttr)
+	for _, ix := range t.Indexes {
+		kind := "global"
+		if ix.Local {
+			kind = "local"
+		}
+		fmt.Fprintf(w, "  %s index %s: PK %s", kind, ix.Name, ix.PK)
+		if ix.SK != "" {
+			fmt.Fprintf(w, ", SK %s", ix.SK)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, e := range r.Entities {
+		fmt.Fprintf(w, "\nentity %s (from %s): PK = %s", e.Name, e.From, e.PK)
+		if e.SK != "" {
+			fmt.Fprintf(w, ", SK = %s", e.SK)
+		}
+		fmt.Fprintf(w, "  [%d items", len(e.Items))
+		if len(e.Rejected) > 0 {
+			fmt.Fprintf(w, ", %d rejected", len(e.Rejected))
+		}
+		fmt.Fprintln(w, "]")
+		for _, it := range e.Items {
+			fmt.Fprintf(w, "  %s\n", it)
+		}
+		for _, rj := range e.Rejected {
+			fmt.Fprintf(w, "  rejected %s\n", rj)
+		}
+	}
+}
+

@@ -1,0 +1,162 @@
+package source
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// decodeText turns the text form of a value into its canonical value (see
+// package mapping). A value that cannot be decoded becomes an error value:
+// the row is rejected, the run goes on. raw may be reused by the driver, so
+// nothing here keeps it.
+func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any {
+	if raw == nil {
+		return nil
+	}
+	s := string(raw)
+	kind := introspect.KindString
+	if c != nil {
+		kind = c.Kind
+	}
+	switch kind {
+	case introspect.KindInt:
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		if engine == introspect.MySQL && strings.HasPrefix(c.Type, "bit") { // bit(n) arrives as big-endian bytes
+			var u uint64
+			for _, b := range raw {
+				u = u<<8 | uint64(b)
+			}
+			if u <= math.MaxInt64 {
+				return int64(u)
+			}
+			return strconv.FormatUint(u, 10)
+		}
+		if _, err := strconv.ParseUint(s, 10, 64); err == nil {
+			return s // beyond int64, kept as exact text
+		}
+		return fmt.Errorf("%q is not an integer", s)
+	case introspect.KindDecimal:
+		return s
+	case introspect.KindFloat:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		return f
+	case introspect.KindBool:
+		switch s {
+		case "t", "true", "1":
+			return true
+		case "f", "false", "0":
+			return false
+		}
+		return fmt.Errorf("%q is not a boolean", s)
+	case introspect.KindBytes:
+		if engine == introspect.Postgres {
+			if rest, ok := strings.CutPrefix(s, `\x`); ok {
+				b, err := hex.DecodeString(rest)
+				if err != nil {
+					return fmt.Errorf("bad bytea text: %v", err)
+				}
+				return b
+			}
+			return fmt.Errorf("bytea is not in hex output format")
+		}
+		return append([]byte(nil), raw...)
+	case introspect.KindDate:
+		return parseTime(s, false, []string{"2006-01-02"})
+	case introspect.KindTimestamp:
+		return parseTime(s, false, []string{"2006-01-02 15:04:05.999999999"})
+	case introspect.KindTimestampTZ:
+		if engine == introspect.MySQL { // the session time zone is UTC
+			return parseTime(s, false, []string{"2006-01-02 15:04:05.999999999"})
+		}
+		return parseTime(s, true, []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"})
+	case introspect.KindJSON:
+		return append([]byte(nil), raw...)
+	case introspect.KindArray:
+		v, err := parsePGArray(s)
+		if err != nil {
+			return err
+		}
+		elem := &introspect.Column{Name: c.Name, Type: c.Type, Kind: c.Elem, Precision: c.Precision}
+		if err := decodeElems(v, elem, engine); err != nil {
+			return err
+		}
+		return v
+	case introspect.KindSet:
+		if s == "" {
+			return []string{}
+		}
+		return strings.Split(s, ",")
+	}
+	return s
+}
+
+func decodeElems(v []any, elem *introspect.Column, engine introspect.Engine) error {
+	for i, e := range v {
+		switch x := e.(type) {
+		case []any:
+			if err := decodeElems(x, elem, engine); err != nil {
+				return err
+			}
+		case string:
+			d := decodeText(elem, []byte(x), engine)
+			if err, ok := d.(error); ok {
+				return fmt.Errorf("array element %d: %w", i+1, err)
+			}
+			v[i] = d
+		}
+	}
+	return nil
+}
+
+func parseTime(s string, zoned bool, layouts []string) any {
+	if strings.HasPrefix(s, "0000-00-00") {
+		return fmt.Errorf("zero date %q has no calendar value", s)
+	}
+	if strings.HasSuffix(s, " BC") || strings.Contains(strings.ToLower(s), "infinity") {
+		return fmt.Errorf("%q cannot be written as an ISO-8601 timestamp", s)
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return fmt.Errorf("%q is not a date or timestamp this reader understands", s)
+}
+
+// decodeBinary handles the typed values go-sql-driver returns for prepared
+// statements (binary protocol): integers and floats arrive as numbers.
+func decodeBinary(c *introspect.Column, v any, engine introspect.Engine) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return decodeText(c, x, engine)
+	case string:
+		return decodeText(c, []byte(x), engine)
+	case int64:
+		return decodeText(c, strconv.AppendInt(nil, x, 10), engine)
+	case uint64:
+		return decodeText(c, strconv.AppendUint(nil, x, 10), engine)
+	case float64:
+		return decodeText(c, strconv.AppendFloat(nil, x, 'g', -1, 64), engine)
+	case float32:
+		return decodeText(c, strconv.AppendFloat(nil, float64(x), 'g', -1, 32), engine)
+	case time.Time:
+		return x.UTC()
+	case bool:
+		return x
+	}
+	return fmt.Errorf("unexpected driver value %T", v)
+}

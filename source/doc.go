@@ -1,0 +1,12 @@
+// Package source owns the connection to the source database: opening it
+// from a DSN (postgres://, mysql:// or the go-sql-driver form) without ever
+// printing its password, consistent snapshots shared by several reader
+// connections, streaming a table's rows in primary-key order, running
+// verification SQL with bound parameters, and decoding driver values into
+// the canonical Go values that package mapping converts (see its doc).
+//
+// Both engines are read in text form (PostgreSQL with text result formats,
+// MySQL with parseTime off) and decoded by the column's introspect.Kind, so
+// a value reads the same whether it came from a table scan or from an
+// access pattern's SQL.
+package source

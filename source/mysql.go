@@ -1,0 +1,262 @@
+package source
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/remodel-dev/remodel/introspect"
+	myinspect "github.com/remodel-dev/remodel/introspect/mysql"
+)
+
+type mySource struct {
+	db  *sql.DB
+	cfg *mysql.Config
+}
+
+// mysqlConfig reads mysql://user:pass@host:port/db?param=value or the
+// go-sql-driver form user:pass@tcp(host:port)/db?param=value.
+func mysqlConfig(dsn string) (*mysql.Config, error) {
+	if !strings.HasPrefix(dsn, "mysql://") {
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("source: parsing MySQL DSN %s: not a valid user:pass@tcp(host:port)/db DSN", Redact(dsn))
+		}
+		return cfg, nil
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("source: parsing MySQL DSN %s: not a valid URL", Redact(dsn))
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	if u.Port() == "" {
+		cfg.Addr = u.Hostname() + ":3306"
+	}
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	q := u.Query()
+	if len(q) > 0 {
+		// Let the driver read the remaining options the way it documents them.
+		native, err := mysql.ParseDSN("tcp(" + cfg.Addr + ")/?" + q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("source: parsing MySQL DSN %s: %w", Redact(dsn), err)
+		}
+		native.User, native.Passwd, native.DBName = cfg.User, cfg.Passwd, cfg.DBName
+		cfg = native
+	}
+	return cfg, nil
+}
+
+func openMySQL(ctx context.Context, dsn string) (*mySource, error) {
+	cfg, err := mysqlConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DBName == "" {
+		return nil, fmt.Errorf("source: the MySQL DSN %s names no database", Redact(dsn))
+	}
+	cfg.ParseTime = false // dates arrive as text and are decoded by kind (zero dates included)
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["time_zone"] = "'+00:00'" // TIMESTAMP values read as UTC
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: configuring MySQL: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("source: connecting to MySQL at %s as %s: %w", cfg.Addr, cfg.User, err)
+	}
+	return &mySource{db: db, cfg: cfg}, nil
+}
+
+func (s *mySource) Engine() introspect.Engine { return introspect.MySQL }
+
+func (s *mySource) Inspect(ctx context.Context) (*introspect.Schema, error) {
+	return myinspect.New(s.db).Inspect(ctx)
+}
+
+func (s *mySource) Close() error { return s.db.Close() }
+
+// Snapshot starts n transactions WITH CONSISTENT SNAPSHOT. While they start,
+// a FLUSH TABLES WITH READ LOCK holds writers back so that all n see the
+// same cut (as mysqldump does); without the RELOAD privilege each reader's
+// snapshot is taken a moment apart, and Warning says so.
+func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
+	s.db.SetMaxOpenConns(n + 2)
+	snap := &mySnapshot{}
+	fail := func(err error) (Snapshot, error) {
+		snap.Close()
+		return nil, err
+	}
+	coord, err := s.db.Conn(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
+	}
+	defer coord.Close()
+	locked := true
+	if _, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
+		locked = false
+		snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
+	}
+	for i := 0; i < n; i++ {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
+		}
+		snap.readers = append(snap.readers, &myReader{conn: c})
+		for _, q := range []string{
+			"SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+			"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
+		} {
+			if _, err := c.ExecContext(ctx, q); err != nil {
+				return fail(fmt.Errorf("source: starting a reader transaction: %w", err))
+			}
+		}
+	}
+	if locked {
+		if _, err := coord.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
+			return fail(fmt.Errorf("source: releasing the global read lock: %w", err))
+		}
+	}
+	return snap, nil
+}
+
+type mySnapshot struct {
+	readers []*myReader
+	warning string
+}
+
+func (s *mySnapshot) Readers() []Reader {
+	out := make([]Reader, len(s.readers))
+	for i, r := range s.readers {
+		out[i] = r
+	}
+	return out
+}
+
+func (s *mySnapshot) Warning() string { return s.warning }
+
+func (s *mySnapshot) Close() error {
+	for _, r := range s.readers {
+		_, _ = r.conn.ExecContext(context.Background(), "ROLLBACK")
+		r.conn.Close()
+	}
+	return nil
+}
+
+type myReader struct {
+	conn *sql.Conn
+}
+
+func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func (r *myReader) Placeholder(int) string { return "?" }
+
+func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = myIdent(c.Name)
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + myIdent(t.Name) + where(w)
+	if len(t.PrimaryKey) > 0 {
+		pk := make([]string, len(t.PrimaryKey))
+		for i, c := range t.PrimaryKey {
+			pk[i] = myIdent(c)
+		}
+		q += " ORDER BY " + strings.Join(pk, ", ")
+	}
+	if limit > 0 {
+		q += " LIMIT " + strconv.Itoa(limit)
+	}
+	// No arguments: the text protocol, every value arrives as text.
+	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
+		for i, c := range t.Columns {
+			row[i] = decodeBinary(c, vals[i], introspect.MySQL)
+		}
+		return fn(row)
+	})
+	if err != nil {
+		return fmt.Errorf("source: reading table %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+func (r *myReader) query(ctx context.Context, q string, args []any, fn func(names []string, vals []any, row []any) error) error {
+	rows, err := r.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	row := make([]any, len(names))
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if err := fn(names, vals, row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (int64, error) {
+	var n int64
+	if err := r.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+myIdent(t.Name)+where(w)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("source: counting %s: %w", t.Name, err)
+	}
+	return n, nil
+}
+
+func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myIdent(t.Name), "RAND()")
+	var out [][]any
+	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
+		row := make([]any, len(cols))
+		for i := range cols {
+			row[i] = decodeBinary(kinds[i], vals[i], introspect.MySQL)
+		}
+		out = append(out, row)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: sampling %s: %w", t.Name, err)
+	}
+	return out, nil
+}
+
+func (r *myReader) Query(ctx context.Context, q string, args []any, kindOf func(string) *introspect.Column, fn func([]string, []any) error) error {
+	var cols []*introspect.Column
+	return r.query(ctx, q, args, func(names []string, vals []any, row []any) error {
+		if cols == nil {
+			for _, n := range names {
+				cols = append(cols, kindOf(n))
+			}
+		}
+		for i := range names {
+			row[i] = decodeBinary(cols[i], vals[i], introspect.MySQL)
+		}
+		return fn(names, row)
+	})
+}

@@ -1,0 +1,248 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/remodel-dev/remodel/introspect"
+	pginspect "github.com/remodel-dev/remodel/introspect/postgres"
+)
+
+type pgSource struct {
+	cfg  *pgx.ConnConfig
+	conn *pgx.Conn // for Inspect
+}
+
+func openPostgres(ctx context.Context, dsn string) (*pgSource, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgconn's parse errors already hide the password; say which DSN without it.
+		return nil, fmt.Errorf("source: parsing PostgreSQL DSN %s: %w", Redact(dsn), errors.Unwrap(err))
+	}
+	// Canonical text forms, whatever the server's defaults are.
+	for k, v := range map[string]string{
+		"TimeZone": "UTC", "DateStyle": "ISO, YMD", "bytea_output": "hex",
+		"extra_float_digits": "3", "application_name": "remodel",
+	} {
+		cfg.RuntimeParams[k] = v
+	}
+	s := &pgSource{cfg: cfg}
+	if s.conn, err = s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *pgSource) connect(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s: %w", s.cfg.Host, s.cfg.Port, s.cfg.User, unwrapPG(err))
+	}
+	return c, nil
+}
+
+// unwrapPG drops pgconn's connect error wrapper, which may repeat the DSN.
+func unwrapPG(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		if u := errors.Unwrap(ce); u != nil {
+			return u
+		}
+	}
+	return err
+}
+
+func (s *pgSource) Engine() introspect.Engine { return introspect.Postgres }
+
+func (s *pgSource) Inspect(ctx context.Context) (*introspect.Schema, error) {
+	return pginspect.New(s.conn).Inspect(ctx)
+}
+
+func (s *pgSource) Close() error { return s.conn.Close(context.Background()) }
+
+// Snapshot exports a snapshot from a REPEATABLE READ transaction and imports
+// it into n reader transactions: all see exactly the same cut.
+func (s *pgSource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
+	snap := &pgSnapshot{}
+	fail := func(err error) (Snapshot, error) {
+		snap.Close()
+		return nil, err
+	}
+	var err error
+	if snap.coord, err = s.connect(ctx); err != nil {
+		return fail(err)
+	}
+	if _, err := snap.coord.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
+		return fail(fmt.Errorf("source: starting the snapshot transaction: %w", err))
+	}
+	var id string
+	if err := snap.coord.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&id); err != nil {
+		return fail(fmt.Errorf("source: exporting the snapshot: %w", err))
+	}
+	for i := 0; i < n; i++ {
+		c, err := s.connect(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		snap.readers = append(snap.readers, &pgReader{conn: c})
+		if _, err := c.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
+			return fail(fmt.Errorf("source: starting a reader transaction: %w", err))
+		}
+		if _, err := c.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
+			return fail(fmt.Errorf("source: importing snapshot %s: %w", id, err))
+		}
+	}
+	return snap, nil
+}
+
+type pgSnapshot struct {
+	coord   *pgx.Conn
+	readers []*pgReader
+}
+
+func (s *pgSnapshot) Readers() []Reader {
+	out := make([]Reader, len(s.readers))
+	for i, r := range s.readers {
+		out[i] = r
+	}
+	return out
+}
+
+func (s *pgSnapshot) Warning() string { return "" }
+
+func (s *pgSnapshot) Close() error {
+	ctx := context.Background()
+	for _, r := range s.readers {
+		r.conn.Close(ctx) // closing ends the read-only transaction
+	}
+	if s.coord != nil {
+		s.coord.Close(ctx)
+	}
+	return nil
+}
+
+type pgReader struct {
+	conn *pgx.Conn
+}
+
+func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func pgTable(t *introspect.Table) string { return pgIdent(t.Schema) + "." + pgIdent(t.Name) }
+
+func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
+
+func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = pgIdent(c.Name)
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + pgTable(t) + where(w)
+	if len(t.PrimaryKey) > 0 {
+		pk := make([]string, len(t.PrimaryKey))
+		for i, c := range t.PrimaryKey {
+			pk[i] = pgIdent(c)
+		}
+		q += " ORDER BY " + strings.Join(pk, ", ")
+	}
+	if limit > 0 {
+		q += " LIMIT " + strconv.Itoa(limit)
+	}
+	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
+		for i, c := range t.Columns {
+			row[i] = decodeText(c, raw[i], introspect.Postgres)
+		}
+		return fn(row)
+	})
+	if err != nil {
+		return fmt.Errorf("source: reading table %s: %w", t.QualifiedName(), err)
+	}
+	return nil
+}
+
+// query runs q in text result format and hands each row's raw values to fn
+// with a reusable row slice.
+func (r *pgReader) query(ctx context.Context, q string, args []any, fn func([]pgconn.FieldDescription, [][]byte, []any) error) error {
+	rows, err := r.conn.Query(ctx, q, append([]any{pgx.QueryResultFormats{pgx.TextFormatCode}}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fields := rows.FieldDescriptions()
+	row := make([]any, len(fields))
+	for rows.Next() {
+		if err := fn(fields, rows.RawValues(), row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (r *pgReader) Count(ctx context.Context, t *introspect.Table, w string) (int64, error) {
+	var n int64
+	if err := r.conn.QueryRow(ctx, "SELECT count(*) FROM "+pgTable(t)+where(w)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("source: counting %s: %w", t.QualifiedName(), err)
+	}
+	return n, nil
+}
+
+func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgTable(t), "random()")
+	var out [][]any
+	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, _ []any) error {
+		row := make([]any, len(cols))
+		for i := range cols {
+			row[i] = decodeText(kinds[i], raw[i], introspect.Postgres)
+		}
+		out = append(out, row)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: sampling %s: %w", t.QualifiedName(), err)
+	}
+	return out, nil
+}
+
+func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(string) *introspect.Column, fn func([]string, []any) error) error {
+	var names []string
+	var cols []*introspect.Column
+	return r.query(ctx, q, args, func(fields []pgconn.FieldDescription, raw [][]byte, row []any) error {
+		if names == nil {
+			for _, f := range fields {
+				names = append(names, f.Name)
+				cols = append(cols, kindOf(f.Name))
+			}
+		}
+		for i := range fields {
+			row[i] = decodeText(cols[i], raw[i], introspect.Postgres)
+		}
+		return fn(names, row)
+	})
+}
+
+// sampleSQL builds the query that samples distinct non-NULL tuples.
+func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(string) string, table, random string) (string, []*introspect.Column) {
+	q := make([]string, len(cols))
+	kinds := make([]*introspect.Column, len(cols))
+	conds := make([]string, 0, len(cols)+1)
+	if strings.TrimSpace(w) != "" {
+		conds = append(conds, "("+w+")")
+	}
+	for i, c := range cols {
+		q[i] = ident(c)
+		kinds[i] = t.Column(c)
+		conds = append(conds, q[i]+" IS NOT NULL")
+	}
+	list := strings.Join(q, ", ")
+	return "SELECT " + list + " FROM (SELECT DISTINCT " + list + " FROM " + table +
+		" WHERE " + strings.Join(conds, " AND ") + ") s ORDER BY " + random + " LIMIT " + strconv.Itoa(n), kinds
+}

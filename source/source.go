@@ -1,0 +1,67 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// Source is an open source database.
+type Source interface {
+	Engine() introspect.Engine
+	// Inspect reads the schema.
+	Inspect(ctx context.Context) (*introspect.Schema, error)
+	// Snapshot opens n reader connections that all see one consistent cut
+	// of the database.
+	Snapshot(ctx context.Context, n int) (Snapshot, error)
+	Close() error
+}
+
+// Snapshot is a set of readers sharing one consistent view.
+type Snapshot interface {
+	Readers() []Reader
+	// Warning says how the snapshot is weaker than one cut, or "".
+	Warning() string
+	Close() error
+}
+
+// Reader is one connection inside a snapshot. A Reader is not safe for
+// concurrent use; give each goroutine its own.
+type Reader interface {
+	// ScanTable streams every row of t matching where (empty: all rows) in
+	// primary-key order. row holds one canonical value per column of t, in
+	// t.Columns order; it is only valid during the call.
+	// limit > 0 stops after that many rows.
+	ScanTable(ctx context.Context, t *introspect.Table, where string, limit int, fn func(row []any) error) error
+	// Count counts the rows of t matching where.
+	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
+	// Sample returns up to n distinct tuples of the columns from t (rows
+	// matching where, no NULLs), in random order.
+	Sample(ctx context.Context, t *introspect.Table, cols []string, where string, n int) ([][]any, error)
+	// Query runs sql with args bound as parameters. Each result column is
+	// decoded by the column kindOf returns for its name (nil: as text).
+	Query(ctx context.Context, sql string, args []any, kindOf func(name string) *introspect.Column, fn func(names []string, row []any) error) error
+	// Placeholder is the i-th (from 1) parameter marker: $1 or ?.
+	Placeholder(i int) string
+}
+
+// Open connects to the database a DSN names.
+func Open(ctx context.Context, dsn string) (Source, error) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn)
+	case strings.HasPrefix(dsn, "mysql://"), strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("):
+		return openMySQL(ctx, dsn)
+	}
+	return nil, fmt.Errorf("source: %s is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN", Redact(dsn))
+}
+
+// where renders an optional WHERE clause.
+func where(w string) string {
+	if strings.TrimSpace(w) == "" {
+		return ""
+	}
+	return " WHERE (" + w + ")"
+}

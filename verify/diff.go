@@ -1,0 +1,208 @@
+package verify
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/mapping"
+)
+
+// Diff lists how have differs from want, one entry per attribute, in
+// attribute-name order.
+func Diff(want, have mapping.Item) []string {
+	names := map[string]bool{}
+	for k := range want {
+		names[k] = true
+	}
+	for k := range have {
+		names[k] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []string
+	for _, k := range sorted {
+		w, wok := want[k]
+		h, hok := have[k]
+		switch {
+		case !hok:
+			out = append(out, fmt.Sprintf("%s is missing (want %s)", k, Text(w)))
+		case !wok:
+			out = append(out, fmt.Sprintf("%s is unexpected (%s)", k, Text(h)))
+		case !Equal(w, h):
+			out = append(out, fmt.Sprintf("%s is %s, want %s", k, Text(h), Text(w)))
+		}
+	}
+	return out
+}
+
+func joinDiffs(d []string) string {
+	if len(d) > 5 {
+		d = append(d[:5:5], fmt.Sprintf("and %d more attributes", len(d)-5))
+	}
+	return strings.Join(d, "; ")
+}
+
+// Equal compares attribute values the way DynamoDB means them: numbers by
+// value, sets regardless of order.
+func Equal(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && sameNumber(x.Value, y.Value)
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && string(x.Value) == string(y.Value)
+	case *types.AttributeValueMemberBOOL:
+		y, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberNULL:
+		_, ok := b.(*types.AttributeValueMemberNULL)
+		return ok
+	case *types.AttributeValueMemberSS:
+		y, ok := b.(*types.AttributeValueMemberSS)
+		return ok && sameSet(x.Value, y.Value, func(s string) string { return s })
+	case *types.AttributeValueMemberNS:
+		y, ok := b.(*types.AttributeValueMemberNS)
+		return ok && sameSet(x.Value, y.Value, canonNumber)
+	case *types.AttributeValueMemberBS:
+		y, ok := b.(*types.AttributeValueMemberBS)
+		if !ok {
+			return false
+		}
+		xs, ys := make([]string, len(x.Value)), make([]string, len(y.Value))
+		for i, v := range x.Value {
+			xs[i] = string(v)
+		}
+		for i, v := range y.Value {
+			ys[i] = string(v)
+		}
+		return sameSet(xs, ys, func(s string) string { return s })
+	case *types.AttributeValueMemberL:
+		y, ok := b.(*types.AttributeValueMemberL)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for i := range x.Value {
+			if !Equal(x.Value[i], y.Value[i]) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberM:
+		y, ok := b.(*types.AttributeValueMemberM)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for k, v := range x.Value {
+			w, ok := y.Value[k]
+			if !ok || !Equal(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func sameNumber(a, b string) bool { return a == b || canonNumber(a) == canonNumber(b) }
+
+// canonNumber gives one text per numeric value ("1.50" and "1.5E0" agree).
+func canonNumber(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimLeft(s, "+-")
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, _ = strconv.Atoi(s[i+1:])
+		mant = s[:i]
+	}
+	ip, fp, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(ip+fp, "0")
+	point := len(ip) + exp - (len(ip+fp) - len(digits))
+	digits = strings.TrimRight(digits, "0")
+	if digits == "" {
+		return "0"
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + "0." + digits + "E" + strconv.Itoa(point)
+}
+
+func sameSet(a, b []string, canon func(string) string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]int{}
+	for _, s := range a {
+		m[canon(s)]++
+	}
+	for _, s := range b {
+		m[canon(s)]--
+	}
+	for _, n := range m {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Text renders an attribute value briefly, in DynamoDB JSON style.
+func Text(av types.AttributeValue) string {
+	s := text(av)
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+func text(av types.AttributeValue) string {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return "S " + strconv.Quote(x.Value)
+	case *types.AttributeValueMemberN:
+		return "N " + x.Value
+	case *types.AttributeValueMemberB:
+		return "B " + base64.StdEncoding.EncodeToString(x.Value)
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL " + strconv.FormatBool(x.Value)
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberSS:
+		return "SS " + strings.Join(x.Value, ",")
+	case *types.AttributeValueMemberNS:
+		return "NS " + strings.Join(x.Value, ",")
+	case *types.AttributeValueMemberL:
+		parts := make([]string, len(x.Value))
+		for i, e := range x.Value {
+			parts[i] = text(e)
+		}
+		return "L [" + strings.Join(parts, ", ") + "]"
+	case *types.AttributeValueMemberM:
+		keys := make([]string, 0, len(x.Value))
+		for k := range x.Value {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + text(x.Value[k])
+		}
+		return "M {" + strings.Join(parts, ", ") + "}"
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%T", av)
+}

@@ -1,0 +1,7 @@
+// Package verify owns proving a migration: counts per entity against the
+// source, an item-by-item comparison of what each source row should have
+// become with what DynamoDB holds, and every access pattern run as a Query
+// (every page) and compared with its SQL on the source for sampled
+// parameter values bound as query parameters. It renders the result as a
+// report for people and as JSON.
+package verify

@@ -1,0 +1,143 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// Options configure one verification.
+type Options struct {
+	Plan   *mapping.Plan
+	Source source.Source
+	DB     *dynamodb.Client
+	Table  string // empty: the mapping's table name
+	// Samples is how many parameter sets each access pattern is checked with.
+	Samples int
+	// SkipItems leaves out the item-by-item comparison.
+	SkipItems bool
+	// MaxProblems caps how many problems each check lists (all are counted).
+	MaxProblems int
+}
+
+// Report is the outcome of a verification. OK is true only when every check passed.
+type Report struct {
+	Table    string         `json:"table"`
+	Engine   string         `json:"engine"`
+	OK       bool           `json:"ok"`
+	Seconds  float64        `json:"seconds"`
+	Counts   []CountCheck   `json:"counts"`
+	Stray    StrayItems     `json:"stray_items"`
+	Items    []ItemCheck    `json:"items,omitempty"`
+	Patterns []PatternCheck `json:"access_patterns"`
+	Warning  string         `json:"warning,omitempty"`
+}
+
+// CountCheck compares the number of source rows of an entity with the
+// number of items of that entity in the table.
+type CountCheck struct {
+	Entity string `json:"entity"`
+	Source int64  `json:"source_rows"`
+	Items  int64  `json:"items"`
+	OK     bool   `json:"ok"`
+}
+
+// StrayItems are items that belong to no entity of the mapping.
+type StrayItems struct {
+	Count    int64    `json:"count"`
+	Examples []string `json:"examples,omitempty"`
+}
+
+// ItemCheck compares every row's expected item with the stored one.
+type ItemCheck struct {
+	Entity    string   `json:"entity"`
+	Compared  int64    `json:"compared"`
+	Missing   int64    `json:"missing"`
+	Different int64    `json:"different"`
+	Rejected  int64    `json:"unrenderable_rows"`
+	Problems  []string `json:"problems,omitempty"`
+	OK        bool     `json:"ok"`
+}
+
+// PatternCheck is one access pattern checked with sampled parameters.
+type PatternCheck struct {
+	Name     string   `json:"name"`
+	Target   string   `json:"target"`
+	Samples  int      `json:"samples"`
+	Items    int64    `json:"items_compared"`
+	Problems []string `json:"problems,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	OK       bool     `json:"ok"`
+}
+
+// Run verifies the table against the source.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Table == "" {
+		o.Table = o.Plan.Table.Name
+	}
+	if o.Samples < 1 {
+		o.Samples = 10
+	}
+	if o.MaxProblems < 1 {
+		o.MaxProblems = 20
+	}
+	start := time.Now()
+	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine())}
+	snap, err := o.Source.Snapshot(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	rep.Warning = snap.Warning()
+	r := snap.Readers()[0]
+	v := &verifier{o: o, r: r, t: &o.Plan.Table}
+
+	if err := v.counts(ctx, rep); err != nil {
+		return nil, err
+	}
+	if !o.SkipItems {
+		for _, e := range o.Plan.Entities {
+			ic, err := v.items(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			rep.Items = append(rep.Items, ic)
+		}
+	}
+	for _, ap := range o.Plan.AccessPatterns {
+		pc, err := v.pattern(ctx, ap)
+		if err != nil {
+			return nil, err
+		}
+		rep.Patterns = append(rep.Patterns, pc)
+	}
+	rep.OK = rep.Stray.Count == 0
+	for _, c := range rep.Counts {
+		rep.OK = rep.OK && c.OK
+	}
+	for _, c := range rep.Items {
+		rep.OK = rep.OK && c.OK
+	}
+	for _, c := range rep.Patterns {
+		rep.OK = rep.OK && c.OK
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+type verifier struct {
+	o Options
+	r source.Reader
+	t *mapping.Table
+}
+
+func (v *verifier) problem(list *[]string, format string, args ...any) {
+	if len(*list) < v.o.MaxProblems {
+		*list = append(*list, fmt.Sprintf(format, args...))
+	}
+}
