@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -90,11 +91,13 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 				pe.Rejected = append(pe.Rejected, fmt.Sprintf("row %s: %s", re.Key, re.Reason))
 				return nil
 			}
-			b, err := json.Marshal(ItemJSON(item))
-			if err != nil {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(ItemJSON(item)); err != nil {
 				return err
 			}
-			pe.Items = append(pe.Items, b)
+			pe.Items = append(pe.Items, bytes.TrimSpace(b.Bytes()))
 			return nil
 		})
 		if err != nil {
@@ -186,4 +189,3 @@ func (r *Result) WriteText(w io.Writer) {
 		}
 	}
 }
-

@@ -176,6 +176,6 @@ func (c *common) plan(ctx context.Context) (*mapping.Plan, source.Source, error)
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +248,61 @@ func TestNoDatabaseSelected(t *testing.T) {
 	const want = "introspect/mysql: reading the current database: no database selected: name one in the DSN"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+// TestChinook inspects Chinook, a sample database nobody here wrote,
+// loaded into a fresh database (its script's own database lines removed).
+func TestChinook(t *testing.T) {
+	const path = "../../../shared/datasets/chinook/Chinook_MySql.sql"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("Chinook is not available (%v)", err)
+	}
+	script := string(b)
+	for _, stmt := range []string{"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;"} {
+		if !strings.Contains(script, stmt) {
+			t.Fatalf("%s no longer contains %q: update this test", path, stmt)
+		}
+		script = strings.Replace(script, stmt, "", 1)
+	}
+	dsn := testenv.MySQL(t)
+	testenv.ExecMySQL(t, dsn, script+"\nANALYZE TABLE `Track`;")
+	s := inspect(t, dsn)
+
+	want := "Album Artist Customer Employee Genre Invoice InvoiceLine MediaType Playlist PlaylistTrack Track"
+	if got := strings.Join(s.TableNames(), " "); got != want {
+		t.Errorf("tables = %s, want %s", got, want)
+	}
+	db := introspecttest.DatabaseName(t, dsn)
+	pt := introspecttest.MustTable(t, s, "PlaylistTrack")
+	if got := strings.Join(pt.PrimaryKey, ","); got != "PlaylistId,TrackId" {
+		t.Errorf("PlaylistTrack: PrimaryKey = %s, want PlaylistId,TrackId", got)
+	}
+	introspecttest.CheckForeignKeys(t, pt, []introspect.ForeignKey{
+		{Name: "FK_PlaylistTrackPlaylistId", Columns: []string{"PlaylistId"}, RefSchema: db, RefTable: "Playlist", RefColumns: []string{"PlaylistId"}},
+		{Name: "FK_PlaylistTrackTrackId", Columns: []string{"TrackId"}, RefSchema: db, RefTable: "Track", RefColumns: []string{"TrackId"}},
+	})
+	introspecttest.CheckForeignKeys(t, introspecttest.MustTable(t, s, "Employee"), []introspect.ForeignKey{
+		{Name: "FK_EmployeeReportsTo", Columns: []string{"ReportsTo"}, RefSchema: db, RefTable: "Employee", RefColumns: []string{"EmployeeId"}},
+	})
+	track := introspecttest.MustTable(t, s, "Track")
+	introspecttest.CheckColumns(t, track, []introspect.Column{
+		{Name: "TrackId", Kind: introspect.KindInt},
+		{Name: "Name", Type: "varchar(200)", Kind: introspect.KindString},
+		{Name: "AlbumId", Kind: introspect.KindInt, Nullable: true},
+		{Name: "MediaTypeId", Kind: introspect.KindInt},
+		{Name: "GenreId", Kind: introspect.KindInt, Nullable: true},
+		{Name: "Composer", Type: "varchar(220)", Kind: introspect.KindString, Nullable: true},
+		{Name: "Milliseconds", Kind: introspect.KindInt},
+		{Name: "Bytes", Kind: introspect.KindInt, Nullable: true},
+		{Name: "UnitPrice", Type: "decimal(10,2)", Kind: introspect.KindDecimal},
+	})
+	// 3503 rows; InnoDB's estimate is approximate.
+	if track.RowEstimate < 1000 || track.RowEstimate > 10000 {
+		t.Errorf("Track: RowEstimate = %d, want about 3503", track.RowEstimate)
+	}
+	if c := introspecttest.MustTable(t, s, "Invoice").Column("InvoiceDate"); c == nil || c.Kind != introspect.KindTimestamp {
+		t.Errorf("Invoice.InvoiceDate = %+v, want a datetime (KindTimestamp)", c)
 	}
 }
