@@ -17,9 +17,21 @@
 //     start with "pg_" (pg_catalog, pg_toast*, and the pg_temp_* schemas of
 //     other sessions' temporary tables; PostgreSQL reserves the "pg_" prefix,
 //     so no user schema is left out);
-//   - partitions are not listed: their partitioned parent stands for them,
-//     and its RowEstimate is the sum over its leaf partitions;
+//   - partitions are not listed: their partitioned parent stands for them.
+//     Its RowEstimate is the sum over its leaf partitions, and a foreign key
+//     that every leaf partition has (declared on each, not on the parent) is
+//     reported for the parent, named after the first such constraint by
+//     name; one that only some partitions have is not reported, as it does
+//     not hold for the table (Pagila's payment is such a case);
 //   - views, materialized views, foreign tables and sequences are not listed.
+//
+// Columns: Type is format_type(atttypid, atttypmod); a domain takes its base
+// type's Kind, an array is KindArray with its element's kind in Elem (and,
+// for an array of a time kind, the element's precision in Precision).
+// Precision of time, timetz, timestamp and timestamptz is the declared
+// one, 6 when none is. A column is not Nullable when it is NOT NULL or its
+// domain (or a domain under it) is, as information_schema.columns reports.
+// The type mapping is in types.go.
 //
 // Tables come in order of schema then name, columns in attribute order
 // (dropped columns are skipped), primary key columns in key order, foreign

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every test against real services: PostgreSQL and MariaDB (system
+# services, checked and started if possible) and a fresh DynamoDB Local on
+# its own port, stopped again at the end.
+#
+# REMODEL_REQUIRE_SERVICES=1 (set by .ci/run) makes a missing service, and any
+# skipped test, fail the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+port="${REMODEL_TEST_DYNAMODB_PORT:-8766}"
+scripts/check-services.sh --start
+scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
+DYNAMODB_XMX="${DYNAMODB_XMX:-2g}" scripts/dynamodb-local.sh start "$port"
+trap 'scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true' EXIT
+
+export REMODEL_TEST_POSTGRES="${REMODEL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
+export REMODEL_TEST_MYSQL="${REMODEL_TEST_MYSQL:-mysql://root@127.0.0.1:3306/test}"
+export REMODEL_TEST_DYNAMODB="http://127.0.0.1:$port"
+
+echo "== gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+
+echo "== go test -race ./..."
+log=$(mktemp)
+status=0
+go test -race -count=1 -v -timeout 20m ./... >"$log" 2>&1 || status=$?
+# Show the package results and everything that failed, not the verbose chatter.
+grep -E '^(ok|FAIL|---|panic:|\s+--- (FAIL|SKIP))|^\s+\S+_test\.go:[0-9]+:|^# ' "$log" | grep -v -- '--- PASS' || true
+skips=$(grep -cE -- '--- SKIP' "$log" || true)
+if [ "$status" -ne 0 ]; then
+	echo "tests failed (full log: $log)"; exit "$status"
+fi
+if [ "${REMODEL_REQUIRE_SERVICES:-}" = "1" ] && [ "$skips" -gt 0 ]; then
+	echo "$skips tests were skipped, and REMODEL_REQUIRE_SERVICES=1 forbids skips (full log: $log)"; exit 1
+fi
+echo "all tests passed ($skips skipped)"
+rm -f "$log"
