@@ -8,6 +8,7 @@ import (
 
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +169,21 @@ var Engines = []struct {
 }{
 	{"postgres", Postgres, ExecPostgres},
 	{"mysql", MySQL, ExecMySQL},
+}
+
+// LoadExample loads an example folder (schema.<engine>.sql, then data.sql)
+// into the database at dsn. engine is "postgres" or "mysql".
+func LoadExample(t testing.TB, engine, dsn, dir string) {
+	t.Helper()
+	exec := ExecPostgres
+	if engine == "mysql" {
+		exec = ExecMySQL
+	}
+	for _, f := range []string{"schema." + engine + ".sql", "data.sql"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("testenv: reading example: %v", err)
+		}
+		exec(t, dsn, string(b))
+	}
 }
