@@ -187,3 +187,27 @@ func LoadExample(t testing.TB, engine, dsn, dir string) {
 		exec(t, dsn, string(b))
 	}
 }
+
+// Dataset returns the path of a file under testdata/datasets at the module
+// root (the real databases other people wrote: Pagila, Chinook).
+func Dataset(t testing.TB, rel string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			p := filepath.Join(dir, "testdata", "datasets", rel)
+			if _, err := os.Stat(p); err != nil {
+				t.Fatalf("testenv: dataset %s: %v", rel, err)
+			}
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("testenv: no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}

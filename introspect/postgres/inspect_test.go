@@ -287,10 +287,10 @@ func TestInspectErrorIsWrapped(t *testing.T) {
 // wrote: a partitioned payment table, a domain, an enum, an array and a
 // tsvector.
 func TestPagila(t *testing.T) {
-	const path = "../../../shared/datasets/pagila/pagila-schema.sql"
+	path := testenv.Dataset(t, "pagila/pagila-schema.sql")
 	ddl, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("Pagila is not available (%v)", err)
+		t.Fatal(err)
 	}
 	dsn := testenv.Postgres(t)
 	testenv.ExecPostgres(t, dsn, string(ddl))

@@ -1,0 +1,106 @@
+// Package examples_test runs every example end to end against real
+// services: load it into a fresh database of each engine, validate, preview,
+// migrate into a fresh DynamoDB Local table with the CLI, and verify.
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/testenv"
+)
+
+type example struct {
+	name    string
+	engine  string
+	mapping string
+	load    func(t *testing.T, dsn string)
+	rows    int // source rows the mapping covers
+}
+
+func examples() []example {
+	var out []example
+	for _, eng := range []string{"postgres", "mysql"} {
+		out = append(out, example{
+			name: "personalization", engine: eng, mapping: "personalization/mapping.yaml", rows: 6828,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "personalization") },
+		})
+	}
+	out = append(out, example{
+		name: "chinook", engine: "postgres", mapping: "chinook/mapping.postgres.yaml", rows: 15607,
+		load: func(t *testing.T, dsn string) {
+			loadChinook(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
+				"DROP DATABASE IF EXISTS chinook;", "CREATE DATABASE chinook;", `\c chinook;`)
+		},
+	}, example{
+		name: "chinook", engine: "mysql", mapping: "chinook/mapping.mysql.yaml", rows: 15607,
+		load: func(t *testing.T, dsn string) {
+			loadChinook(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
+				"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;")
+		},
+	})
+	return out
+}
+
+// loadChinook loads a Chinook script into the test's own database: the
+// script's lines that drop, create and switch to its own database go.
+func loadChinook(t *testing.T, dsn, rel string, exec func(testing.TB, string, string), drop ...string) {
+	b, err := os.ReadFile(testenv.Dataset(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := string(b)
+	for _, s := range drop {
+		if !strings.Contains(script, s) {
+			t.Fatalf("%s no longer contains %q: update this test", rel, s)
+		}
+		script = strings.Replace(script, s, "", 1)
+	}
+	exec(t, dsn, script)
+}
+
+func remodel(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
+	return code, out.String()
+}
+
+func TestExamples(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	t.Setenv("AWS_REGION", "us-east-1")
+	fresh := map[string]func(testing.TB) string{"postgres": testenv.Postgres, "mysql": testenv.MySQL}
+	for _, ex := range examples() {
+		t.Run(ex.name+"/"+ex.engine, func(t *testing.T) {
+			dsn := fresh[ex.engine](t)
+			ex.load(t, dsn)
+			_, table := testenv.DynamoDBTable(t)
+			for _, step := range [][]string{
+				{"validate", "--source", dsn, "-m", ex.mapping},
+				{"preview", "--source", dsn, "-m", ex.mapping, "--rows", "2"},
+			} {
+				if code, out := remodel(t, step...); code != 0 || strings.Contains(out, "rejected") {
+					t.Fatalf("remodel %s: exit %d\n%s", step[0], code, out)
+				}
+			}
+			code, out := remodel(t, "migrate", "--source", dsn, "-m", ex.mapping, "--endpoint", endpoint, "--table", table, "--create-table")
+			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
+			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] != strconv.Itoa(ex.rows) {
+				t.Fatalf("migrate: exit %d, want %d rows read and written, none rejected:\n%s", code, ex.rows, out)
+			}
+			code, out = remodel(t, "verify", "--source", dsn, "-m", ex.mapping, "--endpoint", endpoint, "--table", table, "--samples", "5")
+			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
+				t.Fatalf("verify: exit %d\n%s", code, out)
+			}
+			t.Logf("%s", out)
+		})
+	}
+}
