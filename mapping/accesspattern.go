@@ -139,6 +139,11 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 	for _, q := range ap.Queries {
 		add(q.SQL.Params())
 	}
+	if len(ap.Queries) == 0 {
+		// No SQL compiled, and an error says why (here or at its entity):
+		// parameters have no table to be looked up in.
+		return nil
+	}
 	for _, n := range names {
 		col := c.paramColumn(ap, n)
 		if col == nil {

@@ -128,6 +128,9 @@ func jsonToAV(raw []byte) (types.AttributeValue, error) {
 
 func jsonValue(dec *json.Decoder, depth int) (types.AttributeValue, error) {
 	tok, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		return nil, io.ErrUnexpectedEOF // the text ends where a value should be
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -342,9 +345,13 @@ func avSize(v types.AttributeValue) int {
 	return 0
 }
 
+// numberSize is 1 byte per two significant digits plus 1; leading and
+// trailing zeros are not significant.
 func numberSize(s string) int {
+	mant, _, _ := strings.Cut(strings.TrimLeft(s, "-+"), "E")
+	mant = strings.Trim(strings.Replace(mant, ".", "", 1), "0")
 	sig := 0
-	for _, r := range strings.TrimLeft(strings.SplitN(strings.TrimLeft(s, "-"), "E", 2)[0], "0.") {
+	for _, r := range mant {
 		if r >= '0' && r <= '9' {
 			sig++
 		}

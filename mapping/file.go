@@ -1,7 +1,10 @@
 package mapping
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -115,13 +118,21 @@ func ParseFile(path string) (*File, error) {
 // path. All problems are returned together as an ErrorList.
 func Parse(name string, data []byte) (*File, error) {
 	p := &parser{file: name}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, ErrorList{p.yamlError(err)}
 	}
 	f := &File{Name: name}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, ErrorList{{File: name, Msg: "the file is empty"}}
+	}
+	// yaml.Unmarshal would silently ignore everything after a second "---".
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, ErrorList{{File: name, Line: extra.Line, Col: extra.Column, Msg: "a mapping file is one YAML document; remove the second document (after ---)"}}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, ErrorList{p.yamlError(err)}
 	}
 	p.file1(doc.Content[0], f)
 	if len(p.errs) > 0 {
@@ -154,7 +165,28 @@ func (p *parser) yamlError(err error) *Error {
 			}
 		}
 	}
+	// The YAML library counts lines from 1 in scanner errors but from 0 in
+	// parser errors, and leaves out "line 0".
+	if yamlParserProblems[e.Msg] {
+		e.Line, e.Col = e.Line+1, 1
+	}
 	return e
+}
+
+// yamlParserProblems are the messages of the YAML parser's (not scanner's)
+// errors, whose line numbers start at 0.
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
@@ -328,11 +360,12 @@ func (p *parser) table(n *yaml.Node, path string, t *TableDef) {
 		"name": func(v *yaml.Node, path string) { t.Name = p.nonEmpty(v, path) },
 		"key": func(v *yaml.Node, path string) {
 			sawKey = true
+			var sawPK bool
 			p.fields(v, path, map[string]func(*yaml.Node, string){
-				"pk": func(v *yaml.Node, path string) { t.PK = p.attrDef(v, path) },
+				"pk": func(v *yaml.Node, path string) { sawPK = true; t.PK = p.attrDef(v, path) },
 				"sk": func(v *yaml.Node, path string) { a := p.attrDef(v, path); t.SK = &a },
 			})
-			if t.PK.Name.Value == "" && resolve(v).Kind == yaml.MappingNode {
+			if !sawPK && resolve(v).Kind == yaml.MappingNode {
 				p.errorf(v, path, "missing required field \"pk\"")
 			}
 		},
@@ -384,7 +417,7 @@ func (p *parser) attrDef(n *yaml.Node, path string) AttrDef {
 			}
 		},
 	})
-	if a.Name.Value == "" && n.Kind == yaml.MappingNode {
+	if a.Name.Line == 0 && n.Kind == yaml.MappingNode {
 		p.errorf(n, path, "missing required field \"name\"")
 	}
 	return a

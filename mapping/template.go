@@ -226,6 +226,10 @@ func checkFormatters(c *introspect.Column, fmts []formatter) error {
 			if kind != introspect.KindBytes {
 				return fmt.Errorf("%s needs a bytes column, %s is %s", f.name, c.Name, kind)
 			}
+		case "lower", "upper":
+			if kind == introspect.KindBytes {
+				return fmt.Errorf("%s needs text, column %s holds bytes: add |hex or |base64 before it", f.name, c.Name)
+			}
 		}
 		switch f.name {
 		case "pad", "desc", "iso", "date", "unix", "unixms", "hex", "base64", "lower", "upper", "shard":
@@ -368,6 +372,7 @@ func pad(v any, n int) (string, error) {
 	if strings.HasPrefix(s, "-") {
 		return "", fmt.Errorf("pad:%d cannot keep the order of the negative value %s", n, s)
 	}
+	s = plainNumber(s)
 	intPart, _, _ := strings.Cut(s, ".")
 	if len(intPart) > n {
 		return "", fmt.Errorf("value %s has more than %d integer digits (pad:%d)", s, n, n)
@@ -375,8 +380,47 @@ func pad(v any, n int) (string, error) {
 	return strings.Repeat("0", n-len(intPart)) + s, nil
 }
 
+// plainNumber writes a normalized number that is in E notation
+// ("1.5E-70") in plain notation, so that its digits line up for pad.
+func plainNumber(s string) string {
+	mant, e, ok := strings.Cut(s, "E")
+	if !ok {
+		return s
+	}
+	exp, _ := strconv.Atoi(e)
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	point := len(intPart) + exp // digits before the point
+	switch {
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits))
+	case point > 0:
+		return digits[:point] + "." + digits[point:]
+	default:
+		return "0." + strings.Repeat("0", -point) + digits
+	}
+}
+
 // desc renders 10^n-1-v zero-padded to n digits, so that larger values sort first.
 func desc(v any, n int) (string, error) {
+	if s, ok := v.(string); ok { // an integer beyond int64
+		d, err := normalizeNumber(s)
+		if err != nil {
+			return "", err
+		}
+		if !allDigits(d) {
+			return "", fmt.Errorf("desc:%d needs a non-negative integer, got %s", n, s)
+		}
+		if len(d) > n {
+			return "", fmt.Errorf("value %s has more than %d digits (desc:%d)", d, n, n)
+		}
+		d = strings.Repeat("0", n-len(d)) + d
+		out := make([]byte, n)
+		for i := range d {
+			out[i] = '9' - (d[i] - '0')
+		}
+		return string(out), nil
+	}
 	x, ok := v.(int64)
 	if !ok {
 		return "", fmt.Errorf("desc needs an integer, got %T", v)

@@ -1,0 +1,272 @@
+package mapping
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+const renderMapping = `version: 1
+table:
+  name: things
+  key: {pk: PK, sk: SK}
+  ttl: expiresAt
+  indexes:
+    - {name: ByCode, pk: code}
+    - {name: ByLabel, pk: label, sk: {name: rank, type: N}}
+entities:
+  user:
+    from: users
+    pk: "USER#{user_id}"
+    sk: "EMAIL#{email}"
+  userDefault:
+    from: users
+    pk: "USER#{user_id}"
+    sk: "EMAIL#{email|default:none}"
+  userByEmail:
+    from: users
+    pk: "{email}"
+    sk: "{name}"
+  thing:
+    from: things
+    pk: "THING#{id}"
+    sk: "THING#"
+  labelled:
+    from: things
+    pk: "THING#{id}"
+    sk: "LABEL#"
+    attributes:
+      include: [id]
+      set: {label: "{code|default:}", rank: "{price|default:0}", expiresAt: "{code|default:1700000000}"}
+`
+
+type renderCase struct {
+	name   string
+	entity string
+	vals   map[string]any
+	key    string // the RowError's source key
+	reason string // the RowError's reason
+}
+
+func checkRejected(t *testing.T, p *Plan, tt renderCase) {
+	t.Helper()
+	e := p.Entity(tt.entity)
+	row := thingsRow(e, tt.vals)
+	item, err := e.Render(row)
+	if err == nil {
+		t.Fatalf("Render accepted the row: %s", compactJSON(t, item))
+	}
+	if item != nil {
+		t.Errorf("Render returned an item with its error: %s", compactJSON(t, item))
+	}
+	var re *RowError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v is a %T, want *RowError", err, err)
+	}
+	if re.Entity != tt.entity || re.Key != tt.key || re.Reason != tt.reason {
+		t.Errorf("got  entity %q key %q reason %q\nwant entity %q key %q reason %q", re.Entity, re.Key, re.Reason, tt.entity, tt.key, tt.reason)
+	}
+	if want := "entity " + tt.entity + ", row " + tt.key + ": " + tt.reason; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+	if strings.Contains(err.Error(), "<nil>") {
+		t.Errorf("error text shows <nil>: %v", err)
+	}
+}
+
+func TestRenderRejects(t *testing.T) {
+	p := compileString(t, renderMapping, testSchema())
+	ts := utc("2024-01-02 03:04:05")
+	user := func(email any) map[string]any {
+		return map[string]any{"user_id": int64(5), "email": email, "name": "Ann", "is_active": true, "created_at": ts}
+	}
+	deep := strings.Repeat("[", 33) + strings.Repeat("]", 33)
+	tests := []renderCase{
+		{"NULL in a key column", "user", user(nil), "user_id=5",
+			"rendering SK: {email}: column email is NULL (add |default:X to the placeholder to allow it)"},
+		{"NULL key column that is the whole key", "userByEmail", user(nil), "user_id=5",
+			"rendering PK: {email}: column email is NULL (add |default:X to the placeholder to allow it)"},
+		{"empty partition key", "userByEmail", user(""), "user_id=5", "key PK renders empty"},
+		{"partition key over 2048 bytes", "userByEmail", user(strings.Repeat("é", 1024) + "x"), "user_id=5",
+			"key PK is 2049 bytes, over DynamoDB's 2048-byte limit"},
+		{"sort key over 1024 bytes", "user", user(strings.Repeat("x", 1019)), "user_id=5",
+			"key SK is 1025 bytes, over DynamoDB's 1024-byte limit"},
+		{"key not valid UTF-8", "userByEmail", user("a\xffb"), "user_id=5", "key PK is not valid UTF-8"},
+		{"error value in a key column", "user", user(errors.New("cannot decode email")), "user_id=5",
+			"rendering SK: {email}: cannot decode email"},
+		{"NaN decimal", "thing", map[string]any{"id": int64(7), "price": "NaN"}, "id=7",
+			"column price (numeric): NaN cannot be stored as a DynamoDB number"},
+		{"Infinity decimal", "thing", map[string]any{"id": int64(7), "price": "Infinity"}, "id=7",
+			"column price (numeric): Infinity cannot be stored as a DynamoDB number"},
+		{"-Infinity decimal", "thing", map[string]any{"id": int64(7), "price": "-Infinity"}, "id=7",
+			"column price (numeric): -Infinity cannot be stored as a DynamoDB number"},
+		{"NaN float", "thing", map[string]any{"id": int64(7), "score": math.NaN()}, "id=7",
+			"column score (double precision): NaN cannot be stored as a DynamoDB number"},
+		{"Infinity float", "thing", map[string]any{"id": int64(7), "score": math.Inf(1)}, "id=7",
+			"column score (double precision): +Inf cannot be stored as a DynamoDB number"},
+		{"-Infinity float", "thing", map[string]any{"id": int64(7), "score": math.Inf(-1)}, "id=7",
+			"column score (double precision): -Inf cannot be stored as a DynamoDB number"},
+		{"39 significant digits", "thing", map[string]any{"id": int64(7), "price": "123456789012345678901234567890.123456789"}, "id=7",
+			"column price (numeric): 123456789012345678901234567890.123456789 has 39 significant digits; DynamoDB keeps at most 38"},
+		{"JSON deeper than 32 levels", "thing", map[string]any{"id": int64(7), "doc": []byte(deep)}, "id=7",
+			"column doc (jsonb): json: nested deeper than 32 levels"},
+		{"zero date", "thing", map[string]any{"id": int64(7), "ts": errors.New(`zero date "0000-00-00 00:00:00" cannot be converted`)}, "id=7",
+			`column ts (timestamp(6) without time zone): zero date "0000-00-00 00:00:00" cannot be converted`},
+		{"error value in the source key itself", "thing", map[string]any{"id": errors.New("bad"), "code": "x"}, "id=?",
+			"rendering PK: {id}: bad"},
+		{"empty string in an index key column", "thing", map[string]any{"id": int64(7), "code": ""}, "id=7",
+			"column code is empty but attribute code is an index key (an empty key value is not allowed)"},
+		{"index key template renders empty", "labelled", map[string]any{"id": int64(7)}, "id=7",
+			"attribute label renders empty but is an index key"},
+		{"number-typed TTL attribute that is not a number", "labelled", map[string]any{"id": int64(7), "code": "x"}, "id=7",
+			`attribute expiresAt must be a number: "x" is not a number`},
+		{"decimal text that is not a number", "labelled", map[string]any{"id": int64(7), "code": "x", "price": "1.2.3"}, "id=7",
+			`rendering attribute rank: {price}: "1.2.3" is not a number`},
+		{"bad JSON", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":`)}, "id=7",
+			"column doc (jsonb): json: unexpected EOF"},
+		{"JSON with trailing data", "thing", map[string]any{"id": int64(7), "doc": []byte(`{} []`)}, "id=7",
+			"column doc (jsonb): json: trailing data after the value"},
+		{"JSON number out of range", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":1e200}`)}, "id=7",
+			"column doc (jsonb): json: 1e200 is too large for a DynamoDB number (at most 9.99…E+125)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkRejected(t, p, tt) })
+	}
+}
+
+func TestRenderDefaultAvoidsNULL(t *testing.T) {
+	p := compileString(t, renderMapping, testSchema())
+	e := p.Entity("userDefault")
+	item, err := e.Render([]any{int64(5), nil, "Ann", true, utc("2024-01-02 03:04:05")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AVText(item["SK"]); got != "EMAIL#none" {
+		t.Errorf("SK = %q, want EMAIL#none", got)
+	}
+	if _, ok := item["email"]; ok {
+		t.Errorf("NULL column email is in the item: %s", compactJSON(t, item))
+	}
+	// Not NULL: default is not used.
+	item, err = e.Render([]any{int64(5), "a@b", "Ann", true, utc("2024-01-02 03:04:05")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AVText(item["SK"]); got != "EMAIL#a@b" {
+		t.Errorf("SK = %q, want EMAIL#a@b", got)
+	}
+}
+
+func TestRenderLimitsAtTheEdge(t *testing.T) {
+	p := compileString(t, renderMapping, testSchema())
+	ts := utc("2024-01-02 03:04:05")
+
+	// Keys of exactly the maximum size are fine.
+	e := p.Entity("userByEmail")
+	item, err := e.Render([]any{int64(5), strings.Repeat("é", 1024), strings.Repeat("n", 1024), true, ts})
+	if err != nil {
+		t.Fatalf("keys at the limit: %v", err)
+	}
+	if len(AVText(item["PK"])) != MaxPKSize || len(AVText(item["SK"])) != MaxSKSize {
+		t.Errorf("key sizes %d, %d", len(AVText(item["PK"])), len(AVText(item["SK"])))
+	}
+
+	// An item of exactly 400 KB is written; one byte more is rejected.
+	th := p.Entity("thing")
+	base, err := th.Render(thingsRow(th, map[string]any{"id": int64(1), "at": ""}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := MaxItemSize - ItemSize(base)
+	row := thingsRow(th, map[string]any{"id": int64(1), "at": strings.Repeat("a", fill)})
+	item, err = th.Render(row)
+	if err != nil {
+		t.Fatalf("item of exactly %d bytes: %v", MaxItemSize, err)
+	}
+	if ItemSize(item) != MaxItemSize {
+		t.Fatalf("item is %d bytes, want %d", ItemSize(item), MaxItemSize)
+	}
+	checkRejected(t, p, renderCase{
+		entity: "thing", vals: map[string]any{"id": int64(1), "at": strings.Repeat("a", fill+1)}, key: "id=1",
+		reason: "item is 409601 bytes, over DynamoDB's 409600-byte limit",
+	})
+
+	// JSON of exactly 32 levels is fine.
+	deep := strings.Repeat("[", 32) + strings.Repeat("]", 32)
+	if _, err := th.Render(thingsRow(th, map[string]any{"id": int64(1), "doc": []byte(deep)})); err != nil {
+		t.Errorf("JSON of 32 levels: %v", err)
+	}
+}
+
+func TestRenderAllKinds(t *testing.T) {
+	p := compileString(t, renderMapping, testSchema())
+	th := p.Entity("thing")
+	row := thingsRow(th, map[string]any{
+		"id":    int64(1),
+		"code":  "c-1",
+		"price": "0012.3400",
+		"score": 0.1,
+		"flag":  false,
+		"blob":  []byte{0, 1, 0xfe},
+		"day":   utc("2024-02-29 00:00:00"),
+		"at":    "13:14:15.5",
+		"ts":    time.Date(2024, 2, 29, 13, 14, 15, 123456789, time.UTC),
+		"tstz":  time.Date(2024, 2, 29, 22, 14, 15, 5_000_000, time.FixedZone("KST", 9*3600)),
+		"doc":   []byte(`{"n":1.50,"a":[1,null,"x"],"t":false}`),
+		"tags":  []any{"a", nil, "c"},
+		"opts":  []string{},
+	})
+	item, err := th.Render(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"PK":{"S":"THING#1"},"SK":{"S":"THING#"},"_type":{"S":"thing"},` +
+		`"at":{"S":"13:14:15.5"},"blob":{"B":"AAH+"},"code":{"S":"c-1"},"day":{"S":"2024-02-29"},` +
+		`"doc":{"M":{"a":{"L":[{"N":"1"},{"NULL":true},{"S":"x"}]},"n":{"N":"1.5"},"t":{"BOOL":false}}},` +
+		`"flag":{"BOOL":false},"id":{"N":"1"},"price":{"N":"12.34"},"score":{"N":"0.1"},` +
+		`"tags":{"L":[{"S":"a"},{"NULL":true},{"S":"c"}]},` +
+		`"ts":{"S":"2024-02-29T13:14:15.123456"},"tstz":{"S":"2024-02-29T13:14:15.005Z"}}`
+	if got := compactJSON(t, item); got != want {
+		t.Errorf("item\ngot  %s\nwant %s", got, want)
+	}
+
+	// NULLs are left out; so is an empty SET. A non-empty SET is SS.
+	item, err = th.Render(thingsRow(th, map[string]any{"id": int64(2), "opts": []string{"a", "c"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := compactJSON(t, item), `{"PK":{"S":"THING#2"},"SK":{"S":"THING#"},"_type":{"S":"thing"},"id":{"N":"2"},"opts":{"SS":["a","c"]}}`; got != want {
+		t.Errorf("sparse item\ngot  %s\nwant %s", got, want)
+	}
+
+	// Set attributes: index keys and a number-typed TTL.
+	lb := p.Entity("labelled")
+	item, err = lb.Render(thingsRow(lb, map[string]any{"id": int64(3), "code": "1700000001", "price": "007.50"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := compactJSON(t, item), `{"PK":{"S":"THING#3"},"SK":{"S":"LABEL#"},"_type":{"S":"labelled"},"expiresAt":{"N":"1700000001"},"id":{"N":"3"},"label":{"S":"1700000001"},"rank":{"N":"7.5"}}`; got != want {
+		t.Errorf("set attributes\ngot  %s\nwant %s", got, want)
+	}
+}
+
+func TestSourceKey(t *testing.T) {
+	p := compileString(t, `version: 1
+table: {name: shop, key: {pk: PK}}
+entities:
+  p: {from: personal, pk: "P#{user_id}#{service}#{setting_type}"}
+  t: {from: things, pk: "T#{id}"}
+`, testSchema())
+	pe := p.Entity("p")
+	if got := pe.SourceKey([]any{int64(42), "news", nil, nil, nil}); got != "user_id=42, service=news, setting_type=NULL" {
+		t.Errorf("SourceKey = %q", got)
+	}
+	te := p.Entity("t")
+	te.keyCols = []int{0, 5, 2, 6} // id, blob, price, day: every kind of key value
+	row := thingsRow(te, map[string]any{"id": "18446744073709551615", "blob": []byte{0xca, 0xfe}, "price": "1.50", "day": utc("2024-01-02 00:00:00")})
+	if got, want := te.SourceKey(row), "id=18446744073709551615, blob=cafe, price=1.5, day=2024-01-02"; got != want {
+		t.Errorf("SourceKey = %q, want %q", got, want)
+	}
+}
