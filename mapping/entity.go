@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -130,6 +131,10 @@ func (e *Entity) Render(row []any) (Item, error) {
 	}
 	for _, s := range e.sets {
 		v, err := s.t.render(row)
+		var null *nullError
+		if errors.As(err, &null) {
+			continue // like a NULL column, a set attribute over NULL is left out (sparse indexes)
+		}
 		if err != nil {
 			return nil, e.reject(row, "rendering attribute %s: %v", s.name, err)
 		}

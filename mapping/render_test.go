@@ -270,3 +270,34 @@ entities:
 		t.Errorf("SourceKey = %q, want %q", got, want)
 	}
 }
+
+// A set attribute over a NULL column is left out, like a NULL column, so a
+// sparse index over it stays sparse; the row is not rejected.
+func TestRenderSetOverNULLIsLeftOut(t *testing.T) {
+	p := compileString(t, `version: 1
+table:
+  name: things_table
+  key: {pk: PK, sk: SK}
+  indexes: [{name: ByCode, pk: GSI1PK, sk: SK}]
+entities:
+  thing:
+    from: things
+    pk: "THING#{id}"
+    sk: "THING#"
+    attributes:
+      include: [id]
+      set: {GSI1PK: "CODE#{code}"}
+`, testSchema())
+	e := p.Entity("thing")
+	item, err := e.Render(thingsRow(e, map[string]any{"id": int64(1)}))
+	if err != nil {
+		t.Fatalf("a NULL under a set attribute rejected the row: %v", err)
+	}
+	if _, ok := item["GSI1PK"]; ok {
+		t.Errorf("GSI1PK is in the item though code is NULL: %s", compactJSON(t, item))
+	}
+	item, err = e.Render(thingsRow(e, map[string]any{"id": int64(2), "code": "x"}))
+	if err != nil || AVText(item["GSI1PK"]) != "CODE#x" {
+		t.Fatalf("GSI1PK = %v, err %v; want CODE#x", item["GSI1PK"], err)
+	}
+}

@@ -197,6 +197,13 @@ func (t *Template) bind(cols []*introspect.Column) (*bound, error) {
 	return b, nil
 }
 
+// nullError is a NULL value in a placeholder without default:.
+type nullError struct{ column string }
+
+func (e *nullError) Error() string {
+	return fmt.Sprintf("column %s is NULL (add |default:X to the placeholder to allow it)", e.column)
+}
+
 // fieldError is a placeholder that names no known column.
 type fieldError struct{ field string }
 
@@ -325,7 +332,7 @@ func renderValue(c *introspect.Column, v any, fmts []formatter) (string, error) 
 		text = true
 	}
 	if v == nil {
-		return "", fmt.Errorf("column %s is NULL (add |default:X to the placeholder to allow it)", c.Name)
+		return "", &nullError{column: c.Name}
 	}
 	if text {
 		return s, nil
