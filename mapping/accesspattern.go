@@ -81,7 +81,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 			}
 			continue
 		}
-		q, err := ParseSQL(kv.Value.Value)
+		q, err := ParseSQL(kv.Value.Value, c.plan.Schema.Engine == introspect.MySQL)
 		if err != nil {
 			c.errorf(kv.Value.Pos, path+".sql", "%v", err)
 			continue
@@ -92,7 +92,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		ap.SampleFrom = ap.Queries[0].Entity
 	}
 	if ad.Params.Value != "" {
-		q, err := ParseSQL(ad.Params.Value)
+		q, err := ParseSQL(ad.Params.Value, c.plan.Schema.Engine == introspect.MySQL)
 		if err != nil {
 			c.errorf(ad.Params.Pos, path+".params", "%v", err)
 		} else if len(q.Params()) > 0 {

@@ -222,7 +222,7 @@ func FuzzParseSQL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		q, err := ParseSQL(src)
+		q, err := ParseSQL(src, true)
 		if err != nil {
 			if q != nil {
 				t.Fatalf("template with error %v", err)

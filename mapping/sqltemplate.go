@@ -19,8 +19,10 @@ type sqlPart struct {
 	param string
 }
 
-// ParseSQL parses SQL text with placeholders.
-func ParseSQL(src string) (*SQLTemplate, error) {
+// ParseSQL parses SQL text with placeholders. backslashEscapes says whether
+// a backslash escapes the next character inside '…' and `…` (MySQL's
+// default); in PostgreSQL's standard strings it does not.
+func ParseSQL(src string, backslashEscapes bool) (*SQLTemplate, error) {
 	t := &SQLTemplate{Src: src}
 	var b strings.Builder
 	flush := func() {
@@ -42,7 +44,7 @@ func ParseSQL(src string) (*SQLTemplate, error) {
 					}
 					break
 				}
-				if src[end] == '\\' && c != '"' && end+1 < len(src) {
+				if backslashEscapes && src[end] == '\\' && c != '"' && end+1 < len(src) {
 					end += 2
 					continue
 				}

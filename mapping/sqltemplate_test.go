@@ -44,7 +44,7 @@ func TestParseSQL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q, err := ParseSQL(tt.src)
+			q, err := ParseSQL(tt.src, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,9 +88,24 @@ func TestParseSQLErrors(t *testing.T) {
 		{"WHERE a = {a\nb}", "bad parameter {a\nb} at offset 10: write {name}"},
 	}
 	for _, tt := range tests {
-		q, err := ParseSQL(tt.src)
+		q, err := ParseSQL(tt.src, true)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("ParseSQL(%q): %v, %v; want error %q", tt.src, q, err, tt.want)
 		}
+	}
+}
+
+// In PostgreSQL's standard strings a backslash is an ordinary character:
+// 'a\' ends the string, and the placeholder after it is a parameter.
+func TestParseSQLPostgresBackslash(t *testing.T) {
+	q, err := ParseSQL(`WHERE s = 'a\' AND a = {a}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, names := q.Text(dollar); got != `WHERE s = 'a\' AND a = $1` || len(names) != 1 {
+		t.Errorf("Text = %q %q", got, names)
+	}
+	if _, err := ParseSQL(`WHERE s = 'a\' AND a = {a}`, true); err == nil {
+		t.Errorf("with backslash escapes the quote does not end, so the string is unterminated")
 	}
 }
