@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -27,10 +28,9 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	}
 	switch kind {
 	case introspect.KindInt:
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return i
-		}
-		if engine == introspect.MySQL && strings.HasPrefix(c.Type, "bit") { // bit(n) arrives as big-endian bytes
+		// bit(n) arrives as big-endian bytes, which may happen to be digits
+		// (b'00110001' is "1"): decide by the type before parsing text.
+		if engine == introspect.MySQL && strings.HasPrefix(c.Type, "bit") {
 			var u uint64
 			for _, b := range raw {
 				u = u<<8 | uint64(b)
@@ -39,6 +39,9 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 				return int64(u)
 			}
 			return strconv.FormatUint(u, 10)
+		}
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
 		}
 		if _, err := strconv.ParseUint(s, 10, 64); err == nil {
 			return s // beyond int64, kept as exact text
@@ -71,7 +74,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 			}
 			return fmt.Errorf("bytea is not in hex output format")
 		}
-		return append([]byte(nil), raw...)
+		return bytes.Clone(raw) // not nil when empty, like PostgreSQL's '\x'
 	case introspect.KindDate:
 		return parseTime(s, false, []string{"2006-01-02"})
 	case introspect.KindTimestamp:
@@ -82,7 +85,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		}
 		return parseTime(s, true, []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"})
 	case introspect.KindJSON:
-		return append([]byte(nil), raw...)
+		return bytes.Clone(raw)
 	case introspect.KindArray:
 		v, err := parsePGArray(s)
 		if err != nil {

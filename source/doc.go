@@ -6,7 +6,8 @@
 // the canonical Go values that package mapping converts (see its doc).
 //
 // Both engines are read in text form (PostgreSQL with text result formats,
-// MySQL with parseTime off) and decoded by the column's introspect.Kind, so
-// a value reads the same whether it came from a table scan or from an
-// access pattern's SQL.
+// MySQL with parseTime off, through prepared statements so that numbers
+// arrive in binary and a FLOAT is not rounded to 6 digits) and decoded by the
+// column's introspect.Kind, so a value reads the same whether it came from a
+// table scan or from an access pattern's SQL.
 package source

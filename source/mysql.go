@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -95,7 +96,6 @@ func (s *mySource) Close() error { return s.db.Close() }
 // same cut (as mysqldump does); without the RELOAD privilege each reader's
 // snapshot is taken a moment apart, and Warning says so.
 func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
-	s.db.SetMaxOpenConns(n + 2)
 	snap := &mySnapshot{}
 	fail := func(err error) (Snapshot, error) {
 		snap.Close()
@@ -111,6 +111,15 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 		locked = false
 		snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
 	}
+	defer func() {
+		// Returned early with the lock held: coord goes back to the pool,
+		// where the lock would block every writer of the server.
+		if locked {
+			if _, err := coord.ExecContext(context.Background(), "UNLOCK TABLES"); err != nil {
+				_ = coord.Raw(func(any) error { return driver.ErrBadConn }) // close it instead
+			}
+		}
+	}()
 	for i := 0; i < n; i++ {
 		c, err := s.db.Conn(ctx)
 		if err != nil {
@@ -130,6 +139,7 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 		if _, err := coord.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
 			return fail(fmt.Errorf("source: releasing the global read lock: %w", err))
 		}
+		locked = false
 	}
 	return snap, nil
 }
@@ -181,7 +191,6 @@ func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string,
 	if limit > 0 {
 		q += " LIMIT " + strconv.Itoa(limit)
 	}
-	// No arguments: the text protocol, every value arrives as text.
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeBinary(c, vals[i], introspect.MySQL)
@@ -194,8 +203,17 @@ func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string,
 	return nil
 }
 
+// query runs q as a prepared statement, with or without args, so that every
+// read uses the binary protocol: in the text protocol MariaDB prints a FLOAT
+// with 6 significant digits (16777216 reads as 16777200), and a table scan
+// would not read what a verification query with parameters reads.
 func (r *myReader) query(ctx context.Context, q string, args []any, fn func(names []string, vals []any, row []any) error) error {
-	rows, err := r.conn.QueryContext(ctx, q, args...)
+	stmt, err := r.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}

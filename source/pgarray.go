@@ -78,7 +78,9 @@ func (p *arrayParser) array() ([]any, error) {
 			for p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != '}' {
 				p.i++
 			}
-			tok := strings.TrimSpace(p.s[start:p.i])
+			// Only ASCII white space, like array_in and array_out: an
+			// element starting with U+00A0 is printed without quotes.
+			tok := strings.Trim(p.s[start:p.i], " \t\n\r\v\f")
 			if tok == "" {
 				return nil, fmt.Errorf("bad array text: empty element at offset %d", start)
 			}

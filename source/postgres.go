@@ -22,8 +22,7 @@ type pgSource struct {
 func openPostgres(ctx context.Context, dsn string) (*pgSource, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		// pgconn's parse errors already hide the password; say which DSN without it.
-		return nil, fmt.Errorf("source: parsing PostgreSQL DSN %s: %w", Redact(dsn), errors.Unwrap(err))
+		return nil, fmt.Errorf("source: parsing PostgreSQL DSN %s: %s", Redact(dsn), pgParseReason(err))
 	}
 	// Canonical text forms, whatever the server's defaults are.
 	for k, v := range map[string]string{
@@ -45,6 +44,22 @@ func (s *pgSource) connect(ctx context.Context) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s: %w", s.cfg.Host, s.cfg.Port, s.cfg.User, unwrapPG(err))
 	}
 	return c, nil
+}
+
+// pgParseReason is the reason of a pgconn.ParseConfigError without the
+// DSN it repeats ("cannot parse `dsn`: reason (cause)"). Its own cause alone
+// is not enough: many parse errors ("invalid port") have none.
+func pgParseReason(err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "cannot parse `"); ok {
+		if i := strings.LastIndex(rest, "`: "); i >= 0 {
+			return rest[i+len("`: "):]
+		}
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return u.Error()
+	}
+	return "not a valid DSN"
 }
 
 // unwrapPG drops pgconn's connect error wrapper, which may repeat the DSN.

@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
@@ -55,7 +56,14 @@ func Open(ctx context.Context, dsn string) (Source, error) {
 	case strings.HasPrefix(dsn, "mysql://"), strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("):
 		return openMySQL(ctx, dsn)
 	}
-	return nil, fmt.Errorf("source: %s is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN", Redact(dsn))
+	// Only a URL is shown: where the password of any other string is cannot
+	// be known ("host=h password=pw", "scott/tiger@orcl", a password pasted
+	// in place of the DSN).
+	shown := "the DSN"
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
+		shown = Redact(dsn)
+	}
+	return nil, fmt.Errorf("source: %s is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN", shown)
 }
 
 // where renders an optional WHERE clause.
