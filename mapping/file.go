@@ -471,9 +471,11 @@ func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 	return ix
 }
 
-func (p *parser) entities(n *yaml.Node, path string, f *File) {
+// named walks a map of name → definition (entities, access patterns),
+// reporting duplicate names, and calls def for each entry in file order.
+func (p *parser) named(n *yaml.Node, path, what string, def func(k, v *yaml.Node, path string)) {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of entity name to entity, got %s", describe(n))
+		p.errorf(n, path, "expected a map of %s name to %s, got %s", what, what, describe(n))
 		return
 	}
 	seen := map[string]bool{}
@@ -481,10 +483,16 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		fp := join(path, k.Value)
 		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate entity")
+			p.errorf(k, fp, "duplicate %s", what)
 			continue
 		}
 		seen[k.Value] = true
+		def(k, v, fp)
+	}
+}
+
+func (p *parser) entities(n *yaml.Node, path string, f *File) {
+	p.named(n, path, "entity", func(k, v *yaml.Node, fp string) {
 		e := &EntityDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
 		var sawPK bool
 		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
@@ -510,7 +518,7 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 			},
 		})
 		if !ok {
-			continue
+			return
 		}
 		if e.From.Line == 0 {
 			p.errorf(v, fp, "missing required field \"from\"")
@@ -519,23 +527,11 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 			p.errorf(v, fp, "missing required field \"pk\"")
 		}
 		f.Entities = append(f.Entities, e)
-	}
+	})
 }
 
 func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of access pattern name to pattern, got %s", describe(n))
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		fp := join(path, k.Value)
-		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate access pattern")
-			continue
-		}
-		seen[k.Value] = true
+	p.named(n, path, "access pattern", func(k, v *yaml.Node, fp string) {
 		ap := &AccessPatternDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
 		var sawQuery, sawSQL bool
 		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
@@ -566,7 +562,7 @@ func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
 			},
 		})
 		if !ok {
-			continue
+			return
 		}
 		if !sawQuery {
 			p.errorf(v, fp, "missing required field \"query\"")
@@ -575,7 +571,7 @@ func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
 			p.errorf(v, fp, "missing required field \"sql\"")
 		}
 		f.AccessPatterns = append(f.AccessPatterns, ap)
-	}
+	})
 }
 
 // skCond reads `"exact"` or `{begins_with: "x"}`, `{between: [a, b]}`,
