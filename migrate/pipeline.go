@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -185,10 +186,14 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items c
 
 // batcher groups items into batches of MaxBatch. Two items with the same key
 // cannot share a batch (DynamoDB refuses it) and would replace one another:
-// the later row is rejected as a collision, naming both rows.
+// the later row is rejected as a collision, naming both rows. Every key
+// accepted is also remembered as a 16-byte digest (about 40 bytes of memory
+// per item), so a row colliding with one in an earlier batch is rejected too,
+// instead of its put silently replacing the earlier item.
 func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batches chan<- []pending, rej *rejects, c *counters) error {
 	batch := make([]pending, 0, MaxBatch)
 	keys := make(map[string]string, MaxBatch)
+	sent := make(map[[16]byte]struct{})
 	send := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -204,7 +209,13 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 	}
 	for p := range items {
 		k := t.KeyString(p.item)
-		if prev, dup := keys[k]; dup {
+		sum := sha256.Sum256([]byte(k))
+		digest := [16]byte(sum[:16])
+		prev, dup := keys[k]
+		if _, ok := sent[digest]; ok && !dup {
+			prev, dup = "an earlier row", true
+		}
+		if dup {
 			c.rejected.Add(1)
 			c.perEntity[p.entity].rejected.Add(1)
 			if err := rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("key collision: renders the same key %s as %s", k, prev)}); err != nil {
@@ -213,6 +224,7 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 			continue
 		}
 		keys[k] = "entity " + p.entity + " row " + p.source
+		sent[digest] = struct{}{}
 		batch = append(batch, p)
 		if len(batch) == MaxBatch {
 			if err := send(); err != nil {

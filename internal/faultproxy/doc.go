@@ -1,0 +1,13 @@
+// Package faultproxy owns a fault-injecting HTTP proxy for tests: placed in
+// front of DynamoDB Local (or dynalite), it forwards DynamoDB JSON requests
+// and, by rules each test sets, answers with the faults the emulators never
+// produce: BatchWriteItem requests only partly processed (the rest returned
+// as UnprocessedItems), throttling (ProvisionedThroughputExceededException,
+// ThrottlingException), 500 and 503 answers, connections dropped before or
+// after the request is forwarded, and slow answers. It counts what it
+// injected, so a test can hold the code under test to account.
+//
+// A Proxy is an http.Handler: serve it with httptest.NewServer and point the
+// DynamoDB client's endpoint at the server's URL. It uses the standard
+// library only and is safe for concurrent use.
+package faultproxy

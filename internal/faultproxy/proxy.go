@@ -1,0 +1,493 @@
+package faultproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is one kind of misbehaviour the proxy injects.
+type Fault int
+
+const (
+	// Unprocessed forwards only part of a BatchWriteItem request's write
+	// requests (Rule.Keep of them) and answers 200 with the others added to
+	// the response's UnprocessedItems. It applies to BatchWriteItem only.
+	Unprocessed Fault = iota + 1
+	// Throttle answers HTTP 400 ProvisionedThroughputExceededException.
+	Throttle
+	// Throttling answers HTTP 400 ThrottlingException.
+	Throttling
+	// InternalError answers HTTP 500 InternalServerError.
+	InternalError
+	// Unavailable answers HTTP 503 ServiceUnavailable.
+	Unavailable
+	// DropBefore reads the request and closes the connection without
+	// forwarding it or answering.
+	DropBefore
+	// DropAfter forwards the request (so DynamoDB acts on it) and closes
+	// the connection without answering.
+	DropAfter
+	// Delay waits Rule.Delay, or until the client gives up, then forwards.
+	Delay
+)
+
+var faultNames = map[Fault]string{
+	Unprocessed: "unprocessed", Throttle: "throttle", Throttling: "throttling",
+	InternalError: "internal-error", Unavailable: "unavailable",
+	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay",
+}
+
+func (f Fault) String() string {
+	if s, ok := faultNames[f]; ok {
+		return s
+	}
+	return "fault(" + strconv.Itoa(int(f)) + ")"
+}
+
+// BatchWriteItem is the operation an Unprocessed rule applies to.
+const BatchWriteItem = "BatchWriteItem"
+
+// Rule says which requests get a fault. The proxy tries its rules in order
+// for each request; the first rule that applies and fires injects its fault,
+// and later rules do not see the request.
+type Rule struct {
+	Fault Fault
+	// Ops lists the operations the rule applies to: the part of the
+	// X-Amz-Target header after the dot, e.g. "BatchWriteItem". Empty means
+	// every operation.
+	Ops []string
+	// Match, if set, must also return true for the rule to apply; a hook for
+	// what Ops cannot say (a table name in the body, a call number, ...).
+	// It is called with the proxy's lock held: keep it quick and do not call
+	// the proxy from it.
+	Match func(op string, body []byte) bool
+	// The rule fires on the first First requests it applies to, and after
+	// those with probability Prob (0 never, 1 always).
+	First int
+	Prob  float64
+	// Keep (Unprocessed) is the share of write requests forwarded, from 0
+	// (none: all come back unprocessed) to 1, rounded down. The first ones
+	// are kept, or a random choice when Random is set.
+	Keep   float64
+	Random bool
+	// Delay (Delay) is how long to hold the request before forwarding it.
+	Delay time.Duration
+}
+
+type rule struct {
+	Rule
+	seen int
+}
+
+// Stats counts what the proxy saw and did.
+type Stats struct {
+	Calls     map[string]int // requests per operation
+	Forwarded map[string]int // requests per operation sent on to the target
+	Injected  map[Fault]int  // faults injected, per kind
+	// UnprocessedItems counts the write requests answered as unprocessed.
+	UnprocessedItems int
+}
+
+// Total is the number of faults injected, of every kind.
+func (s Stats) Total() int {
+	n := 0
+	for _, v := range s.Injected {
+		n += v
+	}
+	return n
+}
+
+// Proxy forwards DynamoDB requests to a target endpoint and injects faults.
+type Proxy struct {
+	target *url.URL
+	client *http.Client
+
+	mu    sync.Mutex
+	rng   *rand.Rand
+	rules []*rule
+	stats Stats
+}
+
+// New returns a proxy to target (e.g. http://127.0.0.1:8000) whose random
+// choices come from seed, with the given rules.
+func New(target string, seed uint64, rules ...Rule) (*Proxy, error) {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("faultproxy: target %q is not an http(s) URL", target)
+	}
+	p := &Proxy{
+		target: u,
+		client: &http.Client{Transport: &http.Transport{
+			Proxy:               nil,
+			DisableCompression:  true,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     30 * time.Second,
+		}},
+		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		stats: Stats{
+			Calls: map[string]int{}, Forwarded: map[string]int{}, Injected: map[Fault]int{},
+		},
+	}
+	if err := p.SetRules(rules...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SetRules replaces the proxy's rules (their counts of requests start from
+// zero). The counts in Stats are kept.
+func (p *Proxy) SetRules(rules ...Rule) error {
+	rs := make([]*rule, len(rules))
+	for i, r := range rules {
+		if _, ok := faultNames[r.Fault]; !ok {
+			return fmt.Errorf("faultproxy: rule %d: unknown fault %d", i, r.Fault)
+		}
+		if r.Prob < 0 || r.Prob > 1 || r.Keep < 0 || r.Keep > 1 || r.First < 0 || r.Delay < 0 {
+			return fmt.Errorf("faultproxy: rule %d (%s): Prob and Keep must be in [0, 1], First and Delay not negative", i, r.Fault)
+		}
+		r.Ops = slices.Clone(r.Ops)
+		rs[i] = &rule{Rule: r}
+	}
+	p.mu.Lock()
+	p.rules = rs
+	p.mu.Unlock()
+	return nil
+}
+
+// Stats returns a copy of the proxy's counts.
+func (p *Proxy) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Calls = clone(s.Calls)
+	s.Forwarded = clone(s.Forwarded)
+	s.Injected = clone(s.Injected)
+	return s
+}
+
+func clone[K comparable](m map[K]int) map[K]int {
+	out := make(map[K]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Close closes the proxy's idle connections to the target.
+func (p *Proxy) Close() { p.client.CloseIdleConnections() }
+
+// operation is the DynamoDB operation a request names, e.g. BatchWriteItem.
+func operation(r *http.Request) string {
+	t := r.Header.Get("X-Amz-Target")
+	if i := strings.LastIndexByte(t, '.'); i >= 0 {
+		return t[i+1:]
+	}
+	return t
+}
+
+func (r *rule) applies(op string) bool {
+	if r.Fault == Unprocessed && op != BatchWriteItem {
+		return false
+	}
+	return len(r.Ops) == 0 || slices.Contains(r.Ops, op)
+}
+
+// decide picks the fault for one request, if any, and a seed for the
+// request's own random choices.
+func (p *Proxy) decide(op string, body []byte) (Rule, bool, uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.Calls[op]++
+	for _, r := range p.rules {
+		if !r.applies(op) || (r.Match != nil && !r.Match(op, body)) {
+			continue
+		}
+		r.seen++
+		if r.seen <= r.First || (r.Prob > 0 && p.rng.Float64() < r.Prob) {
+			return r.Rule, true, p.rng.Uint64()
+		}
+	}
+	return Rule{}, false, 0
+}
+
+func (p *Proxy) count(f func(s *Stats)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(&p.stats)
+}
+
+func (p *Proxy) injected(f Fault) { p.count(func(s *Stats) { s.Injected[f]++ }) }
+
+// maxBody bounds a request body: BatchWriteItem takes at most 16 MB.
+const maxBody = 32 << 20
+
+// ServeHTTP forwards one request, or injects a fault into it.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "faultproxy: reading the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	op := operation(r)
+	rl, fire, seed := p.decide(op, body)
+	if !fire {
+		p.pass(w, r, op, body)
+		return
+	}
+	switch rl.Fault {
+	case Throttle:
+		p.injected(rl.Fault)
+		writeError(w, http.StatusBadRequest, "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+			"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API. (injected by faultproxy)")
+	case Throttling:
+		p.injected(rl.Fault)
+		writeError(w, http.StatusBadRequest, "com.amazon.coral.availability#ThrottlingException",
+			"Rate of requests exceeds the allowed throughput. (injected by faultproxy)")
+	case InternalError:
+		p.injected(rl.Fault)
+		writeError(w, http.StatusInternalServerError, "com.amazonaws.dynamodb.v20120810#InternalServerError",
+			"Internal server error (injected by faultproxy)")
+	case Unavailable:
+		p.injected(rl.Fault)
+		writeError(w, http.StatusServiceUnavailable, "com.amazonaws.dynamodb.v20120810#ServiceUnavailable",
+			"Service unavailable (injected by faultproxy)")
+	case DropBefore:
+		p.injected(rl.Fault)
+		drop(w)
+	case DropAfter:
+		if _, err := p.forward(r, op, body); err != nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		p.injected(rl.Fault)
+		drop(w)
+	case Delay:
+		p.injected(rl.Fault)
+		t := time.NewTimer(rl.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+		p.pass(w, r, op, body)
+	case Unprocessed:
+		p.unprocessed(w, r, op, body, rl, seed)
+	}
+}
+
+// pass forwards the request and copies the answer back.
+func (p *Proxy) pass(w http.ResponseWriter, r *http.Request, op string, body []byte) {
+	resp, err := p.forward(r, op, body)
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		}
+		return
+	}
+	resp.write(w, false)
+}
+
+// hopHeaders are not passed on by a proxy (RFC 9110 section 7.6.1), with
+// the headers the proxy sets itself.
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Accept-Encoding",
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// forward sends the request with body to the target and reads the answer.
+func (p *Proxy) forward(r *http.Request, op string, body []byte) (*response, error) {
+	u := *p.target
+	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
+	u.RawQuery = r.URL.RawQuery
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	out.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	out.Header.Set("Accept-Encoding", "identity") // bodies the proxy can rewrite
+	out.Host = r.Host                             // the host the client signed
+	resp, err := p.client.Do(out)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("reading the target's answer: %w", err)
+	}
+	p.count(func(s *Stats) { s.Forwarded[op]++ })
+	h := resp.Header.Clone()
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	return &response{status: resp.StatusCode, header: h, body: b}, nil
+}
+
+// write sends the response; changed says the body is no longer the target's,
+// so its CRC32 header is computed again.
+func (resp *response) write(w http.ResponseWriter, changed bool) {
+	for k, v := range resp.header {
+		w.Header()[k] = v
+	}
+	if changed {
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(resp.body)), 10))
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	b := marshal(map[string]string{"__type": typ, "message": msg})
+	(&response{status: status, header: http.Header{
+		"Content-Type":     {"application/x-amz-json-1.0"},
+		"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
+	}, body: b}).write(w, true)
+}
+
+// drop closes the client's connection without an answer.
+func drop(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // HTTP/2: the server resets the stream
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// marshal encodes v as JSON without HTML escaping.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only maps of strings and raw JSON are encoded here
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+type writeRef struct {
+	table string
+	req   json.RawMessage
+}
+
+// unprocessed forwards part of a BatchWriteItem request and answers the
+// rest as UnprocessedItems.
+func (p *Proxy) unprocessed(w http.ResponseWriter, r *http.Request, op string, body []byte, rl Rule, seed uint64) {
+	var in map[string]json.RawMessage
+	var items map[string][]json.RawMessage
+	if json.Unmarshal(body, &in) != nil || json.Unmarshal(in["RequestItems"], &items) != nil {
+		p.pass(w, r, op, body) // not a request the proxy understands: DynamoDB answers it
+		return
+	}
+	tables := make([]string, 0, len(items))
+	for t := range items {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	var all []writeRef
+	for _, t := range tables {
+		for _, req := range items[t] {
+			all = append(all, writeRef{t, req})
+		}
+	}
+	keep := int(float64(len(all)) * rl.Keep)
+	if keep >= len(all) {
+		p.pass(w, r, op, body)
+		return
+	}
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	if rl.Random {
+		rng := rand.New(rand.NewPCG(seed, ^seed))
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		slices.Sort(order[:keep]) // forwarded and unprocessed each in request order
+		slices.Sort(order[keep:])
+	}
+	kept := map[string][]json.RawMessage{}
+	left := map[string][]json.RawMessage{}
+	for i, idx := range order {
+		ref := all[idx]
+		if i < keep {
+			kept[ref.table] = append(kept[ref.table], ref.req)
+		} else {
+			left[ref.table] = append(left[ref.table], ref.req)
+		}
+	}
+	p.count(func(s *Stats) {
+		s.Injected[Unprocessed]++
+		s.UnprocessedItems += len(all) - keep
+	})
+	if keep == 0 {
+		(&response{status: http.StatusOK, header: http.Header{
+			"Content-Type":     {"application/x-amz-json-1.0"},
+			"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
+		}, body: marshal(map[string]any{"UnprocessedItems": left})}).write(w, true)
+		return
+	}
+	in["RequestItems"] = marshal(kept)
+	resp, err := p.forward(r, op, marshal(in))
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		}
+		return
+	}
+	if resp.status != http.StatusOK {
+		resp.write(w, false) // the client retries the whole request anyway
+		return
+	}
+	if err := mergeUnprocessed(resp, left); err != nil {
+		http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	resp.write(w, true)
+}
+
+// mergeUnprocessed adds left to the UnprocessedItems of a BatchWriteItem
+// answer.
+func mergeUnprocessed(resp *response, left map[string][]json.RawMessage) error {
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(resp.body, &out); err != nil {
+		return fmt.Errorf("the target's BatchWriteItem answer is not JSON: %w", err)
+	}
+	un := map[string][]json.RawMessage{}
+	if raw, ok := out["UnprocessedItems"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &un); err != nil {
+			return fmt.Errorf("the target's UnprocessedItems: %w", err)
+		}
+	}
+	for t, reqs := range left {
+		un[t] = append(un[t], reqs...)
+	}
+	out["UnprocessedItems"] = marshal(un)
+	resp.body = marshal(out)
+	return nil
+}

@@ -1,0 +1,242 @@
+package migrate_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/remodel-dev/remodel/internal/faultproxy"
+	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/migrate"
+)
+
+var bwi = []string{faultproxy.BatchWriteItem}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestFaults migrates the example through a proxy that leaves items
+// unprocessed on most batches, throttles, answers 500 and 503 and drops
+// connections before and after DynamoDB acted. Every item must still land,
+// each fault must cost exactly one retry, and each throttle must be counted.
+func TestFaults(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel()
+			endpoint := testenv.DynamoDB(t)
+			fx := personalization(t, eng)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			p, _, db := proxy(t, endpoint, 20240601,
+				faultproxy.Rule{Fault: faultproxy.Throttle, Ops: bwi, First: 3, Prob: 0.03},
+				faultproxy.Rule{Fault: faultproxy.Throttling, Ops: bwi, Prob: 0.03},
+				faultproxy.Rule{Fault: faultproxy.InternalError, Ops: bwi, Prob: 0.03},
+				faultproxy.Rule{Fault: faultproxy.Unavailable, Ops: bwi, Prob: 0.02},
+				faultproxy.Rule{Fault: faultproxy.DropBefore, Ops: bwi, Prob: 0.02},
+				faultproxy.Rule{Fault: faultproxy.DropAfter, Ops: bwi, Prob: 0.02},
+				faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 0.8, Keep: 0.5, Random: true},
+			)
+			o := fx.options(db, table)
+			o.CreateTable = true
+			var progress syncBuffer
+			o.Progress, o.ProgressEvery = &progress, 20*time.Millisecond
+			rep, err := migrate.Run(testContext(t), o)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			checkLanded(t, fx, rep, direct, table)
+
+			s := p.Stats()
+			t.Logf("%d BatchWriteItem calls; injected %v, %d items left unprocessed; report: %d retries, %d throttled",
+				s.Calls["BatchWriteItem"], s.Injected, s.UnprocessedItems, rep.Retries, rep.Throttled)
+			for f := faultproxy.Unprocessed; f <= faultproxy.DropAfter; f++ {
+				if s.Injected[f] == 0 {
+					t.Errorf("the proxy never injected %s: the test does not exercise it", f)
+				}
+			}
+			if s.Injected[faultproxy.Unprocessed] < s.Calls["BatchWriteItem"]/2 {
+				t.Errorf("only %d of %d batches had unprocessed items", s.Injected[faultproxy.Unprocessed], s.Calls["BatchWriteItem"])
+			}
+			// Every injected fault makes the writer send that batch (or
+			// what is left of it) once more, and nothing else does.
+			if rep.Retries != int64(s.Total()) {
+				t.Errorf("report: %d retries, the proxy injected %d faults", rep.Retries, s.Total())
+			}
+			if want := s.Injected[faultproxy.Throttle] + s.Injected[faultproxy.Throttling]; rep.Throttled != int64(want) {
+				t.Errorf("report: %d throttled, the proxy throttled %d times", rep.Throttled, want)
+			}
+			if !strings.Contains(progress.String(), "rows read") {
+				t.Errorf("no progress line in %q", progress.String())
+			}
+		})
+	}
+}
+
+var keyRE = regexp.MustCompile(`PK=(USER|SERVICE|SUBSCRIBE)#\S* SK=`)
+
+// TestRetryDeadline: when DynamoDB never takes the items, Run gives up
+// after the deadline and names the items it could not write.
+func TestRetryDeadline(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	for i, c := range []struct {
+		name   string
+		rule   faultproxy.Rule
+		reason string
+	}{
+		{"nothing-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1}, "left unprocessed"},
+		{"half-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1, Keep: 0.5}, "left unprocessed"},
+		{"throttled", faultproxy.Rule{Fault: faultproxy.Throttle, Ops: bwi, Prob: 1}, "ProvisionedThroughputExceededException"},
+		{"500", faultproxy.Rule{Fault: faultproxy.InternalError, Ops: bwi, Prob: 1}, "InternalServerError"},
+		{"dropped", faultproxy.Rule{Fault: faultproxy.DropBefore, Ops: bwi, Prob: 1}, "EOF"},
+	} {
+		eng := testenv.Engines[i%len(testenv.Engines)] // both engines, each case once
+		t.Run(c.name+"/"+eng.Name, func(t *testing.T) {
+			t.Parallel()
+			fx := personalization(t, eng)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			p, _, db := proxy(t, endpoint, 1, c.rule)
+			o := fx.options(db, table)
+			o.CreateTable = true
+			o.Backoff = migrate.Backoff{Base: time.Millisecond, Cap: 20 * time.Millisecond, Deadline: 300 * time.Millisecond}
+			start := time.Now()
+			rep, err := runWithin(t, testContext(t), o, 30*time.Second)
+			took := time.Since(start)
+			if err == nil {
+				t.Fatal("Run succeeded although no batch can be written")
+			}
+			if took > 20*time.Second {
+				t.Errorf("Run took %s to give up with a 300ms deadline", took)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "still not written after retrying for 300ms") || !strings.Contains(msg, c.reason) || !keyRE.MatchString(msg) {
+				t.Errorf("error %q does not name the items, the deadline and the reason %q", msg, c.reason)
+			}
+			if rep.Retries == 0 {
+				t.Error("no retry before giving up")
+			}
+			// Whatever the report counts as written is really there.
+			if n, _ := scan(t, direct, table); n != rep.ItemsWritten {
+				t.Errorf("report: %d items written, the table holds %d", rep.ItemsWritten, n)
+			}
+			if c.rule.Keep == 0 && p.Stats().Forwarded["BatchWriteItem"] != 0 {
+				t.Error("a BatchWriteItem reached DynamoDB")
+			}
+		})
+	}
+}
+
+// TestCancel cancels a run whose writes hang and checks Run returns the
+// context's error promptly and leaves no goroutine of the pipeline behind.
+// It does not run in parallel: it inspects every goroutine of the process.
+func TestCancel(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			endpoint := testenv.DynamoDB(t)
+			fx := personalization(t, eng)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			const fine = 20 // batches written before the writes hang
+			calls := 0
+			p, srv, db := proxy(t, endpoint, 1, faultproxy.Rule{
+				Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: time.Hour,
+				Match: func(string, []byte) bool { calls++; return calls > fine },
+			})
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			o := fx.options(db, table)
+			o.CreateTable = true
+			canceledAt := make(chan time.Time, 1)
+			go func() {
+				// Cancel once every writer waits on a hanging write.
+				for p.Stats().Calls["BatchWriteItem"] < fine+o.Writers {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+				canceledAt <- time.Now()
+				cancel()
+			}()
+			rep, err := runWithin(t, ctx, o, 30*time.Second)
+			back := time.Now()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Run: %v, want context.Canceled", err)
+			}
+			select {
+			case at := <-canceledAt:
+				if d := back.Sub(at); d > 3*time.Second {
+					t.Errorf("Run returned %s after the cancellation", d)
+				}
+			default:
+				t.Fatal("Run returned before the test canceled it")
+			}
+			if rep.ItemsWritten != fine*migrate.MaxBatch {
+				t.Errorf("report: %d items written, want the %d of the first %d batches", rep.ItemsWritten, fine*migrate.MaxBatch, fine)
+			}
+			if rep.RowsRead >= fx.total {
+				t.Errorf("every row (%d) was read before the cancellation: the run was not canceled mid-way", rep.RowsRead)
+			}
+
+			// Wait for the pipeline's goroutines to end.
+			srv.CloseClientConnections()
+			var stacks string
+			for deadline := time.Now().Add(5 * time.Second); ; {
+				buf := make([]byte, 1<<20)
+				stacks = string(buf[:runtime.Stack(buf, true)])
+				if !strings.Contains(stacks, "remodel-dev/remodel/migrate.") && !strings.Contains(stacks, "remodel-dev/remodel/source.") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("goroutines of the pipeline still run 5s after Run returned:\n%s", stacks)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// runWithin runs a migration and fails the test, showing every goroutine,
+// if Run does not return within d.
+func runWithin(t *testing.T, ctx context.Context, o migrate.Options, d time.Duration) (*migrate.Report, error) {
+	t.Helper()
+	type result struct {
+		rep *migrate.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := migrate.Run(ctx, o)
+		done <- result{rep, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-time.After(d):
+		buf := make([]byte, 1<<20)
+		t.Fatalf("Run did not return within %s:\n%s", d, buf[:runtime.Stack(buf, true)])
+		return nil, nil
+	}
+}
