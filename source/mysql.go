@@ -107,6 +107,12 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 	}
 	defer coord.Close()
 	locked := true
+	// FLUSH TABLES WITH READ LOCK waits behind running statements and blocks
+	// every writer while it waits: give up after a few seconds and fall back
+	// to snapshots taken a moment apart.
+	if _, err := coord.ExecContext(ctx, "SET SESSION lock_wait_timeout = 5"); err != nil {
+		return fail(fmt.Errorf("source: setting lock_wait_timeout: %w", err))
+	}
 	if _, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
 		locked = false
 		snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
