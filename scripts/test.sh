@@ -29,8 +29,12 @@ echo "== go test -race ./..."
 log=$(mktemp)
 status=0
 go test -race -count=1 -v -timeout 20m ./... >"$log" 2>&1 || status=$?
-# Show the package results and everything that failed, not the verbose chatter.
-grep -E '^(ok|FAIL|---|panic:|\s+--- (FAIL|SKIP))|^\s+\S+_test\.go:[0-9]+:|^# ' "$log" | grep -v -- '--- PASS' || true
+# Show the package results; on failure also what the failing tests said.
+if [ "$status" -eq 0 ]; then
+	grep -E '^(ok|FAIL|--- SKIP|\s+--- SKIP)' "$log" || true
+else
+	grep -E '^(ok|FAIL|---|panic:|\s+--- (FAIL|SKIP))|^\s+\S+_test\.go:[0-9]+:|^# ' "$log" | grep -v -- '--- PASS' || true
+fi
 skips=$(grep -cE -- '--- SKIP' "$log" || true)
 if [ "$status" -ne 0 ]; then
 	echo "tests failed (full log: $log)"; exit "$status"
