@@ -136,9 +136,12 @@ func TestRetryDeadline(t *testing.T) {
 			if rep.Retries == 0 {
 				t.Error("no retry before giving up")
 			}
-			// Whatever the report counts as written is really there.
-			if n, _ := scan(t, direct, table); n != rep.ItemsWritten {
-				t.Errorf("report: %d items written, the table holds %d", rep.ItemsWritten, n)
+			// Whatever the report counts as written is really there. The table
+			// may hold more: a batch in flight when the run stopped can land
+			// after its request was cancelled, unacknowledged (a later run
+			// rewrites it harmlessly).
+			if n, _ := scan(t, direct, table); n < rep.ItemsWritten {
+				t.Errorf("report: %d items written, the table holds only %d", rep.ItemsWritten, n)
 			}
 			if c.rule.Keep == 0 && p.Stats().Forwarded["BatchWriteItem"] != 0 {
 				t.Error("a BatchWriteItem reached DynamoDB")
