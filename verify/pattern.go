@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -48,6 +49,17 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 			continue
 		}
 		have, err := v.query(ctx, ap, pk, sk)
+		// Global indexes are eventually consistent: right after a migration
+		// one may lag behind the table. Query again until the keys agree or
+		// the run's settle time is over.
+		for wait := 250 * time.Millisecond; err == nil && !sameKeys(want, have) && ap.Index != nil && !ap.Index.Local && time.Now().Add(wait).Before(v.settleUntil); wait *= 2 {
+			select {
+			case <-ctx.Done():
+				return pc, ctx.Err()
+			case <-time.After(wait):
+			}
+			have, err = v.query(ctx, ap, pk, sk)
+		}
 		if err != nil {
 			return pc, fmt.Errorf("verify: access pattern %s %s: %w", ap.Name, label, err)
 		}
@@ -65,6 +77,18 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 	}
 	pc.OK = len(pc.Problems) == 0
 	return pc, nil
+}
+
+func sameKeys(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -23,6 +23,10 @@ type Options struct {
 	SkipItems bool
 	// MaxProblems caps how many problems each check lists (all are counted).
 	MaxProblems int
+	// Settle is how long, from the start of the run, a global index's Query
+	// is repeated while it disagrees with the SQL, for the index to catch up
+	// with the table (GSIs are eventually consistent). Zero means 10 s.
+	Settle time.Duration
 }
 
 // Report is the outcome of a verification. OK is true only when every check passed.
@@ -86,6 +90,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.MaxProblems < 1 {
 		o.MaxProblems = 20
 	}
+	if o.Settle <= 0 {
+		o.Settle = 10 * time.Second
+	}
 	start := time.Now()
 	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine())}
 	snap, err := o.Source.Snapshot(ctx, 1)
@@ -95,7 +102,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer snap.Close()
 	rep.Warning = snap.Warning()
 	r := snap.Readers()[0]
-	v := &verifier{o: o, r: r, t: &o.Plan.Table}
+	v := &verifier{o: o, r: r, t: &o.Plan.Table, settleUntil: start.Add(o.Settle)}
 
 	if err := v.counts(ctx, rep); err != nil {
 		return nil, err
@@ -131,9 +138,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 type verifier struct {
-	o Options
-	r source.Reader
-	t *mapping.Table
+	o           Options
+	r           source.Reader
+	t           *mapping.Table
+	settleUntil time.Time // global-index queries are repeated until then
 }
 
 func (v *verifier) problem(list *[]string, format string, args ...any) {

@@ -210,7 +210,7 @@ func TestVerifyEmptyTableFailsEveryCount(t *testing.T) {
 	if err := migrate.CreateTable(ctx, db, &plan.Table, table, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := run(t, verify.Options{Plan: plan, Source: src, DB: db, Table: table, Samples: 3})
+	rep := run(t, verify.Options{Plan: plan, Source: src, DB: db, Table: table, Samples: 3, Settle: time.Second})
 	if rep.OK {
 		t.Fatalf("verify passed on an empty table:\n%s", text(rep))
 	}

@@ -307,6 +307,7 @@ The exit status is 0 only when everything passed.`,
 	d.register(cmd)
 	cmd.Flags().IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
 	cmd.Flags().BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	cmd.Flags().DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
 }
 
