@@ -236,11 +236,14 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		c.errorf(ed.Pos, path, "the table has a sort key %s: give the entity an sk template", t.SK.Name)
 	case t.SK == nil && ed.SK.Line != 0:
 		c.errorf(ed.SK.Pos, path+".sk", "the table has no sort key")
+	case t.SK != nil && ed.SK.Value == "":
+		c.errorf(ed.SK.Pos, path+".sk", "must not be empty: DynamoDB refuses an empty sort key")
 	case t.SK != nil:
 		_, e.sk = c.template(ed.SK, path+".sk", tbl.Columns, tbl.Name)
 	}
 
 	keyAttrs := t.keyAttrs()
+	limits := t.indexKeyLimits()
 	reserved := map[string]string{t.PK.Name: "the table's partition key", t.EntityAttr: "the entity attribute"}
 	if t.SK != nil {
 		reserved[t.SK.Name] = "the table's sort key"
@@ -318,7 +321,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 			c.errorf(p, fpath, "column %s (%s) becomes attribute %s, which an index or TTL needs as type %s", col.Name, col.Type, name, typ)
 			continue
 		}
-		e.attrs = append(e.attrs, attrRule{name: name, idx: i, col: col, key: keyAttrs[name] != ""})
+		e.attrs = append(e.attrs, attrRule{name: name, idx: i, col: col, limit: limits[name]})
 	}
 	for _, kv := range ed.Set {
 		fpath := path + ".attributes.set." + kv.Key.Value
@@ -334,9 +337,27 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 			c.errorf(kv.Value.Pos, fpath, "attribute %s is a binary index key; a template renders text", kv.Key.Value)
 			continue
 		}
-		e.sets = append(e.sets, setRule{name: kv.Key.Value, t: b, typ: typ})
+		e.sets = append(e.sets, setRule{name: kv.Key.Value, t: b, typ: typ, limit: limits[kv.Key.Value]})
 	}
 	return e
+}
+
+// indexKeyLimits gives the size limit of each index key attribute: 2048
+// bytes for a partition key, 1024 for a sort key.
+func (t *Table) indexKeyLimits() map[string]int {
+	m := map[string]int{}
+	set := func(name string, limit int) {
+		if old, ok := m[name]; !ok || limit < old {
+			m[name] = limit
+		}
+	}
+	for _, ix := range t.Indexes {
+		set(ix.PK.Name, MaxPKSize)
+		if ix.SK != nil {
+			set(ix.SK.Name, MaxSKSize)
+		}
+	}
+	return m
 }
 
 // kindFits reports whether values of a column kind have a key type.

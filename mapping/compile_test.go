@@ -183,7 +183,10 @@ entities:
 	}
 	keys := map[string]bool{}
 	for _, a := range e.attrs {
-		keys[a.name] = a.key
+		keys[a.name] = a.limit > 0
+		if a.name == "day" && a.limit != MaxSKSize {
+			t.Errorf("day, a local index sort key, has limit %d, want %d", a.limit, MaxSKSize)
+		}
 	}
 	if !keys["code"] || !keys["price"] || !keys["blob"] || !keys["day"] || keys["id"] || keys["score"] {
 		t.Errorf("index key attributes %v", keys)

@@ -102,7 +102,14 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 		case []any:
 			av, err = arrayToAV(elem, x, depth+1)
 		default:
-			av, err = scalarToAV(elem, x)
+			if elem.Kind == introspect.KindJSON { // json[]: each element is a document
+				av, err = Convert(elem, x)
+				if err == nil && depth+avDepth(av) > MaxDepth {
+					err = fmt.Errorf("nested deeper than %d levels", MaxDepth)
+				}
+			} else {
+				av, err = scalarToAV(elem, x)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("element %d: %w", i+1, err)
@@ -110,6 +117,24 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 		out[i] = av
 	}
 	return &types.AttributeValueMemberL{Value: out}, nil
+}
+
+// avDepth is how many list and map levels an attribute value nests.
+func avDepth(av types.AttributeValue) int {
+	d := 0
+	switch x := av.(type) {
+	case *types.AttributeValueMemberL:
+		for _, e := range x.Value {
+			d = max(d, avDepth(e))
+		}
+		return d + 1
+	case *types.AttributeValueMemberM:
+		for _, e := range x.Value {
+			d = max(d, avDepth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 // jsonToAV converts JSON text into M/L/S/N/BOOL/NULL, keeping numbers exact.
@@ -190,6 +215,10 @@ func formatFloat(f float64) (string, error) {
 	}
 	return normalizeNumber(strconv.FormatFloat(f, 'g', -1, 64))
 }
+
+// NormalizeNumber is the one text remodel writes for a decimal number (see
+// normalizeNumber); two texts of the same value normalize equally.
+func NormalizeNumber(s string) (string, error) { return normalizeNumber(s) }
 
 // normalizeNumber checks decimal text against DynamoDB's number rules (at
 // most 38 significant digits, magnitude 1E-130 to below 1E+126) and returns

@@ -290,3 +290,29 @@ func TestItemSize(t *testing.T) {
 		}
 	}
 }
+
+// A json[] array is a list of documents, not of bytes.
+func TestConvertJSONArray(t *testing.T) {
+	c := &introspect.Column{Name: "docs", Type: "jsonb[]", Kind: introspect.KindArray, Elem: introspect.KindJSON}
+	av, err := Convert(c, []any{[]byte(`{"a": 1}`), nil, []byte(`[true]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := av.(*types.AttributeValueMemberL)
+	if !ok || len(l.Value) != 3 {
+		t.Fatalf("got %#v, want a list of 3", av)
+	}
+	if m, ok := l.Value[0].(*types.AttributeValueMemberM); !ok || AVText(m.Value["a"]) != "1" {
+		t.Errorf("element 1 = %#v, want the map {a: 1}", l.Value[0])
+	}
+	if _, ok := l.Value[1].(*types.AttributeValueMemberNULL); !ok {
+		t.Errorf("element 2 = %#v, want NULL", l.Value[1])
+	}
+	if _, ok := l.Value[2].(*types.AttributeValueMemberL); !ok {
+		t.Errorf("element 3 = %#v, want a list", l.Value[2])
+	}
+	deep := []byte(strings.Repeat("[", 32) + strings.Repeat("]", 32))
+	if _, err := Convert(c, []any{deep}); err == nil || !strings.Contains(err.Error(), "deeper than 32") {
+		t.Errorf("a 32-level document inside a list (33 levels): err %v", err)
+	}
+}

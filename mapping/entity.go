@@ -39,16 +39,17 @@ type Entity struct {
 }
 
 type attrRule struct {
-	name string
-	idx  int
-	col  *introspect.Column
-	key  bool // the attribute is an index key: it must not be empty
+	name  string
+	idx   int
+	col   *introspect.Column
+	limit int // > 0: the attribute is an index key of at most limit bytes, and not empty
 }
 
 type setRule struct {
-	name string
-	t    *bound
-	typ  string // key type when the attribute is an index key or TTL, else ""
+	name  string
+	t     *bound
+	typ   string // key type when the attribute is an index key or TTL, else ""
+	limit int    // as in attrRule
 }
 
 // RowError is a row that cannot become an item. The row is rejected, not
@@ -98,24 +99,10 @@ func (e *Entity) reject(row []any, format string, args ...any) *RowError {
 // why the row cannot become one.
 func (e *Entity) Render(row []any) (Item, error) {
 	item := make(Item, len(e.attrs)+len(e.sets)+3)
-	t := e.table
-	pk, err := e.pk.render(row)
-	if err != nil {
-		return nil, e.reject(row, "rendering %s: %v", t.PK.Name, err)
+	if err := e.renderKey(row, item); err != nil {
+		return nil, err
 	}
-	if err := e.putKey(item, t.PK, pk, MaxPKSize); err != nil {
-		return nil, e.reject(row, "%v", err)
-	}
-	if e.sk != nil {
-		sk, err := e.sk.render(row)
-		if err != nil {
-			return nil, e.reject(row, "rendering %s: %v", t.SK.Name, err)
-		}
-		if err := e.putKey(item, *t.SK, sk, MaxSKSize); err != nil {
-			return nil, e.reject(row, "%v", err)
-		}
-	}
-	item[t.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
+	item[e.table.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
 	for _, a := range e.attrs {
 		av, err := Convert(a.col, row[a.idx])
 		if err != nil {
@@ -124,8 +111,13 @@ func (e *Entity) Render(row []any) (Item, error) {
 		if av == nil {
 			continue
 		}
-		if a.key && isEmptyKey(av) {
-			return nil, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
+		if a.limit > 0 {
+			if isEmptyKey(av) {
+				return nil, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
+			}
+			if n := keySize(av); n > a.limit {
+				return nil, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", a.name, n, a.limit)
+			}
 		}
 		item[a.name] = av
 	}
@@ -146,8 +138,13 @@ func (e *Entity) Render(row []any) (Item, error) {
 			item[s.name] = &types.AttributeValueMemberN{Value: n}
 			continue
 		}
-		if s.typ != "" && v == "" {
-			return nil, e.reject(row, "attribute %s renders empty but is an index key", s.name)
+		if s.limit > 0 {
+			if v == "" {
+				return nil, e.reject(row, "attribute %s renders empty but is an index key", s.name)
+			}
+			if len(v) > s.limit {
+				return nil, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", s.name, len(v), s.limit)
+			}
 		}
 		item[s.name] = &types.AttributeValueMemberS{Value: v}
 	}
@@ -155,6 +152,40 @@ func (e *Entity) Render(row []any) (Item, error) {
 		return nil, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
 	}
 	return item, nil
+}
+
+// keySize is the size DynamoDB limits for a string or binary key value.
+func keySize(av types.AttributeValue) int {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	}
+	return 0
+}
+
+// renderKey renders the table key into item.
+func (e *Entity) renderKey(row []any, item Item) error {
+	t := e.table
+	pk, err := e.pk.render(row)
+	if err != nil {
+		return e.reject(row, "rendering %s: %v", t.PK.Name, err)
+	}
+	if err := e.putKey(item, t.PK, pk, MaxPKSize); err != nil {
+		return e.reject(row, "%v", err)
+	}
+	if e.sk == nil {
+		return nil
+	}
+	sk, err := e.sk.render(row)
+	if err != nil {
+		return e.reject(row, "rendering %s: %v", t.SK.Name, err)
+	}
+	if err := e.putKey(item, *t.SK, sk, MaxSKSize); err != nil {
+		return e.reject(row, "%v", err)
+	}
+	return nil
 }
 
 func (e *Entity) putKey(item Item, k KeyAttr, v string, max int) error {
@@ -233,21 +264,8 @@ func (e *Entity) KeyTemplates() (pk, sk string) {
 // RenderKey renders only the item's table key (for comparing key sets).
 func (e *Entity) RenderKey(row []any) (Item, error) {
 	item := Item{}
-	pk, err := e.pk.render(row)
-	if err != nil {
-		return nil, e.reject(row, "rendering %s: %v", e.table.PK.Name, err)
-	}
-	if err := e.putKey(item, e.table.PK, pk, MaxPKSize); err != nil {
-		return nil, e.reject(row, "%v", err)
-	}
-	if e.sk != nil {
-		sk, err := e.sk.render(row)
-		if err != nil {
-			return nil, e.reject(row, "rendering %s: %v", e.table.SK.Name, err)
-		}
-		if err := e.putKey(item, *e.table.SK, sk, MaxSKSize); err != nil {
-			return nil, e.reject(row, "%v", err)
-		}
+	if err := e.renderKey(row, item); err != nil {
+		return nil, err
 	}
 	return item, nil
 }

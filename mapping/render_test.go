@@ -301,3 +301,59 @@ entities:
 		t.Fatalf("GSI1PK = %v, err %v; want CODE#x", item["GSI1PK"], err)
 	}
 }
+
+// An index key attribute over DynamoDB's index key limit rejects the row
+// (DynamoDB would refuse the whole batch), at the edge exactly.
+func TestRenderIndexKeyLimits(t *testing.T) {
+	p := compileString(t, `version: 1
+table:
+  name: things_table
+  key: {pk: PK, sk: SK}
+  indexes: [{name: ByCode, pk: GSI1PK, sk: code}]
+entities:
+  thing:
+    from: things
+    pk: "THING#{id}"
+    sk: "THING#"
+    attributes:
+      include: [id, code]
+      set: {GSI1PK: "P#{code}"}
+`, testSchema())
+	e := p.Entity("thing")
+	for _, tc := range []struct {
+		code string
+		want string // "" when the row is accepted
+	}{
+		{strings.Repeat("x", 1024), ""},
+		{strings.Repeat("x", 1025), "attribute code is 1025 bytes, over DynamoDB's 1024-byte limit for an index key"},
+		{strings.Repeat("x", 2046), "attribute code is 2046 bytes"},
+	} {
+		_, err := e.Render(thingsRow(e, map[string]any{"id": int64(1), "code": tc.code}))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("code of %d bytes: err %v, want %q", len(tc.code), err, tc.want)
+		}
+	}
+	// The set attribute is the index partition key: 2048 bytes at most.
+	p2 := compileString(t, `version: 1
+table:
+  name: things_table
+  key: {pk: PK, sk: SK}
+  indexes: [{name: ByCode, pk: GSI1PK}]
+entities:
+  thing:
+    from: things
+    pk: "THING#{id}"
+    sk: "THING#"
+    attributes:
+      include: [id]
+      set: {GSI1PK: "P#{code}"}
+`, testSchema())
+	e2 := p2.Entity("thing")
+	if _, err := e2.Render(thingsRow(e2, map[string]any{"id": int64(1), "code": strings.Repeat("y", 2046)})); err != nil {
+		t.Errorf("a 2048-byte index partition key was rejected: %v", err)
+	}
+	_, err := e2.Render(thingsRow(e2, map[string]any{"id": int64(1), "code": strings.Repeat("y", 2047)}))
+	if err == nil || !strings.Contains(err.Error(), "attribute GSI1PK is 2049 bytes, over DynamoDB's 2048-byte limit for an index key") {
+		t.Errorf("a 2049-byte index partition key: err %v", err)
+	}
+}

@@ -115,29 +115,20 @@ func Equal(a, b types.AttributeValue) bool {
 	return false
 }
 
-func sameNumber(a, b string) bool { return a == b || canonNumber(a) == canonNumber(b) }
+func sameNumber(a, b string) bool {
+	if a == b {
+		return true
+	}
+	na, errA := mapping.NormalizeNumber(a)
+	nb, errB := mapping.NormalizeNumber(b)
+	return errA == nil && errB == nil && na == nb
+}
 
-// canonNumber gives one text per numeric value ("1.50" and "1.5E0" agree).
 func canonNumber(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimLeft(s, "+-")
-	mant, exp := s, 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		exp, _ = strconv.Atoi(s[i+1:])
-		mant = s[:i]
+	if n, err := mapping.NormalizeNumber(s); err == nil {
+		return n
 	}
-	ip, fp, _ := strings.Cut(mant, ".")
-	digits := strings.TrimLeft(ip+fp, "0")
-	point := len(ip) + exp - (len(ip+fp) - len(digits))
-	digits = strings.TrimRight(digits, "0")
-	if digits == "" {
-		return "0"
-	}
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	return sign + "0." + digits + "E" + strconv.Itoa(point)
+	return s
 }
 
 func sameSet(a, b []string, canon func(string) string) bool {
