@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -101,31 +100,41 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 		snap.Close()
 		return nil, err
 	}
-	coord, err := s.db.Conn(ctx)
-	if err != nil {
-		return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
-	}
-	defer coord.Close()
-	locked := true
-	// FLUSH TABLES WITH READ LOCK waits behind running statements and blocks
-	// every writer while it waits: give up after a few seconds and fall back
-	// to snapshots taken a moment apart.
-	if _, err := coord.ExecContext(ctx, "SET SESSION lock_wait_timeout = 5"); err != nil {
-		return fail(fmt.Errorf("source: setting lock_wait_timeout: %w", err))
-	}
-	if _, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
-		locked = false
-		snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
-	}
-	defer func() {
-		// Returned early with the lock held: coord goes back to the pool,
-		// where the lock would block every writer of the server.
-		if locked {
-			if _, err := coord.ExecContext(context.Background(), "UNLOCK TABLES"); err != nil {
-				_ = coord.Raw(func(any) error { return driver.ErrBadConn }) // close it instead
-			}
+	// One reader needs no lock to line up with others.
+	locked := false
+	if n > 1 {
+		coord, err := s.db.Conn(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
 		}
-	}()
+		defer coord.Close()
+		// FLUSH TABLES WITH READ LOCK waits behind running statements and
+		// blocks every writer while it waits: give up after a few seconds and
+		// fall back to snapshots taken a moment apart.
+		if _, err := coord.ExecContext(ctx, "SET SESSION lock_wait_timeout = 5"); err != nil {
+			return fail(fmt.Errorf("source: setting lock_wait_timeout: %w", err))
+		}
+		if _, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err == nil {
+			locked = true
+		} else {
+			snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
+		}
+		defer func() {
+			// coord goes back to the pool: with the lock still held (an early
+			// return) it would block every writer of the server, and its short
+			// lock_wait_timeout would surprise the next user.
+			bg := context.Background()
+			if locked {
+				if _, err := coord.ExecContext(bg, "UNLOCK TABLES"); err != nil {
+					_ = coord.Raw(func(any) error { return driver.ErrBadConn }) // close it instead
+					return
+				}
+			}
+			if _, err := coord.ExecContext(bg, "SET SESSION lock_wait_timeout = DEFAULT"); err != nil {
+				_ = coord.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
 	for i := 0; i < n; i++ {
 		c, err := s.db.Conn(ctx)
 		if err != nil {
@@ -141,13 +150,7 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 			}
 		}
 	}
-	if locked {
-		if _, err := coord.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
-			return fail(fmt.Errorf("source: releasing the global read lock: %w", err))
-		}
-		locked = false
-	}
-	return snap, nil
+	return snap, nil // the deferred UNLOCK TABLES releases writers
 }
 
 type mySnapshot struct {
@@ -182,21 +185,7 @@ func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + 
 func (r *myReader) Placeholder(int) string { return "?" }
 
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	cols := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		cols[i] = myIdent(c.Name)
-	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + myIdent(t.Name) + where(w)
-	if len(t.PrimaryKey) > 0 {
-		pk := make([]string, len(t.PrimaryKey))
-		for i, c := range t.PrimaryKey {
-			pk[i] = myIdent(c)
-		}
-		q += " ORDER BY " + strings.Join(pk, ", ")
-	}
-	if limit > 0 {
-		q += " LIMIT " + strconv.Itoa(limit)
-	}
+	q := scanSQL(t, w, limit, myIdent, myIdent(t.Name))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeBinary(c, vals[i], introspect.MySQL)

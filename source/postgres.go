@@ -157,21 +157,7 @@ func pgTable(t *introspect.Table) string { return pgIdent(t.Schema) + "." + pgId
 func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
 
 func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	cols := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		cols[i] = pgIdent(c.Name)
-	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + pgTable(t) + where(w)
-	if len(t.PrimaryKey) > 0 {
-		pk := make([]string, len(t.PrimaryKey))
-		for i, c := range t.PrimaryKey {
-			pk[i] = pgIdent(c)
-		}
-		q += " ORDER BY " + strings.Join(pk, ", ")
-	}
-	if limit > 0 {
-		q += " LIMIT " + strconv.Itoa(limit)
-	}
+	q := scanSQL(t, w, limit, pgIdent, pgTable(t))
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeText(c, raw[i], introspect.Postgres)
@@ -242,6 +228,26 @@ func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(
 		}
 		return fn(names, row)
 	})
+}
+
+// scanSQL builds the query that reads every column of t in primary-key order.
+func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string, table string) string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = ident(c.Name)
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where(w)
+	if len(t.PrimaryKey) > 0 {
+		pk := make([]string, len(t.PrimaryKey))
+		for i, c := range t.PrimaryKey {
+			pk[i] = ident(c)
+		}
+		q += " ORDER BY " + strings.Join(pk, ", ")
+	}
+	if limit > 0 {
+		q += " LIMIT " + strconv.Itoa(limit)
+	}
+	return q
 }
 
 // sampleSQL builds the query that samples distinct non-NULL tuples.
