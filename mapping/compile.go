@@ -167,8 +167,8 @@ func (c *compiler) table() {
 	c.plan.Table = t
 }
 
-// keyAttrs lists the table's and indexes' key attributes with their types.
-func (t *Table) keyAttrs() map[string]string {
+// KeyTypes lists the table's and indexes' key attributes with their types.
+func (t *Table) KeyTypes() map[string]string {
 	m := map[string]string{t.PK.Name: t.PK.Type}
 	if t.SK != nil {
 		m[t.SK.Name] = t.SK.Type
@@ -242,7 +242,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		_, e.sk = c.template(ed.SK, path+".sk", tbl.Columns, tbl.Name)
 	}
 
-	keyAttrs := t.keyAttrs()
+	keyAttrs := t.KeyTypes()
 	limits := t.indexKeyLimits()
 	reserved := map[string]string{t.PK.Name: "the table's partition key", t.EntityAttr: "the entity attribute"}
 	if t.SK != nil {

@@ -33,6 +33,11 @@ func TestPersonalization(t *testing.T) {
 			o := fx.options(db, table)
 			o.CreateTable = true
 			o.RejectsPath = filepath.Join(t.TempDir(), "rejects.jsonl")
+			// A file left by an earlier run must not survive to tell of rows
+			// this run did not reject.
+			if err := os.WriteFile(o.RejectsPath, []byte(`{"entity":"user","row":"user_id=1","reason":"old"}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			rep, err := migrate.Run(ctx, o)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -258,6 +263,13 @@ func TestTableChecks(t *testing.T) {
 				{"no indexes", dynamodb.CreateTableInput{
 					AttributeDefinitions: []types.AttributeDefinition{attr("PK"), attr("SK")}, KeySchema: key("PK", "SK"),
 				}, []string{"has no index GSI1"}},
+				{"key of another type", dynamodb.CreateTableInput{
+					AttributeDefinitions: []types.AttributeDefinition{
+						{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeN}, attr("SK"), attr("data"),
+					},
+					KeySchema:              key("PK", "SK"),
+					GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("GSI1", "SK", "PK"), gsi("GSI2", "data", "SK")},
+				}, []string{"key attribute PK of table", "has type N but the mapping says S"}},
 				{"index keys differ", dynamodb.CreateTableInput{
 					AttributeDefinitions: []types.AttributeDefinition{attr("PK"), attr("SK"), attr("data")}, KeySchema: key("PK", "SK"),
 					GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("GSI1", "SK", "PK"), gsi("GSI2", "data", "")},

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -88,6 +90,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	if o.RejectsPath != "" { // a file left by an earlier run would tell of rows this run did not reject
+		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
+		}
+	}
 	w := &writer{db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c}
 
 	stop := make(chan struct{})

@@ -49,10 +49,7 @@ func keySchema(pk string, sk *mapping.KeyAttr) []types.KeySchemaElement {
 }
 
 func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput {
-	defs := map[string]string{t.PK.Name: t.PK.Type}
-	if t.SK != nil {
-		defs[t.SK.Name] = t.SK.Type
-	}
+	defs := t.KeyTypes()
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		KeySchema:   keySchema(t.PK.Name, t.SK),
@@ -66,10 +63,6 @@ func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput 
 	}
 	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
 	for _, ix := range t.Indexes {
-		defs[ix.PK.Name] = ix.PK.Type
-		if ix.SK != nil {
-			defs[ix.SK.Name] = ix.SK.Type
-		}
 		if ix.Local {
 			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
 				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK.Name, ix.SK), Projection: all,
@@ -133,6 +126,15 @@ func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name
 	}
 	if err := sameKeys("table "+name, out.Table.KeySchema, t.PK.Name, t.SK); err != nil {
 		return err
+	}
+	defined := map[string]string{}
+	for _, d := range out.Table.AttributeDefinitions {
+		defined[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+	}
+	for attr, want := range t.KeyTypes() {
+		if have, ok := defined[attr]; ok && have != want {
+			return fmt.Errorf("migrate: key attribute %s of table %s has type %s but the mapping says %s", attr, name, have, want)
+		}
 	}
 	have := map[string][]types.KeySchemaElement{}
 	for _, g := range out.Table.GlobalSecondaryIndexes {
