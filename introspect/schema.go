@@ -37,6 +37,16 @@ const (
 	KindSet         Kind = "set"         // MySQL SET
 )
 
+// HasFraction reports whether values of k carry fractional seconds (and
+// Column.Precision says how many digits).
+func (k Kind) HasFraction() bool {
+	switch k {
+	case KindTime, KindTimestamp, KindTimestampTZ:
+		return true
+	}
+	return false
+}
+
 // Schema is the ERD of one source database.
 type Schema struct {
 	Engine   Engine   `json:"engine"`

@@ -22,7 +22,7 @@ bin/remodel version
 
 step "loading $ex into PostgreSQL ($db) and MariaDB ($db)"
 psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
-psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" -f "$ex/schema.postgres.sql" -f "$ex/data.sql" 2>&1 | grep -v NOTICE || true
+PGOPTIONS='-c client_min_messages=warning' psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" -f "$ex/schema.postgres.sql" -f "$ex/data.sql"
 mariadb -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"
 mariadb -h 127.0.0.1 -u root "$db" <"$ex/schema.mysql.sql"
 mariadb -h 127.0.0.1 -u root "$db" <"$ex/data.sql"

@@ -127,7 +127,7 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 	var out [][]any
 	err := v.r.Query(ctx, text, nil, paramKinds(ap), func(names []string, row []any) error {
 		if len(out) == v.o.Samples {
-			return nil
+			return errEnough // stop reading the rest of the result
 		}
 		params := make([]any, len(ap.Params))
 		for i, p := range ap.Params {
@@ -140,8 +140,13 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 		out = append(out, params)
 		return nil
 	})
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
 	return out, err
 }
+
+var errEnough = errors.New("enough samples")
 
 func paramKinds(ap *mapping.AccessPattern) func(string) *introspect.Column {
 	return func(name string) *introspect.Column {

@@ -125,7 +125,8 @@ type common struct {
 }
 
 func (c *common) sourceFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.source, "source", os.Getenv("REMODEL_SOURCE"), "source DSN (postgres://…, mysql://… or user:pass@tcp(host:port)/db); default $REMODEL_SOURCE")
+	// The default is read in open, not shown here: --help must not print a password.
+	cmd.Flags().StringVar(&c.source, "source", "", "source DSN (postgres://…, mysql://… or user:pass@tcp(host:port)/db); default $REMODEL_SOURCE")
 }
 
 func (c *common) mappingFlag(cmd *cobra.Command) {
@@ -143,11 +144,20 @@ func (c *common) checkFormat() error {
 	return nil
 }
 
+// dsn is --source, or $REMODEL_SOURCE without it.
+func (c *common) dsn() string {
+	if c.source != "" {
+		return c.source
+	}
+	return os.Getenv("REMODEL_SOURCE")
+}
+
 func (c *common) open(ctx context.Context) (source.Source, error) {
-	if c.source == "" {
+	dsn := c.dsn()
+	if dsn == "" {
 		return nil, usageError{errors.New("no source: give --source DSN or set REMODEL_SOURCE")}
 	}
-	return source.Open(ctx, c.source)
+	return source.Open(ctx, dsn)
 }
 
 // plan opens the source, inspects it and compiles the mapping against it.

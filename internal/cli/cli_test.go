@@ -94,6 +94,23 @@ func TestPasswordsNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestHelpHidesTheSourcePassword: $REMODEL_SOURCE is the --source default,
+// but --help must not print it.
+func TestHelpHidesTheSourcePassword(t *testing.T) {
+	t.Setenv("REMODEL_SOURCE", "postgres://app:TopSecret1@db:5432/shop")
+	for _, c := range []string{"introspect", "validate", "preview", "migrate", "verify"} {
+		code, out, errOut := remodel(t, c, "--help")
+		if code != 0 || strings.Contains(out+errOut, "TopSecret1") {
+			t.Errorf("%s --help (exit %d) prints the password from $REMODEL_SOURCE:\n%s", c, code, out)
+		}
+	}
+	// ... and the variable is still the default.
+	_, _, errOut := remodel(t, "introspect")
+	if strings.Contains(errOut, "no source") || strings.Contains(errOut, "TopSecret1") {
+		t.Errorf("introspect without --source did not use $REMODEL_SOURCE, or printed its password: %s", errOut)
+	}
+}
+
 // TestUnknownColumnIsLocated validates a mapping whose include list names a
 // column the real table lacks: the error names file, line, column and the
 // column.

@@ -100,7 +100,7 @@ against the source schema. Every problem is printed as file:line:col: path: mess
 			if err != nil {
 				return err
 			}
-			if o.source == "" {
+			if o.dsn() == "" {
 				fmt.Fprintf(stdout, "%s: the file is well-formed (%d entities, %d access patterns); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns))
 				return nil
 			}

@@ -216,7 +216,7 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 			Kind:     kindOf(dataType, columnType),
 			Nullable: nullable == "YES",
 		}
-		if isTimeKind(c.Kind) {
+		if c.Kind.HasFraction() {
 			c.Precision = int(max(precision.Int64, 0))
 		}
 		t.Columns = append(t.Columns, c)

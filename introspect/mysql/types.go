@@ -72,15 +72,6 @@ func isText(dataType string) bool {
 	return false
 }
 
-// isTimeKind reports whether values of k carry fractional seconds.
-func isTimeKind(k introspect.Kind) bool {
-	switch k {
-	case introspect.KindTime, introspect.KindTimestamp, introspect.KindTimestampTZ:
-		return true
-	}
-	return false
-}
-
 // jsonValidColumns returns the columns a CHECK clause requires to hold valid
 // JSON: the clause, or one of the terms of a top-level AND, must be exactly
 // json_valid(`col`) (how MariaDB writes a JSON column's constraint, and how

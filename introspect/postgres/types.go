@@ -44,15 +44,6 @@ func builtinKind(nspname, typname string) introspect.Kind {
 	return introspect.KindString
 }
 
-// isTimeKind reports whether values of k carry fractional seconds.
-func isTimeKind(k introspect.Kind) bool {
-	switch k {
-	case introspect.KindTime, introspect.KindTimestamp, introspect.KindTimestampTZ:
-		return true
-	}
-	return false
-}
-
 // timePrecision returns the fractional-second precision of a time,
 // timetz, timestamp or timestamptz type with the given typmod. For these
 // types the typmod is the precision itself, and -1 when none was declared.
@@ -129,7 +120,7 @@ func (ts typeSet) resolve(oid uint32, typmod int32) (resolved, error) {
 			k = builtinKind(t.nspname, t.name)
 		}
 		r := resolved{kind: k, notNull: notNull}
-		if isTimeKind(k) {
+		if k.HasFraction() {
 			r.precision = timePrecision(typmod)
 		}
 		if inArray {
