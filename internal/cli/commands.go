@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
@@ -15,6 +17,7 @@ import (
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/preview"
+	"github.com/remodel-dev/remodel/source"
 	"github.com/remodel-dev/remodel/verify"
 )
 
@@ -172,6 +175,21 @@ func (d *dynamoFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
 }
 
+// plan compiles the mapping against the source and sets up the DynamoDB
+// client; the caller closes the source.
+func (d *dynamoFlags) plan(ctx context.Context, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
+	p, src, err := o.plan(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	db, err := dynamo.New(ctx, d.endpoint)
+	if err != nil {
+		src.Close()
+		return nil, nil, nil, err
+	}
+	return p, src, db, nil
+}
+
 func migrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o common
 	var d dynamoFlags
@@ -204,15 +222,11 @@ stdout; the exit status is 0 only if every row was written or, within
 			if m.Writers < 1 || m.Readers < 1 || m.MaxRejects < 0 {
 				return usageError{fmt.Errorf("--writers and --readers must be at least 1 and --max-rejects at least 0")}
 			}
-			p, src, err := o.plan(cmd.Context())
+			p, src, db, err := d.plan(cmd.Context(), &o)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			db, err := dynamo.New(cmd.Context(), d.endpoint)
-			if err != nil {
-				return err
-			}
 			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
@@ -274,15 +288,11 @@ The exit status is 0 only when everything passed.`,
 			if err := o.checkFormat(); err != nil {
 				return err
 			}
-			p, src, err := o.plan(cmd.Context())
+			p, src, db, err := d.plan(cmd.Context(), &o)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			db, err := dynamo.New(cmd.Context(), d.endpoint)
-			if err != nil {
-				return err
-			}
 			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
 			rep, err := verify.Run(cmd.Context(), v)
 			if err != nil {

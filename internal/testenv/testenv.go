@@ -81,15 +81,8 @@ func Postgres(t testing.TB) string {
 func MySQL(t testing.TB) string {
 	t.Helper()
 	admin := need(t, "REMODEL_TEST_MYSQL")
-	u, err := url.Parse(admin)
-	if err != nil || u.Scheme != "mysql" {
-		t.Fatalf("testenv: REMODEL_TEST_MYSQL must be mysql://user:pass@host:port/db, got an unparsable value")
-	}
-	cfg := mysql.NewConfig()
-	cfg.Net = "tcp"
-	cfg.Addr = u.Host
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
+	cfg := MySQLConfig(t, admin)
+	cfg.DBName = ""
 	cfg.MultiStatements = true
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
@@ -111,8 +104,26 @@ func MySQL(t testing.TB) string {
 			t.Errorf("testenv: dropping %s: %v", name, err)
 		}
 	})
+	u, _ := url.Parse(admin)
 	u.Path = "/" + name
 	return u.String()
+}
+
+// MySQLConfig reads a mysql://user:pass@host:port/db URL into a go-sql-driver
+// configuration (parseTime off).
+func MySQLConfig(t testing.TB, dsn string) *mysql.Config {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme != "mysql" {
+		t.Fatalf("testenv: a MySQL DSN must be mysql://user:pass@host:port/db")
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	return cfg
 }
 
 // DynamoDB returns the DynamoDB Local endpoint.
@@ -139,16 +150,7 @@ func ExecPostgres(t testing.TB, dsn, script string) {
 // ExecMySQL runs a multi-statement SQL script in the database at a mysql:// dsn.
 func ExecMySQL(t testing.TB, dsn, script string) {
 	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("testenv: bad MySQL DSN: %v", err)
-	}
-	cfg := mysql.NewConfig()
-	cfg.Net = "tcp"
-	cfg.Addr = u.Host
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	cfg := MySQLConfig(t, dsn)
 	cfg.MultiStatements = true
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	gomysql "github.com/go-sql-driver/mysql"
+	_ "github.com/go-sql-driver/mysql" // the "mysql" driver
 
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/introspect"
@@ -20,17 +20,7 @@ import (
 // open opens a mysql:// URL with go-sql-driver (parseTime stays off).
 func open(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("bad DSN: %v", err)
-	}
-	cfg := gomysql.NewConfig()
-	cfg.Net = "tcp"
-	cfg.Addr = u.Host
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.DBName = strings.TrimPrefix(u.Path, "/")
-	db, err := sql.Open("mysql", cfg.FormatDSN())
+	db, err := sql.Open("mysql", testenv.MySQLConfig(t, dsn).FormatDSN())
 	if err != nil {
 		t.Fatalf("opening MySQL: %v", err)
 	}
