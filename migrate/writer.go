@@ -133,22 +133,25 @@ func (w *writer) countEntities(reqs, left []types.WriteRequest) {
 	if w.c.perEntity == nil {
 		return
 	}
-	unwritten := map[string]int{}
-	for _, r := range left {
-		unwritten[w.table.KeyString(r.PutRequest.Item)]++
-	}
+	// left is a subset of reqs: what each entity got written is its share of
+	// reqs minus its share of left.
 	for _, r := range reqs {
-		k := w.table.KeyString(r.PutRequest.Item)
-		if unwritten[k] > 0 {
-			unwritten[k]--
-			continue
-		}
-		if s, ok := r.PutRequest.Item[w.table.EntityAttr].(*types.AttributeValueMemberS); ok {
-			if ec := w.c.perEntity[s.Value]; ec != nil {
-				ec.written.Add(1)
-			}
+		if ec := w.entityOf(r); ec != nil {
+			ec.written.Add(1)
 		}
 	}
+	for _, r := range left {
+		if ec := w.entityOf(r); ec != nil {
+			ec.written.Add(-1)
+		}
+	}
+}
+
+func (w *writer) entityOf(r types.WriteRequest) *entityCounters {
+	if s, ok := r.PutRequest.Item[w.table.EntityAttr].(*types.AttributeValueMemberS); ok {
+		return w.c.perEntity[s.Value]
+	}
+	return nil
 }
 
 func (w *writer) account(cc []types.ConsumedCapacity) {

@@ -115,15 +115,10 @@ func Equal(a, b types.AttributeValue) bool {
 	return false
 }
 
-func sameNumber(a, b string) bool {
-	if a == b {
-		return true
-	}
-	na, errA := mapping.NormalizeNumber(a)
-	nb, errB := mapping.NormalizeNumber(b)
-	return errA == nil && errB == nil && na == nb
-}
+func sameNumber(a, b string) bool { return a == b || canonNumber(a) == canonNumber(b) }
 
+// canonNumber is mapping's normalized text of a number, or s itself when it
+// is not one.
 func canonNumber(s string) string {
 	if n, err := mapping.NormalizeNumber(s); err == nil {
 		return n

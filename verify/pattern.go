@@ -172,11 +172,12 @@ func indexOf(names []string, n string) int {
 // the table key of every returned row: key string → entity.
 func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, params []any) (map[string]string, error) {
 	want := map[string]string{}
+	all := paramNames(ap)
 	for _, q := range ap.Queries {
 		text, names := q.SQL.Text(v.r.Placeholder)
 		args := make([]any, len(names))
 		for i, n := range names {
-			args[i] = params[indexOf(paramNames(ap), n)]
+			args[i] = params[indexOf(all, n)]
 		}
 		e := q.Entity
 		kindOf := func(name string) *introspect.Column { return e.Table.Column(name) }
