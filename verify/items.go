@@ -14,6 +14,17 @@ import (
 	"github.com/remodel-dev/remodel/mapping"
 )
 
+// ItemCheck compares every row's expected item with the stored one.
+type ItemCheck struct {
+	Entity    string   `json:"entity"`
+	Compared  int64    `json:"compared"`
+	Missing   int64    `json:"missing"`
+	Different int64    `json:"different"`
+	Rejected  int64    `json:"unrenderable_rows"`
+	Problems  []string `json:"problems,omitempty"`
+	OK        bool     `json:"ok"`
+}
+
 // getBatch is BatchGetItem's limit on keys per request.
 const getBatch = 100
 

@@ -57,17 +57,6 @@ type StrayItems struct {
 	Examples []string `json:"examples,omitempty"`
 }
 
-// ItemCheck compares every row's expected item with the stored one.
-type ItemCheck struct {
-	Entity    string   `json:"entity"`
-	Compared  int64    `json:"compared"`
-	Missing   int64    `json:"missing"`
-	Different int64    `json:"different"`
-	Rejected  int64    `json:"unrenderable_rows"`
-	Problems  []string `json:"problems,omitempty"`
-	OK        bool     `json:"ok"`
-}
-
 // PatternCheck is one access pattern checked with sampled parameters.
 type PatternCheck struct {
 	Name     string   `json:"name"`
