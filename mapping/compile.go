@@ -190,15 +190,25 @@ func (c *compiler) template(s Str, path string, cols []*introspect.Column, table
 	}
 	b, err := t.bind(cols)
 	if err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			c.errorf(s.Pos, path, "table %s has no column %q (columns: %s)", table, fe.field, columnNames(cols))
-		} else {
-			c.errorf(s.Pos, path, "%v", err)
+		for _, err := range splitErrors(err) {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				c.errorf(s.Pos, path, "table %s has no column %q (columns: %s)", table, fe.field, columnNames(cols))
+			} else {
+				c.errorf(s.Pos, path, "%v", err)
+			}
 		}
 		return nil, nil
 	}
 	return t, b
+}
+
+// splitErrors lists the errors an errors.Join holds, or err alone.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func columnNames(cols []*introspect.Column) string {
