@@ -2,8 +2,8 @@ package mapping
 
 import (
 	"encoding/base64"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -239,7 +239,7 @@ func checkFormatters(c *introspect.Column, fmts []formatter) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	kind := c.Kind
-	text := false // an earlier formatter has made text of the value
+	text := false           // an earlier formatter has made text of the value
 	what := func() string { // what the formatter gets: the column, or text
 		if !text {
 			return fmt.Sprintf("%s is %s", c.Name, typeName(c))
