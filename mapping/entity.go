@@ -3,7 +3,9 @@ package mapping
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -36,6 +38,15 @@ type Entity struct {
 	pk, sk  *bound
 	attrs   []attrRule
 	sets    []setRule
+	ttl     *ttlRule
+}
+
+// ttlRule writes the table's TTL attribute from a date or timestamp column.
+type ttlRule struct {
+	name  string // the table's TTL attribute
+	idx   int
+	col   *introspect.Column
+	after time.Duration
 }
 
 type attrRule struct {
@@ -147,6 +158,17 @@ func (e *Entity) Render(row []any) (Item, error) {
 			}
 		}
 		item[s.name] = &types.AttributeValueMemberS{Value: v}
+	}
+	if r := e.ttl; r != nil {
+		switch v := row[r.idx].(type) {
+		case nil: // no expiry time: the item does not expire
+		case error:
+			return nil, e.reject(row, "column %s (%s): %v", r.col.Name, r.col.Type, v)
+		case time.Time:
+			item[r.name] = &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Add(r.after).Unix(), 10)}
+		default:
+			return nil, e.reject(row, "ttl column %s holds a %T, not a date or timestamp", r.col.Name, v)
+		}
 	}
 	if size := ItemSize(item); size > MaxItemSize {
 		return nil, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
