@@ -214,6 +214,9 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 			if err != nil {
 				return err
 			}
+			if v.o.Rejects.accepts(e, row) {
+				return nil // accepted as rejected: expected to have no item
+			}
 			key, err := e.RenderKey(row)
 			if err != nil {
 				return err

@@ -60,11 +60,7 @@ func ParseRejects(name string, r io.Reader, plan *mapping.Plan) (*Rejects, error
 			return nil, fmt.Errorf("verify: reading %s: %w", name, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			var x struct {
-				Entity *string `json:"entity"`
-				Row    *string `json:"row"`
-				Reason string  `json:"reason"`
-			}
+			var x rejectLine
 			if jerr := json.Unmarshal(line, &x); jerr != nil {
 				return nil, fmt.Errorf("verify: %s:%d: not a rejected-row line ({\"entity\", \"row\", \"reason\"}): %v", name, n, jerr)
 			}
@@ -89,8 +85,25 @@ func ParseRejects(name string, r io.Reader, plan *mapping.Plan) (*Rejects, error
 	}
 }
 
+// rejectLine is one line of a rejected-rows file; unknown fields are
+// allowed, so a file from a newer migrate still reads.
+type rejectLine struct {
+	Entity *string `json:"entity"`
+	Row    *string `json:"row"`
+	Reason string  `json:"reason"`
+}
+
 // count is how many rows of the entity are accepted as rejected.
 func (rj *Rejects) count(entity string) int64 { return int64(len(rj.index[entity])) }
+
+// accepts says whether the row of the entity is accepted as rejected.
+func (rj *Rejects) accepts(e *mapping.Entity, row []any) bool {
+	if rj == nil || len(rj.index[e.Name]) == 0 {
+		return false
+	}
+	_, ok := rj.index[e.Name][e.SourceKey(row)]
+	return ok
+}
 
 // acceptedReject says whether the row is accepted as rejected; the item
 // check then leaves it out. It records that the row was met and the key of

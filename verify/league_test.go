@@ -1,0 +1,320 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/source"
+	"github.com/remodel-dev/remodel/verify"
+)
+
+// The league: 5 teams and 40 players; players 7, 19 and 33 have no handle,
+// which their sort key needs, so migrate rejects them.
+const leagueMapping = `version: 1
+table:
+  name: league
+  key: {pk: PK, sk: SK}
+  indexes:
+    - {name: GSI1, pk: SK, sk: PK}
+entities:
+  team:
+    from: teams
+    pk: "TEAM#{team_id}"
+    sk: "TEAM#"
+  player:
+    from: players
+    pk: "TEAM#{team_id}"
+    sk: "PLAYER#{handle}"
+access_patterns:
+  findTeam:
+    query: {pk: "TEAM#{team_id}", sk: "TEAM#"}
+    entity: team
+    sql: SELECT * FROM teams WHERE team_id = {team_id}
+  findPlayersOfTeam:
+    query: {pk: "TEAM#{team_id}", sk: {begins_with: "PLAYER#"}}
+    entity: player
+    sql: SELECT * FROM players WHERE team_id = {team_id}
+  findPlayerByHandle:
+    index: GSI1
+    query: {pk: "PLAYER#{handle}"}
+    entity: player
+    sql: SELECT * FROM players WHERE handle = {handle}
+`
+
+var rejectedPlayers = []int{7, 19, 33}
+
+func leagueSQL() string {
+	var b strings.Builder
+	b.WriteString(`CREATE TABLE teams (team_id INT PRIMARY KEY, name VARCHAR(50) NOT NULL);
+CREATE TABLE players (player_id INT PRIMARY KEY, team_id INT NOT NULL, handle VARCHAR(50), score INT NOT NULL);
+INSERT INTO teams VALUES (1, 'Ants'), (2, 'Bees'), (3, 'Cats'), (4, 'Dogs'), (5, 'Eels');
+INSERT INTO players VALUES `)
+	for i := 1; i <= 40; i++ {
+		handle := fmt.Sprintf("'p%d'", i)
+		for _, r := range rejectedPlayers {
+			if i == r {
+				handle = "NULL"
+			}
+		}
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %d, %s, %d)", i, i%5+1, handle, i*10)
+	}
+	b.WriteString(";\n")
+	return b.String()
+}
+
+// league loads the league into a fresh database of the engine and migrates
+// it with the 3 rejects allowed; it returns verify's options (without
+// rejects), the rejects file migrate wrote and the source's DSN.
+func league(t *testing.T, engine string, fresh func(testing.TB) string, exec func(testing.TB, string, string)) (verify.Options, string) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := fresh(t)
+	exec(t, dsn, leagueSQL())
+	db, table := testenv.DynamoDBTable(t)
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	plan := compile(t, src, leagueMapping)
+	rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+	rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db, Table: table, CreateTable: true, MaxRejects: 3, RejectsPath: rejects})
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if rep.ItemsWritten != 42 || rep.Rejected != 3 {
+		t.Fatalf("migrate wrote %d items and rejected %d rows, want 42 and 3", rep.ItemsWritten, rep.Rejected)
+	}
+	return verify.Options{Plan: plan, Source: src, DB: db, Table: table, Samples: 5, Seed: 1, MaxProblems: 20, Settle: time.Second}, rejects
+}
+
+func readRejects(t *testing.T, o verify.Options, path string) *verify.Rejects {
+	t.Helper()
+	rj, err := verify.ReadRejects(path, o.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rj
+}
+
+// withLines copies the rejects file and appends lines to the copy.
+func withLines(t *testing.T, path string, lines ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "rejects.jsonl")
+	if err := os.WriteFile(out, append(b, strings.Join(lines, "\n")+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func problemsOf(rep *verify.Report, kind verify.Kind) []verify.Problem {
+	var out []verify.Problem
+	add := func(ps verify.Problems) {
+		for _, p := range ps.List {
+			if p.Kind == kind {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, c := range rep.Counts {
+		add(c.Problems)
+	}
+	add(rep.Stray)
+	for _, c := range rep.Items {
+		add(c.Problems)
+	}
+	for _, c := range rep.Patterns {
+		add(c.Problems)
+	}
+	return out
+}
+
+func countOf(t *testing.T, rep *verify.Report, entity string) verify.CountCheck {
+	t.Helper()
+	for _, c := range rep.Counts {
+		if c.Entity == entity {
+			return c
+		}
+	}
+	t.Fatalf("no count check of %s", entity)
+	return verify.CountCheck{}
+}
+
+func itemsOf(t *testing.T, rep *verify.Report, entity string) verify.ItemCheck {
+	t.Helper()
+	for _, c := range rep.Items {
+		if c.Entity == entity {
+			return c
+		}
+	}
+	t.Fatalf("no item check of %s", entity)
+	return verify.ItemCheck{}
+}
+
+// TestAcceptedRejects migrates the league with 3 rows rejected (a NULL in a
+// key column) and shows that verify passes with migrate's rejects file, and
+// fails without it, with a forged reject of a present row, with a reject of
+// a row the source lacks, and after a non-rejected item is deleted.
+func TestAcceptedRejects(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			ctx := context.Background()
+			o, rejects := league(t, eng.Name, eng.Fresh, eng.Exec)
+
+			t.Run("without the rejects file the rejected rows fail", func(t *testing.T) {
+				rep := run(t, o)
+				if rep.OK {
+					t.Fatalf("verify passed with 3 rows missing and no rejects file:\n%s", text(rep))
+				}
+				if c := countOf(t, rep, "player"); c.OK || c.Source != 40 || c.Items != 37 {
+					t.Errorf("player count = %+v, want a failure 40 vs 37", c)
+				}
+				if n := len(problemsOf(rep, verify.KindUnrenderable)); n != 3+3 {
+					// 3 in the item check, and 3 in findPlayersOfTeam: its 5
+					// samples are the 5 teams, whose SQL returns every player.
+					t.Errorf("%d unrenderable-row problems, want 6:\n%s", n, text(rep))
+				}
+			})
+
+			t.Run("with the rejects file verify passes and lists them", func(t *testing.T) {
+				o := o
+				o.Rejects = readRejects(t, o, rejects)
+				rep := run(t, o)
+				out := text(rep)
+				if !rep.OK {
+					t.Fatalf("verify failed with migrate's rejects accepted:\n%s", out)
+				}
+				if c := countOf(t, rep, "player"); c.Source != 40 || c.Rejected != 3 || c.Items != 37 {
+					t.Errorf("player count = %+v, want 40 rows - 3 accepted rejects = 37 items", c)
+				}
+				if rep.Rejects == nil || rep.Rejects.Total != 3 || len(rep.Rejects.Rows) != 3 {
+					t.Fatalf("report's accepted rejects = %+v, want 3 rows", rep.Rejects)
+				}
+				for i, want := range []string{"player_id=19", "player_id=33", "player_id=7"} {
+					if r := rep.Rejects.Rows[i]; r.Entity != "player" || r.Row != want || !strings.Contains(r.Reason, "handle") {
+						t.Errorf("accepted reject %d = %+v, want player %s with a reason naming handle", i, r, want)
+					}
+				}
+				if !strings.Contains(out, "accepted rejects: 3 rows of "+rejects) || !strings.Contains(out, "entity player, row player_id=7: ") {
+					t.Errorf("the text report does not list the accepted rejects:\n%s", out)
+				}
+				for _, p := range rep.Patterns {
+					if p.Samples == 0 || p.Items == 0 {
+						t.Errorf("access pattern %s checked %d samples, %d items", p.Name, p.Samples, p.Items)
+					}
+				}
+			})
+
+			t.Run("a forged reject of a present row fails", func(t *testing.T) {
+				o := o
+				o.Rejects = readRejects(t, o, withLines(t, rejects, `{"entity":"player","row":"player_id=1","reason":"forged"}`))
+				rep := run(t, o)
+				if rep.OK {
+					t.Fatalf("verify passed with a present row accepted as rejected:\n%s", text(rep))
+				}
+				got := problemsOf(rep, verify.KindRejectedPresent)
+				if len(got) != 1 || got[0].SourceKey != "player_id=1" || got[0].Key != "PK=TEAM#2 SK=PLAYER#p1" || got[0].Entity != "player" ||
+					!strings.Contains(got[0].Message, "row player_id=1 of entity player is accepted as rejected (") || !strings.Contains(got[0].Message, ":4: forged), but the table holds its item PK=TEAM#2 SK=PLAYER#p1") {
+					t.Fatalf("rejected-present problems = %+v", got)
+				}
+				if c := countOf(t, rep, "player"); c.OK || c.Rejected != 4 {
+					t.Errorf("player count = %+v, want a failure with 4 accepted rejects", c)
+				}
+				if rep.Stray.Total != 0 {
+					t.Errorf("the forged row's item is also reported as stray: %+v", rep.Stray)
+				}
+			})
+
+			t.Run("a reject of a row the source lacks fails", func(t *testing.T) {
+				o := o
+				o.Rejects = readRejects(t, o, withLines(t, rejects, `{"entity":"player","row":"player_id=999","reason":"old"}`))
+				rep := run(t, o)
+				got := problemsOf(rep, verify.KindRejectedUnknown)
+				if rep.OK || len(got) != 1 || got[0].SourceKey != "player_id=999" || !strings.HasSuffix(got[0].Message, ":4 names row player_id=999 of entity player as rejected, but the source has no such row") {
+					t.Fatalf("ok=%v, rejected-unknown problems = %+v", rep.OK, got)
+				}
+			})
+
+			t.Run("a deleted item still fails with the rejects accepted", func(t *testing.T) {
+				if _, err := o.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(o.Table), Key: key("TEAM#3", "PLAYER#p2")}); err != nil {
+					t.Fatal(err)
+				}
+				o := o
+				o.Rejects = readRejects(t, o, rejects)
+				rep := run(t, o)
+				if rep.OK {
+					t.Fatalf("verify passed after an item was deleted:\n%s", text(rep))
+				}
+				got := problemsOf(rep, verify.KindMissing)
+				if len(got) != 1 || got[0].Key != "PK=TEAM#3 SK=PLAYER#p2" || got[0].SourceKey != "player_id=2" {
+					t.Fatalf("missing-item problems = %+v", got)
+				}
+				if c := countOf(t, rep, "player"); c.OK || c.Items != 36 {
+					t.Errorf("player count = %+v, want a failure with 36 items", c)
+				}
+			})
+		})
+	}
+}
+
+func TestReadRejectsErrors(t *testing.T) {
+	plan := leaguePlan(t)
+	for _, tc := range []struct{ text, want string }{
+		{`{"entity":"player","row":"player_id=7","reason":"x"}` + "\nnot json\n", `verify: r.jsonl:2: not a rejected-row line ({"entity", "row", "reason"}): invalid character 'o' in literal null (expecting 'u')`},
+		{"\n" + `{"entity":"coach","row":"coach_id=1"}`, `verify: r.jsonl:2: entity "coach" is not in the mapping (entities: team, player)`},
+		{`{"row":"player_id=1"}`, `verify: r.jsonl:1: the line names no entity`},
+		{`{"entity":"player","row":""}`, `verify: r.jsonl:1: the line names no row`},
+		{`["player","player_id=1"]`, `verify: r.jsonl:1: not a rejected-row line ({"entity", "row", "reason"}): json: cannot unmarshal array into Go value of type verify.rejectLine`},
+	} {
+		_, err := verify.ParseRejects("r.jsonl", strings.NewReader(tc.text), plan)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseRejects(%q) = %v\nwant %s", tc.text, err, tc.want)
+		}
+	}
+	rj, err := verify.ParseRejects("r.jsonl", strings.NewReader(`{"entity":"player","row":"player_id=7","reason":"a"}`+"\n\n"+`{"entity":"player","row":"player_id=7","reason":"again"}`+"\n"+`{"entity":"team","row":"team_id=1","reason":"b","extra":1}`), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rj.List) != 2 || rj.List[0] != (verify.Rejection{Entity: "player", Row: "player_id=7", Reason: "a", Line: 1}) || rj.List[1].Line != 4 {
+		t.Fatalf("rejects = %+v, want player_id=7 once (line 1) and team_id=1 (line 4)", rj.List)
+	}
+	if _, err := verify.ReadRejects(filepath.Join(t.TempDir(), "none.jsonl"), plan); err == nil || !strings.HasPrefix(err.Error(), "verify: reading the rejects file: open ") {
+		t.Fatalf("ReadRejects of a missing file = %v", err)
+	}
+}
+
+// leaguePlan compiles the league mapping against a schema built in code, so
+// tests of file parsing need no database.
+func leaguePlan(t *testing.T) *mapping.Plan {
+	t.Helper()
+	eng := testenv.Engines[0]
+	dsn := eng.Fresh(t)
+	eng.Exec(t, dsn, leagueSQL())
+	src, err := source.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return compile(t, src, leagueMapping)
+}
+
+var _ = types.AttributeValueMemberS{}
