@@ -318,3 +318,178 @@ func leaguePlan(t *testing.T) *mapping.Plan {
 }
 
 var _ = types.AttributeValueMemberS{}
+
+// TestBrokenSQLFailsOnlyItsCheck gives one entity a where and one access
+// pattern an SQL that the source refuses: their checks fail with the
+// error, and every other check still runs and passes (on PostgreSQL this
+// needs the failing statement not to abort the snapshot's transaction).
+func TestBrokenSQLFailsOnlyItsCheck(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			o, rejects := league(t, eng.Name, eng.Fresh, eng.Exec)
+			broken := strings.Replace(leagueMapping, `    from: teams
+`, `    from: teams
+    where: "no_such_column > 0"
+`, 1) + `  brokenPattern:
+    query: {pk: "TEAM#{team_id}", sk: {begins_with: "PLAYER#"}}
+    entity: player
+    sql: SELECT * FROM players WHERE no_such_column = {team_id}
+`
+			src := o.Source
+			o.Plan = compile(t, src, broken)
+			o.Rejects = readRejects(t, o, rejects)
+			rep, err := verify.Run(context.Background(), o)
+			if err != nil {
+				t.Fatalf("verify stopped at a broken SQL: %v", err)
+			}
+			if rep.OK || rep.Error != "" {
+				t.Fatalf("ok=%v error=%q, want a failure that finished", rep.OK, rep.Error)
+			}
+			team := countOf(t, rep, "team")
+			if team.OK || len(team.Problems.List) != 1 || team.Problems.List[0].Kind != verify.KindCheckError || !strings.Contains(team.Problems.List[0].Message, "counting the rows of entity team: ") || !strings.Contains(team.Problems.List[0].Message, "no_such_column") {
+				t.Errorf("team count = %+v, want a check_error naming the bad column", team)
+			}
+			if it := itemsOf(t, rep, "team"); it.OK || it.Problems.List[0].Kind != verify.KindCheckError {
+				t.Errorf("team items = %+v, want not compared", it)
+			}
+			if c, it := countOf(t, rep, "player"), itemsOf(t, rep, "player"); !c.OK || !it.OK || it.Compared != 37 {
+				t.Errorf("player checks = %+v, %+v; want them to pass", c, it)
+			}
+			if rep.Stray.Total != 0 {
+				t.Errorf("the items of the entity whose items were not compared are called stray: %+v", rep.Stray)
+			}
+			for _, p := range rep.Patterns {
+				switch {
+				case p.Name == "brokenPattern" || p.Name == "findTeam": // findTeam samples team_id under team's broken where
+					if p.OK || len(p.Problems.List) != 1 || p.Problems.List[0].Kind != verify.KindPatternError || !strings.Contains(p.Problems.List[0].Message, "no_such_column") {
+						t.Errorf("%s = %+v, want a pattern_error naming the bad column", p.Name, p)
+					}
+					if p.Name == "brokenPattern" && (p.Samples != 1 || !strings.Contains(p.Problems.List[0].Message, "}: running the SQL of entity player: ")) {
+						t.Errorf("brokenPattern = %+v, want its first sample's SQL to fail", p)
+					}
+				case !p.OK || p.Samples == 0:
+					t.Errorf("access pattern %s after the broken one: ok=%v samples=%d\n%s", p.Name, p.OK, p.Samples, text(rep))
+				}
+			}
+		})
+	}
+}
+
+func TestTableCheckedFirst(t *testing.T) {
+	ctx := context.Background()
+	eng := testenv.Engines[0]
+	o, _ := league(t, eng.Name, eng.Fresh, eng.Exec)
+
+	t.Run("missing table", func(t *testing.T) {
+		o := o
+		o.Table = "no_such_table_" + o.Table
+		rep, err := verify.Run(ctx, o)
+		want := "verify: table " + o.Table + " does not exist at " + testenv.DynamoDB(t) + " (region us-east-1); its tables: "
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("verify of a missing table = %v\nwant %s…", err, want)
+		}
+		if rep == nil || rep.OK || rep.Error != err.Error() || rep.Version != verify.ReportVersion {
+			t.Fatalf("the report of a run that could not start = %+v", rep)
+		}
+	})
+
+	t.Run("other key", func(t *testing.T) {
+		db, table := testenv.DynamoDBTable(t)
+		_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+			TableName:            aws.String(table),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+			BillingMode:          types.BillingModePayPerRequest,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := o
+		o.DB, o.Table = db, table
+		_, err = verify.Run(ctx, o)
+		if want := "verify: table " + table + " has the key (id), the mapping's table key is (PK, SK)"; err == nil || err.Error() != want {
+			t.Fatalf("verify of a table with another key = %v, want %s", err, want)
+		}
+	})
+}
+
+// TestSeedFixesSamples: two runs with the same seed check the same
+// parameters, on both engines; another seed checks others.
+func TestSeedFixesSamples(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			o, _ := league(t, eng.Name, eng.Fresh, eng.Exec)
+			o.SkipItems, o.Samples = true, 3
+			params := func(seed int64) string {
+				o := o
+				o.Seed = seed
+				rep := run(t, o)
+				var b strings.Builder
+				for _, p := range rep.Patterns {
+					if p.Samples != 3 || len(p.Params) != 3 {
+						t.Fatalf("%s checked %d samples %v, want 3", p.Name, p.Samples, p.Params)
+					}
+					fmt.Fprintf(&b, "%s %v\n", p.Name, p.Params)
+				}
+				return b.String()
+			}
+			first := params(42)
+			if again := params(42); again != first {
+				t.Fatalf("seed 42 checked\n%s\nthen\n%s", first, again)
+			}
+			if other := params(43); other == first {
+				t.Fatalf("seeds 42 and 43 checked the same parameters:\n%s", first)
+			}
+		})
+	}
+}
+
+// TestStrayItemsAndMaxProblems: every problem is counted, the first
+// MaxProblems (in key order) are listed, and stray items of a known entity
+// are named by key.
+func TestStrayItemsAndMaxProblems(t *testing.T) {
+	ctx := context.Background()
+	eng := testenv.Engines[0]
+	o, rejects := league(t, eng.Name, eng.Fresh, eng.Exec)
+	o.Rejects = readRejects(t, o, rejects)
+	for _, p := range []int{1, 2, 3, 4, 5} {
+		k := key(fmt.Sprintf("TEAM#%d", p%5+1), fmt.Sprintf("PLAYER#p%d", p))
+		if _, err := o.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(o.Table), Key: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, it := range []struct{ pk, sk, typ string }{{"TEAM#9", "PLAYER#ghost", "player"}, {"TEAM#1", "PLAYER#zz", "player"}, {"X#1", "X#", "coach"}} {
+		item := key(it.pk, it.sk)
+		item["_type"] = &types.AttributeValueMemberS{Value: it.typ}
+		if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(o.Table), Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.MaxProblems = 2
+	rep := run(t, o)
+	out := text(rep)
+	player := itemsOf(t, rep, "player")
+	if player.Missing != 5 || player.Problems.Total != 5 || len(player.Problems.List) != 2 ||
+		player.Problems.List[0].Key != "PK=TEAM#1 SK=PLAYER#p5" || player.Problems.List[1].Key != "PK=TEAM#2 SK=PLAYER#p1" {
+		t.Fatalf("player items = %+v, want 5 missing, the first 2 by key listed", player)
+	}
+	if !strings.Contains(out, "missing item PK=TEAM#2 SK=PLAYER#p1 (entity player, row player_id=1)\n        … and 3 more\n") {
+		t.Errorf("the text does not say how many more problems there are:\n%s", out)
+	}
+	if rep.Stray.Total != 3 || len(rep.Stray.List) != 2 || rep.Stray.List[0].Key != "PK=X#1 SK=X#" || rep.Stray.List[1].Key != "PK=TEAM#1 SK=PLAYER#zz" {
+		t.Fatalf("stray items = %+v, want 3 counted, the coach item and TEAM#1 listed", rep.Stray)
+	}
+	o.MaxProblems = 0
+	rep = run(t, o)
+	if p := itemsOf(t, rep, "player"); len(p.Problems.List) != 5 || rep.Stray.Total != 3 || len(rep.Stray.List) != 3 {
+		t.Fatalf("with MaxProblems 0: %d of %d item problems, %d of %d strays listed", len(p.Problems.List), p.Problems.Total, len(rep.Stray.List), rep.Stray.Total)
+	}
+	want := []string{
+		"item PK=X#1 SK=X# belongs to no entity of the mapping (_type S \"coach\")",
+		"item PK=TEAM#1 SK=PLAYER#zz (entity player) comes from no source row",
+		"item PK=TEAM#9 SK=PLAYER#ghost (entity player) comes from no source row",
+	}
+	if got := rep.Stray.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stray items:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
