@@ -493,3 +493,42 @@ func TestStrayItemsAndMaxProblems(t *testing.T) {
 		t.Fatalf("stray items:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReportJSONGolden pins the JSON report of a real run of the league on
+// PostgreSQL, broken on purpose in one way per kind of problem: an accepted
+// reject forged for a present row, a changed attribute, a deleted item and an
+// item of no entity. Durations, the table's and the file's names are
+// normalised.
+func TestReportJSONGolden(t *testing.T) {
+	ctx := context.Background()
+	eng := testenv.Engines[0]
+	o, rejects := league(t, eng.Name, eng.Fresh, eng.Exec)
+	forged := withLines(t, rejects, `{"entity":"player","row":"player_id=1","reason":"forged"}`)
+	o.Rejects = readRejects(t, o, forged)
+	o.Seed, o.Samples = 7, 2
+	_, err := o.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(o.Table), Key: key("TEAM#1", "TEAM#"),
+		UpdateExpression:          aws.String("SET #n = :v"),
+		ExpressionAttributeNames:  map[string]string{"#n": "name"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "Ants!"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(o.Table), Key: key("TEAM#5", "PLAYER#p4")}); err != nil {
+		t.Fatal(err)
+	}
+	ghost := key("X#1", "X#")
+	ghost["_type"] = &types.AttributeValueMemberS{Value: "coach"}
+	if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(o.Table), Item: ghost}); err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, o)
+	rep.Seconds = 0
+	var b strings.Builder
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.NewReplacer(o.Table, "league", forged, "rejects.jsonl").Replace(b.String())
+	golden(t, "league.golden.json", []byte(out))
+}

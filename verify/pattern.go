@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 		for i, p := range ap.Params {
 			names[i] = p.Name
 		}
-		return v.r.Sample(ctx, ap.SampleFrom.Table, names, ap.SampleFrom.Where, v.o.Samples, v.o.Seed)
+		return v.r.Sample(ctx, ap.SampleFrom.Table, names, ap.SampleFrom.Where, v.o.Samples, patternSeed(v.o.Seed, ap.Name))
 	}
 	text, _ := ap.ParamsSQL.Text(v.r.Placeholder)
 	var out [][]any
@@ -175,6 +176,15 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 }
 
 var errEnough = errors.New("enough samples")
+
+// patternSeed derives an access pattern's sampling seed from the run's seed
+// and the pattern's name: patterns that sample the same columns still check
+// different values, and the run's seed alone repeats them all.
+func patternSeed(seed int64, name string) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, name)
+	return int64(h.Sum64() >> 1)
+}
 
 func paramKinds(ap *mapping.AccessPattern) func(string) *introspect.Column {
 	return func(name string) *introspect.Column {

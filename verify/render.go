@@ -84,10 +84,18 @@ func (r *Report) checks() []check {
 }
 
 func (c *CountCheck) summary() string {
+	if c.notCounted() {
+		return fmt.Sprintf("rows not counted, %d items", c.Items)
+	}
 	if c.Rejected > 0 {
 		return fmt.Sprintf("%d source rows - %d accepted rejects, %d items", c.Source, c.Rejected, c.Items)
 	}
 	return fmt.Sprintf("%d source rows, %d items", c.Source, c.Items)
+}
+
+// notCounted is true when the entity's rows could not be counted.
+func (c *CountCheck) notCounted() bool {
+	return len(c.Problems.List) > 0 && c.Problems.List[0].Kind == KindCheckError
 }
 
 func (r *Report) straySummary() string {

@@ -21,7 +21,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for i := range r.Counts {
 		c := &r.Counts[i]
-		p("  %s  %-28s source rows %8d", mark(c.OK), c.Entity, c.Source)
+		if c.notCounted() {
+			p("  %s  %-28s source rows %8s", mark(c.OK), c.Entity, "?")
+		} else {
+			p("  %s  %-28s source rows %8d", mark(c.OK), c.Entity, c.Source)
+		}
 		if c.Rejected > 0 {
 			p("  accepted rejects %d", c.Rejected)
 		}
