@@ -3,6 +3,7 @@ package verify_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -531,4 +533,41 @@ func TestReportJSONGolden(t *testing.T) {
 	}
 	out := strings.NewReplacer(o.Table, "league", forged, "rejects.jsonl").Replace(b.String())
 	golden(t, "league.golden.json", []byte(out))
+}
+
+// TestReportOfAnUnfinishedRun: DynamoDB fails every BatchGetItem (a fault
+// the real service can return but DynamoDB Local cannot be made to), so
+// verify stops in the item check; the report still holds the counts done
+// before, OK false and the error, and renders as JUnit with an error case.
+func TestReportOfAnUnfinishedRun(t *testing.T) {
+	eng := testenv.Engines[0]
+	o, rejects := league(t, eng.Name, eng.Fresh, eng.Exec)
+	o.Rejects = readRejects(t, o, rejects)
+	p, err := faultproxy.New(testenv.DynamoDB(t), 1, faultproxy.Rule{Fault: faultproxy.InternalError, Ops: []string{"BatchGetItem"}, Prob: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		p.Close()
+	})
+	o.DB = testenv.DynamoDBClient(srv.URL)
+	rep, err := verify.Run(context.Background(), o)
+	if err == nil || !strings.HasPrefix(err.Error(), "verify: comparing items of entity team: ") {
+		t.Fatalf("verify with every BatchGetItem failing = %v", err)
+	}
+	if rep == nil || rep.OK || rep.Error != err.Error() || len(rep.Counts) != 2 || !rep.Counts[0].OK || len(rep.Patterns) != 0 {
+		t.Fatalf("the report of the unfinished run = %+v", rep)
+	}
+	var b strings.Builder
+	if err := rep.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<testsuite name="counts" tests="3" failures="0" errors="0"`, `<testsuite name="verify" tests="1" failures="0" errors="1"`, `<error type="error" message="verify: comparing items of entity team: `} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the JUnit report lacks %s:\n%s", want, b.String())
+		}
+	}
 }
