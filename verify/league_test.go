@@ -304,8 +304,7 @@ func TestReadRejectsErrors(t *testing.T) {
 	}
 }
 
-// leaguePlan compiles the league mapping against a schema built in code, so
-// tests of file parsing need no database.
+// leaguePlan compiles the league mapping against a fresh league database.
 func leaguePlan(t *testing.T) *mapping.Plan {
 	t.Helper()
 	eng := testenv.Engines[0]
@@ -318,8 +317,6 @@ func leaguePlan(t *testing.T) *mapping.Plan {
 	t.Cleanup(func() { src.Close() })
 	return compile(t, src, leagueMapping)
 }
-
-var _ = types.AttributeValueMemberS{}
 
 // TestBrokenSQLFailsOnlyItsCheck gives one entity a where and one access
 // pattern an SQL that the source refuses: their checks fail with the

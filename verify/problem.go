@@ -96,14 +96,6 @@ func (ps *Problems) Sort() {
 	}
 }
 
-// Merge adds every problem of other (its count too).
-func (ps *Problems) Merge(other *Problems) {
-	for _, p := range other.List {
-		ps.Add(p)
-	}
-	ps.Total += other.Total - int64(len(other.List))
-}
-
 func compareProblems(a, b Problem) int {
 	return cmp.Or(
 		cmp.Compare(a.Entity, b.Entity),

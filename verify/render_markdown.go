@@ -19,7 +19,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return "❌"
 	}
 	p("### %s remodel verify: %s\n\n", icon(r.OK), mark(r.OK))
-	p("Table %s against the %s source, seed %d, %.1f s.\n\n", code(r.Table), r.Engine, r.Seed, r.Seconds)
+	if r.Engine != "" {
+		p("Table %s against the %s source, seed %d, %.1f s.\n\n", code(r.Table), r.Engine, r.Seed, r.Seconds)
+	} else {
+		p("Table %s, seed %d, %.1f s.\n\n", code(r.Table), r.Seed, r.Seconds)
+	}
 	if r.Error != "" {
 		p("> **verify could not finish:** %s\n\n", mdCell(r.Error))
 	}

@@ -10,7 +10,11 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
-	p("verify %s table %s against the %s source (seed %d)\n", mark(r.OK), r.Table, r.Engine, r.Seed)
+	if r.Engine != "" {
+		p("verify %s table %s against the %s source (seed %d)\n", mark(r.OK), r.Table, r.Engine, r.Seed)
+	} else {
+		p("verify %s table %s (seed %d)\n", mark(r.OK), r.Table, r.Seed)
+	}
 	problems := func(ps *Problems) {
 		for _, l := range ps.Lines() {
 			p("        %s\n", l)
