@@ -145,11 +145,11 @@ func (v *verifier) checkRejects(rep *Report) {
 		}
 		where := fmt.Sprintf("%s:%d", v.o.Rejects.File, rj.Line)
 		switch {
-		case !v.rejSeen[i]:
+		case !v.rejSeen[i] && v.itemsComplete():
 			ic.Problems.Add(Problem{Kind: KindRejectedUnknown, Entity: rj.Entity, SourceKey: rj.Row,
 				Message: fmt.Sprintf("%s names row %s of entity %s as rejected, but the source has no such row", where, rj.Row, rj.Entity)})
 			ic.OK = false
-		case v.rejKeys[i] != "" && v.keys.claim(v.rejKeys[i]):
+		case v.rejKeys[i] != "" && v.keys != nil && v.keys.claim(v.rejKeys[i]):
 			ic.Problems.Add(Problem{Kind: KindRejectedPresent, Entity: rj.Entity, Key: v.rejKeys[i], SourceKey: rj.Row,
 				Message: fmt.Sprintf("row %s of entity %s is accepted as rejected (%s: %s), but the table holds its item %s", rj.Row, rj.Entity, where, rj.Reason, v.rejKeys[i])})
 			ic.OK = false

@@ -132,7 +132,7 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	defer snap.Close()
 	rep.Warning = snap.Warning()
 	v.r = snap.Readers()[0]
-	if !v.o.SkipItems {
+	if v.itemsComplete() {
 		v.keys = newKeySet()
 	}
 
@@ -208,6 +208,12 @@ type verifier struct {
 	rejSeen []bool
 	rejKeys []string
 }
+
+// itemsComplete is true when the item check meets every source row: only
+// then do unclaimed item keys prove stray items, and an accepted reject the
+// check never met prove a row the source lacks. (A sampled item check must
+// make this false.)
+func (v *verifier) itemsComplete() bool { return !v.o.SkipItems }
 
 // problems is an empty problem list with the run's cap.
 func (v *verifier) problems() Problems { return Problems{Max: v.o.MaxProblems} }
