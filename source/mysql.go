@@ -242,8 +242,8 @@ func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 	return n, nil
 }
 
-func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, myIdent, myIdent(t.Name), "RAND()")
+func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myIdent(t.Name), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))

@@ -196,8 +196,8 @@ func (r *pgReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 	return n, nil
 }
 
-func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgTable(t), "random()")
+func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgTable(t), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, _ []any) error {
 		row := make([]any, len(cols))
@@ -250,8 +250,11 @@ func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string
 	return q
 }
 
-// sampleSQL builds the query that samples distinct non-NULL tuples.
-func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(string) string, table, random string) (string, []*introspect.Column) {
+// sampleSQL builds the query that samples distinct non-NULL tuples. The
+// order is the MD5 hash of the seed and the tuple's text, then the tuple itself for the rare tie: it looks random, but
+// the same seed on the same data picks the same tuples, whatever order the
+// engine happens to produce them in.
+func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(string) string, table string, seed int64) (string, []*introspect.Column) {
 	q := make([]string, len(cols))
 	kinds := make([]*introspect.Column, len(cols))
 	conds := make([]string, 0, len(cols)+1)
@@ -264,6 +267,7 @@ func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(s
 		conds = append(conds, q[i]+" IS NOT NULL")
 	}
 	list := strings.Join(q, ", ")
+	order := "MD5(CONCAT_WS('/', '" + strconv.FormatInt(seed, 10) + "', " + list + "))"
 	return "SELECT " + list + " FROM (SELECT DISTINCT " + list + " FROM " + table +
-		" WHERE " + strings.Join(conds, " AND ") + ") s ORDER BY " + random + " LIMIT " + strconv.Itoa(n), kinds
+		" WHERE " + strings.Join(conds, " AND ") + ") s ORDER BY " + order + ", " + list + " LIMIT " + strconv.Itoa(n), kinds
 }

@@ -94,7 +94,7 @@ func TestPostgresTypes(t *testing.T) {
 		}
 	}
 	// Sample of an enum.
-	got, err := r.Sample(ctx, tab, []string{"mood"}, "", 10)
+	got, err := r.Sample(ctx, tab, []string{"mood"}, "", 10, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ INSERT INTO payments VALUES
 	if n != 4 {
 		t.Errorf("Count = %d, want 4", n)
 	}
-	sample, err := r.Sample(ctx, tab, []string{"id"}, "", 10)
+	sample, err := r.Sample(ctx, tab, []string{"id"}, "", 10, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -269,56 +271,147 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var v verify.Options
+	var format, rejects string
+	var outputs []string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the DynamoDB table matches the source: counts, items and access patterns",
 		Long: `verify checks a migrated table against the source, read from one snapshot:
 
-  counts           source rows per entity (same where) = items per entity in the table,
-                   and no item that belongs to no entity
+  counts           source rows per entity (same where), less the rows accepted as
+                   rejected, = items per entity in the table; and no stray item
+                   (of no entity, or of no source row: named by key)
   items            every row rendered and compared attribute by attribute with the
                    stored item (missing and different items are named by key)
   access patterns  for --samples parameter values sampled from the source, the
                    Query (every page) returns exactly the items of the rows its SQL
                    returns; parameters are bound, never pasted into the SQL
 
-The exit status is 0 only when everything passed.`,
+--rejects FILE reads migrate's rejected-rows file: those rows are expected to
+have no item (and it is a failure if one is in the table after all).
+
+The report goes to stdout in --format (text, json, junit or markdown). With
+--output FILE it is written to FILE in --format (or FORMAT=FILE, e.g.
+--output junit=verify.xml --output markdown=$GITHUB_STEP_SUMMARY) and stdout
+gets text. A report is written even when verify cannot finish.
+
+Sampled parameters are fixed by --seed; without it a seed is drawn and
+printed, so a failing run can be repeated with the same parameters.
+
+The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
-				return err
+			f, err := verify.ParseFormat(format)
+			if err != nil {
+				return usageError{fmt.Errorf("--format: %w", err)}
+			}
+			outs, err := reportOutputs(outputs, f)
+			if err != nil {
+				return usageError{err}
+			}
+			if v.Samples < 1 || v.MaxProblems < 0 {
+				return usageError{fmt.Errorf("--samples must be at least 1 and --max-problems at least 0 (0 lists every problem)")}
+			}
+			if !cmd.Flags().Changed("seed") {
+				v.Seed = rand.Int64N(1 << 31)
+			}
+			// report writes the report to stdout and to every --output;
+			// runErr (verify could not finish) wins over a write error.
+			report := func(rep *verify.Report, runErr error) error {
+				stdoutFormat := f
+				if len(outs) > 0 {
+					stdoutFormat = verify.FormatText
+				}
+				werr := rep.Write(stdout, stdoutFormat)
+				for _, out := range outs {
+					if err := writeReportFile(out.path, rep, out.format); err != nil && werr == nil {
+						werr = err
+					}
+				}
+				switch {
+				case runErr != nil:
+					return runErr
+				case werr != nil:
+					return werr
+				case !rep.OK:
+					return errFailed
+				}
+				return nil
+			}
+			failed := func(err error) error {
+				return report(&verify.Report{Version: verify.ReportVersion, Table: d.table, Seed: v.Seed, Error: err.Error()}, err)
 			}
 			p, src, db, err := d.plan(cmd.Context(), &o)
 			if err != nil {
-				return err
-			}
-			defer src.Close()
-			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
-			rep, err := verify.Run(cmd.Context(), v)
-			if err != nil {
-				return err
-			}
-			if o.format == "json" {
-				if err := writeJSON(stdout, rep); err != nil {
+				var ue usageError
+				if errors.As(err, &ue) {
 					return err
 				}
-			} else {
-				rep.WriteText(stdout)
+				return failed(err)
 			}
-			if !rep.OK {
-				return errFailed
+			defer src.Close()
+			if rejects != "" {
+				if v.Rejects, err = verify.ReadRejects(rejects, p); err != nil {
+					return usageError{err}
+				}
 			}
-			return nil
+			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
+			rep, err := verify.Run(cmd.Context(), v)
+			return report(rep, err)
 		},
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd)
 	d.register(cmd)
-	cmd.Flags().IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
-	cmd.Flags().BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
-	cmd.Flags().DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
+	fl := cmd.Flags()
+	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
+	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format or as FORMAT=FILE (repeatable); stdout then gets text")
+	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
+	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
+	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
+	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")
+	fl.BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	fl.DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
+}
+
+type reportOutput struct {
+	format verify.Format
+	path   string
+}
+
+// reportOutputs reads --output values: FILE (in the default format) or
+// FORMAT=FILE.
+func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
+	var outs []reportOutput
+	for _, val := range values {
+		out := reportOutput{format: def, path: val}
+		if name, path, ok := strings.Cut(val, "="); ok {
+			if f, err := verify.ParseFormat(name); err == nil {
+				out = reportOutput{format: f, path: path}
+			}
+		}
+		if out.path == "" {
+			return nil, fmt.Errorf("--output %q names no file", val)
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
+}
+
+func writeReportFile(path string, rep *verify.Report, f verify.Format) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := rep.Write(file, f); err != nil {
+		file.Close()
+		return fmt.Errorf("writing the report %s: %w", path, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing the report %s: %w", path, err)
+	}
+	return nil
 }
 
 func writeJSONFile(path string, v any) error {
