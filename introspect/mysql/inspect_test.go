@@ -90,6 +90,9 @@ CREATE TABLE kinds (
 	plain    longtext,
 	vj       varchar(255),
 	shape    geometry,
+	pt       point REF_SYSTEM_ID=4326,
+	area     polygon NOT NULL,
+	gc       geometrycollection,
 	jb       blob,
 	CONSTRAINT jb_valid CHECK (json_valid(jb)),
 	CONSTRAINT j_table_valid CHECK (json_valid(j_table)),
@@ -132,7 +135,10 @@ CREATE TABLE other (id int PRIMARY KEY, j_table longtext, j longtext, CONSTRAINT
 		{Name: "j_or", Type: "longtext", Kind: introspect.KindString, Nullable: true},
 		{Name: "plain", Type: "longtext", Kind: introspect.KindString, Nullable: true},
 		{Name: "vj", Type: "varchar(255)", Kind: introspect.KindJSON, Nullable: true},
-		{Name: "shape", Type: "geometry", Kind: introspect.KindString, Nullable: true},
+		{Name: "shape", Type: "geometry", Kind: introspect.KindGeometry, Nullable: true},
+		{Name: "pt", Type: "point", Kind: introspect.KindGeometry, Nullable: true},
+		{Name: "area", Type: "polygon", Kind: introspect.KindGeometry},
+		{Name: "gc", Type: "geometrycollection", Kind: introspect.KindGeometry, Nullable: true},
 		// Only text columns become JSON: a blob stays bytes.
 		{Name: "jb", Type: "blob", Kind: introspect.KindBytes, Nullable: true},
 	})

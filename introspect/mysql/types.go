@@ -7,8 +7,8 @@ import (
 )
 
 // dataTypeKinds maps information_schema.COLUMNS.DATA_TYPE to a Kind. tinyint
-// is decided by kindOf from COLUMN_TYPE; every type not listed (geometry
-// types, MariaDB's uuid and inet6, ...) is KindString.
+// is decided by kindOf from COLUMN_TYPE; every type not listed (MariaDB's
+// uuid and inet6, ...) is KindString.
 var dataTypeKinds = map[string]introspect.Kind{
 	"tinyint":    introspect.KindInt,
 	"smallint":   introspect.KindInt,
@@ -42,6 +42,16 @@ var dataTypeKinds = map[string]introspect.Kind{
 	"datetime":   introspect.KindTimestamp,
 	"timestamp":  introspect.KindTimestampTZ,
 	"json":       introspect.KindJSON,
+	// Spatial types; MySQL 8 names GEOMETRYCOLLECTION geomcollection.
+	"geometry":           introspect.KindGeometry,
+	"point":              introspect.KindGeometry,
+	"linestring":         introspect.KindGeometry,
+	"polygon":            introspect.KindGeometry,
+	"multipoint":         introspect.KindGeometry,
+	"multilinestring":    introspect.KindGeometry,
+	"multipolygon":       introspect.KindGeometry,
+	"geometrycollection": introspect.KindGeometry,
+	"geomcollection":     introspect.KindGeometry,
 }
 
 // kindOf returns the Kind of a column from its DATA_TYPE and COLUMN_TYPE.

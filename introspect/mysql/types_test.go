@@ -47,8 +47,15 @@ func TestKindOf(t *testing.T) {
 		{"datetime", "datetime(6)", introspect.KindTimestamp},
 		{"timestamp", "timestamp", introspect.KindTimestampTZ},
 		{"json", "json", introspect.KindJSON},
-		{"geometry", "geometry", introspect.KindString},
-		{"point", "point", introspect.KindString},
+		{"geometry", "geometry", introspect.KindGeometry},
+		{"point", "point", introspect.KindGeometry},
+		{"linestring", "linestring", introspect.KindGeometry},
+		{"polygon", "polygon", introspect.KindGeometry},
+		{"multipoint", "multipoint", introspect.KindGeometry},
+		{"multilinestring", "multilinestring", introspect.KindGeometry},
+		{"multipolygon", "multipolygon", introspect.KindGeometry},
+		{"geometrycollection", "geometrycollection", introspect.KindGeometry}, // MariaDB
+		{"geomcollection", "geomcollection", introspect.KindGeometry},         // MySQL 8
 		{"uuid", "uuid", introspect.KindString},
 		{"inet6", "inet6", introspect.KindString},
 	} {
