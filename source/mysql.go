@@ -184,8 +184,19 @@ func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + 
 
 func (r *myReader) Placeholder(int) string { return "?" }
 
+// myRead is the select-list expression that reads column c (quoted as q)
+// in the text form decodeText expects: a spatial value as its WKT, with
+// "SRID=n;" in front when its SRID is not 0 (PostGIS's EWKT form), so that
+// the SRID the bare WKT leaves out is not lost.
+func myRead(c *introspect.Column, q string) string {
+	if c != nil && c.Kind == introspect.KindGeometry {
+		return "IF(ST_SRID(" + q + ") = 0, ST_AsText(" + q + "), CONCAT('SRID=', ST_SRID(" + q + "), ';', ST_AsText(" + q + "))) AS " + q
+	}
+	return q
+}
+
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, myIdent, myIdent(t.Name))
+	q := scanSQL(t, w, limit, myIdent, myRead, myIdent(t.Name))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeBinary(c, vals[i], introspect.MySQL)
@@ -217,6 +228,23 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 	if err != nil {
 		return err
 	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	// A spatial column arrives in MySQL's internal form (an SRID, then
+	// WKB): bytes that are not text, whatever column kindOf names. Table
+	// scans select WKT instead (myRead); a free query that did not gets an
+	// error value in place of the bytes.
+	var spatial []error
+	for i, ct := range types {
+		if ct.DatabaseTypeName() == "GEOMETRY" {
+			if spatial == nil {
+				spatial = make([]error, len(types))
+			}
+			spatial[i] = spatialNotText(names[i])
+		}
+	}
 	vals := make([]any, len(names))
 	ptrs := make([]any, len(names))
 	for i := range vals {
@@ -226,6 +254,11 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
+		}
+		for i, e := range spatial {
+			if e != nil && vals[i] != nil {
+				vals[i] = e
+			}
 		}
 		if err := fn(names, vals, row); err != nil {
 			return err
@@ -243,7 +276,7 @@ func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 }
 
 func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, myIdent, myIdent(t.Name), "RAND()")
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myRead, myIdent(t.Name), "RAND()")
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))

@@ -1,0 +1,119 @@
+package source
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// InvalidUTF8Error is the error value of a text value whose bytes are not
+// valid UTF-8, such as 'caf\xe9' in a PostgreSQL SQL_ASCII database.
+// DynamoDB strings are UTF-8 and its JSON wire format would replace such
+// bytes with U+FFFD without a word, so the row is rejected instead.
+type InvalidUTF8Error struct {
+	// Text is the value as read; SourceText returns it so that a rejected
+	// row whose key holds such a value is still named by its own bytes
+	// (mapping.Entity.SourceKey escapes them).
+	Text string
+	// Offset is the position of the first byte that does not belong to a
+	// valid UTF-8 sequence.
+	Offset int
+}
+
+func (e *InvalidUTF8Error) Error() string {
+	return fmt.Sprintf("text is not valid UTF-8 (byte 0x%02x at offset %d)", e.Text[e.Offset], e.Offset)
+}
+
+// SourceText is the value as the source holds it.
+func (e *InvalidUTF8Error) SourceText() string { return e.Text }
+
+// checkText returns an *InvalidUTF8Error when s is not valid UTF-8.
+func checkText(s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &InvalidUTF8Error{Text: s, Offset: i}
+		}
+		i += n
+	}
+	return nil // not reached: ValidString said there is such a byte
+}
+
+// checkJSONText checks that a JSON document's text is valid UTF-8 and that
+// no string in it escapes half of a UTF-16 surrogate pair ("\ud800" alone):
+// PostgreSQL's json type and MariaDB's json_valid accept both, and Go's
+// JSON decoder would turn either into U+FFFD.
+func checkJSONText(raw []byte) error {
+	if err := checkText(string(raw)); err != nil {
+		return err
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !inString {
+			inString = c == '"'
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			r, ok := jsonEscape(raw, i)
+			if !ok { // \n, \", ... or malformed, which the decoder reports
+				i++
+				continue
+			}
+			if !utf16.IsSurrogate(r) {
+				i += 5
+				continue
+			}
+			if r < 0xdc00 { // high half: a low half must follow
+				if lo, ok := jsonEscape(raw, i+6); ok && lo >= 0xdc00 && lo <= 0xdfff {
+					i += 11
+					continue
+				}
+			}
+			return fmt.Errorf("string holds %s at offset %d, half of a UTF-16 surrogate pair, which is no character", raw[i:i+6], i)
+		}
+	}
+	return nil
+}
+
+// jsonEscape reads a \uXXXX escape at raw[i].
+func jsonEscape(raw []byte, i int) (rune, bool) {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	return rune(v), true
+}
+
+// isWKT reports whether s looks like the WKT (or EWKT, "SRID=4326;POINT(1
+// 2)") the engines' ST_AsText and ST_AsEWKT print: it starts with a
+// geometry type's name. The binary forms do not: MySQL's starts with a
+// 4-byte SRID, PostGIS's hex EWKB with "00" or "01".
+func isWKT(s string) bool {
+	if rest, ok := strings.CutPrefix(s, "SRID="); ok {
+		_, s, _ = strings.Cut(rest, ";")
+	}
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
+
+// spatialNotText is the error value of a spatial value that arrived in the
+// engine's binary form, which only a free SQL query returns (a table scan
+// selects the WKT text).
+func spatialNotText(col string) error {
+	return fmt.Errorf("spatial value arrives in the engine's binary form, not as text: select ST_AsText(%s) AS %s to read it as WKT", col, col)
+}

@@ -1,0 +1,82 @@
+package source
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// TestDecodeInvalidUTF8: text whose bytes are not UTF-8 becomes an error
+// value naming the first bad byte, in every kind that holds text; it is
+// never passed on to be turned into U+FFFD.
+func TestDecodeInvalidUTF8(t *testing.T) {
+	bad := errors.New("text is not valid UTF-8 (byte 0xe9 at offset 3)")
+	for _, engine := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
+		t.Run(string(engine), func(t *testing.T) {
+			runDecodeText(t, engine, []decodeCase{
+				{"text", col(introspect.KindString, "text"), "caf\xe9", bad},
+				{"text at offset 0", col(introspect.KindString, "text"), "\xff", errors.New("text is not valid UTF-8 (byte 0xff at offset 0)")},
+				{"truncated sequence", col(introspect.KindString, "text"), "ab\xe6\x9d", errors.New("text is not valid UTF-8 (byte 0xe6 at offset 2)")},
+				{"surrogate encoded in UTF-8", col(introspect.KindString, "text"), "x\xed\xa0\x80", errors.New("text is not valid UTF-8 (byte 0xed at offset 1)")},
+				{"valid", col(introspect.KindString, "text"), "café 東京 🚀", "café 東京 🚀"},
+				{"no column", nil, "caf\xe9", bad},
+				{"enum", col(introspect.KindString, "enum('a')"), "caf\xe9", bad},
+				{"set member", col(introspect.KindSet, "set('a','b')"), "a,caf\xe9", errors.New("text is not valid UTF-8 (byte 0xe9 at offset 5)")},
+				{"json string", col(introspect.KindJSON, "json"), `{"s": "caf` + "\xe9" + `"}`,
+					errors.New("JSON document: text is not valid UTF-8 (byte 0xe9 at offset 10)")},
+				{"json key", col(introspect.KindJSON, "json"), `{"caf` + "\xe9" + `": 1}`,
+					errors.New("JSON document: text is not valid UTF-8 (byte 0xe9 at offset 5)")},
+				{"json lone high surrogate", col(introspect.KindJSON, "json"), `{"s": "\ud800x"}`,
+					errors.New(`JSON document: string holds \ud800 at offset 7, half of a UTF-16 surrogate pair, which is no character`)},
+				{"json lone low surrogate", col(introspect.KindJSON, "json"), `["\uDC00"]`,
+					errors.New(`JSON document: string holds \uDC00 at offset 2, half of a UTF-16 surrogate pair, which is no character`)},
+				{"json high then high", col(introspect.KindJSON, "json"), `["\ud83d\ud83d"]`,
+					errors.New(`JSON document: string holds \ud83d at offset 2, half of a UTF-16 surrogate pair, which is no character`)},
+				{"json surrogate pair", col(introspect.KindJSON, "json"), `["\ud83d\ude80", "\\ud800", "\u00e9"]`,
+					[]byte(`["\ud83d\ude80", "\\ud800", "\u00e9"]`)},
+				{"json escape outside a string is left to the decoder", col(introspect.KindJSON, "json"), `[1] \ud800`, []byte(`[1] \ud800`)},
+				{"geometry", col(introspect.KindGeometry, "geometry"), "POINT(1 2)\xe9", errors.New("text is not valid UTF-8 (byte 0xe9 at offset 10)")},
+			})
+		})
+	}
+	// Array elements (PostgreSQL only).
+	runDecodeText(t, introspect.Postgres, []decodeCase{
+		{"array element", arrayCol(introspect.KindString, "text[]"), "{ok,caf\xe9}", errors.New("array element 2: " + bad.Error())},
+		{"array element quoted", arrayCol(introspect.KindString, "text[]"), "{\"a b\",\"caf\xe9\"}", errors.New("array element 2: " + bad.Error())},
+		{"2-D array element", arrayCol(introspect.KindString, "text[]"), "{{a},{caf\xe9}}", errors.New("array element 1: " + bad.Error())},
+		{"json array element", arrayCol(introspect.KindJSON, "json[]"), `{"[\"caf` + "\xe9" + `\"]"}`,
+			errors.New("array element 1: JSON document: text is not valid UTF-8 (byte 0xe9 at offset 5)")},
+	})
+}
+
+func TestInvalidUTF8ErrorKeepsTheText(t *testing.T) {
+	got := decodeText(col(introspect.KindString, "text"), []byte("caf\xe9"), introspect.Postgres)
+	var e *InvalidUTF8Error
+	if err, ok := got.(error); !ok || !errors.As(err, &e) {
+		t.Fatalf("decodeText = %s, want an *InvalidUTF8Error", show(got))
+	}
+	if e.SourceText() != "caf\xe9" || e.Offset != 3 {
+		t.Errorf("SourceText %q, offset %d; want %q, 3", e.SourceText(), e.Offset, "caf\xe9")
+	}
+}
+
+func TestDecodeGeometry(t *testing.T) {
+	g := col(introspect.KindGeometry, "geometry")
+	g.Name = "shape"
+	notText := errors.New("spatial value arrives in the engine's binary form, not as text: select ST_AsText(shape) AS shape to read it as WKT")
+	for _, engine := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
+		runDecodeText(t, engine, []decodeCase{
+			{"point", g, "POINT(1.5 -2)", "POINT(1.5 -2)"},
+			{"empty collection", g, "GEOMETRYCOLLECTION EMPTY", "GEOMETRYCOLLECTION EMPTY"},
+			{"with SRID", g, "SRID=4326;POINT(0.1 1e20)", "SRID=4326;POINT(0.1 1e20)"},
+			// What a free query returns without ST_AsText: PostGIS's hex
+			// EWKB, MySQL's SRID-prefixed WKB, or WKB from ST_AsBinary.
+			{"hex EWKB", g, "0101000020E6100000000000000000F03F0000000000000040", notText},
+			{"MySQL internal", g, "\x00\x00\x00\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\x00\xc0", notText},
+			{"WKB", g, "\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\x00\xc0", notText},
+			{"SRID without WKT", g, "SRID=4326;", notText},
+			{"empty", g, "", notText},
+		})
+	}
+}
