@@ -74,3 +74,12 @@ func avPlain(av types.AttributeValue) any {
 	}
 	return map[string]any{"?": av}
 }
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
