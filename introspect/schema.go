@@ -90,6 +90,13 @@ type Column struct {
 	// KindArray column (pg_type.typdelim of the element type) when it is not
 	// a comma: ";" for box[]. Empty means ",".
 	Delim string `json:"delim,omitempty"`
+	// Charset is the character set of a MySQL/MariaDB text column (char,
+	// varchar, text types, enum, set) when it is not a UTF-8 one: latin1,
+	// ascii, cp1251, ... Such text reaches a utf8mb4 connection through the
+	// server's conversion, which turns a byte the charset has no Unicode
+	// character for into '?'. Empty for utf8mb4 and utf8mb3 and for every
+	// other column.
+	Charset string `json:"charset,omitempty"`
 }
 
 // ForeignKey is a foreign key constraint of a table.

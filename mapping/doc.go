@@ -20,5 +20,5 @@
 //	[]any of element values             KindArray
 //	[]string                            KindSet
 //	error                               a value the source could not decode (the row is rejected;
-//	                                    one with a SourceText() string method names its row's key)
+//	                                    one with a KeyText() string method names its row's key)
 package mapping

@@ -96,9 +96,9 @@ func (e *Entity) SourceKey(row []any) string {
 		case []byte:
 			fmt.Fprintf(&b, "%x", v)
 		case error:
-			var st interface{ SourceText() string }
-			if errors.As(v, &st) {
-				b.WriteString(keyText(st.SourceText()))
+			var kt interface{ KeyText() string }
+			if errors.As(v, &kt) {
+				b.WriteString(kt.KeyText())
 			} else {
 				b.WriteString("?")
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -11,8 +12,8 @@ import (
 // package source's *InvalidUTF8Error does.
 type keptText struct{ text string }
 
-func (e *keptText) Error() string      { return "text is not valid UTF-8" }
-func (e *keptText) SourceText() string { return e.text }
+func (e *keptText) Error() string   { return "text is not valid UTF-8" }
+func (e *keptText) KeyText() string { return strconv.Quote(e.text) }
 
 // TestSourceKeyEscapesInvalidText: keys that differ only in a byte that is
 // not UTF-8 print differently, and survive JSON (the rejects file) as they

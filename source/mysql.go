@@ -188,18 +188,55 @@ func (r *myReader) Placeholder(int) string { return "?" }
 // in the text form decodeText expects: a spatial value as its WKT, with
 // "SRID=n;" in front when its SRID is not 0 (PostGIS's EWKT form), so that
 // the SRID the bare WKT leaves out is not lost.
+//
+// Text in a character set that is not UTF-8 (Column.Charset) is converted
+// by the server, which sends '?' for a byte the charset has no Unicode
+// character for (an ascii column accepts 0xE9 even in strict mode). Such a
+// column is read converted only when the conversion goes back to the same
+// bytes; otherwise its bytes come with a leading 0xFF, which no UTF-8 text
+// starts with, and unconvertible turns them into an error value.
 func myRead(c *introspect.Column, q string) string {
-	if c != nil && c.Kind == introspect.KindGeometry {
+	switch {
+	case c == nil:
+	case c.Kind == introspect.KindGeometry:
 		return "IF(ST_SRID(" + q + ") = 0, ST_AsText(" + q + "), CONCAT('SRID=', ST_SRID(" + q + "), ';', ST_AsText(" + q + "))) AS " + q
+	case c.Charset != "" && isCharsetName(c.Charset):
+		utf8 := "CONVERT(" + q + " USING utf8mb4)"
+		raw := "CAST(" + q + " AS BINARY)"
+		return "IF(CAST(CONVERT(" + utf8 + " USING " + c.Charset + ") AS BINARY) = " + raw + ", " + utf8 + ", CONCAT(X'FF', " + raw + ")) AS " + q
 	}
 	return q
+}
+
+// isCharsetName reports whether s can be pasted into SQL as a character
+// set name (they are words like latin1, cp1251, utf16le).
+func isCharsetName(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// unconvertible turns the marked bytes myRead selects for text that does
+// not convert to UTF-8 into an error value; everything else passes.
+func unconvertible(c *introspect.Column, v any) any {
+	if c == nil || c.Charset == "" {
+		return v
+	}
+	b, ok := v.([]byte)
+	if !ok || len(b) == 0 || b[0] != 0xff {
+		return v
+	}
+	return &UnconvertibleTextError{Charset: c.Charset, Text: string(b[1:])}
 }
 
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
 	q := scanSQL(t, w, limit, myIdent, myRead, myIdent(t.Name))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
-			row[i] = decodeBinary(c, vals[i], introspect.MySQL)
+			row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
 		}
 		return fn(row)
 	})
@@ -281,7 +318,7 @@ func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []strin
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))
 		for i := range cols {
-			row[i] = decodeBinary(kinds[i], vals[i], introspect.MySQL)
+			row[i] = decodeBinary(kinds[i], unconvertible(kinds[i], vals[i]), introspect.MySQL)
 		}
 		out = append(out, row)
 		return nil

@@ -249,9 +249,11 @@ func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string
 	}
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where(w)
 	if len(t.PrimaryKey) > 0 {
+		// Qualified, so that ORDER BY sorts by the column and not by the
+		// select-list expression of the same name that read puts there.
 		pk := make([]string, len(t.PrimaryKey))
 		for i, c := range t.PrimaryKey {
-			pk[i] = ident(c)
+			pk[i] = table + "." + ident(c)
 		}
 		q += " ORDER BY " + strings.Join(pk, ", ")
 	}

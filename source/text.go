@@ -13,9 +13,8 @@ import (
 // DynamoDB strings are UTF-8 and its JSON wire format would replace such
 // bytes with U+FFFD without a word, so the row is rejected instead.
 type InvalidUTF8Error struct {
-	// Text is the value as read; SourceText returns it so that a rejected
-	// row whose key holds such a value is still named by its own bytes
-	// (mapping.Entity.SourceKey escapes them).
+	// Text is the value as read, so that a rejected row whose key holds
+	// such a value is still named by its own bytes (KeyText).
 	Text string
 	// Offset is the position of the first byte that does not belong to a
 	// valid UTF-8 sequence.
@@ -26,8 +25,53 @@ func (e *InvalidUTF8Error) Error() string {
 	return fmt.Sprintf("text is not valid UTF-8 (byte 0x%02x at offset %d)", e.Text[e.Offset], e.Offset)
 }
 
-// SourceText is the value as the source holds it.
-func (e *InvalidUTF8Error) SourceText() string { return e.Text }
+// KeyText is the value as a rejected row's key shows it
+// (mapping.Entity.SourceKey): Go-quoted, the invalid bytes escaped
+// ("caf\xe9"), so that keys differing in such a byte stay apart and JSON
+// does not turn them into U+FFFD.
+func (e *InvalidUTF8Error) KeyText() string { return strconv.Quote(e.Text) }
+
+// UnconvertibleTextError is the error value of MySQL/MariaDB text whose
+// bytes have no Unicode character in the column's character set (0xE9 in
+// an ascii column, 0x98 in cp1251): the server would send each as '?'.
+type UnconvertibleTextError struct {
+	Charset string
+	// Text is the column's bytes, in its own character set.
+	Text string
+}
+
+func (e *UnconvertibleTextError) Error() string {
+	shown := quoteBytes(e.Text)
+	if len(e.Text) > 40 {
+		shown = quoteBytes(e.Text[:40]) + "..."
+	}
+	return fmt.Sprintf("text %s has bytes that character set %s has no Unicode character for (the server would send them as '?')", shown, e.Charset)
+}
+
+// KeyText is the value as a rejected row's key shows it: its bytes quoted,
+// every one outside printable ASCII escaped ("\xd0\x98"), since they are
+// not UTF-8 even where they happen to look like it.
+func (e *UnconvertibleTextError) KeyText() string { return quoteBytes(e.Text) }
+
+// quoteBytes quotes s byte by byte: printable ASCII as it is (with \" and
+// \\), every other byte as \xNN.
+func quoteBytes(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
 
 // checkText returns an *InvalidUTF8Error when s is not valid UTF-8.
 func checkText(s string) error {

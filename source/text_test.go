@@ -56,8 +56,12 @@ func TestInvalidUTF8ErrorKeepsTheText(t *testing.T) {
 	if err, ok := got.(error); !ok || !errors.As(err, &e) {
 		t.Fatalf("decodeText = %s, want an *InvalidUTF8Error", show(got))
 	}
-	if e.SourceText() != "caf\xe9" || e.Offset != 3 {
-		t.Errorf("SourceText %q, offset %d; want %q, 3", e.SourceText(), e.Offset, "caf\xe9")
+	if e.Text != "caf\xe9" || e.Offset != 3 || e.KeyText() != `"caf\xe9"` {
+		t.Errorf("text %q, offset %d, key text %s; want %q, 3, \"caf\\xe9\"", e.Text, e.Offset, e.KeyText(), "caf\xe9")
+	}
+	u := &UnconvertibleTextError{Charset: "cp1251", Text: "\xd0\x98 \"q\\"}
+	if got := u.KeyText(); got != `"\xd0\x98 \"q\\"` {
+		t.Errorf("KeyText = %s", got)
 	}
 }
 

@@ -93,6 +93,10 @@ CREATE TABLE kinds (
 	pt       point REF_SYSTEM_ID=4326,
 	area     polygon NOT NULL,
 	gc       geometrycollection,
+	l1       varchar(10) CHARACTER SET latin1,
+	asc_c    char(2) CHARACTER SET ascii,
+	le       enum('a','b') CHARACTER SET latin1,
+	u3       varchar(5) CHARACTER SET utf8mb3,
 	jb       blob,
 	CONSTRAINT jb_valid CHECK (json_valid(jb)),
 	CONSTRAINT j_table_valid CHECK (json_valid(j_table)),
@@ -139,6 +143,11 @@ CREATE TABLE other (id int PRIMARY KEY, j_table longtext, j longtext, CONSTRAINT
 		{Name: "pt", Type: "point", Kind: introspect.KindGeometry, Nullable: true},
 		{Name: "area", Type: "polygon", Kind: introspect.KindGeometry},
 		{Name: "gc", Type: "geometrycollection", Kind: introspect.KindGeometry, Nullable: true},
+		// Text in a character set that is not UTF-8 says which.
+		{Name: "l1", Type: "varchar(10)", Kind: introspect.KindString, Nullable: true, Charset: "latin1"},
+		{Name: "asc_c", Type: "char(2)", Kind: introspect.KindString, Nullable: true, Charset: "ascii"},
+		{Name: "le", Type: "enum('a','b')", Kind: introspect.KindString, Nullable: true, Charset: "latin1"},
+		{Name: "u3", Type: "varchar(5)", Kind: introspect.KindString, Nullable: true},
 		// Only text columns become JSON: a blob stays bytes.
 		{Name: "jb", Type: "blob", Kind: introspect.KindBytes, Nullable: true},
 	})

@@ -66,6 +66,17 @@ func kindOf(dataType, columnType string) introspect.Kind {
 	return introspect.KindString
 }
 
+// nonUTF8 returns a column's CHARACTER_SET_NAME when it is not a UTF-8
+// character set, else "" (utf8mb4, utf8mb3 and its old name utf8, binary,
+// and NULL for columns that hold no text).
+func nonUTF8(charset string) string {
+	switch strings.ToLower(charset) {
+	case "", "utf8mb4", "utf8mb3", "utf8", "binary":
+		return ""
+	}
+	return charset
+}
+
 // isBool reports whether COLUMN_TYPE is exactly signed tinyint(1), which is
 // what BOOLEAN becomes. MySQL 8.0.19+ keeps the (1) for this one type.
 func isBool(columnType string) bool {

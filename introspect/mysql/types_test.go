@@ -65,6 +65,17 @@ func TestKindOf(t *testing.T) {
 	}
 }
 
+func TestNonUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "utf8mb4": "", "utf8mb3": "", "utf8": "", "UTF8MB4": "", "binary": "",
+		"latin1": "latin1", "ascii": "ascii", "cp1251": "cp1251", "ucs2": "ucs2",
+	} {
+		if got := nonUTF8(in); got != want {
+			t.Errorf("nonUTF8(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestJSONValidColumns(t *testing.T) {
 	for _, tc := range []struct {
 		clause string
