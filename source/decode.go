@@ -83,9 +83,8 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		}
 		return parseTime(s, true, []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"})
 	case introspect.KindJSON:
-		if err := checkJSONText(raw); err != nil {
-			return fmt.Errorf("JSON document: %w", err)
-		}
+		// Checked where it is decoded (mapping.Convert): UTF-8, surrogate
+		// escapes, nesting, keys.
 		return bytes.Clone(raw)
 	case introspect.KindArray:
 		delim := byte(',')

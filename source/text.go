@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -86,58 +85,6 @@ func checkText(s string) error {
 		i += n
 	}
 	return nil // not reached: ValidString said there is such a byte
-}
-
-// checkJSONText checks that a JSON document's text is valid UTF-8 and that
-// no string in it escapes half of a UTF-16 surrogate pair ("\ud800" alone):
-// PostgreSQL's json type and MariaDB's json_valid accept both, and Go's
-// JSON decoder would turn either into U+FFFD.
-func checkJSONText(raw []byte) error {
-	if err := checkText(string(raw)); err != nil {
-		return err
-	}
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !inString {
-			inString = c == '"'
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			r, ok := jsonEscape(raw, i)
-			if !ok { // \n, \", ... or malformed, which the decoder reports
-				i++
-				continue
-			}
-			if !utf16.IsSurrogate(r) {
-				i += 5
-				continue
-			}
-			if r < 0xdc00 { // high half: a low half must follow
-				if lo, ok := jsonEscape(raw, i+6); ok && lo >= 0xdc00 && lo <= 0xdfff {
-					i += 11
-					continue
-				}
-			}
-			return fmt.Errorf("string holds %s at offset %d, half of a UTF-16 surrogate pair, which is no character", raw[i:i+6], i)
-		}
-	}
-	return nil
-}
-
-// jsonEscape reads a \uXXXX escape at raw[i].
-func jsonEscape(raw []byte, i int) (rune, bool) {
-	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
-	if err != nil {
-		return 0, false
-	}
-	return rune(v), true
 }
 
 // isWKT reports whether s looks like the WKT (or EWKT, "SRID=4326;POINT(1
