@@ -57,9 +57,9 @@ func TestPostgresInvalidUTF8(t *testing.T) {
 		{"café", utf8Err(0xef, 2), nil, nil},
 		{utf8Err(0xe8, 3), "ok", nil, nil},
 		{utf8Err(0xe9, 3), "ok", nil, nil},
-		{"doc", nil, nil, errors.New("JSON document: " + utf8Err(0xe9, 10).Error())},
+		{"doc", nil, nil, []byte(`{"s": "caf` + "\xe9" + `"}`)}, // checked by mapping.Convert
 		{"fine", "ok", []any{"a"}, []byte(`{"s": "\u00e9"}`)},
-		{"surrogate", nil, nil, errors.New(`JSON document: string holds \ud800 at offset 7, half of a UTF-16 surrogate pair, which is no character`)},
+		{"surrogate", nil, nil, []byte(`{"s": "\ud800"}`)},
 		{"tags", nil, errors.New("array element 2: " + utf8Err(0xe9, 3).Error()), nil},
 	}
 	rows := scan(t, ctx, r, tab, "", 0)
@@ -83,8 +83,8 @@ entities:
 		"name=café":      "column note (text): text is not valid UTF-8 (byte 0xef at offset 2)",
 		`name="caf\xe8"`: "rendering PK: {name}: text is not valid UTF-8 (byte 0xe8 at offset 3)",
 		`name="caf\xe9"`: "rendering PK: {name}: text is not valid UTF-8 (byte 0xe9 at offset 3)",
-		"name=doc":       "column doc (json): JSON document: text is not valid UTF-8 (byte 0xe9 at offset 10)",
-		"name=surrogate": `column doc (json): JSON document: string holds \ud800 at offset 7, half of a UTF-16 surrogate pair, which is no character`,
+		"name=doc":       "column doc (json): json: not valid UTF-8 (byte offset 10)",
+		"name=surrogate": `column doc (json): json: lone UTF-16 surrogate \ud800 at byte offset 7 (not a Unicode character)`,
 		"name=tags":      "column tags (text[]): array element 2: text is not valid UTF-8 (byte 0xe9 at offset 3)",
 	}
 	seen := map[string]bool{}
@@ -182,8 +182,7 @@ INSERT INTO t VALUES (1, 'café', '{"s": "\\u00e9"}');`)
 	// A free query can still return bytes that are not UTF-8 under a text
 	// column's name (a binary string): an error value, not text.
 	_, got := query(t, ctx, r, tab, "SELECT id, UNHEX('636166E9') AS name, CAST(CONCAT('[\"', UNHEX('E9'), '\"]') AS BINARY) AS doc FROM t WHERE id = 1")
-	checkRow(t, "Query of binary strings", tab.Columns, got[0], []any{int64(1), utf8Err(0xe9, 3),
-		errors.New("JSON document: " + utf8Err(0xe9, 2).Error())})
+	checkRow(t, "Query of binary strings", tab.Columns, got[0], []any{int64(1), utf8Err(0xe9, 3), []byte(`["` + "\xe9" + `"]`)})
 	if c := tab.Column("doc"); c.Kind != introspect.KindJSON {
 		t.Fatalf("doc: %+v, want KindJSON", c)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestDecodeInvalidUTF8: text whose bytes are not UTF-8 becomes an error
@@ -23,19 +24,10 @@ func TestDecodeInvalidUTF8(t *testing.T) {
 				{"no column", nil, "caf\xe9", bad},
 				{"enum", col(introspect.KindString, "enum('a')"), "caf\xe9", bad},
 				{"set member", col(introspect.KindSet, "set('a','b')"), "a,caf\xe9", errors.New("text is not valid UTF-8 (byte 0xe9 at offset 5)")},
-				{"json string", col(introspect.KindJSON, "json"), `{"s": "caf` + "\xe9" + `"}`,
-					errors.New("JSON document: text is not valid UTF-8 (byte 0xe9 at offset 10)")},
-				{"json key", col(introspect.KindJSON, "json"), `{"caf` + "\xe9" + `": 1}`,
-					errors.New("JSON document: text is not valid UTF-8 (byte 0xe9 at offset 5)")},
-				{"json lone high surrogate", col(introspect.KindJSON, "json"), `{"s": "\ud800x"}`,
-					errors.New(`JSON document: string holds \ud800 at offset 7, half of a UTF-16 surrogate pair, which is no character`)},
-				{"json lone low surrogate", col(introspect.KindJSON, "json"), `["\uDC00"]`,
-					errors.New(`JSON document: string holds \uDC00 at offset 2, half of a UTF-16 surrogate pair, which is no character`)},
-				{"json high then high", col(introspect.KindJSON, "json"), `["\ud83d\ud83d"]`,
-					errors.New(`JSON document: string holds \ud83d at offset 2, half of a UTF-16 surrogate pair, which is no character`)},
-				{"json surrogate pair", col(introspect.KindJSON, "json"), `["\ud83d\ude80", "\\ud800", "\u00e9"]`,
-					[]byte(`["\ud83d\ude80", "\\ud800", "\u00e9"]`)},
-				{"json escape outside a string is left to the decoder", col(introspect.KindJSON, "json"), `[1] \ud800`, []byte(`[1] \ud800`)},
+				// JSON is passed on as its bytes: mapping.Convert checks
+				// UTF-8 and surrogate escapes where it decodes the document
+				// (TestJSONTextIsCheckedWhereDecoded).
+				{"json", col(introspect.KindJSON, "json"), `{"s": "caf` + "\xe9" + `"}`, []byte(`{"s": "caf` + "\xe9" + `"}`)},
 				{"geometry", col(introspect.KindGeometry, "geometry"), "POINT(1 2)\xe9", errors.New("text is not valid UTF-8 (byte 0xe9 at offset 10)")},
 			})
 		})
@@ -46,8 +38,25 @@ func TestDecodeInvalidUTF8(t *testing.T) {
 		{"array element quoted", arrayCol(introspect.KindString, "text[]"), "{\"a b\",\"caf\xe9\"}", errors.New("array element 2: " + bad.Error())},
 		{"2-D array element", arrayCol(introspect.KindString, "text[]"), "{{a},{caf\xe9}}", errors.New("array element 1: " + bad.Error())},
 		{"json array element", arrayCol(introspect.KindJSON, "json[]"), `{"[\"caf` + "\xe9" + `\"]"}`,
-			errors.New("array element 1: JSON document: text is not valid UTF-8 (byte 0xe9 at offset 5)")},
+			[]any{[]byte(`["caf` + "\xe9" + `"]`)}},
 	})
+}
+
+// TestJSONTextIsCheckedWhereDecoded: the JSON documents the source passes
+// on as bytes are rejected by mapping.Convert, not turned into U+FFFD.
+func TestJSONTextIsCheckedWhereDecoded(t *testing.T) {
+	c := col(introspect.KindJSON, "json")
+	for _, doc := range []string{`{"s": "caf` + "\xe9" + `"}`, `{"caf` + "\xe9" + `": 1}`, `{"s": "\ud800x"}`, `["\uDC00"]`, `["\ud83d\ud83d"]`} {
+		v := decodeText(c, []byte(doc), introspect.Postgres)
+		if av, err := mapping.Convert(c, v); err == nil {
+			t.Errorf("Convert(%q) = %s, want an error", doc, avJSON(t, av))
+		}
+	}
+	a := arrayCol(introspect.KindJSON, "json[]")
+	v := decodeText(a, []byte(`{"[\"caf`+"\xe9"+`\"]"}`), introspect.Postgres)
+	if av, err := mapping.Convert(a, v); err == nil {
+		t.Errorf("Convert(json[] with invalid UTF-8) = %s, want an error", avJSON(t, av))
+	}
 }
 
 func TestInvalidUTF8ErrorKeepsTheText(t *testing.T) {
