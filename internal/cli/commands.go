@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/introspect"
@@ -21,7 +25,7 @@ import (
 	"github.com/remodel-dev/remodel/verify"
 )
 
-func introspectCmd(stdout io.Writer) *cobra.Command {
+func (a *app) introspectCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
 		Use:   "introspect",
@@ -31,7 +35,9 @@ the kind remodel converts it as, nullability), primary key, foreign keys and
 row estimate. --format json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			if err := c.err(); err != nil {
 				return err
 			}
 			src, err := o.open(cmd.Context())
@@ -44,9 +50,9 @@ row estimate. --format json prints the same as JSON.`,
 				return err
 			}
 			if o.format == "json" {
-				return writeJSON(stdout, s)
+				return writeJSON(a.stdout, s)
 			}
-			writeSchema(stdout, s)
+			writeSchema(a.stdout, s)
 			return nil
 		},
 	}
@@ -89,39 +95,7 @@ func writeSchema(w io.Writer, s *introspect.Schema) {
 	}
 }
 
-func validateCmd(stdout io.Writer) *cobra.Command {
-	var o common
-	cmd := &cobra.Command{
-		Use:   "validate",
-		Short: "Check a mapping file, against the source schema when --source is given",
-		Long: `validate parses the mapping file strictly (unknown fields are errors) and, with
---source, checks every table, column, template, index and access pattern
-against the source schema. Every problem is printed as file:line:col: path: message.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := mapping.ParseFile(o.mapping)
-			if err != nil {
-				return err
-			}
-			if o.dsn() == "" {
-				fmt.Fprintf(stdout, "%s: the file is well-formed (%d entities, %d access patterns); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns))
-				return nil
-			}
-			p, src, err := o.plan(cmd.Context())
-			if err != nil {
-				return err
-			}
-			src.Close()
-			fmt.Fprintf(stdout, "%s: valid against %s database %s (%d entities, %d access patterns)\n", o.mapping, p.Schema.Engine, p.Schema.Database, len(p.Entities), len(p.AccessPatterns))
-			return nil
-		},
-	}
-	o.sourceFlag(cmd)
-	o.mappingFlag(cmd)
-	return cmd
-}
-
-func previewCmd(stdout io.Writer) *cobra.Command {
+func (a *app) previewCmd() *cobra.Command {
 	var o common
 	var rows int
 	var entities []string
@@ -134,25 +108,30 @@ patterns and its items in DynamoDB JSON, and rows that would be rejected with
 the reason. Nothing is written anywhere.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			c.atLeast("rows", int64(rows), 1)
+			if err := c.err(); err != nil {
 				return err
-			}
-			if rows < 1 {
-				return usageError{fmt.Errorf("--rows must be at least 1, got %d", rows)}
 			}
 			p, src, err := o.plan(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer src.Close()
+			for _, n := range entities {
+				if p.Entity(n) == nil {
+					return usagef("--entity %s: the mapping has no entity %q (entities: %s)", n, n, entityNames(p))
+				}
+			}
 			res, err := preview.Run(cmd.Context(), p, src, rows, entities)
 			if err != nil {
 				return err
 			}
 			if o.format == "json" {
-				return writeJSON(stdout, res)
+				return writeJSON(a.stdout, res)
 			}
-			res.WriteText(stdout)
+			res.WriteText(a.stdout)
 			return nil
 		},
 	}
@@ -164,33 +143,67 @@ the reason. Nothing is written anywhere.`,
 	return cmd
 }
 
-// dynamoFlags are the flags of commands that talk to DynamoDB.
+func entityNames(p *mapping.Plan) string {
+	names := make([]string, len(p.Entities))
+	for i, e := range p.Entities {
+		names[i] = e.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// dynamoFlags are the flags of commands that talk to DynamoDB: the AWS
+// CLI's --profile, --region and --endpoint-url (--endpoint is accepted as
+// an alias), and the table.
 type dynamoFlags struct {
+	profile  string
+	region   string
 	endpoint string
 	table    string
 }
 
 func (d *dynamoFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&d.endpoint, "endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: the AWS chain, AWS_ENDPOINT_URL_DYNAMODB)")
-	cmd.Flags().StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	f := cmd.Flags()
+	f.StringVar(&d.profile, "profile", "", "AWS profile from the shared config and credentials files (default: $AWS_PROFILE, or default)")
+	f.StringVar(&d.region, "region", "", "AWS region (default: $AWS_REGION, or the profile's region)")
+	f.StringVar(&d.endpoint, "endpoint-url", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: $AWS_ENDPOINT_URL_DYNAMODB, the profile's, or the region's; --endpoint is an alias)")
+	f.StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "endpoint" {
+			name = "endpoint-url"
+		}
+		return pflag.NormalizedName(name)
+	})
 }
 
-// plan compiles the mapping against the source and sets up the DynamoDB
-// client; the caller closes the source.
-func (d *dynamoFlags) plan(ctx context.Context, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
-	p, src, err := o.plan(ctx)
+func (d *dynamoFlags) check(c *checks) {
+	c.region(d.region)
+	c.endpoint("endpoint-url", d.endpoint)
+}
+
+// connect sets up the DynamoDB client (no request is sent yet).
+func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamodb.Client, error) {
+	db, err := dynamo.Connect(ctx, dynamo.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint, Log: a.log()})
+	if errors.Is(err, dynamo.ErrNoRegion) {
+		return nil, usageError{err}
+	}
+	return db, err
+}
+
+// plan sets up the DynamoDB client and compiles the mapping against the
+// source; the caller closes the source.
+func (d *dynamoFlags) plan(ctx context.Context, a *app, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
+	db, err := d.connect(ctx, a)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	db, err := dynamo.New(ctx, d.endpoint)
+	p, src, err := o.plan(ctx)
 	if err != nil {
-		src.Close()
 		return nil, nil, nil, err
 	}
 	return p, src, db, nil
 }
 
-func migrateCmd(stdout, stderr io.Writer) *cobra.Command {
+func (a *app) migrateCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var m migrate.Options
@@ -208,7 +221,8 @@ answers are retried with capped exponential backoff and jitter for up to
 A row that cannot become an item (a NULL in a key, an item over 400 KB, two
 rows with the same key in one batch, ...) is rejected: it is written to
 --rejects with its entity, source key and reason. More than --max-rejects
-rejected rows stop the run (the default 0 stops at the first).
+rejected rows stop the run (the default 0 stops at the first) with exit
+status 1.
 
 migrate refuses to write into a table that already holds items unless
 --allow-non-empty is given. It prints progress to stderr and a summary to
@@ -216,13 +230,17 @@ stdout; the exit status is 0 only if every row was written or, within
 --max-rejects, rejected.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			c.atLeast("writers", int64(m.Writers), 1)
+			c.atLeast("readers", int64(m.Readers), 1)
+			c.atLeast("max-rejects", m.MaxRejects, 0)
+			c.positive("retry-for", retryFor)
+			d.check(&c)
+			if err := c.err(); err != nil {
 				return err
 			}
-			if m.Writers < 1 || m.Readers < 1 || m.MaxRejects < 0 {
-				return usageError{fmt.Errorf("--writers and --readers must be at least 1 and --max-rejects at least 0")}
-			}
-			p, src, db, err := d.plan(cmd.Context(), &o)
+			p, src, db, err := d.plan(cmd.Context(), a, &o)
 			if err != nil {
 				return err
 			}
@@ -230,8 +248,11 @@ stdout; the exit status is 0 only if every row was written or, within
 			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
-			m.Progress = stderr
+			m.Progress = a.stderr
 			rep, runErr := migrate.Run(cmd.Context(), m)
+			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
+				runErr = failedError{runErr} // the run stopped on its rejected rows
+			}
 			if reportJSON != "" {
 				if err := writeJSONFile(reportJSON, rep); err != nil && runErr == nil {
 					runErr = err
@@ -239,11 +260,11 @@ stdout; the exit status is 0 only if every row was written or, within
 			}
 			if rep.RowsRead > 0 || runErr == nil {
 				if o.format == "json" {
-					if err := writeJSON(stdout, rep); err != nil {
+					if err := writeJSON(a.stdout, rep); err != nil {
 						return err
 					}
 				} else {
-					rep.WriteText(stdout)
+					rep.WriteText(a.stdout)
 				}
 			}
 			return runErr
@@ -265,7 +286,7 @@ stdout; the exit status is 0 only if every row was written or, within
 	return cmd
 }
 
-func verifyCmd(stdout io.Writer) *cobra.Command {
+func (a *app) verifyCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var v verify.Options
@@ -282,31 +303,44 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
                    Query (every page) returns exactly the items of the rows its SQL
                    returns; parameters are bound, never pasted into the SQL
 
-The exit status is 0 only when everything passed.`,
+The exit status is 0 only when everything passed, 1 when a check failed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			c.atLeast("samples", int64(v.Samples), 1)
+			c.positive("gsi-settle", v.Settle)
+			d.check(&c)
+			if err := c.err(); err != nil {
 				return err
 			}
-			p, src, db, err := d.plan(cmd.Context(), &o)
+			ctx := cmd.Context()
+			p, src, db, err := d.plan(ctx, a, &o)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
 			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
-			rep, err := verify.Run(cmd.Context(), v)
+			if v.Table == "" {
+				v.Table = p.Table.Name
+			}
+			if err := tableExists(ctx, db, v.Table); err != nil {
+				return err
+			}
+			rep, err := verify.Run(ctx, v)
 			if err != nil {
 				return err
 			}
 			if o.format == "json" {
-				if err := writeJSON(stdout, rep); err != nil {
+				if err := writeJSON(a.stdout, rep); err != nil {
 					return err
 				}
 			} else {
-				rep.WriteText(stdout)
+				rep.WriteText(a.stdout)
 			}
 			if !rep.OK {
-				return errFailed
+				failed, total := failedChecks(rep)
+				return failedError{fmt.Errorf("verify: %d of %d checks failed (the report names them)", failed, total)}
 			}
 			return nil
 		},
@@ -319,6 +353,46 @@ The exit status is 0 only when everything passed.`,
 	cmd.Flags().BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
 	cmd.Flags().DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
+}
+
+// tableExists says clearly where a missing table was looked for: DynamoDB
+// (and DynamoDB Local) keep tables per region (and per access key).
+func tableExists(ctx context.Context, db *dynamodb.Client, name string) error {
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var nf *types.ResourceNotFoundException
+	if errors.As(err, &nf) {
+		where := "region " + db.Options().Region
+		if ep := aws.ToString(db.Options().BaseEndpoint); ep != "" {
+			where += " at " + ep
+		}
+		return fmt.Errorf("verify: table %s does not exist in %s", name, where)
+	}
+	if err != nil {
+		return fmt.Errorf("verify: describing table %s: %w", name, err)
+	}
+	return nil
+}
+
+// failedChecks counts the failed checks of a report, and all of them (the
+// stray-items check included).
+func failedChecks(rep *verify.Report) (failed, total int) {
+	count := func(ok bool) {
+		total++
+		if !ok {
+			failed++
+		}
+	}
+	count(rep.Stray.Count == 0)
+	for _, c := range rep.Counts {
+		count(c.OK)
+	}
+	for _, c := range rep.Items {
+		count(c.OK)
+	}
+	for _, c := range rep.Patterns {
+		count(c.OK)
+	}
+	return failed, total
 }
 
 func writeJSONFile(path string, v any) error {
