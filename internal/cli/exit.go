@@ -40,7 +40,7 @@ func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
 	}
 	if ctx.Err() != nil {
 		msg := "interrupted"
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 			msg += " (" + cause.Error() + ")"
 		}
 		fmt.Fprintf(stderr, "remodel: %s\n", msg)

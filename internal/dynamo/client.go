@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,7 +61,11 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 	if err != nil {
 		var nf config.SharedConfigProfileNotExistError
 		if errors.As(err, &nf) {
-			return nil, fmt.Errorf("dynamo: no AWS profile %q in %s", nf.Profile, strings.Join(nf.Filename, " or "))
+			files := nf.Filename
+			if len(files) == 0 {
+				files = sharedFiles()
+			}
+			return nil, fmt.Errorf("dynamo: no AWS profile %q in %s", nf.Profile, strings.Join(files, " or "))
 		}
 		return nil, fmt.Errorf("dynamo: loading AWS configuration: %w", err)
 	}
@@ -79,6 +84,18 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
 	}), nil
+}
+
+// sharedFiles are the shared config and credentials files the SDK reads.
+func sharedFiles() []string {
+	cfg, creds := os.Getenv("AWS_CONFIG_FILE"), os.Getenv("AWS_SHARED_CREDENTIALS_FILE")
+	if cfg == "" {
+		cfg = config.DefaultSharedConfigFilename()
+	}
+	if creds == "" {
+		creds = config.DefaultSharedCredentialsFilename()
+	}
+	return []string{cfg, creds}
 }
 
 // New returns a client from the standard AWS configuration chain with an
