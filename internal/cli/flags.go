@@ -29,7 +29,7 @@ func flagError(c *cobra.Command, err error) error {
 		if !c.HasParent() {
 			for _, sub := range c.Commands() {
 				if m := closest(name, flagNames(sub.Flags())); m != "" {
-					return usagef("%v (--%s goes after a command, as in %s --%s; %s)", err, m, sub.CommandPath(), m, see)
+					return usagef("%v (--%s is a flag of the commands, as in %s --%s; %s)", err, m, sub.CommandPath(), m, see)
 				}
 			}
 		}
