@@ -57,7 +57,7 @@ access_patterns:
 	want := `m.yaml:11:9: entities.user.pk: unclosed { at offset 5
 m.yaml:14:23: entities.user.attributes.rename.email: attribute _type collides with the entity attribute: rename it
 m.yaml:15:13: entities.user.attributes.set.SK: attribute SK collides with the table's sort key: rename it
-m.yaml:15:26: entities.user.attributes.set.data: unknown formatter "nosuch" in {email|nosuch} (known: base64, date, default:X, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper)
+m.yaml:15:26: entities.user.attributes.set.data: unknown formatter "nosuch" in {email|nosuch} (known: base64, date, default:X, desc, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper)
 m.yaml:17:5: entities.order: the table has a sort key SK: give the entity an sk template
 m.yaml:21:12: access_patterns.byIndex.index: the table has no index "GSI9" (indexes: GSI1, ByNum)
 m.yaml:26:10: access_patterns.noEntity.sql: say which entity this SQL returns with entity: (one of order, user), or give sql as a map of entity name to SQL
