@@ -17,6 +17,8 @@ type Source interface {
 	// Snapshot opens n reader connections that all see one consistent cut
 	// of the database.
 	Snapshot(ctx context.Context, n int) (Snapshot, error)
+	// Prepare has the database prepare q without running it (prepare.go).
+	Prepare(ctx context.Context, q string) error
 	Close() error
 }
 

@@ -192,6 +192,28 @@ func (rep *Report) finish(took time.Duration, err error) {
 	}
 }
 
+// FailedChecks counts the report's failed checks, and all of them (the
+// stray-items check included).
+func (rep *Report) FailedChecks() (failed, total int) {
+	count := func(ok bool) {
+		total++
+		if !ok {
+			failed++
+		}
+	}
+	count(rep.Stray.OK())
+	for _, c := range rep.Counts {
+		count(c.OK)
+	}
+	for _, c := range rep.Items {
+		count(c.OK)
+	}
+	for _, c := range rep.Patterns {
+		count(c.OK)
+	}
+	return failed, total
+}
+
 type verifier struct {
 	o           Options
 	r           source.Reader
