@@ -45,6 +45,11 @@ func TestSuite(t *testing.T) {
 		Fresh:   testenv.MySQL,
 		Exec:    testenv.ExecMySQL,
 		Inspect: inspect,
+		QueryColumns: func(t *testing.T, dsn, q string) ([]*introspect.Column, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return mysql.New(open(t, dsn)).QueryColumns(ctx, q)
+		},
 	})
 }
 
@@ -197,14 +202,18 @@ CREATE SEQUENCE seq;
 	s := inspect(t, dsn)
 	var got []string
 	for _, tbl := range s.Tables {
-		got = append(got, tbl.Name)
+		name := tbl.Name
+		if tbl.View {
+			name += " (view)"
+		}
+		got = append(got, name)
 	}
-	want := []string{"Zebra", "apple", "nokey"} // bytewise: upper case first
+	want := []string{"Zebra", "apple", "apple_view (view)", "nokey"} // bytewise: upper case first
 	if isMariaDB(t, dsn) {
 		want = append(want, "versioned")
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("tables = %q, want %q (no views or sequences)", got, want)
+		t.Fatalf("tables = %q, want %q (views marked, no sequences)", got, want)
 	}
 	db := introspecttest.DatabaseName(t, dsn)
 	apple := introspecttest.MustTable(t, s, "apple")
