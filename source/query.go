@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/remodel-dev/remodel/introspect"
-	pginspect "github.com/remodel-dev/remodel/introspect/postgres"
 	myinspect "github.com/remodel-dev/remodel/introspect/mysql"
+	pginspect "github.com/remodel-dev/remodel/introspect/postgres"
 )
 
 // QueryColumns has PostgreSQL prepare q as a derived table and describes
