@@ -42,10 +42,10 @@ type Entity struct {
 	// keyDeclared is set when the key that names rows is the mapping's
 	// (key:), which the source does not enforce: Stream checks it.
 	keyDeclared bool
-	pk, sk  *bound
-	attrs   []attrRule
-	sets    []setRule
-	ttl     *ttlRule
+	pk, sk      *bound
+	attrs       []attrRule
+	sets        []setRule
+	ttl         *ttlRule
 }
 
 // ttlRule writes the table's TTL attribute from a date or timestamp column.

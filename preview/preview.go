@@ -80,9 +80,21 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 			continue
 		}
 		pk, sk := e.KeyTemplates()
-		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
-		err := r.ScanTable(ctx, e.Table, e.Where, rows, func(row []any) error {
-			item, err := e.Render(row)
+		from := e.Table.QualifiedName()
+		if e.Table.Query != "" {
+			from = "query: " + e.Table.Query
+		}
+		pe := Entity{Name: e.Name, From: from, PK: pk, SK: sk, Items: []json.RawMessage{}}
+		err := e.Stream(func(each func([]any) error) error {
+			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
+		}, func(row []any, dup *mapping.RowError) error {
+			var item mapping.Item
+			var err error
+			if dup != nil {
+				err = dup // the key names several rows: none becomes an item
+			} else {
+				item, err = e.Render(row)
+			}
 			if err != nil {
 				var re *mapping.RowError
 				if !errors.As(err, &re) {
