@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // boardSQL is a small game board: players, their plays, who follows whom,
@@ -110,6 +111,16 @@ func TestQueryEntities(t *testing.T) {
 			code, out, errOut := remodel(t, append([]string{"validate"}, base...)...)
 			if code != exitOK || !strings.Contains(out, "valid against") {
 				t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, errOut = remodel(t, append([]string{"preview", "--entity", "weekly_best,friend_play", "--rows", "2"}, base...)...)
+			for _, want := range []string{
+				"entity weekly_best (from query): PK = USER#{user_id}",
+				`{"PK":{"S":"USER#1"},"SK":{"S":"BEST#001"},"_type":{"S":"weekly_best"},"top":{"N":"30"},"user_id":{"N":"1"},"week":{"N":"1"}}`,
+				`{"PK":{"S":"FEED#1"},"SK":{"S":"PLAY#000004"},"_type":{"S":"friend_play"},"friend_id":{"N":"1"},"play_id":{"N":"4"},"score":{"N":"5"},"user_id":{"N":"2"}}`,
+			} {
+				if code != exitOK || !strings.Contains(out, want) {
+					t.Errorf("preview: exit %d, no %s in\n%s%s", code, want, out, errOut)
+				}
 			}
 			code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--format", "json"}, dyn...)...)
 			if code != exitOK {
@@ -320,5 +331,28 @@ func TestValidateQueryEntities(t *testing.T) {
 				t.Errorf("preview: exit %d\n%s", code, errOut)
 			}
 		})
+	}
+}
+
+// TestWriteSchemaViews: introspect's text names views as views, without a
+// row estimate, and counts tables and views apart.
+func TestWriteSchemaViews(t *testing.T) {
+	s := &introspect.Schema{Engine: introspect.Postgres, Database: "d", Tables: []*introspect.Table{
+		{Schema: "public", Name: "active_players", View: true, Columns: []*introspect.Column{{Name: "user_id", Type: "integer", Kind: introspect.KindInt, Nullable: true}}},
+		{Schema: "public", Name: "users", RowEstimate: 4, PrimaryKey: []string{"user_id"}, Columns: []*introspect.Column{{Name: "user_id", Type: "integer", Kind: introspect.KindInt}}},
+	}}
+	var b strings.Builder
+	writeSchema(&b, s)
+	want := `database d (postgres), 1 tables, 1 views
+
+view public.active_players (no primary key: an entity from it names its key columns)
+  user_id  integer  int  null  
+
+table public.users (about 4 rows)
+  user_id  integer  int  not null  PK
+  primary key (user_id)
+`
+	if b.String() != want {
+		t.Errorf("writeSchema:\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -59,5 +59,5 @@
 // the metadata the server sends with an empty result (LIMIT 0): a type
 // name, unsigned, decimals, NOT NULL. It carries no display width, so a
 // tinyint(1) in a query's result is an integer; MariaDB's JSON is
-// longtext; and text comes converted to the connection's character set.
+// text; and text comes converted to the connection's character set.
 package mysql

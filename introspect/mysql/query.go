@@ -12,17 +12,16 @@ import (
 // QueryColumns describes the result columns of the SELECT statement q from
 // the metadata the server sends with its result, read as a derived table
 // with LIMIT 0 (SELECT * FROM (q) AS q LIMIT 0, which MySQL documents as
-// the way to learn a query's column types: it returns no rows and, for a
-// plain query, reads none). Each column gets a Type built from the
+// a way to learn a query's column types: it returns no rows). Each column gets a Type built from the
 // metadata, the Kind that Type has in a table, and the NOT NULL flag the
 // server reports.
 //
 // The metadata is less than a table's definition: a tinyint(1) arrives as
 // tinyint and is an integer, not a boolean; MariaDB's JSON (a longtext
-// with a json_valid check) arrives as longtext and is text; text arrives in
+// with a json_valid check) arrives as a text type and is text; text arrives in
 // the connection's character set, as the server converts it (Charset is
-// empty). A view keeps all three (its columns are read from
-// information_schema.COLUMNS).
+// empty). A view keeps the width and the character set (its columns are
+// read from information_schema.COLUMNS); MariaDB's JSON is text there too.
 //
 // A statement the server refuses returns its *mysql.MySQLError.
 func (i *Inspector) QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error) {
