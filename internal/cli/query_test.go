@@ -235,7 +235,6 @@ func putItem(t *testing.T, db *dynamodb.Client, table string, item map[string]ty
 	}
 }
 
-
 // TestQueryEntityDuplicateKeys: a key that does not identify the rows of a
 // fan-out join (play_id alone, when a play is written once per friend) is
 // a mistake of the mapping: every row of a repeated key is rejected with
