@@ -58,21 +58,37 @@ func (k Kind) HasFraction() bool {
 
 // Schema is the ERD of one source database.
 type Schema struct {
-	Engine   Engine   `json:"engine"`
-	Database string   `json:"database"`
-	Tables   []*Table `json:"tables"`
+	Engine   Engine `json:"engine"`
+	Database string `json:"database"`
+	// Tables are the tables and views, in order of schema, then name.
+	Tables []*Table `json:"tables"`
+	// Queries describe the result of SELECT statements a mapping reads
+	// from (an entity's query:), keyed by the statement's text. No
+	// inspector fills them: the caller asks the source to describe each
+	// query (see source.Source.QueryColumns) and adds it with AddQuery.
+	Queries map[string]*Table `json:"queries,omitempty"`
 }
 
-// Table is one base table (or partitioned parent table).
+// Table is one base table (or partitioned parent table), a view, or the
+// result of a query.
 type Table struct {
-	// Schema is the PostgreSQL schema (namespace) or the MySQL database.
+	// Schema is the PostgreSQL schema (namespace) or the MySQL database;
+	// empty for a query.
 	Schema      string       `json:"schema"`
 	Name        string       `json:"name"`
 	Columns     []*Column    `json:"columns"`
 	PrimaryKey  []string     `json:"primary_key,omitempty"`
 	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty"`
-	// RowEstimate is the engine's statistics estimate, not an exact count.
+	// RowEstimate is the engine's statistics estimate, not an exact count
+	// (0 for a view).
 	RowEstimate int64 `json:"row_estimate"`
+	// View marks a view (PostgreSQL: also a materialized view). A view has
+	// no primary key: a mapping names the columns that identify its rows.
+	View bool `json:"view,omitempty"`
+	// Query is the SELECT statement whose result this table describes, or
+	// "" for a table or view. A reader reads it as a derived table:
+	// SELECT ... FROM (Query) AS q.
+	Query string `json:"query,omitempty"`
 }
 
 // Column is one column of a table, in ordinal order.
@@ -90,6 +106,12 @@ type Column struct {
 	// KindArray column (pg_type.typdelim of the element type) when it is not
 	// a comma: ";" for box[]. Empty means ",".
 	Delim string `json:"delim,omitempty"`
+	// Expr, when set, is an SQL condition over the other columns that a
+	// reader selects under Name in place of a stored column, as a boolean
+	// that is never NULL ((Expr) IS TRUE); Kind is then KindBool. Package
+	// mapping adds such columns for what the source evaluates in the same
+	// scan (a set attribute's when). An inspector never sets it.
+	Expr string `json:"expr,omitempty"`
 	// Charset is the character set of a MySQL/MariaDB text column (char,
 	// varchar, text types, enum, set) when it is not a UTF-8 one: latin1,
 	// ascii, cp1251, ... Such text reaches a utf8mb4 connection through the
@@ -115,6 +137,39 @@ type Inspector interface {
 
 // QualifiedName is schema.name.
 func (t *Table) QualifiedName() string { return t.Schema + "." + t.Name }
+
+// Label names the table in messages: "table public.users", "view
+// public.active_users", or "query" (with its Name after it when it has
+// one: "query weekly").
+func (t *Table) Label() string {
+	switch {
+	case t.Query != "" && t.Name != "":
+		return "query " + t.Name
+	case t.Query != "":
+		return "query"
+	case t.View:
+		return "view " + t.QualifiedName()
+	}
+	return "table " + t.QualifiedName()
+}
+
+// DerivedTable is query q as a derived table named q, the form in which
+// every reader reads a query: "(q\n) AS q" (the line break ends a -- comment
+// that q may end with).
+func DerivedTable(q string) string { return "(" + q + "\n) AS q" }
+
+// AddQuery records the result columns of the query q (see Schema.Queries).
+func (s *Schema) AddQuery(q string, cols []*Column) *Table {
+	if s.Queries == nil {
+		s.Queries = map[string]*Table{}
+	}
+	t := &Table{Columns: cols, Query: q}
+	s.Queries[q] = t
+	return t
+}
+
+// Query returns the described result of the query q, or nil.
+func (s *Schema) Query(q string) *Table { return s.Queries[q] }
 
 // Column returns the column with the given name, or nil.
 func (t *Table) Column(name string) *Column {

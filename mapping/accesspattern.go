@@ -149,7 +149,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		if col == nil {
 			where := "the entities' tables"
 			if ap.SampleFrom != nil {
-				where = "table " + ap.SampleFrom.Table.Name
+				where = relName(ap.SampleFrom.Table)
 			}
 			c.errorf(ad.Pos, path, "parameter {%s} is not a column of %s: add params: with SQL that returns a %s column", n, where, n)
 			continue

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -183,18 +184,18 @@ func (t *Table) KeyTypes() map[string]string {
 	return m
 }
 
-func (c *compiler) template(s Str, path string, cols []*introspect.Column, table string) (*Template, *bound) {
+func (c *compiler) template(s Str, path string, tbl *introspect.Table) (*Template, *bound) {
 	t, err := ParseTemplate(s.Value)
 	if err != nil {
 		c.errorf(s.Pos, path, "%v", err)
 		return nil, nil
 	}
-	b, err := t.bind(cols)
+	b, err := t.bind(tbl.Columns)
 	if err != nil {
 		for _, err := range splitErrors(err) {
 			var fe *fieldError
 			if errors.As(err, &fe) {
-				c.errorf(s.Pos, path, "table %s has no column %q (columns: %s)", table, fe.field, columnNames(cols))
+				c.errorf(s.Pos, path, "%s", noColumn(tbl, fe.field))
 			} else {
 				c.errorf(s.Pos, path, "%v", err)
 			}
@@ -202,6 +203,29 @@ func (c *compiler) template(s Str, path string, cols []*introspect.Column, table
 		return nil, nil
 	}
 	return t, b
+}
+
+// relName names a relation in messages: "table users", "view
+// active_users", "the query of entity weekly".
+func relName(tbl *introspect.Table) string {
+	switch {
+	case tbl.Query != "":
+		return "the query of entity " + tbl.Name
+	case tbl.View:
+		return "view " + tbl.Name
+	}
+	return "table " + tbl.Name
+}
+
+// noColumn says that tbl lacks the column name, listing those it has.
+func noColumn(tbl *introspect.Table, name string) string {
+	switch {
+	case tbl.Query != "":
+		return fmt.Sprintf("the query returns no column %q (columns: %s)", name, columnNames(tbl.Columns))
+	case tbl.View:
+		return fmt.Sprintf("view %s has no column %q (columns: %s)", tbl.Name, name, columnNames(tbl.Columns))
+	}
+	return fmt.Sprintf("table %s has no column %q (columns: %s)", tbl.Name, name, columnNames(tbl.Columns))
 }
 
 // splitErrors lists the errors an errors.Join holds, or err alone.
@@ -220,16 +244,62 @@ func columnNames(cols []*introspect.Column) string {
 	return strings.Join(names, ", ")
 }
 
+// relation finds what an entity reads: its table or view, or its query's
+// described result (named after the entity).
+func (c *compiler) relation(ed *EntityDef, path string) *introspect.Table {
+	if ed.Query.Value == "" {
+		tbl, err := c.plan.Schema.Table(ed.From.Value)
+		if err != nil {
+			c.errorf(ed.From.Pos, path+".from", "%v in the source database (tables: %s)", err, strings.Join(c.plan.Schema.TableNames(), ", "))
+			return nil
+		}
+		return tbl
+	}
+	q := c.plan.Schema.Query(ed.Query.Value)
+	if q == nil {
+		c.errorf(ed.Query.Pos, path+".query", "the columns of the query are not known: the source database describes them when remodel connects to it (validate --source, preview, migrate, verify)")
+		return nil
+	}
+	if len(q.Columns) == 0 {
+		c.errorf(ed.Query.Pos, path+".query", "the query returns no columns")
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, col := range q.Columns {
+		if seen[col.Name] {
+			c.errorf(ed.Query.Pos, path+".query", "the query returns two columns named %s: name them apart (AS)", col.Name)
+			return nil
+		}
+		seen[col.Name] = true
+	}
+	t := *q
+	t.Name = ed.Name.Value
+	return &t
+}
+
 func (c *compiler) entity(ed *EntityDef) *Entity {
 	path := "entities." + ed.Name.Value
-	tbl, err := c.plan.Schema.Table(ed.From.Value)
-	if err != nil {
-		c.errorf(ed.From.Pos, path+".from", "%v in the source database (tables: %s)", err, strings.Join(c.plan.Schema.TableNames(), ", "))
+	tbl := c.relation(ed, path)
+	if tbl == nil {
 		return nil
 	}
 	t := &c.plan.Table
 	e := &Entity{Name: ed.Name.Value, Table: tbl, Where: ed.Where.Value, Columns: tbl.Columns, table: t}
-	for _, pkc := range tbl.PrimaryKey {
+	keyNames := tbl.PrimaryKey
+	if ed.Key != nil {
+		keyNames = nil
+		for i, k := range ed.Key {
+			if tbl.Column(k.Value) == nil {
+				c.errorf(k.Pos, fmt.Sprintf("%s.key[%d]", path, i), "%s", noColumn(tbl, k.Value))
+				continue
+			}
+			keyNames = append(keyNames, k.Value)
+		}
+		e.keyDeclared = true
+	} else if tbl.View {
+		c.errorf(ed.From.Pos, path+".from", "%s has no primary key: give key: the columns that identify a row (e.g. key: [%s])", tbl.Label(), tbl.Columns[0].Name)
+	}
+	for _, pkc := range keyNames {
 		for i, col := range tbl.Columns {
 			if col.Name == pkc {
 				e.keyCols = append(e.keyCols, i)
@@ -241,7 +311,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 			e.keyCols = append(e.keyCols, i)
 		}
 	}
-	_, e.pk = c.template(ed.PK, path+".pk", tbl.Columns, tbl.Name)
+	_, e.pk = c.template(ed.PK, path+".pk", tbl)
 	switch {
 	case t.SK != nil && ed.SK.Line == 0:
 		c.errorf(ed.Pos, path, "the table has a sort key %s: give the entity an sk template", t.SK.Name)
@@ -250,7 +320,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 	case t.SK != nil && ed.SK.Value == "":
 		c.errorf(ed.SK.Pos, path+".sk", "must not be empty: DynamoDB refuses an empty sort key")
 	case t.SK != nil:
-		_, e.sk = c.template(ed.SK, path+".sk", tbl.Columns, tbl.Name)
+		_, e.sk = c.template(ed.SK, path+".sk", tbl)
 	}
 
 	keyAttrs := t.KeyTypes()
@@ -281,7 +351,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 	if ed.Include != nil {
 		for i, s := range ed.Include {
 			if tbl.Column(s.Value) == nil {
-				c.errorf(s.Pos, fmt.Sprintf("%s.attributes.include[%d]", path, i), "table %s has no column %q (columns: %s)", tbl.Name, s.Value, columnNames(tbl.Columns))
+				c.errorf(s.Pos, fmt.Sprintf("%s.attributes.include[%d]", path, i), "%s", noColumn(tbl, s.Value))
 				continue
 			}
 			selected[s.Value] = s.Pos
@@ -290,7 +360,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		excluded := map[string]bool{}
 		for i, s := range ed.Exclude {
 			if tbl.Column(s.Value) == nil {
-				c.errorf(s.Pos, fmt.Sprintf("%s.attributes.exclude[%d]", path, i), "table %s has no column %q (columns: %s)", tbl.Name, s.Value, columnNames(tbl.Columns))
+				c.errorf(s.Pos, fmt.Sprintf("%s.attributes.exclude[%d]", path, i), "%s", noColumn(tbl, s.Value))
 			}
 			excluded[s.Value] = true
 		}
@@ -303,7 +373,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 	rename := map[string]Str{}
 	for _, kv := range ed.Rename {
 		if tbl.Column(kv.Key.Value) == nil {
-			c.errorf(kv.Key.Pos, path+".attributes.rename."+kv.Key.Value, "table %s has no column %q (columns: %s)", tbl.Name, kv.Key.Value, columnNames(tbl.Columns))
+			c.errorf(kv.Key.Pos, path+".attributes.rename."+kv.Key.Value, "%s", noColumn(tbl, kv.Key.Value))
 			continue
 		}
 		if _, ok := selected[kv.Key.Value]; !ok {
@@ -334,12 +404,13 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		}
 		e.attrs = append(e.attrs, attrRule{name: name, idx: i, col: col, limit: limits[name]})
 	}
+	var conds []*introspect.Column // the set attributes' conditions, read with the row
 	for _, kv := range ed.Set {
 		fpath := path + ".attributes.set." + kv.Key.Value
 		if !claim(kv.Key.Value, kv.Key.Pos, fpath) {
 			continue
 		}
-		_, b := c.template(kv.Value, fpath, tbl.Columns, tbl.Name)
+		_, b := c.template(kv.Value, fpath, tbl)
 		if b == nil {
 			continue
 		}
@@ -348,12 +419,48 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 			c.errorf(kv.Value.Pos, fpath, "attribute %s is a binary index key; a template renders text", kv.Key.Value)
 			continue
 		}
-		e.sets = append(e.sets, setRule{name: kv.Key.Value, t: b, typ: typ, limit: limits[kv.Key.Value]})
+		r := setRule{name: kv.Key.Value, t: b, typ: typ, limit: limits[kv.Key.Value], when: -1}
+		if kv.When.Value != "" {
+			r.when = len(tbl.Columns) + len(conds)
+			conds = append(conds, WhenColumn(tbl, conds, kv.When.Value))
+		}
+		e.sets = append(e.sets, r)
 	}
 	if d := ed.TTL; d != nil {
 		c.entityTTL(e, d, path+".ttl", claim)
 	}
+	if ed.Key != nil || len(conds) > 0 {
+		// What the source reads for this entity: the relation with the
+		// entity's key and the conditions after its columns.
+		rel := *tbl
+		rel.PrimaryKey = keyNames
+		rel.Columns = append(slices.Clip(tbl.Columns), conds...)
+		e.Table, e.Columns = &rel, rel.Columns
+	}
 	return e
+}
+
+// WhenColumn is the column under which a reader of tbl selects the SQL
+// condition cond, as a boolean the database evaluates in the same
+// statement (introspect.Column.Expr). Its name is one that neither a column
+// of tbl nor one of the conditions before it (prev) has.
+func WhenColumn(tbl *introspect.Table, prev []*introspect.Column, cond string) *introspect.Column {
+	name := fmt.Sprintf("remodel_when_%d", len(prev)+1)
+	taken := func(n string) bool {
+		if tbl.Column(n) != nil {
+			return true
+		}
+		for _, p := range prev {
+			if p.Name == n {
+				return true
+			}
+		}
+		return false
+	}
+	for taken(name) {
+		name += "_"
+	}
+	return &introspect.Column{Name: name, Type: "boolean", Kind: introspect.KindBool, Expr: cond}
 }
 
 // entityTTL compiles an entity's ttl: the table's TTL attribute from a
@@ -371,7 +478,7 @@ func (c *compiler) entityTTL(e *Entity, d *TTLDef, path string, claim func(strin
 		}
 	}
 	if idx < 0 {
-		c.errorf(d.From.Pos, path+".from", "table %s has no column %q (columns: %s)", e.Table.Name, d.From.Value, columnNames(e.Columns))
+		c.errorf(d.From.Pos, path+".from", "%s", noColumn(e.Table, d.From.Value))
 		return
 	}
 	col := e.Columns[idx]

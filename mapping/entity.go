@@ -23,10 +23,14 @@ const (
 // Item is one DynamoDB item.
 type Item = map[string]types.AttributeValue
 
-// Entity is a compiled entity: the rows of one source table and how each
-// becomes an item.
+// Entity is a compiled entity: the rows of one source table, view or query
+// and how each becomes an item.
 type Entity struct {
-	Name  string
+	Name string
+	// Table is what the source reads: a table, a view, or a query's result
+	// (Table.Query), with the entity's key as its PrimaryKey and, after the
+	// columns, one boolean column per set attribute with a condition
+	// (Column.Expr), which the source evaluates in the same statement.
 	Table *introspect.Table
 	Where string
 	// Columns are the columns the source reads for each row, in order; a row
@@ -35,10 +39,13 @@ type Entity struct {
 
 	table   *Table
 	keyCols []int
-	pk, sk  *bound
-	attrs   []attrRule
-	sets    []setRule
-	ttl     *ttlRule
+	// keyDeclared is set when the key that names rows is the mapping's
+	// (key:), which the source does not enforce: Stream checks it.
+	keyDeclared bool
+	pk, sk      *bound
+	attrs       []attrRule
+	sets        []setRule
+	ttl         *ttlRule
 }
 
 // ttlRule writes the table's TTL attribute from a date or timestamp column.
@@ -61,6 +68,7 @@ type setRule struct {
 	t     *bound
 	typ   string // key type when the attribute is an index key or TTL, else ""
 	limit int    // as in attrRule
+	when  int    // the row's index of the condition's boolean; -1 for none
 }
 
 // RowError is a row that cannot become an item. The row is rejected, not
@@ -154,6 +162,20 @@ func (e *Entity) Render(row []any) (Item, error) {
 		item[a.name] = av
 	}
 	for _, s := range e.sets {
+		if s.when >= 0 {
+			switch v := row[s.when].(type) {
+			case bool:
+				if !v {
+					continue // the condition is false: the attribute is left out
+				}
+			case nil:
+				continue // NULL: not true
+			case error:
+				return nil, e.reject(row, "the condition of attribute %s: %v", s.name, v)
+			default:
+				return nil, e.reject(row, "the condition of attribute %s is a %T, not a boolean", s.name, v)
+			}
+		}
 		v, err := s.t.render(row)
 		var null *nullError
 		if errors.As(err, &null) {

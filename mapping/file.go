@@ -64,19 +64,33 @@ type IndexDef struct {
 	Pos
 }
 
-// EntityDef is one entity: the rows of one table, each rendered as one item.
+// EntityDef is one entity: the rows of one table, view or query, each
+// rendered as one item.
 type EntityDef struct {
-	Name    Str
-	From    Str
+	Name  Str
+	From  Str // a table or view; empty with Query
+	Query Str // a SELECT statement; empty with From
+	// Key names the columns that identify a row (nil: the table's primary
+	// key); required with Query and with a view.
+	Key     []Str
+	KeyPos  Pos // where key: is written
 	Where   Str
 	PK      Str
 	SK      Str
 	Include []Str // nil: every column
 	Exclude []Str
 	Rename  []KV
-	Set     []KV // extra attributes from templates or constants
+	Set     []SetDef // extra attributes from templates or constants
 	TTL     *TTLDef
 	Pos
+}
+
+// SetDef is one attribute of attributes.set: a template (Value), written
+// only for rows where the SQL condition When holds when When is not empty.
+type SetDef struct {
+	Key   Str
+	Value Str
+	When  Str
 }
 
 // TTLDef is an entity's `ttl:`: the table's TTL attribute is written as the
@@ -507,6 +521,8 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		var sawPK bool
 		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
 			"from":  func(v *yaml.Node, path string) { e.From = p.nonEmpty(v, path) },
+			"query": func(v *yaml.Node, path string) { e.Query = p.nonEmpty(v, path) },
+			"key":   func(v *yaml.Node, path string) { e.KeyPos = pos(v); e.Key = p.keyColumns(v, path) },
 			"where": func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
 			"ttl":   func(v *yaml.Node, path string) { e.TTL = p.ttl(v, path) },
 			"pk":    func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
@@ -520,8 +536,8 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 						}
 					},
 					"exclude": func(v *yaml.Node, path string) { e.Exclude = p.strList(v, path) },
-					"rename":  func(v *yaml.Node, path string) { e.Rename = p.strMap(v, path) },
-					"set":     func(v *yaml.Node, path string) { e.Set = p.strMap(v, path) },
+					"rename":  func(v *yaml.Node, path string) { e.Rename = p.renames(v, path) },
+					"set":     func(v *yaml.Node, path string) { e.Set = p.sets(v, path) },
 				})
 				if e.Include != nil && e.Exclude != nil {
 					p.errorf(v, path, "use include or exclude, not both")
@@ -531,14 +547,111 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		if !ok {
 			return
 		}
-		if e.From.Line == 0 {
-			p.errorf(v, fp, "missing required field \"from\"")
+		switch {
+		case e.From.Line == 0 && e.Query.Line == 0:
+			p.errorf(v, fp, "missing required field \"from\" (a table or view) or \"query\" (a SELECT statement)")
+		case e.From.Line != 0 && e.Query.Line != 0:
+			p.errorf(v, fp, "use from or query, not both")
+		case e.Query.Line != 0 && e.KeyPos.Line == 0:
+			p.errorf(v, fp, "an entity with a query needs key: the columns of its result that identify a row (e.g. key: [user_id, week])")
 		}
 		if !sawPK {
 			p.errorf(v, fp, "missing required field \"pk\"")
 		}
 		f.Entities = append(f.Entities, e)
 	})
+}
+
+// keyColumns reads an entity's key: a non-empty list of distinct column
+// names.
+func (p *parser) keyColumns(n *yaml.Node, path string) []Str {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, path, "expected a list of column names, got %s", describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		p.errorf(n, path, "must name at least one column")
+		return nil
+	}
+	cols := p.strList(n, path)
+	seen := map[string]bool{}
+	for i, c := range cols {
+		if seen[c.Value] && c.Value != "" {
+			p.errorf(resolve(n.Content[i]), fmt.Sprintf("%s[%d]", path, i), "column %s is already in the key", c.Value)
+		}
+		seen[c.Value] = true
+	}
+	return cols
+}
+
+// renames reads attributes.rename: column → attribute name.
+func (p *parser) renames(n *yaml.Node, path string) []KV {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v := resolve(n.Content[i+1])
+			if v.Kind == yaml.MappingNode && hasKey(v, "when") {
+				p.errorf(v, join(path, n.Content[i].Value), "a renamed column has no condition (when is for attributes.set: {NAME: {value: \"{%s}\", when: ...}})", n.Content[i].Value)
+				n = withoutEntry(n, i)
+				i -= 2
+			}
+		}
+	}
+	return p.strMap(n, path)
+}
+
+// hasKey reports whether the map node n has the key k.
+func hasKey(n *yaml.Node, k string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutEntry is a copy of the map node n without its entry at i (the
+// index of the key in Content).
+func withoutEntry(n *yaml.Node, i int) *yaml.Node {
+	c := *n
+	c.Content = append(append([]*yaml.Node(nil), n.Content[:i]...), n.Content[i+2:]...)
+	return &c
+}
+
+// sets reads attributes.set: attribute name → "template", or
+// {value: "template", when: "SQL condition"}.
+func (p *parser) sets(n *yaml.Node, path string) []SetDef {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "expected a map of attribute name to template, got %s", describe(n))
+		return nil
+	}
+	var out []SetDef
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		fp := join(path, k.Value)
+		if seen[k.Value] {
+			p.errorf(k, fp, "duplicate key")
+			continue
+		}
+		seen[k.Value] = true
+		d := SetDef{Key: Str{Value: k.Value, Pos: pos(k)}}
+		if v.Kind != yaml.MappingNode {
+			d.Value = p.str(v, fp)
+			out = append(out, d)
+			continue
+		}
+		var sawValue bool
+		p.fields(v, fp, map[string]func(*yaml.Node, string){
+			"value": func(v *yaml.Node, path string) { sawValue = true; d.Value = p.str(v, path) },
+			"when":  func(v *yaml.Node, path string) { d.When = p.nonEmpty(v, path) },
+		})
+		if !sawValue {
+			p.errorf(v, fp, "missing required field \"value\" (the template, as in the short form NAME: \"template\")")
+			d.Value.Pos = pos(v)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {

@@ -146,9 +146,25 @@ func testSchema() *introspect.Schema {
 			nullable(col("opts", "set('a','b','c')", introspect.KindSet)),
 		},
 		PrimaryKey: []string{"id"},
+	}, &introspect.Table{
+		Schema: "public", Name: "active_users", View: true,
+		Columns: []*introspect.Column{nullable(col("user_id", "bigint", introspect.KindInt)), nullable(col("email", "character varying(255)", introspect.KindString))},
+	})
+	s.AddQuery(weeklyQuery, []*introspect.Column{
+		nullable(col("user_id", "bigint", introspect.KindInt)),
+		nullable(col("week", "integer", introspect.KindInt)),
+		nullable(col("top", "integer", introspect.KindInt)),
+	})
+	s.AddQuery("SELECT user_id, user_id FROM users", []*introspect.Column{
+		nullable(col("user_id", "bigint", introspect.KindInt)),
+		nullable(col("user_id", "bigint", introspect.KindInt)),
 	})
 	return s
 }
+
+// weeklyQuery is a query whose columns testSchema knows: the best score of
+// each user and week.
+const weeklyQuery = "SELECT user_id, week, max(score) AS top FROM plays GROUP BY user_id, week"
 
 // thingsRow builds a row of table "things" from column values by name.
 func thingsRow(e *Entity, vals map[string]any) []any {

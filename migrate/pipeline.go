@@ -166,13 +166,28 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 	return g.Wait()
 }
 
+// readRows streams the rows of one entity (its table, view or query) from
+// r, each with the reason it cannot become an item when its key names
+// several rows (mapping.Entity.Stream).
+func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, fn func(row []any, dup *mapping.RowError) error) error {
+	return e.Stream(func(each func([]any) error) error {
+		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
+	}, fn)
+}
+
 // readEntity streams one entity's rows, renders them, and sends the items on.
 func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
 	ec := c.perEntity[e.Name]
-	return r.ScanTable(ctx, e.Table, e.Where, 0, func(row []any) error {
+	return readRows(ctx, r, e, func(row []any, dup *mapping.RowError) error {
 		c.read.Add(1)
 		ec.read.Add(1)
-		item, err := e.Render(row)
+		var item mapping.Item
+		var err error
+		if dup != nil {
+			err = dup // the key names several rows: none becomes an item
+		} else {
+			item, err = e.Render(row)
+		}
 		if err != nil {
 			var re *mapping.RowError
 			if !errors.As(err, &re) {

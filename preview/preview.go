@@ -41,7 +41,8 @@ type IndexDef struct {
 // Entity is one entity's key patterns and its first rows as items.
 type Entity struct {
 	Name     string            `json:"name"`
-	From     string            `json:"from"`
+	From     string            `json:"from"`            // schema.table, or "query"
+	Query    string            `json:"query,omitempty"` // the SELECT of an entity from a query
 	PK       string            `json:"pk"`
 	SK       string            `json:"sk,omitempty"`
 	Items    []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
@@ -81,8 +82,19 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		}
 		pk, sk := e.KeyTemplates()
 		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
-		err := r.ScanTable(ctx, e.Table, e.Where, rows, func(row []any) error {
-			item, err := e.Render(row)
+		if e.Table.Query != "" {
+			pe.From, pe.Query = "query", e.Table.Query
+		}
+		err := e.Stream(func(each func([]any) error) error {
+			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
+		}, func(row []any, dup *mapping.RowError) error {
+			var item mapping.Item
+			var err error
+			if dup != nil {
+				err = dup // the key names several rows: none becomes an item
+			} else {
+				item, err = e.Render(row)
+			}
 			if err != nil {
 				var re *mapping.RowError
 				if !errors.As(err, &re) {

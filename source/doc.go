@@ -1,7 +1,10 @@
 // Package source owns the connection to the source database: opening it
 // from a DSN (postgres://, mysql:// or the go-sql-driver form) without ever
 // printing its password, consistent snapshots shared by several reader
-// connections, streaming a table's rows in primary-key order, running
+// connections, streaming the rows of a table, a view or a query (read as a
+// derived table) in key order, with conditions the mapping adds evaluated
+// in the same statement (introspect.Column.Expr), describing a query's
+// result columns (QueryColumns), running
 // verification SQL with bound parameters, and decoding driver values into
 // the canonical Go values that package mapping converts (see its doc).
 //

@@ -182,6 +182,26 @@ type myReader struct {
 
 func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// myTable is what a statement reads t from: the table or view of the
+// connection's database, or a query as a derived table named q.
+func myTable(t *introspect.Table) string {
+	if t.Query != "" {
+		return introspect.DerivedTable(t.Query)
+	}
+	return myIdent(t.Name)
+}
+
+// myLabel names t in errors: "table items", "view v", "query x".
+func myLabel(t *introspect.Table) string {
+	switch {
+	case t.Query != "":
+		return t.Label()
+	case t.View:
+		return "view " + t.Name
+	}
+	return "table " + t.Name
+}
+
 func (r *myReader) Placeholder(int) string { return "?" }
 
 // myRead is the select-list expression that reads column c (quoted as q)
@@ -233,7 +253,7 @@ func unconvertible(c *introspect.Column, v any) any {
 }
 
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, myIdent, myRead, myIdent(t.Name))
+	q := scanSQL(t, w, limit, myIdent, myRead, myTable(t))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
@@ -241,7 +261,7 @@ func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string,
 		return fn(row)
 	})
 	if err != nil {
-		return fmt.Errorf("source: reading table %s: %w", t.Name, err)
+		return fmt.Errorf("source: reading %s: %w", myLabel(t), err)
 	}
 	return nil
 }
@@ -306,14 +326,14 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 
 func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (int64, error) {
 	var n int64
-	if err := r.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+myIdent(t.Name)+where(w)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("source: counting %s: %w", t.Name, err)
+	if err := r.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+myTable(t)+where(w)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("source: counting %s: %w", myLabel(t), err)
 	}
 	return n, nil
 }
 
 func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, myIdent, myRead, myIdent(t.Name), seed)
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myRead, myTable(t), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))
@@ -324,7 +344,7 @@ func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []strin
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("source: sampling %s: %w", t.Name, err)
+		return nil, fmt.Errorf("source: sampling %s: %w", myLabel(t), err)
 	}
 	return out, nil
 }

@@ -152,7 +152,17 @@ type pgReader struct {
 
 func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-func pgTable(t *introspect.Table) string { return pgIdent(t.Schema) + "." + pgIdent(t.Name) }
+// pgTable is what a statement reads t from: the qualified table or view, or
+// a query as a derived table named q.
+func pgTable(t *introspect.Table) string {
+	if t.Query != "" {
+		return introspect.DerivedTable(t.Query)
+	}
+	return pgIdent(t.Schema) + "." + pgIdent(t.Name)
+}
+
+// pgLabel names t in errors.
+func pgLabel(t *introspect.Table) string { return t.Label() }
 
 func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
 
@@ -165,7 +175,7 @@ func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string,
 		return fn(row)
 	})
 	if err != nil {
-		return fmt.Errorf("source: reading table %s: %w", t.QualifiedName(), err)
+		return fmt.Errorf("source: reading %s: %w", pgLabel(t), err)
 	}
 	return nil
 }
@@ -191,7 +201,7 @@ func (r *pgReader) query(ctx context.Context, q string, args []any, fn func([]pg
 func (r *pgReader) Count(ctx context.Context, t *introspect.Table, w string) (int64, error) {
 	var n int64
 	if err := r.conn.QueryRow(ctx, "SELECT count(*) FROM "+pgTable(t)+where(w)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("source: counting %s: %w", t.QualifiedName(), err)
+		return 0, fmt.Errorf("source: counting %s: %w", pgLabel(t), err)
 	}
 	return n, nil
 }
@@ -208,7 +218,7 @@ func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []strin
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("source: sampling %s: %w", t.QualifiedName(), err)
+		return nil, fmt.Errorf("source: sampling %s: %w", pgLabel(t), err)
 	}
 	return out, nil
 }
@@ -241,19 +251,29 @@ func pgRead(c *introspect.Column, q string) string {
 }
 
 // scanSQL builds the query that reads every column of t in primary-key
-// order; read gives the select-list expression of each column.
+// order; read gives the select-list expression of each column, and a
+// column with an Expr is that condition, as a boolean never NULL. table is
+// what to read from (pgTable, myTable): for a query, a derived table q.
 func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string, read func(*introspect.Column, string) string, table string) string {
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
+		if c.Expr != "" {
+			cols[i] = "((" + c.Expr + "\n) IS TRUE) AS " + ident(c.Name)
+			continue
+		}
 		cols[i] = read(c, ident(c.Name))
 	}
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where(w)
 	if len(t.PrimaryKey) > 0 {
 		// Qualified, so that ORDER BY sorts by the column and not by the
 		// select-list expression of the same name that read puts there.
+		qual := table
+		if t.Query != "" {
+			qual = "q"
+		}
 		pk := make([]string, len(t.PrimaryKey))
 		for i, c := range t.PrimaryKey {
-			pk[i] = table + "." + ident(c)
+			pk[i] = qual + "." + ident(c)
 		}
 		q += " ORDER BY " + strings.Join(pk, ", ")
 	}

@@ -62,10 +62,11 @@ func (s *mySource) Prepare(ctx context.Context, q string) error {
 }
 
 // ScanSQL is the statement that reads the rows of t matching where, as
-// Reader.ScanTable runs it on engine e: what to Prepare to check a where.
+// Reader.ScanTable runs it on engine e: what to Prepare to check a where,
+// a query (t.Query) or the conditions of t's Expr columns.
 func ScanSQL(e introspect.Engine, t *introspect.Table, where string) string {
 	if e == introspect.MySQL {
-		return scanSQL(t, where, 0, myIdent, myRead, myIdent(t.Name))
+		return scanSQL(t, where, 0, myIdent, myRead, myTable(t))
 	}
 	return scanSQL(t, where, 0, pgIdent, pgRead, pgTable(t))
 }

@@ -19,6 +19,10 @@ type Source interface {
 	Snapshot(ctx context.Context, n int) (Snapshot, error)
 	// Prepare has the database prepare q without running it (prepare.go).
 	Prepare(ctx context.Context, q string) error
+	// QueryColumns describes the result columns of the SELECT statement q
+	// (an entity's query:), as introspect describes a table's columns
+	// (query.go). A statement the database refuses is an *SQLError.
+	QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error)
 	Close() error
 }
 
@@ -37,8 +41,14 @@ type Reader interface {
 	// primary-key order. row holds one canonical value per column of t, in
 	// t.Columns order; it is only valid during the call.
 	// limit > 0 stops after that many rows.
+	//
+	// t may be a table, a view, or a query (t.Query, read as a derived
+	// table: SELECT ... FROM (query) AS q WHERE where ORDER BY key); its
+	// PrimaryKey orders the rows (a view or query has the key its mapping
+	// gives it). A column with an Expr is read as ((Expr) IS TRUE), a
+	// boolean evaluated by the database in the same statement.
 	ScanTable(ctx context.Context, t *introspect.Table, where string, limit int, fn func(row []any) error) error
-	// Count counts the rows of t matching where.
+	// Count counts the rows of t (a table, view or query) matching where.
 	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
 	// Sample returns up to n distinct tuples of the columns from t (rows
 	// matching where, no NULLs), in an order that looks random but is fixed

@@ -63,11 +63,19 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 		clear(batch)
 		return nil
 	}
-	err := v.r.ScanTable(ctx, e.Table, e.Where, 0, func(row []any) error {
+	err := e.Stream(func(each func([]any) error) error {
+		return v.r.ScanTable(ctx, e.Table, e.Where, 0, each)
+	}, func(row []any, dup *mapping.RowError) error {
 		if v.acceptedReject(e, row) {
 			return nil
 		}
-		item, err := e.Render(row)
+		var item mapping.Item
+		var err error
+		if dup != nil {
+			err = dup // the key names several rows: none becomes an item
+		} else {
+			item, err = e.Render(row)
+		}
 		if err != nil {
 			var re *mapping.RowError
 			if !errors.As(err, &re) {

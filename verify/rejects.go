@@ -26,11 +26,18 @@ type Rejection struct {
 // Rejects are the rows of a rejected-rows file: rows that are accepted as
 // having no item. A row is matched by its entity and its source key string,
 // exactly as migrate wrote it.
+//
+// Migrate writes one line per rejected row. Several rows can share a
+// source key when it is a key the mapping declares (key:) and the rows
+// break it: migrate rejects each of them, one line each. So every line
+// counts as a rejected row, while List names each key once.
 type Rejects struct {
 	File string
 	List []Rejection // in file order; a row named twice is kept once
 	// index: entity → source key → position in List.
 	index map[string]map[string]int
+	// rows: entity → lines, each a rejected row.
+	rows map[string]int64
 }
 
 // ReadRejects reads a rejected-rows file (JSON lines {"entity","row",
@@ -47,7 +54,7 @@ func ReadRejects(path string, plan *mapping.Plan) (*Rejects, error) {
 
 // ParseRejects reads a rejected-rows file from r; name is used in errors.
 func ParseRejects(name string, r io.Reader, plan *mapping.Plan) (*Rejects, error) {
-	rj := &Rejects{File: name, index: map[string]map[string]int{}}
+	rj := &Rejects{File: name, index: map[string]map[string]int{}, rows: map[string]int64{}}
 	entities := make([]string, len(plan.Entities))
 	for i, e := range plan.Entities {
 		entities[i] = e.Name
@@ -74,6 +81,7 @@ func ParseRejects(name string, r io.Reader, plan *mapping.Plan) (*Rejects, error
 			if !ok {
 				return nil, fmt.Errorf("verify: %s:%d: entity %q is not in the mapping (entities: %s)", name, n, *x.Entity, strings.Join(entities, ", "))
 			}
+			rj.rows[*x.Entity]++
 			if _, dup := rows[*x.Row]; !dup {
 				rows[*x.Row] = len(rj.List)
 				rj.List = append(rj.List, Rejection{Entity: *x.Entity, Row: *x.Row, Reason: x.Reason, Line: n})
@@ -93,8 +101,9 @@ type rejectLine struct {
 	Reason string  `json:"reason"`
 }
 
-// count is how many rows of the entity are accepted as rejected.
-func (rj *Rejects) count(entity string) int64 { return int64(len(rj.index[entity])) }
+// count is how many rows of the entity are accepted as rejected: its
+// lines in the file.
+func (rj *Rejects) count(entity string) int64 { return rj.rows[entity] }
 
 // accepts says whether the row of the entity is accepted as rejected.
 func (rj *Rejects) accepts(e *mapping.Entity, row []any) bool {

@@ -184,7 +184,8 @@ func (c *common) open(ctx context.Context) (source.Source, error) {
 	return source.Open(ctx, dsn)
 }
 
-// plan opens the source, inspects it and compiles the mapping against it.
+// plan opens the source, inspects it, has it describe the entities'
+// queries, and compiles the mapping against it.
 func (c *common) plan(ctx context.Context) (*mapping.Plan, source.Source, error) {
 	f, err := mapping.ParseFile(c.mapping)
 	if err != nil {
@@ -197,6 +198,13 @@ func (c *common) plan(ctx context.Context) (*mapping.Plan, source.Source, error)
 	schema, err := src.Inspect(ctx)
 	if err != nil {
 		src.Close()
+		return nil, nil, err
+	}
+	if problems, err := describeQueries(ctx, src, f, schema); err != nil || len(problems) > 0 {
+		src.Close()
+		if err == nil {
+			err = problems
+		}
 		return nil, nil, err
 	}
 	p, err := mapping.Compile(f, schema)

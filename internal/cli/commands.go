@@ -28,10 +28,11 @@ func (a *app) introspectCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
 		Use:   "introspect",
-		Short: "Print the source database's tables, columns, keys and foreign keys",
+		Short: "Print the source database's tables, views, columns, keys and foreign keys",
 		Long: `introspect reads the source's ERD: every table with its columns (declared type,
 the kind remodel converts it as, nullability), primary key, foreign keys and
-row estimate. --format json prints the same as JSON.`,
+row estimate, and every view with its columns ("view": true in JSON).
+--format json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -61,9 +62,19 @@ row estimate. --format json prints the same as JSON.`,
 }
 
 func writeSchema(w io.Writer, s *introspect.Schema) {
-	fmt.Fprintf(w, "database %s (%s), %d tables\n", s.Database, s.Engine, len(s.Tables))
+	views := 0
 	for _, t := range s.Tables {
-		fmt.Fprintf(w, "\ntable %s (about %d rows)\n", t.QualifiedName(), t.RowEstimate)
+		if t.View {
+			views++
+		}
+	}
+	fmt.Fprintf(w, "database %s (%s), %d tables, %d views\n", s.Database, s.Engine, len(s.Tables)-views, views)
+	for _, t := range s.Tables {
+		if t.View {
+			fmt.Fprintf(w, "\nview %s (no primary key: an entity from it names its key columns)\n", t.QualifiedName())
+		} else {
+			fmt.Fprintf(w, "\ntable %s (about %d rows)\n", t.QualifiedName(), t.RowEstimate)
+		}
 		pk := map[string]bool{}
 		for _, c := range t.PrimaryKey {
 			pk[c] = true

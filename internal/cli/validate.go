@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -23,11 +24,12 @@ checks everything the file says about itself: the table and its indexes,
 template syntax, sort keys, attributes that collide with keys, access
 patterns naming an index or entity that does not exist, SQL syntax.
 
-With --source (or $REMODEL_SOURCE) it also checks every table, column,
-formatter and access-pattern parameter against the source schema, and has
-the source database prepare (without running) every entity's where and
-every access pattern's sql and params, so that a typo in the SQL is found
-before a migration, with the database's own message.
+With --source (or $REMODEL_SOURCE) it also checks every table, view,
+column, formatter and access-pattern parameter against the source schema,
+and has the source database prepare (without running) every entity's
+query, where and set conditions (when) and every access pattern's sql and
+params, so that a typo in the SQL is found before a migration, with the
+database's own message.
 
 Every problem is printed, all at once, as file:line:col: path: message; the
 exit status is then 1.`,
@@ -62,7 +64,13 @@ func (a *app) validate(ctx context.Context, o *common) error {
 	if err != nil {
 		return err
 	}
-	var all mapping.ErrorList
+	// A query the database refuses is reported first: of two problems at
+	// one place, dedupe keeps the first, and Compile's (the query's
+	// columns are unknown) says less.
+	all, err := describeQueries(ctx, src, f, schema)
+	if err != nil {
+		return err
+	}
 	_, cerr := mapping.Compile(f, schema)
 	if err := collect(&all, cerr); err != nil {
 		return err
@@ -131,8 +139,9 @@ func dedupe(l mapping.ErrorList) mapping.ErrorList {
 	return out
 }
 
-// prepareAll has the source prepare every entity's where (in the statement
-// that reads the entity) and every access pattern's sql and params. A
+// prepareAll has the source prepare every entity's where and every
+// condition of its set attributes (in the statement that reads the entity)
+// and every access pattern's sql and params. A
 // statement the database refuses is a problem located at its field; what
 // cannot be parsed or looked up here is left to Compile and Check, which
 // report it.
@@ -150,15 +159,34 @@ func prepareAll(ctx context.Context, src source.Source, f *mapping.File, schema 
 	}
 	engine := schema.Engine
 	for _, e := range f.Entities {
-		if e.Where.Value == "" {
+		path := "entities." + e.Name.Value
+		t := schema.Query(e.Query.Value) // nil: refused, reported by describeQueries
+		if e.Query.Value == "" {
+			var err error
+			if t, err = schema.Table(e.From.Value); err != nil {
+				t = nil
+			}
+		}
+		if t == nil {
 			continue
 		}
-		t, err := schema.Table(e.From.Value)
-		if err != nil {
-			continue
+		if e.Where.Value != "" {
+			if err := prepare(source.ScanSQL(engine, t, e.Where.Value), e.Where, path+".where"); err != nil {
+				return nil, err
+			}
 		}
-		if err := prepare(source.ScanSQL(engine, t, e.Where.Value), e.Where, "entities."+e.Name.Value+".where"); err != nil {
-			return nil, err
+		// Each condition in a statement of its own, read as the entity's
+		// scan reads it, so that a refusal names its when.
+		for _, sd := range e.Set {
+			if sd.When.Value == "" {
+				continue
+			}
+			withCond := *t
+			withCond.PrimaryKey = nil
+			withCond.Columns = append(slices.Clip(t.Columns), mapping.WhenColumn(t, nil, sd.When.Value))
+			if err := prepare(source.ScanSQL(engine, &withCond, ""), sd.When, path+".attributes.set."+sd.Key.Value+".when"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	text := func(s mapping.Str) (string, bool) {

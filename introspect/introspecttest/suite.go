@@ -21,6 +21,9 @@ type Target struct {
 	// Inspect connects to dsn, runs the engine's inspector and fails t on
 	// any error.
 	Inspect func(t *testing.T, dsn string) *introspect.Schema
+	// QueryColumns connects to dsn and has the engine's inspector describe
+	// the result columns of query q.
+	QueryColumns func(t *testing.T, dsn, q string) ([]*introspect.Column, error)
 }
 
 // dialect spells the suite's schema in one engine's SQL.
@@ -31,6 +34,14 @@ type dialect struct {
 	analyze string
 	// schema is the Table.Schema of tables created in database db.
 	schema func(db string) string
+	// boolInQuery is the kind a boolean column has in a query's result.
+	boolInQuery introspect.Kind
+	// aggregatePrecision is the precision of max() over a timestamp(3):
+	// PostgreSQL's aggregates drop the type modifier.
+	aggregatePrecision int
+	// notNullInQuery is whether a query's NOT NULL result columns are
+	// known as such.
+	notNullInQuery bool
 }
 
 var dialects = map[introspect.Engine]dialect{
@@ -48,8 +59,10 @@ var dialects = map[introspect.Engine]dialect{
 			"{date}":         "date",
 			"{bytes}":        "bytea",
 		},
-		analyze: "ANALYZE users;",
-		schema:  func(string) string { return "public" },
+		analyze:            "ANALYZE users;",
+		schema:             func(string) string { return "public" },
+		boolInQuery:        introspect.KindBool,
+		aggregatePrecision: 6,
 	},
 	introspect.MySQL: {
 		types: map[string]string{
@@ -67,6 +80,10 @@ var dialects = map[introspect.Engine]dialect{
 		},
 		analyze: "ANALYZE TABLE users;",
 		schema:  func(db string) string { return db },
+		// The result metadata says tinyint, not tinyint(1).
+		boolInQuery:        introspect.KindInt,
+		aggregatePrecision: 3,
+		notNullInQuery:     true,
 	},
 }
 
@@ -103,6 +120,8 @@ CREATE TABLE usage_events (
 	PRIMARY KEY (event_id),
 	CONSTRAINT usage_events_service_fk FOREIGN KEY (uid, svc) REFERENCES services (user_id, service)
 );
+CREATE VIEW active_users AS
+	SELECT user_id, email, active, created_at FROM users WHERE active;
 INSERT INTO users (user_id, email, active, created_at) VALUES
 	(1, 'a@example.com', TRUE, '2024-01-02 03:04:05.678'),
 	(2, 'b@example.com', FALSE, '2024-01-02 03:04:05.678'),
@@ -144,9 +163,60 @@ func Run(t *testing.T, tg Target) {
 		for _, tbl := range s.Tables {
 			got = append(got, tbl.QualifiedName())
 		}
-		want := []string{sch + ".services", sch + ".usage_events", sch + ".users"}
+		want := []string{sch + ".active_users", sch + ".services", sch + ".usage_events", sch + ".users"}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("tables = %q, want %q (sorted by schema, then name)", got, want)
+		}
+	})
+
+	t.Run("views", func(t *testing.T) {
+		v := MustTable(t, s, "active_users")
+		if !v.View || len(v.PrimaryKey) != 0 || v.RowEstimate != 0 || v.Query != "" {
+			t.Errorf("active_users: View %v, PrimaryKey %q, RowEstimate %d, Query %q; want a view without a key or estimate", v.View, v.PrimaryKey, v.RowEstimate, v.Query)
+		}
+		if got := v.Label(); got != "view "+sch+".active_users" {
+			t.Errorf("Label() = %q", got)
+		}
+		for _, name := range []string{"users", "services", "usage_events"} {
+			if MustTable(t, s, name).View {
+				t.Errorf("table %s is marked as a view", name)
+			}
+		}
+		CheckColumns(t, v, []introspect.Column{
+			{Name: "user_id", Kind: introspect.KindInt},
+			{Name: "email", Kind: introspect.KindString},
+			{Name: "active", Kind: introspect.KindBool},
+			{Name: "created_at", Kind: introspect.KindTimestampTZ, Precision: 3},
+		}, viewNullable(tg.Engine))
+	})
+
+	t.Run("query columns", func(t *testing.T) {
+		if tg.QueryColumns == nil {
+			t.Fatalf("introspecttest: the target has no QueryColumns")
+		}
+		cols, err := tg.QueryColumns(t, dsn, `SELECT u.user_id, u.email, u.active, s.balance, s.score,
+       count(e.event_id) AS events, max(u.seen_at) AS last_seen, u.birthday, u.avatar
+  FROM users u
+  LEFT JOIN services s ON s.user_id = u.user_id
+  LEFT JOIN usage_events e ON e.uid = s.user_id AND e.svc = s.service
+ GROUP BY u.user_id, u.email, u.active, s.balance, s.score, u.birthday, u.avatar -- the end`)
+		if err != nil {
+			t.Fatalf("QueryColumns: %v", err)
+		}
+		nn := !d.notNullInQuery // what a NOT NULL column is in a query's result
+		CheckColumns(t, &introspect.Table{Name: "query", Columns: cols}, []introspect.Column{
+			{Name: "user_id", Kind: introspect.KindInt, Nullable: nn},
+			{Name: "email", Kind: introspect.KindString, Nullable: nn},
+			{Name: "active", Kind: d.boolInQuery, Nullable: nn},
+			{Name: "balance", Kind: introspect.KindDecimal, Nullable: true},
+			{Name: "score", Kind: introspect.KindFloat, Nullable: true},
+			{Name: "events", Kind: introspect.KindInt, Nullable: nn},
+			{Name: "last_seen", Kind: introspect.KindTimestamp, Nullable: true, Precision: d.aggregatePrecision},
+			{Name: "birthday", Kind: introspect.KindDate, Nullable: true},
+			{Name: "avatar", Kind: introspect.KindBytes, Nullable: true},
+		})
+		if _, err := tg.QueryColumns(t, dsn, "SELECT nope FROM users"); err == nil {
+			t.Errorf("QueryColumns of a query naming no column succeeded")
 		}
 	})
 
@@ -178,6 +248,7 @@ func Run(t *testing.T, tg Target) {
 
 	t.Run("primary keys", func(t *testing.T) {
 		for name, want := range map[string][]string{
+			"active_users": nil,
 			"users":        {"user_id"},
 			"services":     {"user_id", "service"},
 			"usage_events": {"event_id"},
@@ -204,7 +275,7 @@ func Run(t *testing.T, tg Target) {
 		// users was analysed after three inserts; the other tables are
 		// empty (PostgreSQL reports -1 for a table never analysed, which
 		// must come out as 0).
-		for name, want := range map[string]int64{"users": 3, "services": 0, "usage_events": 0} {
+		for name, want := range map[string]int64{"users": 3, "services": 0, "usage_events": 0, "active_users": 0} {
 			if got := MustTable(t, s, name).RowEstimate; got != want {
 				t.Errorf("%s: RowEstimate = %d, want %d", name, got, want)
 			}
@@ -250,10 +321,15 @@ func MustTable(t testing.TB, s *introspect.Schema, name string) *introspect.Tabl
 	return tbl
 }
 
+// viewNullable is whether the engine reports a view's columns as nullable
+// whatever the underlying table says (PostgreSQL does).
+func viewNullable(e introspect.Engine) bool { return e == introspect.Postgres }
+
 // CheckColumns compares tbl's columns, in order, with want: name, kind,
 // element kind, nullability and precision always, the declared type only
-// where want gives one.
-func CheckColumns(t testing.TB, tbl *introspect.Table, want []introspect.Column) {
+// where want gives one. With allNullable, every column is expected to be
+// nullable.
+func CheckColumns(t testing.TB, tbl *introspect.Table, want []introspect.Column, allNullable ...bool) {
 	t.Helper()
 	var gotNames, wantNames []string
 	for _, c := range tbl.Columns {
@@ -273,6 +349,9 @@ func CheckColumns(t testing.TB, tbl *introspect.Table, want []introspect.Column)
 		}
 		if w.Type == "" {
 			w.Type = g.Type
+		}
+		if len(allNullable) > 0 && allNullable[0] {
+			w.Nullable = true
 		}
 		if g != w {
 			t.Errorf("%s.%s:\n got  %+v\n want %+v", tbl.QualifiedName(), g.Name, g, w)

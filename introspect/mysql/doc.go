@@ -12,8 +12,11 @@
 //
 // What is listed: the database's tables of TABLE_TYPE 'BASE TABLE' and, on
 // MariaDB, 'SYSTEM VERSIONED' (a system-versioned table is an ordinary table
-// with hidden history; its current rows are what SELECT returns). Views,
-// sequences and temporary tables are not listed.
+// with hidden history; its current rows are what SELECT returns), and views
+// (TABLE_TYPE 'VIEW'), with Table.View set and the columns
+// information_schema.COLUMNS gives them. Sequences and temporary tables are
+// not listed. A MariaDB JSON column seen through a view is longtext (the
+// json_valid check belongs to the table), so text.
 //
 // Tables come sorted by name (bytewise, whatever the server's
 // information_schema collation), columns in ordinal order, primary key
@@ -51,4 +54,10 @@
 //
 // Precision is DATETIME_PRECISION for time, datetime and timestamp: 0 when
 // the column declares none (MySQL's default, unlike PostgreSQL's 6).
+//
+// QueryColumns (query.go) describes the result of a SELECT statement from
+// the metadata the server sends with an empty result (LIMIT 0): a type
+// name, unsigned, decimals, NOT NULL. It carries no display width, so a
+// tinyint(1) in a query's result is an integer; MariaDB's JSON is
+// text; and text comes converted to the connection's character set.
 package mysql

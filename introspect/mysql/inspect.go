@@ -35,12 +35,13 @@ func New(q Querier) *Inspector {
 }
 
 // tableTypes are the TABLE_TYPEs listed; 'SYSTEM VERSIONED' is MariaDB's.
-var tableTypes = []any{"BASE TABLE", "SYSTEM VERSIONED"}
+// The last one is a view's.
+var tableTypes = []any{"BASE TABLE", "SYSTEM VERSIONED", "VIEW"}
 
 const tablesQuery = `
-SELECT TABLE_NAME, TABLE_ROWS
+SELECT TABLE_NAME, TABLE_ROWS, TABLE_TYPE
   FROM information_schema.TABLES
- WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN (?, ?)`
+ WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN (?, ?, ?)`
 
 const columnsQuery = `
 SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, DATETIME_PRECISION,
@@ -106,8 +107,8 @@ type column struct {
 	dataType string
 }
 
-// Inspect reads every table of the selected database (see the package
-// comment for which) with its columns, keys and row estimate.
+// Inspect reads every table and view of the selected database (see the
+// package comment for which) with its columns, keys and row estimate.
 func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	db, err := i.database(ctx)
 	if err != nil {
@@ -173,13 +174,13 @@ func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[strin
 	byName := map[string]*introspect.Table{}
 	for rows.Next() {
 		var (
-			name string
-			est  sql.NullInt64
+			name, typ string
+			est       sql.NullInt64
 		)
-		if err := rows.Scan(&name, &est); err != nil {
+		if err := rows.Scan(&name, &est, &typ); err != nil {
 			return nil, err
 		}
-		t := &introspect.Table{Schema: s.Database, Name: name, Columns: []*introspect.Column{}, RowEstimate: max(est.Int64, 0)}
+		t := &introspect.Table{Schema: s.Database, Name: name, Columns: []*introspect.Column{}, RowEstimate: max(est.Int64, 0), View: typ == "VIEW"}
 		s.Tables = append(s.Tables, t)
 		byName[name] = t
 	}
@@ -210,7 +211,7 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 		}
 		t := byName[table]
 		if t == nil {
-			continue // a view's columns
+			continue // a table created since the tables were listed
 		}
 		c := &introspect.Column{
 			Name:     name,

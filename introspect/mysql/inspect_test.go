@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -45,6 +46,11 @@ func TestSuite(t *testing.T) {
 		Fresh:   testenv.MySQL,
 		Exec:    testenv.ExecMySQL,
 		Inspect: inspect,
+		QueryColumns: func(t *testing.T, dsn, q string) ([]*introspect.Column, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return mysql.New(open(t, dsn)).QueryColumns(ctx, q)
+		},
 	})
 }
 
@@ -197,14 +203,18 @@ CREATE SEQUENCE seq;
 	s := inspect(t, dsn)
 	var got []string
 	for _, tbl := range s.Tables {
-		got = append(got, tbl.Name)
+		name := tbl.Name
+		if tbl.View {
+			name += " (view)"
+		}
+		got = append(got, name)
 	}
-	want := []string{"Zebra", "apple", "nokey"} // bytewise: upper case first
+	want := []string{"Zebra", "apple", "apple_view (view)", "nokey"} // bytewise: upper case first
 	if isMariaDB(t, dsn) {
 		want = append(want, "versioned")
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("tables = %q, want %q (no views or sequences)", got, want)
+		t.Fatalf("tables = %q, want %q (views marked, no sequences)", got, want)
 	}
 	db := introspecttest.DatabaseName(t, dsn)
 	apple := introspecttest.MustTable(t, s, "apple")
@@ -309,5 +319,47 @@ func TestChinook(t *testing.T) {
 	}
 	if c := introspecttest.MustTable(t, s, "Invoice").Column("InvoiceDate"); c == nil || c.Kind != introspect.KindTimestamp {
 		t.Errorf("Invoice.InvoiceDate = %+v, want a datetime (KindTimestamp)", c)
+	}
+}
+
+// TestQueryColumnTypes: the kinds of a query's result columns come from
+// the result's metadata: what a table column of that type would be, less
+// the display width (a tinyint(1) is an integer) and MariaDB's JSON check.
+func TestQueryColumnTypes(t *testing.T) {
+	dsn := testenv.MySQL(t)
+	testenv.ExecMySQL(t, dsn, `CREATE TABLE k (
+	id BIGINT UNSIGNED NOT NULL PRIMARY KEY, b BOOLEAN, bits BIT(3), y YEAR, d DECIMAL(12,3), f FLOAT, g DOUBLE,
+	c CHAR(2), e ENUM('a','b'), s SET('x','y'), bin VARBINARY(8), bl BLOB, tx TEXT, l VARCHAR(9) CHARACTER SET latin1,
+	dt DATETIME(3), ts TIMESTAMP(6) NULL, tm TIME(2), dd DATE, j JSON, pt POINT);`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cols, err := mysql.New(open(t, dsn)).QueryColumns(ctx, "SELECT k.*, NULL AS nothing, id + 1 AS next, b IS NULL AS no_b FROM k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cols {
+		s := c.Name + " " + c.Type + " " + string(c.Kind)
+		if c.Precision > 0 {
+			s += fmt.Sprintf(" %d", c.Precision)
+		}
+		if !c.Nullable {
+			s += " not null"
+		}
+		got = append(got, s)
+	}
+	j := "j text string" // MariaDB: a longtext with a json_valid check, sent as a text
+	if !isMariaDB(t, dsn) {
+		j = "j json json"
+	}
+	want := []string{
+		"id bigint unsigned int not null", "b tinyint int", "bits bit int", "y year int", "d decimal(12,3) decimal",
+		"f float float", "g double float", "c char string", "e enum string", "s set set", "bin varbinary bytes",
+		"bl blob bytes", "tx text string", "l varchar string", "dt datetime(3) timestamp 3", "ts timestamp(6) timestamptz 6",
+		"tm time(2) time 2", "dd date date", j, "pt geometry geometry", "nothing null string", "next bigint unsigned int not null",
+		"no_b int int not null",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("QueryColumns:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -23,7 +23,11 @@
 //     reported for the parent, named after the first such constraint by
 //     name; one that only some partitions have is not reported, as it does
 //     not hold for the table (Pagila's payment is such a case);
-//   - views, materialized views, foreign tables and sequences are not listed.
+//   - views and materialized views (relkind 'v' and 'm') are listed with
+//     Table.View set: they have no primary key, and PostgreSQL reports
+//     every view column as nullable; a materialized view has a row
+//     estimate, a view 0;
+//   - foreign tables and sequences are not listed.
 //
 // Columns: Type is format_type(atttypid, atttypmod); a domain takes its base
 // type's Kind, an array is KindArray with its element's kind in Elem (and,
@@ -41,6 +45,12 @@
 // (dropped columns are skipped), primary key columns in key order, foreign
 // keys by constraint name with their columns paired in constraint order.
 // Names compare bytewise (the "name" type sorts with the C collation).
+//
+// QueryColumns (query.go) describes the result of a SELECT statement
+// without running it: PostgreSQL prepares it and reports each result
+// column's type and modifier, resolved as a table column's is. An aggregate
+// loses the modifier (max over a timestamp(3) is a timestamp, precision 6),
+// and every result column is nullable: PostgreSQL does not say otherwise.
 //
 // Requires PostgreSQL 12 or later (pg_partition_tree).
 package postgres

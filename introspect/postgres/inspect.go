@@ -33,12 +33,13 @@ var excludedSchemas = []string{"information_schema"}
 // for itself: pg_catalog, pg_toast, pg_temp_N, pg_toast_temp_N.
 const systemSchemaPattern = `pg\_%`
 
-// tablesQuery returns each table with its row estimate and, for a
-// partitioned table, the number of its leaf partitions (0 otherwise).
+// tablesQuery returns each table and view with its row estimate, whether
+// it is a view (or materialized view) and, for a partitioned table, the
+// number of its leaf partitions (0 otherwise).
 const tablesQuery = `
 SELECT c.oid, n.nspname::text, c.relname::text,
        coalesce(leaf.tuples, greatest(c.reltuples, 0))::int8,
-       coalesce(leaf.n, 0)
+       coalesce(leaf.n, 0), c.relkind IN ('v', 'm')
   FROM pg_catalog.pg_class AS c
   JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
   LEFT JOIN LATERAL (
@@ -48,7 +49,7 @@ SELECT c.oid, n.nspname::text, c.relname::text,
         WHERE c.relkind = 'p' AND pt.isleaf
        HAVING count(*) > 0
        ) AS leaf ON true
- WHERE c.relkind IN ('r', 'p')
+ WHERE c.relkind IN ('r', 'p', 'v', 'm')
    AND NOT c.relispartition
    AND n.nspname <> ALL ($1::text[])
    AND n.nspname NOT LIKE $2
@@ -140,8 +141,9 @@ type column struct {
 	notNull bool
 }
 
-// Inspect reads every table of the database (see the package comment for
-// which relations count) with its columns, keys and row estimate.
+// Inspect reads every table and view of the database (see the package
+// comment for which relations count) with its columns, keys and row
+// estimate.
 func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	s := &introspect.Schema{Engine: introspect.Postgres, Tables: []*introspect.Table{}}
 	if err := i.conn.QueryRow(ctx, "SELECT pg_catalog.current_database()::text").Scan(&s.Database); err != nil {
@@ -191,7 +193,7 @@ func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[uint3
 			n   int32
 		)
 		t := &introspect.Table{Columns: []*introspect.Column{}}
-		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.RowEstimate, &n); err != nil {
+		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.RowEstimate, &n, &t.View); err != nil {
 			return nil, nil, nil, err
 		}
 		s.Tables = append(s.Tables, t)
@@ -260,7 +262,7 @@ func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 	for _, c := range cols {
 		r, err := ts.resolve(c.typid, c.typmod)
 		if err != nil {
-			return fmt.Errorf("column %s of %s: %w", c.col.Name, c.table.QualifiedName(), err)
+			return fmt.Errorf("column %s of %s: %w", c.col.Name, c.table.Label(), err)
 		}
 		c.col.Kind, c.col.Elem, c.col.Precision, c.col.Delim = r.kind, r.elem, r.precision, r.delim
 		c.col.Nullable = !c.notNull && !r.notNull

@@ -37,6 +37,16 @@ func TestSuite(t *testing.T) {
 		Fresh:   testenv.Postgres,
 		Exec:    testenv.ExecPostgres,
 		Inspect: inspect,
+		QueryColumns: func(t *testing.T, dsn, q string) ([]*introspect.Column, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatalf("connecting: %v", err)
+			}
+			defer conn.Close(ctx)
+			return postgres.New(conn).QueryColumns(ctx, q)
+		},
 	})
 }
 
@@ -211,17 +221,20 @@ ANALYZE;
 
 	var got []string
 	for _, tbl := range s.Tables {
-		got = append(got, tbl.QualifiedName())
-	}
-	want := []string{"billing.customers", "billing.refunds", "public.customers", "public.payments", "public.rentals", "public.staff"}
-	if len(got) != len(want) {
-		t.Fatalf("tables = %q, want %q (no partitions, views, sequences or temporary tables)", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("tables = %q, want %q (no partitions, views, sequences or temporary tables)", got, want)
+		name := tbl.QualifiedName()
+		if tbl.View {
+			name += " (view)"
 		}
+		got = append(got, name)
 	}
+	want := []string{"billing.customers", "billing.refunds", "public.customers", "public.payment_days (view)", "public.payment_totals (view)", "public.payments", "public.rentals", "public.staff"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tables = %q, want %q (views and materialized views marked; no partitions, sequences or temporary tables)", got, want)
+	}
+	introspecttest.CheckColumns(t, introspecttest.MustTable(t, s, "payment_totals"), []introspect.Column{
+		{Name: "customer_id", Kind: introspect.KindInt, Nullable: true},
+		{Name: "sum", Kind: introspect.KindDecimal, Nullable: true},
+	})
 
 	payments := introspecttest.MustTable(t, s, "public.payments")
 	if payments.RowEstimate != 17 {
@@ -303,9 +316,21 @@ func TestPagila(t *testing.T) {
 	testenv.ExecPostgres(t, dsn, string(ddl))
 	s := inspect(t, dsn)
 
+	var tables, views []string
+	for _, tbl := range s.Tables {
+		if tbl.View {
+			views = append(views, tbl.Name)
+		} else {
+			tables = append(tables, tbl.Name)
+		}
+	}
 	want := "actor address category city country customer film film_actor film_category inventory language payment rental staff store"
-	if got := strings.Join(s.TableNames(), " "); got != want {
+	if got := strings.Join(tables, " "); got != want {
 		t.Errorf("tables = %s, want %s", got, want)
+	}
+	wantViews := "actor_info customer_list film_list nicer_but_slower_film_list rental_by_category sales_by_film_category sales_by_store staff_list"
+	if got := strings.Join(views, " "); got != wantViews {
+		t.Errorf("views = %s, want %s", got, wantViews)
 	}
 	payment := introspecttest.MustTable(t, s, "payment")
 	if got := strings.Join(payment.PrimaryKey, ","); got != "payment_date,payment_id" {

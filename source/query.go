@@ -1,0 +1,43 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/remodel-dev/remodel/introspect"
+	myinspect "github.com/remodel-dev/remodel/introspect/mysql"
+	pginspect "github.com/remodel-dev/remodel/introspect/postgres"
+)
+
+// QueryColumns has PostgreSQL prepare q as a derived table and describes
+// its result columns (introspect/postgres).
+func (s *pgSource) QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error) {
+	cols, err := pginspect.New(s.conn).QueryColumns(ctx, q)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return nil, &SQLError{Err: pe}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source: describing a query: %w", err)
+	}
+	return cols, nil
+}
+
+// QueryColumns has MySQL run q as a derived table with LIMIT 0 and
+// describes its result columns from the result's metadata
+// (introspect/mysql).
+func (s *mySource) QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error) {
+	cols, err := myinspect.New(s.db).QueryColumns(ctx, q)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return nil, &SQLError{Err: me}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source: describing a query: %w", err)
+	}
+	return cols, nil
+}
