@@ -111,8 +111,9 @@ func cutAt(r queryResult, n int) queryResult {
 // (DynamoDB's or the SQL's), so the Query's items are taken in groups of
 // equal sort key values, and the SQL's items at a group's positions must be
 // that group's items in any order. When the limit cut a group, its ties past
-// the limit (the tail) may take its places too, and a Query item of that
-// group the SQL left out is no extra item.
+// the limit (the tail) may take its places too, and for each SQL item from
+// the tail one Query item of that group that the SQL left out is no extra
+// item.
 func compareOrdered(want []wantItem, have queryResult) patternDiff {
 	var d patternDiff
 	got := map[string]int{}
@@ -130,6 +131,14 @@ func compareOrdered(want []wantItem, have queryResult) patternDiff {
 			d.missing = append(d.missing, w)
 		}
 	}
+	// Each SQL item among the ties past the limit stands for one of the
+	// Query's ties at the limit that the SQL did not choose.
+	swapped := 0
+	for _, w := range want {
+		if inTail[w.key] {
+			swapped++
+		}
+	}
 	lastSort := ""
 	if n := len(have.items); n > 0 {
 		lastSort = have.items[n-1].sort
@@ -138,8 +147,9 @@ func compareOrdered(want []wantItem, have queryResult) patternDiff {
 		if wanted[q.key] {
 			continue
 		}
-		if have.cut && q.sort == lastSort && len(want) == len(have.items) {
-			continue // the SQL chose another of the ties at the limit
+		if swapped > 0 && q.sort == lastSort {
+			swapped-- // the SQL chose another of the ties at the limit
+			continue
 		}
 		d.extra = append(d.extra, q)
 	}
