@@ -16,9 +16,20 @@ import (
 type AccessPattern struct {
 	Name  string
 	Index *Index // nil for the table itself
-	PK    KeyAttr
-	SK    *KeyAttr
-	SKOp  string // "", "=", "begins_with", "between", "<", "<=", ">", ">="
+	// PK are the target's partition key attributes, each matched by
+	// equality (one, or up to four on a multi-attribute key).
+	PK []KeyAttr
+	// SK are the target's sort key attributes (none when it has no sort
+	// key). The condition matches the first SKEq of them by equality and,
+	// when SKOp is set, the next one by SKOp.
+	SK   []KeyAttr
+	SKEq int
+	SKOp string // "", "begins_with", "between", "<", "<=", ">", ">="
+	// Order is "asc" or "desc" for a pattern whose items come in sort key
+	// order (verify checks the order), "" for a set of items.
+	Order string
+	// Limit > 0 takes only the first Limit items in Order.
+	Limit int
 
 	// Params are the parameters, named like columns, with the column that
 	// gives each its kind.
@@ -30,8 +41,9 @@ type AccessPattern struct {
 	ParamsSQL  *SQLTemplate
 	SampleFrom *Entity
 
-	pk *bound
-	sk []*bound
+	pk   []*bound // one per PK attribute
+	skEq []*bound // one per equality on SK
+	sk   []*bound // SKOp's values
 }
 
 // EntityQuery is the SQL that returns the source rows of one entity.
@@ -43,7 +55,10 @@ type EntityQuery struct {
 func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 	path := "access_patterns." + ad.Name.Value
 	t := &c.plan.Table
-	ap := &AccessPattern{Name: ad.Name.Value, PK: t.PK, SK: t.SK}
+	ap := &AccessPattern{Name: ad.Name.Value, PK: []KeyAttr{t.PK}, Order: ad.Order.Value, Limit: ad.Limit}
+	if t.SK != nil {
+		ap.SK = []KeyAttr{*t.SK}
+	}
 	if ad.Index.Value != "" {
 		ix := t.Index(ad.Index.Value)
 		if ix == nil {
@@ -57,6 +72,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		ap.Index, ap.PK, ap.SK = ix, ix.PK, ix.SK
 	}
 	nerr := len(c.errs)
+	shapeOK := c.keyShape(ad, path, ap.target(), ap.PK, ap.SK)
 
 	// Entities and their SQL.
 	for _, kv := range ad.SQL {
@@ -113,20 +129,21 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 			}
 		}
 	}
-	pkT, err := ParseTemplate(ad.PK.Value)
-	if err != nil {
-		c.errorf(ad.PK.Pos, path+".query.pk", "%v", err)
+	var pkTs, skTs []*Template
+	for i, v := range ad.PK {
+		pt, err := ParseTemplate(v.Value)
+		if err != nil {
+			c.errorf(v.Pos, pkPath(path, ad, i), "%v", err)
+			continue
+		}
+		add(pt.Fields())
+		pkTs = append(pkTs, pt)
+	}
+	if len(pkTs) < len(ad.PK) || !shapeOK {
 		return nil
 	}
-	add(pkT.Fields())
-	var skTs []*Template
 	if ad.SK != nil {
-		if ap.SK == nil {
-			c.errorf(ad.SK.Pos, path+".query.sk", "%s has no sort key", ap.target())
-			return nil
-		}
-		ap.SKOp = ad.SK.Op
-		for i, v := range ad.SK.Values {
+		for i, v := range ad.SK.templates() {
 			st, err := ParseTemplate(v.Value)
 			if err != nil {
 				c.errorf(v.Pos, fmt.Sprintf("%s.query.sk[%d]", path, i), "%v", err)
@@ -159,27 +176,35 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 	if len(c.errs) > nerr {
 		return nil
 	}
-	if ap.pk, err = pkT.bind(ap.Params); err != nil {
-		for _, err := range splitErrors(err) {
-			c.errorf(ad.PK.Pos, path+".query.pk", "%v", err)
+	for i, pt := range pkTs {
+		b, err := pt.bind(ap.Params)
+		if err != nil {
+			for _, err := range splitErrors(err) {
+				c.errorf(ad.PK[i].Pos, pkPath(path, ad, i), "%v", err)
+			}
+			continue
 		}
+		ap.pk = append(ap.pk, b)
 	}
+	tmpls := ad.SK.templates()
 	for i, st := range skTs {
 		b, err := st.bind(ap.Params)
 		if err != nil {
 			for _, err := range splitErrors(err) {
-				c.errorf(ad.SK.Values[i].Pos, path+".query.sk", "%v", err)
+				c.errorf(tmpls[i].Pos, path+".query.sk", "%v", err)
 			}
 			continue
 		}
-		ap.sk = append(ap.sk, b)
+		if i < len(ad.SK.Eq) {
+			ap.skEq = append(ap.skEq, b)
+		} else {
+			ap.sk = append(ap.sk, b)
+		}
 	}
 	if len(c.errs) > nerr {
 		return nil
 	}
-	if ap.SKOp == "begins_with" && ap.SK.Type == "N" {
-		c.errorf(ad.SK.Pos, path+".query.sk", "begins_with needs a string sort key; %s is a number", ap.SK.Name)
-	}
+	ap.SKEq, ap.SKOp = len(ap.skEq), ad.SK.op()
 	return ap
 }
 
@@ -231,28 +256,43 @@ func (ap *AccessPattern) target() string {
 // Target names what the pattern queries: "table" or "index GSI1".
 func (ap *AccessPattern) Target() string { return ap.target() }
 
+// KeyCond is the key condition of one Query, rendered for one set of
+// parameter values: PK holds one value per partition key attribute, SKEq
+// the values the first sort key attributes must equal, and SK the values
+// of the range condition (SKOp) on the next one.
+type KeyCond struct {
+	PK, SKEq, SK []types.AttributeValue
+}
+
 // KeyCondition renders the Query's key values for one set of parameter
-// values (in Params order).
-func (ap *AccessPattern) KeyCondition(params []any) (pk types.AttributeValue, sk []types.AttributeValue, err error) {
-	s, err := ap.pk.render(params)
-	if err != nil {
-		return nil, nil, fmt.Errorf("rendering %s: %w", ap.PK.Name, err)
-	}
-	if pk, err = KeyValue(ap.PK, s); err != nil {
-		return nil, nil, err
-	}
-	for _, b := range ap.sk {
-		s, err := b.render(params)
-		if err != nil {
-			return nil, nil, fmt.Errorf("rendering %s: %w", ap.SK.Name, err)
+// values (in Params order), each typed as its key attribute.
+func (ap *AccessPattern) KeyCondition(params []any) (KeyCond, error) {
+	var kc KeyCond
+	render := func(bs []*bound, attr func(int) KeyAttr, out *[]types.AttributeValue) error {
+		for i, b := range bs {
+			k := attr(i)
+			s, err := b.render(params)
+			if err != nil {
+				return fmt.Errorf("rendering %s: %w", k.Name, err)
+			}
+			v, err := KeyValue(k, s)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, v)
 		}
-		v, err := KeyValue(*ap.SK, s)
-		if err != nil {
-			return nil, nil, err
-		}
-		sk = append(sk, v)
+		return nil
 	}
-	return pk, sk, nil
+	if err := render(ap.pk, func(i int) KeyAttr { return ap.PK[i] }, &kc.PK); err != nil {
+		return KeyCond{}, err
+	}
+	if err := render(ap.skEq, func(i int) KeyAttr { return ap.SK[i] }, &kc.SKEq); err != nil {
+		return KeyCond{}, err
+	}
+	if err := render(ap.sk, func(int) KeyAttr { return ap.SK[ap.SKEq] }, &kc.SK); err != nil {
+		return KeyCond{}, err
+	}
+	return kc, nil
 }
 
 // KeyValue makes the attribute value of a rendered key of the given type.

@@ -96,7 +96,10 @@ func (c *compiler) checkEntity(ed *EntityDef) {
 func (c *compiler) checkAccessPattern(ad *AccessPatternDef) {
 	path := "access_patterns." + ad.Name.Value
 	t := &c.plan.Table
-	skAttr := t.SK
+	pkAttrs, skAttrs := []KeyAttr{t.PK}, []KeyAttr(nil)
+	if t.SK != nil {
+		skAttrs = []KeyAttr{*t.SK}
+	}
 	target := "the table"
 	if ad.Index.Value != "" {
 		ix := t.Index(ad.Index.Value)
@@ -108,8 +111,9 @@ func (c *compiler) checkAccessPattern(ad *AccessPatternDef) {
 			c.errorf(ad.Index.Pos, path+".index", "the table has no index %q (indexes: %s)", ad.Index.Value, strings.Join(names, ", "))
 			return
 		}
-		skAttr, target = ix.SK, "index "+ix.Name
+		pkAttrs, skAttrs, target = ix.PK, ix.SK, "index "+ix.Name
 	}
+	shapeOK := c.keyShape(ad, path, target, pkAttrs, skAttrs)
 	for _, kv := range ad.SQL {
 		name, npath, pos := kv.Key.Value, path+".sql."+kv.Key.Value, kv.Key.Pos
 		if name == "" {
@@ -132,23 +136,19 @@ func (c *compiler) checkAccessPattern(ad *AccessPatternDef) {
 			c.errorf(ad.Params.Pos, path+".params", "the sampling SQL cannot itself take parameters")
 		}
 	}
-	if c.parseTemplate(ad.PK, path+".query.pk") == nil {
+	pkOK := true
+	for i, v := range ad.PK {
+		if c.parseTemplate(v, pkPath(path, ad, i)) == nil {
+			pkOK = false
+		}
+	}
+	if !pkOK || !shapeOK {
 		return
 	}
-	if ad.SK == nil {
-		return
-	}
-	if skAttr == nil {
-		c.errorf(ad.SK.Pos, path+".query.sk", "%s has no sort key", target)
-		return
-	}
-	for i, v := range ad.SK.Values {
+	for i, v := range ad.SK.templates() {
 		if c.parseTemplate(v, fmt.Sprintf("%s.query.sk[%d]", path, i)) == nil {
 			return
 		}
-	}
-	if ad.SK.Op == "begins_with" && skAttr.Type == "N" {
-		c.errorf(ad.SK.Pos, path+".query.sk", "begins_with needs a string sort key; %s is a number", skAttr.Name)
 	}
 }
 

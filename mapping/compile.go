@@ -40,11 +40,23 @@ type Table struct {
 }
 
 // Index is a secondary index. A local index has PK equal to the table's.
+// A global index's partition key (and sort key) may have several
+// attributes, up to MaxKeyAttrs each, in key-schema order; an item is in
+// the index only when it has every one of them.
 type Index struct {
 	Name  string
-	PK    KeyAttr
-	SK    *KeyAttr
+	PK    []KeyAttr // one or more
+	SK    []KeyAttr // none when the index has no sort key
 	Local bool
+}
+
+// KeyNames names the attributes of a multi-attribute key: "game, region".
+func KeyNames(k []KeyAttr) string {
+	names := make([]string, len(k))
+	for i, a := range k {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // Entity returns the entity with the given name, or nil.
@@ -156,17 +168,36 @@ func (c *compiler) table() {
 			if t.SK == nil {
 				c.errorf(ixd.Pos, path, "a local index needs a table with a sort key")
 			}
-			ix.PK = t.PK
-		} else if ixd.PK != nil {
-			ix.PK = c.keyAttr(*ixd.PK, path+".pk")
+			ix.PK = []KeyAttr{t.PK}
+		} else {
+			ix.PK = c.indexKey(ixd.PK, path+".pk", nil)
 		}
-		if ixd.SK != nil {
-			sk := c.keyAttr(*ixd.SK, path+".sk")
-			ix.SK = &sk
-		}
+		ix.SK = c.indexKey(ixd.SK, path+".sk", ix.PK)
 		t.Indexes = append(t.Indexes, ix)
 	}
 	c.plan.Table = t
+}
+
+// indexKey compiles the attributes of an index's partition or sort key.
+// An attribute may appear once per index: before lists the attributes of
+// the index's partition key when compiling its sort key.
+func (c *compiler) indexKey(defs []AttrDef, path string, before []KeyAttr) []KeyAttr {
+	var out []KeyAttr
+	for i, a := range defs {
+		apath := path
+		if len(defs) > 1 {
+			apath = fmt.Sprintf("%s[%d]", path, i)
+		}
+		k := c.keyAttr(a, apath)
+		for _, b := range append(before[:len(before):len(before)], out...) {
+			if b.Name == k.Name && k.Name != "" {
+				c.errorf(a.Name.Pos, apath, "attribute %s is already a key attribute of this index", k.Name)
+				break
+			}
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // KeyTypes lists the table's and indexes' key attributes with their types.
@@ -176,9 +207,11 @@ func (t *Table) KeyTypes() map[string]string {
 		m[t.SK.Name] = t.SK.Type
 	}
 	for _, ix := range t.Indexes {
-		m[ix.PK.Name] = ix.PK.Type
-		if ix.SK != nil {
-			m[ix.SK.Name] = ix.SK.Type
+		for _, k := range ix.PK {
+			m[k.Name] = k.Type
+		}
+		for _, k := range ix.SK {
+			m[k.Name] = k.Type
 		}
 	}
 	return m
@@ -511,9 +544,11 @@ func (t *Table) indexKeyLimits() map[string]int {
 		}
 	}
 	for _, ix := range t.Indexes {
-		set(ix.PK.Name, MaxPKSize)
-		if ix.SK != nil {
-			set(ix.SK.Name, MaxSKSize)
+		for _, k := range ix.PK {
+			set(k.Name, MaxPKSize)
+		}
+		for _, k := range ix.SK {
+			set(k.Name, MaxSKSize)
 		}
 	}
 	return m

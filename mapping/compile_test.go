@@ -112,10 +112,10 @@ func TestCompilePersonalization(t *testing.T) {
 	if len(tb.Indexes) != 2 {
 		t.Fatalf("indexes %+v", tb.Indexes)
 	}
-	if ix := tb.Index("GSI1"); ix == nil || ix.PK != (KeyAttr{"SK", "S"}) || *ix.SK != (KeyAttr{"PK", "S"}) || ix.Local {
+	if ix := tb.Index("GSI1"); ix == nil || !reflect.DeepEqual(ix.PK, []KeyAttr{{"SK", "S"}}) || !reflect.DeepEqual(ix.SK, []KeyAttr{{"PK", "S"}}) || ix.Local {
 		t.Errorf("GSI1 %+v", ix)
 	}
-	if ix := tb.Index("GSI2"); ix == nil || ix.PK != (KeyAttr{"data", "S"}) || *ix.SK != (KeyAttr{"SK", "S"}) {
+	if ix := tb.Index("GSI2"); ix == nil || !reflect.DeepEqual(ix.PK, []KeyAttr{{"data", "S"}}) || !reflect.DeepEqual(ix.SK, []KeyAttr{{"SK", "S"}}) {
 		t.Errorf("GSI2 %+v", ix)
 	}
 	if tb.Index("GSI3") != nil {
@@ -167,7 +167,7 @@ entities:
 	if tb.Name != "things-table.v1" || *tb.SK != (KeyAttr{"SK", "N"}) || !tb.Billing.Provisioned || tb.Billing.Read != 3 || tb.Billing.Write != 4 || tb.TTL != "expiresAt" || tb.EntityAttr != "entity" {
 		t.Errorf("table %+v", tb)
 	}
-	if ix := tb.Index("ByDay"); ix == nil || !ix.Local || ix.PK != tb.PK || *ix.SK != (KeyAttr{"day", "S"}) {
+	if ix := tb.Index("ByDay"); ix == nil || !ix.Local || !reflect.DeepEqual(ix.PK, []KeyAttr{tb.PK}) || !reflect.DeepEqual(ix.SK, []KeyAttr{{"day", "S"}}) {
 		t.Errorf("ByDay %+v", ix)
 	}
 	e := p.Entity("thing")

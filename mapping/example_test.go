@@ -159,13 +159,13 @@ func TestPersonalizationAccessPatterns(t *testing.T) {
 		pgSQL            string
 		mySQL            string
 	}{
-		{"findUserByUserId", "the table", "=", []string{"user_id"}, "user", "USER#42", []string{"USER#"},
+		{"findUserByUserId", "the table", "", []string{"user_id"}, "user", "USER#42", []string{"USER#"},
 			"SELECT * FROM users WHERE user_id = $1", "SELECT * FROM users WHERE user_id = ?"},
 		{"findServiceByService", "the table", "", []string{"service"}, "service", "SERVICE#news", nil,
 			"SELECT * FROM services WHERE service = $1", "SELECT * FROM services WHERE service = ?"},
 		{"findPersonalByUserIdAndService", "the table", "begins_with", []string{"user_id", "service"}, "personal", "USER#42", []string{"PERSONAL#news#"},
 			"SELECT * FROM personal WHERE user_id = $1 AND service = $2", "SELECT * FROM personal WHERE user_id = ? AND service = ?"},
-		{"findPersonalByUserIdAndServiceAndSettingType", "the table", "=", []string{"user_id", "service", "setting_type"}, "personal", "USER#42", []string{"PERSONAL#news#theme"},
+		{"findPersonalByUserIdAndServiceAndSettingType", "the table", "", []string{"user_id", "service", "setting_type"}, "personal", "USER#42", []string{"PERSONAL#news#theme"},
 			"SELECT * FROM personal WHERE user_id = $1 AND service = $2 AND setting_type = $3",
 			"SELECT * FROM personal WHERE user_id = ? AND service = ? AND setting_type = ?"},
 		{"findSubscribeByServiceAndContentType", "index GSI1", "begins_with", []string{"service", "content_type"}, "subscribe", "SUBSCRIBE#", []string{"SUBSCRIBE#news#article#"},
@@ -197,16 +197,19 @@ func TestPersonalizationAccessPatterns(t *testing.T) {
 			if len(ap.Queries) != 1 || ap.Queries[0].Entity.Name != tt.entity || ap.SampleFrom != ap.Queries[0].Entity || ap.ParamsSQL != nil {
 				t.Fatalf("queries %+v", ap.Queries)
 			}
-			pk, sk, err := ap.KeyCondition(vals)
+			kc, err := ap.KeyCondition(vals)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if AVText(pk) != tt.pk {
-				t.Errorf("pk %q, want %q", AVText(pk), tt.pk)
+			if len(kc.PK) != 1 || AVText(kc.PK[0]) != tt.pk {
+				t.Errorf("pk %v, want %q", kc.PK, tt.pk)
 			}
 			var sks []string
-			for _, v := range sk {
+			for _, v := range append(kc.SKEq, kc.SK...) {
 				sks = append(sks, AVText(v))
+			}
+			if wantEq := tt.op == "" && tt.sk != nil; (ap.SKEq == 1) != wantEq || len(kc.SKEq) != ap.SKEq {
+				t.Errorf("%d equalities on the sort key (%d values)", ap.SKEq, len(kc.SKEq))
 			}
 			if !reflect.DeepEqual(sks, tt.sk) {
 				t.Errorf("sk %q, want %q", sks, tt.sk)

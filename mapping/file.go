@@ -55,14 +55,20 @@ type Billing struct {
 }
 
 // IndexDef is one secondary index. A local index shares the table's
-// partition key and has only a sort key.
+// partition key and has only a sort key. A global index's key may have up
+// to MaxKeyAttrs partition key and MaxKeyAttrs sort key attributes (a
+// multi-attribute key), each with its own type.
 type IndexDef struct {
 	Name  Str
-	PK    *AttrDef
-	SK    *AttrDef
+	PK    []AttrDef // nil when absent
+	SK    []AttrDef // nil when absent
 	Local bool
 	Pos
 }
+
+// MaxKeyAttrs is how many attributes a multi-attribute partition or sort
+// key of a global index may have.
+const MaxKeyAttrs = 4
 
 // EntityDef is one entity: the rows of one table, view or query, each
 // rendered as one item.
@@ -112,19 +118,26 @@ type KV struct {
 type AccessPatternDef struct {
 	Name   Str
 	Index  Str
-	PK     Str
+	PK     []Str // one template per partition key attribute
+	PKPos  Pos   // where query.pk is written
 	SK     *SKCond
 	Entity Str  // the entity of a single `sql` string
 	SQL    []KV // entity name → SQL; one entry with an empty key for a single string
 	Params Str  // optional SQL that samples parameter values
+	Order  Str  // "asc", "desc" or empty
+	Limit  int  // 0: no limit
+	// LimitPos is where limit is written (zero when absent).
+	LimitPos Pos
 	Pos
 }
 
-// SKCond is a sort key condition: Op is one of "=", "begins_with",
-// "between", "<", "<=", ">", ">=".
+// SKCond is a sort key condition: equality on the first len(Eq) sort key
+// attributes and, when Op is set, a range condition on the next one. Op is
+// "", "begins_with", "between", "<", "<=", ">" or ">=".
 type SKCond struct {
+	Eq     []Str
 	Op     string
-	Values []Str
+	Values []Str // the range condition's values (two for between)
 	Pos
 }
 
@@ -426,7 +439,7 @@ func (p *parser) attrDef(n *yaml.Node, path string) AttrDef {
 	}
 	a := AttrDef{Type: "S"}
 	if n.Kind == yaml.SequenceNode {
-		p.errorf(n, path, "multi-attribute keys are not supported; give one attribute name")
+		p.errorf(n, path, "a table key is one attribute; multi-attribute keys are for global indexes")
 		return a
 	}
 	p.fields(n, path, map[string]func(*yaml.Node, string){
@@ -472,10 +485,12 @@ func (p *parser) billing(n *yaml.Node, path string) Billing {
 
 func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 	ix := &IndexDef{Pos: pos(n)}
+	var sawPK, sawSK bool
+	var skNode *yaml.Node
 	p.fields(n, path, map[string]func(*yaml.Node, string){
 		"name":  func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
-		"pk":    func(v *yaml.Node, path string) { a := p.attrDef(v, path); ix.PK = &a },
-		"sk":    func(v *yaml.Node, path string) { a := p.attrDef(v, path); ix.SK = &a },
+		"pk":    func(v *yaml.Node, path string) { sawPK = true; ix.PK = p.indexKey(v, path, "partition") },
+		"sk":    func(v *yaml.Node, path string) { sawSK, skNode = true, v; ix.SK = p.indexKey(v, path, "sort") },
 		"local": func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
 	})
 	if n.Kind != yaml.MappingNode {
@@ -485,14 +500,41 @@ func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 		p.errorf(n, path, "missing required field \"name\"")
 	}
 	switch {
-	case ix.Local && ix.PK != nil:
+	case ix.Local && sawPK:
 		p.errorf(n, path, "a local index shares the table's partition key: remove pk")
-	case ix.Local && ix.SK == nil:
+	case ix.Local && !sawSK:
 		p.errorf(n, path, "a local index needs a sort key (sk)")
-	case !ix.Local && ix.PK == nil:
+	case !ix.Local && !sawPK:
 		p.errorf(n, path, "missing required field \"pk\"")
 	}
+	if ix.Local && skNode != nil && skNode.Kind == yaml.SequenceNode {
+		p.errorf(skNode, path+".sk", "a local index has one sort key attribute; multi-attribute keys are for global indexes")
+	}
 	return ix
+}
+
+// indexKey reads an index's partition or sort key: one attribute (as in
+// attrDef) or a list of one to MaxKeyAttrs of them.
+func (p *parser) indexKey(n *yaml.Node, path, what string) []AttrDef {
+	if n.Kind != yaml.SequenceNode {
+		return []AttrDef{p.attrDef(n, path)}
+	}
+	switch {
+	case len(n.Content) == 0:
+		p.errorf(n, path, "give at least one %s key attribute", what)
+	case len(n.Content) > MaxKeyAttrs:
+		p.errorf(n, path, "an index has at most %d %s key attributes, got %d", MaxKeyAttrs, what, len(n.Content))
+	}
+	out := make([]AttrDef, 0, len(n.Content))
+	for i, c := range n.Content {
+		c, path := resolve(c), fmt.Sprintf("%s[%d]", path, i)
+		if c.Kind == yaml.SequenceNode {
+			p.errorf(c, path, "expected an attribute name or {name, type}, got %s", describe(c))
+			continue
+		}
+		out = append(out, p.attrDef(c, path))
+	}
+	return out
 }
 
 // named walks a map of name → definition (entities, access patterns),
@@ -662,11 +704,35 @@ func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
 			"index":  func(v *yaml.Node, path string) { ap.Index = p.nonEmpty(v, path) },
 			"entity": func(v *yaml.Node, path string) { ap.Entity = p.nonEmpty(v, path) },
 			"params": func(v *yaml.Node, path string) { ap.Params = p.nonEmpty(v, path) },
+			"order": func(v *yaml.Node, path string) {
+				ap.Order = p.str(v, path)
+				if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && ap.Order.Value != "asc" && ap.Order.Value != "desc" {
+					p.errorf(v, path, "order must be asc or desc, got %q", ap.Order.Value)
+				}
+			},
+			"limit": func(v *yaml.Node, path string) {
+				ap.LimitPos = pos(v)
+				n := p.integer(v, path)
+				if v.Tag == "!!int" && n < 1 {
+					p.errorf(v, path, "limit must be at least 1, got %d", n)
+				}
+				ap.Limit = int(min(max(n, 0), 1<<31-1))
+			},
 			"query": func(v *yaml.Node, path string) {
 				sawQuery = true
 				var sawPK bool
 				p.fields(v, path, map[string]func(*yaml.Node, string){
-					"pk": func(v *yaml.Node, path string) { sawPK = true; ap.PK = p.nonEmpty(v, path) },
+					"pk": func(v *yaml.Node, path string) {
+						sawPK, ap.PKPos = true, pos(v)
+						if v.Kind == yaml.SequenceNode {
+							ap.PK = p.strList(v, path)
+							if len(v.Content) == 0 {
+								p.errorf(v, path, "give at least one partition key template")
+							}
+							return
+						}
+						ap.PK = []Str{p.nonEmpty(v, path)}
+					},
 					"sk": func(v *yaml.Node, path string) { ap.SK = p.skCond(v, path) },
 				})
 				if !sawPK && v.Kind == yaml.MappingNode {
@@ -698,22 +764,43 @@ func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
 	})
 }
 
-// skCond reads `"exact"` or `{begins_with: "x"}`, `{between: [a, b]}`,
-// `{lt|lte|gt|gte: "x"}`.
+// skCond reads `"exact"`, a list of exact values (equality on the first
+// sort key attributes), or a map of at most one range condition
+// `{begins_with: "x"}`, `{between: [a, b]}`, `{lt|lte|gt|gte: "x"}` and an
+// optional `eq:` (one exact value or a list of them) on the sort key
+// attributes before it.
 func (p *parser) skCond(n *yaml.Node, path string) *SKCond {
 	c := &SKCond{Pos: pos(n)}
-	if n.Kind == yaml.ScalarNode {
-		c.Op = "="
-		c.Values = []Str{p.str(n, path)}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		c.Eq = []Str{p.str(n, path)}
+		return c
+	case yaml.SequenceNode:
+		c.Eq = p.strList(n, path)
+		if len(n.Content) == 0 {
+			p.errorf(n, path, "give at least one sort key value")
+		}
 		return c
 	}
 	ops := map[string]string{"begins_with": "begins_with", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+	var sawEq bool
 	handlers := map[string]func(*yaml.Node, string){
 		"between": func(v *yaml.Node, path string) {
 			c.Op = "between"
 			c.Values = p.strList(v, path)
 			if v.Kind == yaml.SequenceNode && len(v.Content) != 2 {
 				p.errorf(v, path, "between takes exactly two values, got %d", len(v.Content))
+			}
+		},
+		"eq": func(v *yaml.Node, path string) {
+			sawEq = true
+			if v.Kind != yaml.SequenceNode {
+				c.Eq = []Str{p.nonEmpty(v, path)}
+				return
+			}
+			c.Eq = p.strList(v, path)
+			if len(v.Content) == 0 {
+				p.errorf(v, path, "give at least one sort key value")
 			}
 		},
 	}
@@ -723,8 +810,19 @@ func (p *parser) skCond(n *yaml.Node, path string) *SKCond {
 			c.Values = []Str{p.nonEmpty(v, path)}
 		}
 	}
-	if p.fields(n, path, handlers) && len(n.Content) != 2 {
-		p.errorf(n, path, "give exactly one sort key condition (%s)", known(handlers))
+	if !p.fields(n, path, handlers) {
+		return c
+	}
+	ranges := len(n.Content) / 2
+	if sawEq {
+		ranges--
+	}
+	switch {
+	case len(n.Content) == 0:
+		p.errorf(n, path, "give a sort key condition (%s)", known(handlers))
+	case ranges > 1:
+		delete(handlers, "eq")
+		p.errorf(n, path, "give at most one range condition (%s), besides eq", known(handlers))
 	}
 	return c
 }

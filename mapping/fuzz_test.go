@@ -125,7 +125,7 @@ func FuzzParse(f *testing.F) {
 			for i, c := range ap.Params {
 				params[i] = sampleValue(c)
 			}
-			_, _, _ = ap.KeyCondition(params)
+			_, _ = ap.KeyCondition(params)
 			for _, q := range ap.Queries {
 				q.SQL.Text(dollar)
 			}

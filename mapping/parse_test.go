@@ -200,10 +200,10 @@ func TestParseFull(t *testing.T) {
 	if len(tb.Indexes) != 3 {
 		t.Fatalf("%d indexes", len(tb.Indexes))
 	}
-	if ix := tb.Indexes[1]; ix.Name.Value != "ByScore" || ix.PK.Type != "S" || ix.SK.Name.Value != "score" || ix.SK.Type != "N" || ix.Local {
+	if ix := tb.Indexes[1]; ix.Name.Value != "ByScore" || len(ix.PK) != 1 || ix.PK[0].Type != "S" || len(ix.SK) != 1 || ix.SK[0].Name.Value != "score" || ix.SK[0].Type != "N" || ix.Local {
 		t.Errorf("index 1 %+v", ix)
 	}
-	if ix := tb.Indexes[2]; !ix.Local || ix.PK != nil || ix.SK.Name.Value != "date" || ix.Pos != (Pos{11, 7}) {
+	if ix := tb.Indexes[2]; !ix.Local || ix.PK != nil || len(ix.SK) != 1 || ix.SK[0].Name.Value != "date" || ix.Pos != (Pos{11, 7}) {
 		t.Errorf("index 2 %+v", ix)
 	}
 
@@ -235,7 +235,7 @@ func TestParseFull(t *testing.T) {
 		t.Errorf("other %+v", o)
 	}
 
-	ops := map[string]string{"eq": "=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=", "bw": "begins_with", "btw": "between"}
+	ops := map[string]string{"eq": "", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=", "bw": "begins_with", "btw": "between"}
 	if len(f.AccessPatterns) != len(ops) {
 		t.Fatalf("%d access patterns", len(f.AccessPatterns))
 	}
@@ -245,6 +245,9 @@ func TestParseFull(t *testing.T) {
 		}
 	}
 	eq := f.AccessPatterns[0]
+	if len(eq.SK.Eq) != 1 || eq.SK.Eq[0].Value != "USER#" || len(eq.PK) != 1 || eq.PK[0].Value != "USER#{user_id}" || eq.PKPos != (Pos{29, 17}) {
+		t.Errorf("eq key condition %+v %+v", eq.PK, eq.SK)
+	}
 	if eq.Entity.Value != "user" || len(eq.SQL) != 1 || eq.SQL[0].Key.Value != "" || eq.SQL[0].Value.Value != "SELECT * FROM users WHERE user_id = {user_id}" {
 		t.Errorf("eq %+v", eq)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,19 +42,33 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, nam
 	return nil
 }
 
-func keySchema(pk string, sk *mapping.KeyAttr) []types.KeySchemaElement {
-	ks := []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}}
-	if sk != nil {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
+// keySchema lists the partition key attributes (HASH) and then the sort
+// key attributes (RANGE), each in order: a multi-attribute key of a global
+// index has several of each.
+func keySchema(pk, sk []mapping.KeyAttr) []types.KeySchemaElement {
+	var ks []types.KeySchemaElement
+	for _, k := range pk {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeHash})
+	}
+	for _, k := range sk {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeRange})
 	}
 	return ks
+}
+
+// tableKey is the table's own key as the lists keySchema takes.
+func tableKey(t *mapping.Table) (pk, sk []mapping.KeyAttr) {
+	if t.SK != nil {
+		sk = []mapping.KeyAttr{*t.SK}
+	}
+	return []mapping.KeyAttr{t.PK}, sk
 }
 
 func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput {
 	defs := t.KeyTypes()
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
-		KeySchema:   keySchema(t.PK.Name, t.SK),
+		KeySchema:   keySchema(tableKey(t)),
 		BillingMode: types.BillingModePayPerRequest,
 	}
 	var throughput *types.ProvisionedThroughput
@@ -65,12 +81,12 @@ func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput 
 	for _, ix := range t.Indexes {
 		if ix.Local {
 			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
-				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK.Name, ix.SK), Projection: all,
+				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
 			})
 			continue
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK.Name, ix.SK), Projection: all,
+			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
 			ProvisionedThroughput: throughput,
 		})
 	}
@@ -124,7 +140,8 @@ func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name
 		}
 		return fmt.Errorf("migrate: describing table %s: %w", name, err)
 	}
-	if err := sameKeys("table "+name, out.Table.KeySchema, t.PK.Name, t.SK); err != nil {
+	pk, sk := tableKey(t)
+	if err := sameKeys("table "+name, out.Table.KeySchema, pk, sk); err != nil {
 		return err
 	}
 	defined := map[string]string{}
@@ -148,30 +165,39 @@ func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name
 		if !ok {
 			return fmt.Errorf("migrate: table %s has no index %s, which the mapping declares", name, ix.Name)
 		}
-		if err := sameKeys("index "+ix.Name+" of "+name, ks, ix.PK.Name, ix.SK); err != nil {
+		if err := sameKeys("index "+ix.Name+" of "+name, ks, ix.PK, ix.SK); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func sameKeys(what string, ks []types.KeySchemaElement, pk string, sk *mapping.KeyAttr) error {
-	var hash, rng string
+// sameKeys compares a key schema with the mapping's key attributes, in
+// order (a multi-attribute key is the same only with its attributes in the
+// same order).
+func sameKeys(what string, ks []types.KeySchemaElement, pk, sk []mapping.KeyAttr) error {
+	var hash, rng []string
 	for _, k := range ks {
 		if k.KeyType == types.KeyTypeHash {
-			hash = aws.ToString(k.AttributeName)
+			hash = append(hash, aws.ToString(k.AttributeName))
 		} else {
-			rng = aws.ToString(k.AttributeName)
+			rng = append(rng, aws.ToString(k.AttributeName))
 		}
 	}
-	want := ""
-	if sk != nil {
-		want = sk.Name
-	}
-	if hash != pk || rng != want {
-		return fmt.Errorf("migrate: %s has key (%s, %s) but the mapping says (%s, %s)", what, hash, orNone(rng), pk, orNone(want))
+	wantHash, wantRange := keyNames(pk), keyNames(sk)
+	if !slices.Equal(hash, wantHash) || !slices.Equal(rng, wantRange) {
+		return fmt.Errorf("migrate: %s has key (%s, %s) but the mapping says (%s, %s)", what,
+			strings.Join(hash, " + "), orNone(strings.Join(rng, " + ")), strings.Join(wantHash, " + "), orNone(strings.Join(wantRange, " + ")))
 	}
 	return nil
+}
+
+func keyNames(k []mapping.KeyAttr) []string {
+	var out []string
+	for _, a := range k {
+		out = append(out, a.Name)
+	}
+	return out
 }
 
 func orNone(s string) string {

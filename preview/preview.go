@@ -30,7 +30,8 @@ type TableDef struct {
 	Indexes    []IndexDef `json:"indexes,omitempty"`
 }
 
-// IndexDef is one secondary index.
+// IndexDef is one secondary index. The attributes of a multi-attribute
+// key are listed in order, separated by ", ".
 type IndexDef struct {
 	Name  string `json:"name"`
 	PK    string `json:"pk"`
@@ -57,10 +58,7 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		res.Table.SK = t.SK.Name
 	}
 	for _, ix := range t.Indexes {
-		d := IndexDef{Name: ix.Name, PK: ix.PK.Name, Local: ix.Local}
-		if ix.SK != nil {
-			d.SK = ix.SK.Name
-		}
+		d := IndexDef{Name: ix.Name, PK: mapping.KeyNames(ix.PK), SK: mapping.KeyNames(ix.SK), Local: ix.Local}
 		res.Table.Indexes = append(res.Table.Indexes, d)
 	}
 	want := map[string]bool{}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +55,7 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 		pc.Samples++
 		label := paramLabel(ap, params)
 		pc.Params = append(pc.Params, label)
-		var want map[string]string
+		var want expectation
 		err := v.r.Guard(ctx, func() error {
 			var err error
 			want, err = v.expectedKeys(ctx, ap, params)
@@ -70,63 +70,49 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 			}
 			return fail(label, err)
 		}
-		pk, sk, err := ap.KeyCondition(params)
+		if ap.Limit > 0 && want.rows > ap.Limit {
+			pc.Problems.Addf(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label},
+				"%s: the SQL returns %d rows, more than the pattern's limit %d: end it with LIMIT %d", label, want.rows, ap.Limit, ap.Limit)
+			continue
+		}
+		kc, err := ap.KeyCondition(params)
 		if err != nil {
 			pc.Problems.Add(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label, Message: fmt.Sprintf("%s: %v", label, err)})
 			continue
 		}
-		have, err := v.query(ctx, ap, pk, sk)
+		have, err := v.query(ctx, ap, kc)
+		d := compare(ap, want, have)
 		// Global indexes are eventually consistent: right after a migration
 		// one may lag behind the table. Query again until the keys agree or
 		// the run's settle time is over.
-		for wait := 250 * time.Millisecond; err == nil && !sameKeys(want, have) && ap.Index != nil && !ap.Index.Local && time.Now().Add(wait).Before(v.settleUntil); wait *= 2 {
+		for wait := 250 * time.Millisecond; err == nil && !d.ok() && ap.Index != nil && !ap.Index.Local && time.Now().Add(wait).Before(v.settleUntil); wait *= 2 {
 			select {
 			case <-ctx.Done():
 				return pc, ctx.Err()
 			case <-time.After(wait):
 			}
-			have, err = v.query(ctx, ap, pk, sk)
+			have, err = v.query(ctx, ap, kc)
+			d = compare(ap, want, have)
 		}
 		if err != nil {
 			return fail(label, err)
 		}
-		pc.Items += int64(len(have))
-		for _, k := range sortedKeys(want) {
-			if _, ok := have[k]; !ok {
-				pc.Problems.Addf(Problem{Kind: KindQueryMissing, Pattern: ap.Name, Params: label, Entity: want[k], Key: k},
-					"%s: the Query misses item %s (entity %s) that the SQL returns", label, k, want[k])
-			}
+		pc.Items += int64(len(have.items))
+		for _, w := range d.missing {
+			pc.Problems.Addf(Problem{Kind: KindQueryMissing, Pattern: ap.Name, Params: label, Entity: w.entity, Key: w.key},
+				"%s: the Query misses item %s (entity %s) that the SQL returns", label, w.key, w.entity)
 		}
-		for _, k := range sortedKeys(have) {
-			if _, ok := want[k]; !ok {
-				pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: have[k], Key: k},
-					"%s: the Query returns item %s (entity %s) that the SQL does not", label, k, have[k])
-			}
+		for _, q := range d.extra {
+			pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: q.entity, Key: q.key},
+				"%s: the Query returns item %s (entity %s) that the SQL does not", label, q.key, q.entity)
+		}
+		if o := d.order; o != nil {
+			pc.Problems.Add(Problem{Kind: KindQueryOrder, Pattern: ap.Name, Params: label, Entity: o.got.entity, Key: o.got.key,
+				Want: o.want.key, Got: o.got.key, Message: label + ": " + o.message(ap)})
 		}
 	}
 	pc.OK = pc.Problems.OK()
 	return pc, nil
-}
-
-func sameKeys(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func paramLabel(ap *mapping.AccessPattern, params []any) string {
@@ -206,10 +192,23 @@ func indexOf(names []string, n string) int {
 	return -1
 }
 
+// wantItem is an item the SQL says the Query returns: its table key and
+// entity.
+type wantItem struct{ key, entity string }
+
+// expectation is what the SQL of one sample returns: the items, in the
+// SQL's order, and how many rows that took (rows accepted as rejected have
+// no item).
+type expectation struct {
+	items []wantItem
+	rows  int
+}
+
 // expectedKeys runs each entity's SQL with the parameters bound and renders
-// the table key of every returned row: key string → entity.
-func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, params []any) (map[string]string, error) {
-	want := map[string]string{}
+// the table key of every returned row, in the order of the rows.
+func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, params []any) (expectation, error) {
+	var want expectation
+	seen := map[string]bool{}
 	all := paramNames(ap)
 	for _, q := range ap.Queries {
 		text, names := q.SQL.Text(v.r.Placeholder)
@@ -220,6 +219,7 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 		e := q.Entity
 		kindOf := func(name string) *introspect.Column { return e.Table.Column(name) }
 		err := v.r.Query(ctx, text, args, kindOf, func(cols []string, vals []any) error {
+			want.rows++
 			row, err := e.RowFor(cols, vals)
 			if err != nil {
 				return err
@@ -231,15 +231,19 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 			if err != nil {
 				return err
 			}
-			want[v.t.KeyString(key)] = e.Name
+			k := v.t.KeyString(key)
+			if !seen[k] { // two rows with one key are one item (the item check reports them)
+				seen[k] = true
+				want.items = append(want.items, wantItem{key: k, entity: e.Name})
+			}
 			return nil
 		})
 		if err != nil {
 			var re *mapping.RowError
 			if errors.As(err, &re) {
-				return nil, err
+				return expectation{}, err
 			}
-			return nil, fmt.Errorf("running the SQL of entity %s: %w", e.Name, err)
+			return expectation{}, fmt.Errorf("running the SQL of entity %s: %w", e.Name, err)
 		}
 	}
 	return want, nil
@@ -253,38 +257,69 @@ func paramNames(ap *mapping.AccessPattern) []string {
 	return out
 }
 
-// query runs the access pattern's Query, every page, and returns the table
-// keys of the items: key string → entity.
-func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, pk types.AttributeValue, sk []types.AttributeValue) (map[string]string, error) {
-	cond := expression.Key(ap.PK.Name).Equal(expression.Value(pk))
-	if ap.SKOp != "" {
-		k := expression.Key(ap.SK.Name)
-		var c expression.KeyConditionBuilder
-		switch ap.SKOp {
-		case "=":
-			c = k.Equal(expression.Value(sk[0]))
-		case "begins_with":
-			c = k.BeginsWith(mapping.AVText(sk[0]))
-		case "between":
-			c = k.Between(expression.Value(sk[0]), expression.Value(sk[1]))
-		case "<":
-			c = k.LessThan(expression.Value(sk[0]))
-		case "<=":
-			c = k.LessThanEqual(expression.Value(sk[0]))
-		case ">":
-			c = k.GreaterThan(expression.Value(sk[0]))
-		case ">=":
-			c = k.GreaterThanEqual(expression.Value(sk[0]))
-		}
-		cond = cond.And(c)
+// queried is an item a Query returned: its table key, its entity and the
+// values of the queried target's sort key attributes ("score=40, ts=…").
+type queried struct {
+	key, entity, sort string
+}
+
+// queryResult is what a Query returned, in order. When the pattern has a
+// limit, items are the first Limit items and tail the items right after
+// them whose sort key values equal the last one's (ties that the limit cut).
+type queryResult struct {
+	items, tail []queried
+	cut         bool // the limit stopped the Query
+}
+
+// query runs the access pattern's Query, every page, or for a pattern with
+// a limit the pages until it has that many items (DynamoDB's Limit caps the
+// items a page evaluates, not the items a user wants), then the ties after
+// them.
+func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, kc mapping.KeyCond) (queryResult, error) {
+	var conds []expression.KeyConditionBuilder
+	for i, k := range ap.PK {
+		conds = append(conds, expression.Key(k.Name).Equal(expression.Value(kc.PK[i])))
 	}
-	proj := expression.NamesList(expression.Name(v.t.EntityAttr), expression.Name(v.t.PK.Name))
+	for i, val := range kc.SKEq {
+		conds = append(conds, expression.Key(ap.SK[i].Name).Equal(expression.Value(val)))
+	}
+	if ap.SKOp != "" {
+		k, sk := expression.Key(ap.SK[ap.SKEq].Name), kc.SK
+		switch ap.SKOp {
+		case "begins_with":
+			conds = append(conds, k.BeginsWith(mapping.AVText(sk[0])))
+		case "between":
+			conds = append(conds, k.Between(expression.Value(sk[0]), expression.Value(sk[1])))
+		case "<":
+			conds = append(conds, k.LessThan(expression.Value(sk[0])))
+		case "<=":
+			conds = append(conds, k.LessThanEqual(expression.Value(sk[0])))
+		case ">":
+			conds = append(conds, k.GreaterThan(expression.Value(sk[0])))
+		case ">=":
+			conds = append(conds, k.GreaterThanEqual(expression.Value(sk[0])))
+		}
+	}
+	cond := conds[0]
+	if len(conds) > 1 {
+		cond = expression.KeyAnd(conds...)
+	}
+	names := []string{v.t.EntityAttr, v.t.PK.Name}
 	if v.t.SK != nil {
-		proj = proj.AddNames(expression.Name(v.t.SK.Name))
+		names = append(names, v.t.SK.Name)
+	}
+	for _, k := range ap.SK {
+		names = append(names, k.Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	proj := expression.NamesList(expression.Name(names[0]))
+	for _, n := range names[1:] {
+		proj = proj.AddNames(expression.Name(n))
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).WithProjection(proj).Build()
 	if err != nil {
-		return nil, fmt.Errorf("building the key condition: %w", err)
+		return queryResult{}, fmt.Errorf("building the key condition: %w", err)
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(v.o.Table),
@@ -292,26 +327,60 @@ func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, pk type
 		ProjectionExpression:      expr.Projection(),
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(ap.Order != "desc"),
 	}
 	if ap.Index != nil {
 		in.IndexName = aws.String(ap.Index.Name)
 	} else {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	have := map[string]string{}
-	p := dynamodb.NewQueryPaginator(v.o.DB, in)
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	var res queryResult
+	for {
+		switch {
+		case ap.Limit == 0:
+		case len(res.items) < ap.Limit:
+			in.Limit = aws.Int32(int32(ap.Limit - len(res.items)))
+		default:
+			in.Limit = aws.Int32(tiePage)
+		}
+		page, err := v.o.DB.Query(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("querying %s: %w", ap.Target(), err)
+			return queryResult{}, fmt.Errorf("querying %s: %w", ap.Target(), err)
 		}
 		for _, it := range page.Items {
-			ent := "?"
-			if s, ok := it[v.t.EntityAttr].(*types.AttributeValueMemberS); ok {
-				ent = s.Value
+			q := v.queried(ap, it)
+			switch {
+			case ap.Limit == 0 || len(res.items) < ap.Limit:
+				res.items = append(res.items, q)
+			case q.sort == res.items[len(res.items)-1].sort:
+				res.tail = append(res.tail, q)
+			default:
+				return res, nil // past the ties of the last item
 			}
-			have[v.t.KeyString(it)] = ent
 		}
+		if ap.Limit > 0 && len(res.items) == ap.Limit {
+			res.cut = true
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return res, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
-	return have, nil
+}
+
+// tiePage is the page size of the Query that reads the ties after a
+// pattern's first Limit items.
+const tiePage = 100
+
+func (v *verifier) queried(ap *mapping.AccessPattern, it map[string]types.AttributeValue) queried {
+	q := queried{key: v.t.KeyString(it), entity: "?"}
+	if s, ok := it[v.t.EntityAttr].(*types.AttributeValueMemberS); ok {
+		q.entity = s.Value
+	}
+	parts := make([]string, len(ap.SK))
+	for i, k := range ap.SK {
+		parts[i] = k.Name + "=" + mapping.AVText(it[k.Name])
+	}
+	q.sort = strings.Join(parts, ", ")
+	return q
 }
