@@ -192,7 +192,7 @@ func TestTricky(t *testing.T) {
 
 func TestRelationships(t *testing.T) {
 	type rel struct {
-		child, fk, parent                   string
+		child, fk, parent               string
 		oneToOne, optional, identifying bool
 	}
 	var got []rel
