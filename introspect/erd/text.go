@@ -208,7 +208,8 @@ func Bytes(n int64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64) + " " + suffix
 }
 
-// quoteValues spells enum values as SQL strings: 'G', 'it”s'.
+// quoteValues spells enum values as SQL string literals, in single quotes
+// with a quote inside doubled.
 func quoteValues(vs []string) string {
 	q := make([]string, len(vs))
 	for i, v := range vs {

@@ -240,7 +240,7 @@ func isWordByte(c byte) bool {
 }
 
 // members returns the members of an ENUM or SET column from its
-// COLUMN_TYPE, enum('a','it”s','b\\c'), in declared order. The server
+// COLUMN_TYPE (such as enum('a','b')), in declared order. The server
 // writes each member as a quoted string: a quote doubled, and a backslash,
 // NUL, newline, carriage return and Ctrl-Z escaped with a backslash (\\,
 // \0, \n, \r, \Z).
