@@ -2,6 +2,7 @@ package erd
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -29,7 +30,8 @@ func writeTable(w *bufio.Writer, t *introspect.Table) {
 		fmt.Fprintf(w, "  comment: %s\n", oneLine(t.Comment))
 	}
 	markers := KeyMarkers(t)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var cols bytes.Buffer
+	tw := tabwriter.NewWriter(&cols, 0, 4, 2, ' ', 0)
 	for _, c := range t.Columns {
 		null := "null"
 		if !c.Nullable {
@@ -39,13 +41,19 @@ func writeTable(w *bufio.Writer, t *introspect.Table) {
 		if c.Kind == introspect.KindArray {
 			kind += " of " + string(c.Elem)
 		}
-		line := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s", c.Name, c.Type, kind, null, strings.Join(markers[c.Name], ","))
+		comment := ""
 		if c.Comment != "" {
-			line += "\t-- " + oneLine(c.Comment)
+			comment = "-- " + oneLine(c.Comment)
 		}
-		fmt.Fprintln(tw, strings.TrimRight(line, "\t"))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Type, kind, null, strings.Join(markers[c.Name], ","), comment)
 	}
 	tw.Flush()
+	// The padding of the empty cells at the ends of lines goes.
+	for _, line := range strings.SplitAfter(cols.String(), "\n") {
+		if line != "" {
+			w.WriteString(strings.TrimRight(line, " \n") + "\n")
+		}
+	}
 	for _, c := range t.Columns {
 		if len(c.Values) > 0 {
 			fmt.Fprintf(w, "  values of %s: %s\n", c.Name, quoteValues(c.Values))
