@@ -56,10 +56,11 @@ func (k Kind) HasFraction() bool {
 	return false
 }
 
-// DefaultCountLimit is the size (of a table's rows, in bytes) up to which an
-// inspector counts the rows of a table whose statistics cannot be trusted
-// (never analysed, or analysed while empty) instead of calling its row count
-// unknown: reading 32 MiB takes a fraction of a second.
+// DefaultCountLimit is how many bytes of table data an inspector reads, in
+// all, to count the rows of tables whose statistics cannot be trusted (never
+// analysed, or analysed while empty) instead of calling their row counts
+// unknown: the smallest such tables are counted first, while their sizes
+// add up to at most this. Reading 32 MiB takes a fraction of a second.
 const DefaultCountLimit int64 = 32 << 20
 
 // Schema is the ERD of one source database.

@@ -73,9 +73,10 @@
 //
 // Rows (see introspect.Size): TABLE_ROWS, exact for MyISAM, Aria and MEMORY,
 // an estimate above 0 for InnoDB. A table InnoDB says is empty is counted
-// with COUNT(*) when its DATA_LENGTH is at most the count limit
-// (Inspector.CountLimit, introspect.DefaultCountLimit by default), and its
-// rows are unknown otherwise. A partitioned table's rows, DATA_LENGTH and
+// with COUNT(*) when the count limit allows (Inspector.CountLimit,
+// introspect.DefaultCountLimit by default: the smallest such tables by
+// DATA_LENGTH first, while they add up to at most the limit), and its rows
+// are unknown otherwise. A partitioned table's rows, DATA_LENGTH and
 // INDEX_LENGTH are the sums over its partitions (InnoDB's figure for the
 // whole table is not); a partition InnoDB says is empty has unknown rows
 // unless its table was counted empty.

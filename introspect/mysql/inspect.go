@@ -36,9 +36,9 @@ func New(q Querier) *Inspector {
 	return &Inspector{q: q, countLimit: introspect.DefaultCountLimit}
 }
 
-// CountLimit sets the size in bytes (DATA_LENGTH) up to which a table whose
-// TABLE_ROWS is 0 is counted with COUNT(*) (introspect.DefaultCountLimit
-// unless set; 0 counts none). It returns i.
+// CountLimit sets how many bytes of table data Inspect may read, in all, to
+// count the rows of tables whose statistics say nothing
+// (introspect.DefaultCountLimit unless set; 0 counts none). It returns i.
 func (i *Inspector) CountLimit(bytes int64) *Inspector {
 	i.countLimit = bytes
 	return i

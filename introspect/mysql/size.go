@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
@@ -29,13 +30,28 @@ func rowsFromStats(tableRows sql.NullInt64, engine string) introspect.Size {
 	return introspect.Size{}
 }
 
-// count counts the rows of every table whose rows are unknown and whose
-// data takes at most the count limit.
+// count counts the rows of the tables whose rows are unknown: the smallest
+// (by DATA_LENGTH) first, while they take at most the count limit in all,
+// so that an Inspect reads at most that much however many tables need it.
 func (i *Inspector) count(ctx context.Context, db string, tables []*introspect.Table) error {
+	var todo []*introspect.Table
 	for _, t := range tables {
-		if t.RowEstimate != nil || t.DataBytes > i.countLimit {
-			continue
+		if t.RowEstimate == nil {
+			todo = append(todo, t)
 		}
+	}
+	sort.SliceStable(todo, func(a, b int) bool {
+		if todo[a].DataBytes != todo[b].DataBytes {
+			return todo[a].DataBytes < todo[b].DataBytes
+		}
+		return todo[a].Name < todo[b].Name
+	})
+	var spent int64
+	for _, t := range todo {
+		if spent+t.DataBytes > i.countLimit {
+			break
+		}
+		spent += t.DataBytes
 		rows, err := i.q.QueryContext(ctx, "SELECT COUNT(*) FROM "+quoteIdent(db)+"."+quoteIdent(t.Name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)

@@ -61,10 +61,11 @@
 // pages holds exactly 0 rows; statistics of a VACUUM or ANALYZE that saw
 // rows (reltuples > 0 and relpages > 0) give an estimate scaled to the
 // heap's size now, as the planner does; otherwise (never analysed, or
-// analysed while empty) the table is counted with count(*) when its heap is
-// at most the count limit (Inspector.CountLimit, introspect.DefaultCountLimit
-// by default) and the session may read it (SELECT privilege, no row-level
-// security), and its rows are unknown when not. A foreign table's rows are
+// analysed while empty) the table is counted with count(*) when the session
+// may read it (SELECT privilege, no row-level security) and the count limit
+// allows (Inspector.CountLimit, introspect.DefaultCountLimit by default: the
+// smallest such heaps first, while they add up to at most the limit), and
+// its rows are unknown when not. A foreign table's rows are
 // unknown. A partitioned table sums its partitions. DataBytes is
 // pg_table_size, IndexBytes pg_indexes_size.
 //

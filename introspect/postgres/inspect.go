@@ -27,9 +27,9 @@ func New(conn *pgx.Conn) *Inspector {
 	return &Inspector{conn: conn, countLimit: introspect.DefaultCountLimit}
 }
 
-// CountLimit sets the size in bytes up to which a table without usable
-// statistics is counted with count(*) (introspect.DefaultCountLimit unless
-// set; 0 counts none). It returns i.
+// CountLimit sets how many bytes of table data Inspect may read, in all, to
+// count the rows of tables whose statistics say nothing
+// (introspect.DefaultCountLimit unless set; 0 counts none). It returns i.
 func (i *Inspector) CountLimit(bytes int64) *Inspector {
 	i.countLimit = bytes
 	return i

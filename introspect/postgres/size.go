@@ -77,6 +77,7 @@ type relNode struct {
 	schema, name, kind, bound, keyDef string
 	size                              introspect.Size
 	children                          []*relNode
+	heapBytes                         int64 // pg_relation_size, for counting
 }
 
 // sizes sets every table's row count and sizes and, for a partitioned
@@ -108,6 +109,7 @@ func (i *Inspector) sizes(ctx context.Context, byOID map[uint32]*introspect.Tabl
 			node.size, count = rowsFromStats(st, i.countLimit)
 			node.size.DataBytes, node.size.IndexBytes = dataBytes, idxBytes
 			if count {
+				node.heapBytes = st.mainBytes
 				toCount = append(toCount, node)
 			}
 		}
@@ -122,7 +124,7 @@ func (i *Inspector) sizes(ctx context.Context, byOID map[uint32]*introspect.Tabl
 		return err
 	}
 	rows.Close()
-	for _, n := range toCount {
+	for _, n := range countable(toCount, i.countLimit) {
 		var c int64
 		q := "SELECT count(*) FROM ONLY " + pgx.Identifier{n.schema, n.name}.Sanitize()
 		if err := i.conn.QueryRow(ctx, q).Scan(&c); err != nil {
@@ -144,6 +146,30 @@ func (i *Inspector) sizes(ctx context.Context, byOID map[uint32]*introspect.Tabl
 		}
 	}
 	return nil
+}
+
+// countable returns the relations to count: the smallest first, while
+// their heaps take at most limit bytes in all, so that an Inspect reads at
+// most limit bytes however many tables lack statistics.
+func countable(nodes []*relNode, limit int64) []*relNode {
+	sort.SliceStable(nodes, func(a, b int) bool {
+		x, y := nodes[a], nodes[b]
+		if x.heapBytes != y.heapBytes {
+			return x.heapBytes < y.heapBytes
+		}
+		if x.schema != y.schema {
+			return x.schema < y.schema
+		}
+		return x.name < y.name
+	})
+	var spent int64
+	for i, n := range nodes {
+		if spent+n.heapBytes > limit {
+			return nodes[:i]
+		}
+		spent += n.heapBytes
+	}
+	return nodes
 }
 
 // sumPartitions sets the size of every partitioned relation under n (and n)
