@@ -125,7 +125,7 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 		return nil, fmt.Errorf("introspect/mysql: reading the current database: %w", err)
 	}
 	s := &introspect.Schema{Engine: introspect.MySQL, Database: db, Tables: []*introspect.Table{}}
-	byName, err := i.tables(ctx, s)
+	byName, countable, err := i.tables(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading tables: %w", err)
 	}
@@ -159,7 +159,7 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	if err := i.partitions(ctx, db, byName); err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading partitions: %w", err)
 	}
-	if err := i.count(ctx, db, s.Tables); err != nil {
+	if err := i.count(ctx, db, s.Tables, countable); err != nil {
 		return nil, fmt.Errorf("introspect/mysql: counting rows: %w", err)
 	}
 	return s, nil
@@ -186,13 +186,16 @@ func (i *Inspector) database(ctx context.Context) (string, error) {
 	return db.String, nil
 }
 
-func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[string]*introspect.Table, error) {
+// tables lists the tables into s and returns them by name, and the set of
+// those that have a storage engine (which COUNT(*) may read).
+func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[string]*introspect.Table, map[*introspect.Table]bool, error) {
 	rows, err := i.q.QueryContext(ctx, tablesQuery, append([]any{s.Database}, tableTypes...)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	byName := map[string]*introspect.Table{}
+	counts := map[*introspect.Table]bool{}
 	for rows.Next() {
 		var (
 			name, comment  string
@@ -200,21 +203,24 @@ func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[strin
 			engine         sql.NullString
 		)
 		if err := rows.Scan(&name, &est, &data, &idx, &engine, &comment); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t := &introspect.Table{Schema: s.Database, Name: name, Comment: comment, Columns: []*introspect.Column{}}
 		t.Size = rowsFromStats(est, engine.String)
+		if engine.Valid {
+			counts[t] = true
+		}
 		t.DataBytes, t.IndexBytes = max(data.Int64, 0), max(idx.Int64, 0)
 		s.Tables = append(s.Tables, t)
 		byName[name] = t
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Bytewise, like PostgreSQL's "name" ordering, rather than the
 	// information_schema collation, which differs between servers.
 	sort.Slice(s.Tables, func(a, b int) bool { return s.Tables[a].Name < s.Tables[b].Name })
-	return byName, nil
+	return byName, counts, nil
 }
 
 func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*introspect.Table) ([]column, error) {

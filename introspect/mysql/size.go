@@ -30,13 +30,14 @@ func rowsFromStats(tableRows sql.NullInt64, engine string) introspect.Size {
 	return introspect.Size{}
 }
 
-// count counts the rows of the tables whose rows are unknown: the smallest
-// (by DATA_LENGTH) first, while they take at most the count limit in all,
-// so that an Inspect reads at most that much however many tables need it.
-func (i *Inspector) count(ctx context.Context, db string, tables []*introspect.Table) error {
+// count counts the rows of the tables whose rows are unknown and that have
+// a storage engine (countable; not a view): the smallest (by DATA_LENGTH)
+// first, while they take at most the count limit in all, so that an
+// Inspect reads at most that much however many tables need it.
+func (i *Inspector) count(ctx context.Context, db string, tables []*introspect.Table, countable map[*introspect.Table]bool) error {
 	var todo []*introspect.Table
 	for _, t := range tables {
-		if t.RowEstimate == nil {
+		if t.RowEstimate == nil && countable[t] {
 			todo = append(todo, t)
 		}
 	}

@@ -41,7 +41,7 @@ SELECT root.oid, c.oid, t.parent, c.relkind::text, n.nspname::text, c.relname::t
 
 // relStats is what the catalog says about one relation's rows.
 type relStats struct {
-	kind      string  // relkind: r table, p partitioned table, f foreign table
+	kind      string  // relkind: r table, p partitioned table, m materialized view, f foreign table, v view
 	relpages  int64   // pages when last vacuumed or analysed
 	reltuples float64 // rows then; -1 if never
 	mainBytes int64   // the heap's size now (pg_relation_size)
@@ -61,8 +61,8 @@ type relStats struct {
 //     until then. A foreign table's rows are unknown.
 func rowsFromStats(s relStats, limit int64) (size introspect.Size, count bool) {
 	switch {
-	case s.kind == "f":
-		return introspect.Size{}, false
+	case s.kind != "r" && s.kind != "m":
+		return introspect.Size{}, false // a foreign table, or a view: no rows of its own
 	case s.mainBytes == 0:
 		return introspect.ExactRows(0), false
 	case s.reltuples > 0 && s.relpages > 0 && s.blockSize > 0:

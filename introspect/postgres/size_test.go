@@ -23,6 +23,8 @@ func TestRowsFromStats(t *testing.T) {
 		{"too large to count", relStats{kind: "r", reltuples: -1, mainBytes: 64 * mib, blockSize: 8192, canCount: true}, "unknown", false},
 		{"not readable", relStats{kind: "r", reltuples: -1, mainBytes: 8192, blockSize: 8192}, "unknown", false},
 		{"foreign table", relStats{kind: "f", reltuples: 10, relpages: 1, blockSize: 8192, canCount: true}, "unknown", false},
+		{"view", relStats{kind: "v", reltuples: -1, blockSize: 8192, canCount: true}, "unknown", false},
+		{"materialized view", relStats{kind: "m", relpages: 1, reltuples: 4, mainBytes: 8192, blockSize: 8192}, "about 4", false},
 	} {
 		size, count := rowsFromStats(tc.s, 32*mib)
 		rows := "unknown"
