@@ -361,6 +361,11 @@ func TestPagila(t *testing.T) {
 	// on six of its seven: payment_p2022_07 has none, so they do not hold
 	// for the table and are not reported for it.
 	introspecttest.CheckForeignKeys(t, payment, nil)
+	// Its partitions are under it, not tables of their own.
+	if p := payment.Partitioning; p == nil || p.Strategy != "range" || p.Key != "payment_date" || len(p.Partitions) != 7 ||
+		p.Partitions[0].Name != "payment_p2022_01" || p.Partitions[6].Name != "payment_p2022_07" {
+		t.Errorf("payment: Partitioning = %+v, want range (payment_date) with payment_p2022_01 to _07", p)
+	}
 	introspecttest.CheckForeignKeys(t, introspecttest.MustTable(t, s, "rental"), []introspect.ForeignKey{
 		{Name: "rental_customer_id_fkey", Columns: []string{"customer_id"}, RefSchema: "public", RefTable: "customer", RefColumns: []string{"customer_id"}},
 		{Name: "rental_inventory_id_fkey", Columns: []string{"inventory_id"}, RefSchema: "public", RefTable: "inventory", RefColumns: []string{"inventory_id"}},
