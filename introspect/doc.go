@@ -1,9 +1,13 @@
 // Package introspect owns the engine-neutral model of a source database's
 // schema (its ERD): tables, columns with their declared type, a canonical
-// Kind and nullability, primary keys, foreign keys and row estimates.
+// Kind, nullability, enum values and comments, primary keys, unique keys,
+// foreign keys, indexes, check constraints, partitions, and row counts
+// (exact, estimated or unknown) with sizes. It also selects tables by glob
+// patterns (Schema.Filter) and tells whether columns are unique in a table
+// (Table.IsUnique).
 //
 // One inspector per engine lives in a sub-package with the same file names
 // (introspect/postgres, introspect/mysql). Nothing in this package talks to a
 // database; the model is what every later stage (mapping, migrate, verify,
-// preview) reasons about.
+// preview) reasons about; package introspect/erd renders it for people.
 package introspect

@@ -56,6 +56,13 @@ func (k Kind) HasFraction() bool {
 	return false
 }
 
+// DefaultCountLimit is how many bytes of table data an inspector reads, in
+// all, to count the rows of tables whose statistics cannot be trusted (never
+// analysed, or analysed while empty) instead of calling their row counts
+// unknown: the smallest such tables are counted first, while their sizes
+// add up to at most this. Reading 32 MiB takes a fraction of a second.
+const DefaultCountLimit int64 = 32 << 20
+
 // Schema is the ERD of one source database.
 type Schema struct {
 	Engine   Engine `json:"engine"`
@@ -74,21 +81,96 @@ type Schema struct {
 type Table struct {
 	// Schema is the PostgreSQL schema (namespace) or the MySQL database;
 	// empty for a query.
-	Schema      string       `json:"schema"`
-	Name        string       `json:"name"`
-	Columns     []*Column    `json:"columns"`
-	PrimaryKey  []string     `json:"primary_key,omitempty"`
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// Comment is the table's comment (COMMENT ON TABLE, MySQL's
+	// TABLE_COMMENT); empty when it has none.
+	Comment    string    `json:"comment,omitempty"`
+	Columns    []*Column `json:"columns"`
+	PrimaryKey []string  `json:"primary_key,omitempty"`
+	// UniqueKeys are the other sets of columns whose values the engine
+	// keeps unique: UNIQUE constraints, and unique indexes on plain
+	// columns that have no predicate (a partial or expression index is
+	// only listed in Indexes). By name.
+	UniqueKeys  []UniqueKey  `json:"unique_keys,omitempty"`
 	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty"`
-	// RowEstimate is the engine's statistics estimate, not an exact count
-	// (0 for a view).
-	RowEstimate int64 `json:"row_estimate"`
+	// Indexes are every index of the table, the ones behind the primary
+	// key and unique constraints included, by name.
+	Indexes []Index `json:"indexes,omitempty"`
+	// Checks are the table's CHECK constraints, by name.
+	Checks []Check `json:"checks,omitempty"`
+	// Partitioning is set for a partitioned table: its partitions are
+	// listed under it, never as tables of their own.
+	Partitioning *Partitioning `json:"partitioning,omitempty"`
 	// View marks a view (PostgreSQL: also a materialized view). A view has
 	// no primary key: a mapping names the columns that identify its rows.
+	// Its rows are never counted (Size is unknown).
 	View bool `json:"view,omitempty"`
 	// Query is the SELECT statement whose result this table describes, or
 	// "" for a table or view. A reader reads it as a derived table:
 	// SELECT ... FROM (Query) AS q.
 	Query string `json:"query,omitempty"`
+	// Size is the table's row count and bytes, its partitions' summed
+	// for a partitioned table.
+	Size
+}
+
+// Size is how many rows a table (or a partition) holds and how much space
+// it takes. The JSON form is flat in its table: row_count, row_estimate,
+// data_bytes, index_bytes.
+type Size struct {
+	// RowCount is the exact number of rows, set only when it is known
+	// exactly: counted, or known from the engine (an empty PostgreSQL
+	// table has no pages; MyISAM and Aria keep an exact count).
+	RowCount *int64 `json:"row_count,omitempty"`
+	// RowEstimate is the number of rows as the engine's statistics tell
+	// it, equal to RowCount when that is set. Nil (JSON null) when it is
+	// unknown: a PostgreSQL table that was never analysed and is too large
+	// to count (see the inspectors' packages).
+	RowEstimate *int64 `json:"row_estimate"`
+	// DataBytes is the space the rows take (PostgreSQL pg_table_size:
+	// heap and TOAST; MySQL DATA_LENGTH).
+	DataBytes int64 `json:"data_bytes"`
+	// IndexBytes is the space the indexes take (pg_indexes_size,
+	// INDEX_LENGTH).
+	IndexBytes int64 `json:"index_bytes"`
+}
+
+// ExactRows returns a Size whose row count is exactly n.
+func ExactRows(n int64) Size { return Size{RowCount: &n, RowEstimate: ptr(n)} }
+
+// EstimatedRows returns a Size whose row count is about n.
+func EstimatedRows(n int64) Size { return Size{RowEstimate: &n} }
+
+func ptr(n int64) *int64 { return &n }
+
+// Rows returns the number of rows and whether it is exact and known at
+// all (n is 0 when it is not).
+func (s Size) Rows() (n int64, exact, known bool) {
+	switch {
+	case s.RowCount != nil:
+		return *s.RowCount, true, true
+	case s.RowEstimate != nil:
+		return *s.RowEstimate, false, true
+	}
+	return 0, false, false
+}
+
+// Add adds o to s: the sum is exact when both are, unknown when either
+// is, an estimate otherwise.
+func (s *Size) Add(o Size) {
+	n1, e1, k1 := s.Rows()
+	n2, e2, k2 := o.Rows()
+	switch {
+	case !k1 || !k2:
+		s.RowCount, s.RowEstimate = nil, nil
+	case e1 && e2:
+		s.RowCount, s.RowEstimate = ptr(n1+n2), ptr(n1+n2)
+	default:
+		s.RowCount, s.RowEstimate = nil, ptr(n1+n2)
+	}
+	s.DataBytes += o.DataBytes
+	s.IndexBytes += o.IndexBytes
 }
 
 // Column is one column of a table, in ordinal order.
@@ -119,6 +201,85 @@ type Column struct {
 	// character for into '?'. Empty for utf8mb4 and utf8mb3 and for every
 	// other column.
 	Charset string `json:"charset,omitempty"`
+	// Values are the members of an enum type (PostgreSQL enums, through
+	// domains and as array elements too; MySQL ENUM) or of a MySQL SET, in
+	// their declared order; nil for every other column.
+	Values []string `json:"values,omitempty"`
+	// Comment is the column's comment; empty when it has none.
+	Comment string `json:"comment,omitempty"`
+}
+
+// UniqueKey is a set of columns whose values are unique in the table.
+type UniqueKey struct {
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+}
+
+// Index is one index of a table.
+type Index struct {
+	Name string `json:"name"`
+	// Columns are the index's key parts in order.
+	Columns []IndexColumn `json:"columns"`
+	// Include are the non-key columns of a covering index (PostgreSQL's
+	// INCLUDE).
+	Include []string `json:"include,omitempty"`
+	Unique  bool     `json:"unique"`
+	// Primary is set for the index behind the primary key.
+	Primary bool `json:"primary,omitempty"`
+	// Method is the access method as the engine names it: btree, hash,
+	// gin, gist, brin (PostgreSQL); BTREE, HASH, FULLTEXT, SPATIAL (MySQL).
+	Method string `json:"method"`
+	// Where is the predicate of a partial index (PostgreSQL).
+	Where string `json:"where,omitempty"`
+}
+
+// IndexColumn is one key part of an index: a column or an expression.
+type IndexColumn struct {
+	Column string `json:"column,omitempty"`
+	// Expression is the key part's expression when it is not a plain
+	// column, as the engine prints it: lower(email).
+	Expression string `json:"expression,omitempty"`
+	// Desc is set for a descending key part.
+	Desc bool `json:"desc,omitempty"`
+	// Prefix is the number of leading characters (bytes for binary
+	// types) indexed, for a MySQL prefix index; 0 means the whole value.
+	Prefix int `json:"prefix,omitempty"`
+}
+
+// Check is a CHECK constraint of a table.
+type Check struct {
+	Name string `json:"name"`
+	// Expression is the condition as the engine prints it.
+	Expression string `json:"expression"`
+}
+
+// Partitioning is how a partitioned table splits its rows.
+type Partitioning struct {
+	// Strategy is range, list or hash (PostgreSQL), or MySQL's method in
+	// lower case: range, list, hash, key, range columns, linear hash, ...
+	Strategy string `json:"strategy"`
+	// Key is the partition key as the engine prints it: payment_date,
+	// year(`d`).
+	Key string `json:"key"`
+	// Partitions are the partitions: by name (PostgreSQL), in their
+	// declared order (MySQL).
+	Partitions []*Partition `json:"partitions"`
+}
+
+// Partition is one partition of a partitioned table.
+type Partition struct {
+	// Schema is the PostgreSQL schema of the partition (which may differ
+	// from its parent's); empty for MySQL, whose partitions are not
+	// tables.
+	Schema string `json:"schema,omitempty"`
+	Name   string `json:"name"`
+	// Bound says which rows the partition holds, as the engine prints
+	// it: FOR VALUES FROM ('2022-01-01') TO ('2022-02-01'), DEFAULT,
+	// VALUES LESS THAN (2024). Empty for hash and key partitions of MySQL.
+	Bound string `json:"bound,omitempty"`
+	// Partitioning is set when the partition is partitioned again.
+	Partitioning *Partitioning `json:"partitioning,omitempty"`
+	Size
 }
 
 // ForeignKey is a foreign key constraint of a table.

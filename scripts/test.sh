@@ -34,6 +34,10 @@ scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
 DYNAMODB_XMX="${DYNAMODB_XMX:-2g}" scripts/dynamodb-local.sh start "$port"
 trap 'scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true' EXIT
 
+# Mermaid's own parser checks the ER diagrams (introspect/erd).
+scripts/mermaid.sh fetch
+export REMODEL_TEST_MERMAID="$(scripts/mermaid.sh path)"
+
 export REMODEL_TEST_POSTGRES="${REMODEL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
 export REMODEL_TEST_MYSQL="${REMODEL_TEST_MYSQL:-mysql://root@127.0.0.1:3306/test}"
 export REMODEL_TEST_DYNAMODB="http://127.0.0.1:$port"

@@ -86,7 +86,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"migrate", "--retry-for", "5"}, `invalid value "5" for --retry-for: want a duration such as 30s, 2m or 1h30m (see remodel migrate --help)`},
 		{[]string{"verify", "--skip-items=maybe"}, `invalid value "maybe" for --skip-items: want true or false (see remodel verify --help)`},
 		{[]string{"introspect"}, "no source: give --source DSN or set REMODEL_SOURCE"},
-		{[]string{"introspect", "--source", "x", "--format", "yaml"}, `--format must be text or json, got "yaml"`},
+		{[]string{"introspect", "--source", "x", "--format", "yaml"}, `--format must be text, json or mermaid, got "yaml"`},
 		{[]string{"preview", "extra"}, `preview takes no arguments, got ["extra"] (flags start with --; see remodel preview --help)`},
 		{[]string{"preview", "--rows", "0"}, "--rows must be at least 1, got 0"},
 		{[]string{"preview", "--rows", "-3", "--format", "xml"}, "--format must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,94 +14,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
-	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/preview"
 	"github.com/remodel-dev/remodel/source"
 	"github.com/remodel-dev/remodel/verify"
 )
-
-func (a *app) introspectCmd() *cobra.Command {
-	var o common
-	cmd := &cobra.Command{
-		Use:   "introspect",
-		Short: "Print the source database's tables, views, columns, keys and foreign keys",
-		Long: `introspect reads the source's ERD: every table with its columns (declared type,
-the kind remodel converts it as, nullability), primary key, foreign keys and
-row estimate, and every view with its columns ("view": true in JSON).
---format json prints the same as JSON.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var c checks
-			c.oneOf("format", o.format, "text", "json")
-			if err := c.err(); err != nil {
-				return err
-			}
-			src, err := o.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer src.Close()
-			s, err := src.Inspect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if o.format == "json" {
-				return writeJSON(a.stdout, s)
-			}
-			writeSchema(a.stdout, s)
-			return nil
-		},
-	}
-	o.sourceFlag(cmd)
-	o.formatFlag(cmd)
-	return cmd
-}
-
-func writeSchema(w io.Writer, s *introspect.Schema) {
-	views := 0
-	for _, t := range s.Tables {
-		if t.View {
-			views++
-		}
-	}
-	fmt.Fprintf(w, "database %s (%s), %d tables, %d views\n", s.Database, s.Engine, len(s.Tables)-views, views)
-	for _, t := range s.Tables {
-		if t.View {
-			fmt.Fprintf(w, "\nview %s (no primary key: an entity from it names its key columns)\n", t.QualifiedName())
-		} else {
-			fmt.Fprintf(w, "\ntable %s (about %d rows)\n", t.QualifiedName(), t.RowEstimate)
-		}
-		pk := map[string]bool{}
-		for _, c := range t.PrimaryKey {
-			pk[c] = true
-		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, c := range t.Columns {
-			null := "null"
-			if !c.Nullable {
-				null = "not null"
-			}
-			kind := string(c.Kind)
-			if c.Kind == introspect.KindArray {
-				kind += " of " + string(c.Elem)
-			}
-			key := ""
-			if pk[c.Name] {
-				key = "PK"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, c.Type, kind, null, key)
-		}
-		tw.Flush()
-		if len(t.PrimaryKey) > 0 {
-			fmt.Fprintf(w, "  primary key (%s)\n", strings.Join(t.PrimaryKey, ", "))
-		}
-		for _, fk := range t.ForeignKeys {
-			fmt.Fprintf(w, "  foreign key %s (%s) references %s.%s (%s)\n", fk.Name, strings.Join(fk.Columns, ", "), fk.RefSchema, fk.RefTable, strings.Join(fk.RefColumns, ", "))
-		}
-	}
-}
 
 func (a *app) previewCmd() *cobra.Command {
 	var o common

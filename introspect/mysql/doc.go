@@ -1,8 +1,9 @@
 // Package mysql owns reading the schema of a MySQL or MariaDB database into
 // the engine-neutral model of package introspect: which tables are listed,
 // how declared column types map to introspect.Kind and their
-// fractional-second precision, MariaDB's JSON columns, primary keys,
-// foreign keys and row estimates.
+// fractional-second precision, MariaDB's JSON columns, enum and set members,
+// comments, primary keys, unique keys, foreign keys, indexes, check
+// constraints, partitions, row counts and sizes.
 //
 // The Inspector reads only information_schema, for the database the
 // connection has selected (DATABASE(); a DSN without a database name is an
@@ -60,4 +61,31 @@
 // name, unsigned, decimals, NOT NULL. It carries no display width, so a
 // tinyint(1) in a query's result is an integer; MariaDB's JSON is
 // text; and text comes converted to the connection's character set.
+// Values are the members of an ENUM or SET column, parsed from COLUMN_TYPE
+// (a quote doubled; a backslash escaping a backslash, \0, \n, \r, \Z).
+//
+// Keys and indexes: Indexes come from information_schema.STATISTICS, by
+// name (bytewise), with key parts in order, DESC (COLLATION 'D'), a prefix
+// length (SUB_PART) and, on MySQL 8.0.13+, a functional key part's
+// EXPRESSION; the primary key's index is PRIMARY. UniqueKeys are the unique
+// indexes other than PRIMARY on whole columns (no prefix, no expression).
+// Checks are the CHECK constraints by name, except the json_valid(`col`)
+// check MariaDB adds to a column declared JSON (the column's kind says it).
+// Comments are TABLE_COMMENT and COLUMN_COMMENT.
+//
+// Partitions come from information_schema.PARTITIONS in their declared
+// order, subpartitions under their partition; the strategy is
+// PARTITION_METHOD in lower case, the key PARTITION_EXPRESSION, the bound
+// built from PARTITION_DESCRIPTION (VALUES LESS THAN (...), VALUES IN
+// (...)).
+//
+// Rows (see introspect.Size): TABLE_ROWS, exact for MyISAM, Aria and MEMORY,
+// an estimate above 0 for InnoDB. A table InnoDB says is empty is counted
+// with COUNT(*) when the count limit allows (Inspector.CountLimit,
+// introspect.DefaultCountLimit by default: the smallest such tables by
+// DATA_LENGTH first, while they add up to at most the limit), and its rows
+// are unknown otherwise. A partitioned table's rows, DATA_LENGTH and
+// INDEX_LENGTH are the sums over its partitions (InnoDB's figure for the
+// whole table is not); a partition InnoDB says is empty has unknown rows
+// unless its table was counted empty.
 package mysql

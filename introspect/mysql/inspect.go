@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -20,7 +21,8 @@ type Querier interface {
 // Inspector reads the schema of the database a MySQL or MariaDB connection
 // has selected. It implements introspect.Inspector.
 type Inspector struct {
-	q Querier
+	q          Querier
+	countLimit int64
 }
 
 var _ introspect.Inspector = (*Inspector)(nil)
@@ -31,7 +33,15 @@ var _ introspect.Inspector = (*Inspector)(nil)
 // database name is read once and then bound into every query, so it does
 // not matter which pooled connection serves which query.
 func New(q Querier) *Inspector {
-	return &Inspector{q: q}
+	return &Inspector{q: q, countLimit: introspect.DefaultCountLimit}
+}
+
+// CountLimit sets how many bytes of table data Inspect may read, in all, to
+// count the rows of tables whose statistics say nothing
+// (introspect.DefaultCountLimit unless set; 0 counts none). It returns i.
+func (i *Inspector) CountLimit(bytes int64) *Inspector {
+	i.countLimit = bytes
+	return i
 }
 
 // tableTypes are the TABLE_TYPEs listed; 'SYSTEM VERSIONED' is MariaDB's.
@@ -39,13 +49,13 @@ func New(q Querier) *Inspector {
 var tableTypes = []any{"BASE TABLE", "SYSTEM VERSIONED", "VIEW"}
 
 const tablesQuery = `
-SELECT TABLE_NAME, TABLE_ROWS, TABLE_TYPE
+SELECT TABLE_NAME, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH, ENGINE, TABLE_COMMENT, TABLE_TYPE
   FROM information_schema.TABLES
  WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN (?, ?, ?)`
 
 const columnsQuery = `
 SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, DATETIME_PRECISION,
-       CHARACTER_SET_NAME
+       CHARACTER_SET_NAME, COLUMN_COMMENT
   FROM information_schema.COLUMNS
  WHERE TABLE_SCHEMA = ?
  ORDER BY TABLE_NAME, ORDINAL_POSITION`
@@ -72,8 +82,9 @@ SELECT k.TABLE_NAME, k.CONSTRAINT_NAME, k.COLUMN_NAME,
  WHERE r.CONSTRAINT_SCHEMA = ?
  ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`
 
-// checkColumnsQuery lists the columns information_schema.CHECK_CONSTRAINTS
-// has on this server, if it has the table at all.
+// checkColumnsQuery lists the columns an information_schema table
+// (CHECK_CONSTRAINTS, STATISTICS) has on this server, if it has the table at
+// all.
 const checkColumnsQuery = `
 SELECT COLUMN_NAME
   FROM information_schema.COLUMNS
@@ -83,14 +94,14 @@ SELECT COLUMN_NAME
 // (MariaDB 10.2.22+). MariaDB scopes constraint names to a table, and a
 // column-level constraint is named after its column.
 const mariaDBChecksQuery = `
-SELECT TABLE_NAME, CHECK_CLAUSE
+SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE
   FROM information_schema.CHECK_CONSTRAINTS
  WHERE CONSTRAINT_SCHEMA = ?`
 
 // mySQLChecksQuery is for MySQL 8.0.16+, whose CHECK_CONSTRAINTS lacks the
 // table name; check constraint names are unique in a MySQL database.
 const mySQLChecksQuery = `
-SELECT c.TABLE_NAME, k.CHECK_CLAUSE
+SELECT c.TABLE_NAME, k.CONSTRAINT_NAME, k.CHECK_CLAUSE
   FROM information_schema.TABLE_CONSTRAINTS AS c
   JOIN information_schema.CHECK_CONSTRAINTS AS k
     ON k.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA
@@ -115,7 +126,7 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 		return nil, fmt.Errorf("introspect/mysql: reading the current database: %w", err)
 	}
 	s := &introspect.Schema{Engine: introspect.MySQL, Database: db, Tables: []*introspect.Table{}}
-	byName, err := i.tables(ctx, s)
+	byName, countable, err := i.tables(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading tables: %w", err)
 	}
@@ -126,20 +137,31 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading columns: %w", err)
 	}
-	jsonCols, err := i.jsonColumns(ctx, db)
+	checks, err := i.checks(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading check constraints: %w", err)
 	}
+	jsonCols := jsonColumns(checks)
 	for _, c := range cols {
 		if isText(c.dataType) && jsonCols[c.table.Name][c.col.Name] {
 			c.col.Kind = introspect.KindJSON
 		}
 	}
+	addChecks(checks, byName)
 	if err := i.primaryKeys(ctx, db, byName); err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading primary keys: %w", err)
 	}
 	if err := i.foreignKeys(ctx, db, byName); err != nil {
 		return nil, fmt.Errorf("introspect/mysql: reading foreign keys: %w", err)
+	}
+	if err := i.indexes(ctx, db, byName); err != nil {
+		return nil, fmt.Errorf("introspect/mysql: reading indexes: %w", err)
+	}
+	if err := i.partitions(ctx, db, byName); err != nil {
+		return nil, fmt.Errorf("introspect/mysql: reading partitions: %w", err)
+	}
+	if err := i.count(ctx, db, s.Tables, countable); err != nil {
+		return nil, fmt.Errorf("introspect/mysql: counting rows: %w", err)
 	}
 	return s, nil
 }
@@ -165,32 +187,43 @@ func (i *Inspector) database(ctx context.Context) (string, error) {
 	return db.String, nil
 }
 
-func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[string]*introspect.Table, error) {
+// tables lists the tables into s and returns them by name, and the set of
+// those that have a storage engine (which COUNT(*) may read).
+func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[string]*introspect.Table, map[*introspect.Table]bool, error) {
 	rows, err := i.q.QueryContext(ctx, tablesQuery, append([]any{s.Database}, tableTypes...)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	byName := map[string]*introspect.Table{}
+	counts := map[*introspect.Table]bool{}
 	for rows.Next() {
 		var (
-			name, typ string
-			est       sql.NullInt64
+			name, comment, typ string
+			est, data, idx     sql.NullInt64
+			engine             sql.NullString
 		)
-		if err := rows.Scan(&name, &est, &typ); err != nil {
-			return nil, err
+		if err := rows.Scan(&name, &est, &data, &idx, &engine, &comment, &typ); err != nil {
+			return nil, nil, err
 		}
-		t := &introspect.Table{Schema: s.Database, Name: name, Columns: []*introspect.Column{}, RowEstimate: max(est.Int64, 0), View: typ == "VIEW"}
+		t := &introspect.Table{Schema: s.Database, Name: name, Comment: comment, Columns: []*introspect.Column{}, View: typ == "VIEW"}
+		if !t.View { // a view's rows are never counted: unknown
+			t.Size = rowsFromStats(est, engine.String)
+			if engine.Valid {
+				counts[t] = true
+			}
+			t.DataBytes, t.IndexBytes = max(data.Int64, 0), max(idx.Int64, 0)
+		}
 		s.Tables = append(s.Tables, t)
 		byName[name] = t
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Bytewise, like PostgreSQL's "name" ordering, rather than the
 	// information_schema collation, which differs between servers.
 	sort.Slice(s.Tables, func(a, b int) bool { return s.Tables[a].Name < s.Tables[b].Name })
-	return byName, nil
+	return byName, counts, nil
 }
 
 func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*introspect.Table) ([]column, error) {
@@ -205,8 +238,9 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 			table, name, dataType, columnType, nullable string
 			precision                                   sql.NullInt64
 			charset                                     sql.NullString
+			comment                                     string
 		)
-		if err := rows.Scan(&table, &name, &dataType, &columnType, &nullable, &precision, &charset); err != nil {
+		if err := rows.Scan(&table, &name, &dataType, &columnType, &nullable, &precision, &charset, &comment); err != nil {
 			return nil, err
 		}
 		t := byName[table]
@@ -219,6 +253,14 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 			Kind:     kindOf(dataType, columnType),
 			Nullable: nullable == "YES",
 			Charset:  nonUTF8(charset.String),
+			Comment:  comment,
+		}
+		if dt := strings.ToLower(dataType); dt == "enum" || dt == "set" {
+			values, err := members(columnType)
+			if err != nil {
+				return nil, fmt.Errorf("column %s of %s: %w", name, table, err)
+			}
+			c.Values = values
 		}
 		if c.Kind.HasFraction() {
 			c.Precision = int(max(precision.Int64, 0))
@@ -229,11 +271,15 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 	return cols, rows.Err()
 }
 
-// jsonColumns returns, per table, the columns a CHECK constraint requires to
-// hold valid JSON. A server without information_schema.CHECK_CONSTRAINTS
-// has none.
-func (i *Inspector) jsonColumns(ctx context.Context, db string) (map[string]map[string]bool, error) {
-	has, err := i.checkConstraintColumns(ctx)
+// check is a CHECK constraint of a table.
+type check struct {
+	table, name, clause string
+}
+
+// checks returns the CHECK constraints of database db. A server without
+// information_schema.CHECK_CONSTRAINTS has none.
+func (i *Inspector) checks(ctx context.Context, db string) ([]check, error) {
+	has, err := i.tableColumns(ctx, "CHECK_CONSTRAINTS")
 	if err != nil {
 		return nil, err
 	}
@@ -246,20 +292,52 @@ func (i *Inspector) jsonColumns(ctx context.Context, db string) (map[string]map[
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]map[string]bool{}
+	var out []check
 	for rows.Next() {
-		var table, clause string
-		if err := rows.Scan(&table, &clause); err != nil {
+		var c check
+		if err := rows.Scan(&c.table, &c.name, &c.clause); err != nil {
 			return nil, err
 		}
-		for _, col := range jsonValidColumns(clause) {
-			if out[table] == nil {
-				out[table] = map[string]bool{}
-			}
-			out[table][col] = true
-		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// jsonColumns returns, per table, the columns a CHECK constraint requires to
+// hold valid JSON.
+func jsonColumns(checks []check) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, c := range checks {
+		for _, col := range jsonValidColumns(c.clause) {
+			if out[c.table] == nil {
+				out[c.table] = map[string]bool{}
+			}
+			out[c.table][col] = true
+		}
+	}
+	return out
+}
+
+// addChecks gives the tables their CHECK constraints, by name, leaving out
+// the one MariaDB adds for a column declared JSON: named after the column,
+// exactly json_valid(`column`), on a column that is KindJSON (the column's
+// kind says it already).
+func addChecks(checks []check, byName map[string]*introspect.Table) {
+	for _, c := range checks {
+		t := byName[c.table]
+		if t == nil {
+			continue
+		}
+		if col, ok := jsonValidArg(c.clause); ok && col == c.name {
+			if tc := t.Column(col); tc != nil && tc.Kind == introspect.KindJSON {
+				continue
+			}
+		}
+		t.Checks = append(t.Checks, introspect.Check{Name: c.name, Expression: c.clause})
+	}
+	for _, t := range byName {
+		sort.SliceStable(t.Checks, func(a, b int) bool { return t.Checks[a].Name < t.Checks[b].Name })
+	}
 }
 
 // checksQuery picks the query that lists the CHECK clauses of database db
@@ -276,8 +354,10 @@ func checksQuery(has map[string]bool, db string) (query string, args []any) {
 	return "", nil
 }
 
-func (i *Inspector) checkConstraintColumns(ctx context.Context) (map[string]bool, error) {
-	rows, err := i.q.QueryContext(ctx, checkColumnsQuery, "information_schema", "CHECK_CONSTRAINTS")
+// tableColumns returns the columns information_schema.table has on this
+// server (none when it has no such table).
+func (i *Inspector) tableColumns(ctx context.Context, table string) (map[string]bool, error) {
+	rows, err := i.q.QueryContext(ctx, checkColumnsQuery, "information_schema", table)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,9 +32,15 @@ func open(t *testing.T, dsn string) *sql.DB {
 
 func inspect(t *testing.T, dsn string) *introspect.Schema {
 	t.Helper()
+	return inspectWith(t, dsn, introspect.DefaultCountLimit)
+}
+
+// inspectWith inspects counting tables up to countLimit bytes.
+func inspectWith(t *testing.T, dsn string, countLimit int64) *introspect.Schema {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := mysql.New(open(t, dsn)).Inspect(ctx)
+	s, err := mysql.New(open(t, dsn)).CountLimit(countLimit).Inspect(ctx)
 	if err != nil {
 		t.Fatalf("Inspect: %v", err)
 	}
@@ -50,6 +57,9 @@ func TestSuite(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			return mysql.New(open(t, dsn)).QueryColumns(ctx, q)
+		},
+		InspectNoCount: func(t *testing.T, dsn string) *introspect.Schema {
+			return inspectWith(t, dsn, 0)
 		},
 	})
 }
@@ -129,8 +139,8 @@ CREATE TABLE other (id int PRIMARY KEY, j_table longtext, j longtext, CONSTRAINT
 		{Name: "b8", Type: "bit(8)", Kind: introspect.KindInt, Nullable: true},
 		{Name: "price", Type: "decimal(12,3)", Kind: introspect.KindDecimal, Nullable: true},
 		{Name: "ratio", Type: "float", Kind: introspect.KindFloat, Nullable: true},
-		{Name: "mood", Type: "enum('sad','ok','happy')", Kind: introspect.KindString},
-		{Name: "perms", Type: "set('read','write','admin')", Kind: introspect.KindSet, Nullable: true},
+		{Name: "mood", Type: "enum('sad','ok','happy')", Kind: introspect.KindString, Values: []string{"sad", "ok", "happy"}},
+		{Name: "perms", Type: "set('read','write','admin')", Kind: introspect.KindSet, Nullable: true, Values: []string{"read", "write", "admin"}},
 		{Name: "code", Type: "char(3)", Kind: introspect.KindString, Nullable: true},
 		{Name: "bin", Type: "binary(16)", Kind: introspect.KindBytes, Nullable: true},
 		{Name: "doc", Type: "blob", Kind: introspect.KindBytes, Nullable: true},
@@ -152,7 +162,7 @@ CREATE TABLE other (id int PRIMARY KEY, j_table longtext, j longtext, CONSTRAINT
 		// Text in a character set that is not UTF-8 says which.
 		{Name: "l1", Type: "varchar(10)", Kind: introspect.KindString, Nullable: true, Charset: "latin1"},
 		{Name: "asc_c", Type: "char(2)", Kind: introspect.KindString, Nullable: true, Charset: "ascii"},
-		{Name: "le", Type: "enum('a','b')", Kind: introspect.KindString, Nullable: true, Charset: "latin1"},
+		{Name: "le", Type: "enum('a','b')", Kind: introspect.KindString, Nullable: true, Charset: "latin1", Values: []string{"a", "b"}},
 		{Name: "u3", Type: "varchar(5)", Kind: introspect.KindString, Nullable: true},
 		// Only text columns become JSON: a blob stays bytes.
 		{Name: "jb", Type: "blob", Kind: introspect.KindBytes, Nullable: true},
@@ -314,8 +324,8 @@ func TestChinook(t *testing.T) {
 		{Name: "UnitPrice", Type: "decimal(10,2)", Kind: introspect.KindDecimal},
 	})
 	// 3503 rows; InnoDB's estimate is approximate.
-	if track.RowEstimate < 1000 || track.RowEstimate > 10000 {
-		t.Errorf("Track: RowEstimate = %d, want about 3503", track.RowEstimate)
+	if n, exact, known := track.Rows(); !known || exact || n < 1000 || n > 10000 {
+		t.Errorf("Track: rows %s, want about 3503", introspecttest.RowsString(track.Size))
 	}
 	if c := introspecttest.MustTable(t, s, "Invoice").Column("InvoiceDate"); c == nil || c.Kind != introspect.KindTimestamp {
 		t.Errorf("Invoice.InvoiceDate = %+v, want a datetime (KindTimestamp)", c)
@@ -361,5 +371,94 @@ func TestQueryColumnTypes(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("QueryColumns:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestERDDetails covers what the shared suite cannot spell in both
+// dialects: member lists that need escaping, SET, prefix and descending
+// index parts, column-level checks, subpartitions, and engines whose
+// TABLE_ROWS is exact.
+func TestERDDetails(t *testing.T) {
+	dsn := testenv.MySQL(t)
+	testenv.ExecMySQL(t, dsn, `
+CREATE TABLE tricky (
+	id    int NOT NULL PRIMARY KEY,
+	e     enum('it''s','b\\c','x,y','') NOT NULL,
+	s     set('r','w'),
+	name  varchar(100),
+	code  varchar(10) CHECK (code <> ''),
+	UNIQUE KEY name_prefix (name(10)),
+	UNIQUE KEY code_uk (code),
+	KEY name_desc (name DESC, id)
+) COMMENT 'it''s tricky';
+CREATE TABLE counted (id int PRIMARY KEY) ENGINE=MyISAM;
+INSERT INTO counted VALUES (1), (2);
+CREATE TABLE parts (
+	id int NOT NULL,
+	d  date NOT NULL,
+	PRIMARY KEY (id, d)
+) PARTITION BY RANGE (year(d)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2 (
+	PARTITION p10 VALUES LESS THAN (2024),
+	PARTITION p9 VALUES LESS THAN MAXVALUE
+);
+`)
+	s := inspect(t, dsn)
+	tricky := introspecttest.MustTable(t, s, "tricky")
+	if got, want := tricky.Column("e").Values, []string{"it's", `b\c`, "x,y", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tricky.e: Values = %q, want %q", got, want)
+	}
+	if got, want := tricky.Column("s").Values, []string{"r", "w"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tricky.s: Values = %q, want %q", got, want)
+	}
+	if tricky.Comment != "it's tricky" {
+		t.Errorf("tricky: Comment = %q", tricky.Comment)
+	}
+	// A unique prefix index does not keep whole values unique.
+	if got, want := tricky.UniqueKeys, []introspect.UniqueKey{{Name: "code_uk", Columns: []string{"code"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tricky: UniqueKeys = %+v, want %+v", got, want)
+	}
+	var desc, prefix *introspect.Index
+	for i := range tricky.Indexes {
+		switch tricky.Indexes[i].Name {
+		case "name_desc":
+			desc = &tricky.Indexes[i]
+		case "name_prefix":
+			prefix = &tricky.Indexes[i]
+		}
+	}
+	if desc == nil || !reflect.DeepEqual(desc.Columns, []introspect.IndexColumn{{Column: "name", Desc: true}, {Column: "id"}}) {
+		t.Errorf("tricky: index name_desc = %+v, want (name DESC, id)", desc)
+	}
+	if prefix == nil || !reflect.DeepEqual(prefix.Columns, []introspect.IndexColumn{{Column: "name", Prefix: 10}}) || !prefix.Unique {
+		t.Errorf("tricky: index name_prefix = %+v, want unique (name(10))", prefix)
+	}
+	if got, want := tricky.Checks, []introspect.Check{{Name: "code", Expression: "`code` <> ''"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tricky: Checks = %+v, want %+v", got, want)
+	}
+	if got := introspecttest.RowsString(introspecttest.MustTable(t, s, "counted").Size); got != "exactly 2" {
+		t.Errorf("counted (MyISAM): rows %s, want exactly 2", got)
+	}
+	parts := introspecttest.MustTable(t, s, "parts")
+	p := parts.Partitioning
+	if p == nil || p.Strategy != "range" || p.Key != "year(`d`)" || len(p.Partitions) != 2 {
+		t.Fatalf("parts: Partitioning = %+v, want range on year(`d`) with 2 partitions", p)
+	}
+	// In declared order, not by name.
+	for i, want := range []struct{ name, bound string }{{"p10", "VALUES LESS THAN (2024)"}, {"p9", "VALUES LESS THAN MAXVALUE"}} {
+		got := p.Partitions[i]
+		if got.Name != want.name || got.Bound != want.bound {
+			t.Errorf("parts: partition %d = %s %s, want %s %s", i, got.Name, got.Bound, want.name, want.bound)
+		}
+		sub := got.Partitioning
+		if sub == nil || sub.Strategy != "hash" || sub.Key != "`id`" || len(sub.Partitions) != 2 || sub.Partitions[0].Name != want.name+"sp0" {
+			t.Errorf("parts: partition %s: subpartitions %+v, want hash on `id`, %ssp0 and %ssp1", want.name, sub, want.name, want.name)
+		}
+	}
+	// Empty: counted, and so are its partitions.
+	if got := introspecttest.RowsString(parts.Size); got != "exactly 0" {
+		t.Errorf("parts: rows %s, want exactly 0", got)
+	}
+	if got := introspecttest.RowsString(p.Partitions[1].Partitioning.Partitions[1].Size); got != "exactly 0" {
+		t.Errorf("parts: subpartition p9sp1: rows %s, want exactly 0", got)
 	}
 }

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
@@ -236,4 +237,71 @@ func isKeywordAt(s string, i int, kw string) bool {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// members returns the members of an ENUM or SET column from its
+// COLUMN_TYPE (such as enum('a','b')), in declared order. The server
+// writes each member as a quoted string: a quote doubled, and a backslash,
+// NUL, newline, carriage return and Ctrl-Z escaped with a backslash (\\,
+// \0, \n, \r, \Z).
+func members(columnType string) ([]string, error) {
+	open := strings.IndexByte(columnType, '(')
+	if open < 0 || !strings.HasSuffix(columnType, ")") {
+		return nil, fmt.Errorf("no member list in type %q", columnType)
+	}
+	s := columnType[open+1 : len(columnType)-1]
+	out := []string{}
+	for i := 0; i < len(s); {
+		if s[i] != '\'' {
+			return nil, fmt.Errorf("type %q: member %d does not start with a quote", columnType, len(out)+1)
+		}
+		var b strings.Builder
+		closed := false
+		for i++; i < len(s); i++ {
+			c := s[i]
+			if c == '\\' && i+1 < len(s) {
+				i++
+				switch s[i] {
+				case '0':
+					b.WriteByte(0)
+				case 'n':
+					b.WriteByte('\n')
+				case 'r':
+					b.WriteByte('\r')
+				case 't':
+					b.WriteByte('\t')
+				case 'Z':
+					b.WriteByte(0x1a)
+				default:
+					b.WriteByte(s[i])
+				}
+				continue
+			}
+			if c == '\'' {
+				if i+1 < len(s) && s[i+1] == '\'' {
+					b.WriteByte('\'')
+					i++
+					continue
+				}
+				closed = true
+				i++
+				break
+			}
+			b.WriteByte(c)
+		}
+		if !closed {
+			return nil, fmt.Errorf("type %q: member %d is not closed", columnType, len(out)+1)
+		}
+		out = append(out, b.String())
+		if i < len(s) {
+			if s[i] != ',' {
+				return nil, fmt.Errorf("type %q: unexpected %q after member %d", columnType, s[i], len(out))
+			}
+			i++
+			if i == len(s) {
+				return nil, fmt.Errorf("type %q: a comma ends the member list", columnType)
+			}
+		}
+	}
+	return out, nil
 }

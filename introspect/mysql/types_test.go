@@ -145,3 +145,39 @@ func TestChecksQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestMembers(t *testing.T) {
+	for _, tc := range []struct {
+		columnType string
+		want       []string
+	}{
+		{"enum('a','b')", []string{"a", "b"}},
+		{"set('read','write')", []string{"read", "write"}},
+		// How the server writes a quote, a backslash, a comma, a newline, a
+		// tab (as itself), an empty member and a parenthesis.
+		{`enum('it''s','b\\c','x,y','new\nline','tab` + "\t" + `x','','(p)')`, []string{"it's", `b\c`, "x,y", "new\nline", "tab\tx", "", "(p)"}},
+		{`enum('\0\r\Z')`, []string{"\x00\r\x1a"}},
+		{"ENUM('A')", []string{"A"}},
+	} {
+		got, err := members(tc.columnType)
+		if err != nil {
+			t.Errorf("members(%q): %v", tc.columnType, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("members(%q) = %q, want %q", tc.columnType, got, tc.want)
+		}
+	}
+	for columnType, want := range map[string]string{
+		"enum":          `no member list in type "enum"`,
+		"enum(a)":       `type "enum(a)": member 1 does not start with a quote`,
+		"enum('a)":      `type "enum('a)": member 1 is not closed`,
+		"enum('a' 'b')": `type "enum('a' 'b')": unexpected ' ' after member 1`,
+		"enum('a',)":    `type "enum('a',)": a comma ends the member list`,
+		"set('a','b'x)": `type "set('a','b'x)": unexpected 'x' after member 2`,
+	} {
+		if _, err := members(columnType); err == nil || err.Error() != want {
+			t.Errorf("members(%q) error = %v, want %q", columnType, err, want)
+		}
+	}
+}

@@ -14,7 +14,8 @@ import (
 // Inspector reads the schema of the database a pgx connection is connected
 // to. It implements introspect.Inspector.
 type Inspector struct {
-	conn *pgx.Conn
+	conn       *pgx.Conn
+	countLimit int64
 }
 
 var _ introspect.Inspector = (*Inspector)(nil)
@@ -23,7 +24,15 @@ var _ introspect.Inspector = (*Inspector)(nil)
 // Inspector neither closes it nor changes its session state, and must not be
 // used concurrently with other queries on the same connection.
 func New(conn *pgx.Conn) *Inspector {
-	return &Inspector{conn: conn}
+	return &Inspector{conn: conn, countLimit: introspect.DefaultCountLimit}
+}
+
+// CountLimit sets how many bytes of table data Inspect may read, in all, to
+// count the rows of tables whose statistics say nothing
+// (introspect.DefaultCountLimit unless set; 0 counts none). It returns i.
+func (i *Inspector) CountLimit(bytes int64) *Inspector {
+	i.countLimit = bytes
+	return i
 }
 
 // excludedSchemas are left out besides every schema named "pg_...".
@@ -33,19 +42,18 @@ var excludedSchemas = []string{"information_schema"}
 // for itself: pg_catalog, pg_toast, pg_temp_N, pg_toast_temp_N.
 const systemSchemaPattern = `pg\_%`
 
-// tablesQuery returns each table and view with its row estimate, whether
-// it is a view (or materialized view) and, for a partitioned table, the
-// number of its leaf partitions (0 otherwise).
+// tablesQuery returns each table and view with its comment, whether it is
+// a view (or materialized view) and, for a partitioned table, the number of
+// its leaf partitions (0 otherwise).
 const tablesQuery = `
 SELECT c.oid, n.nspname::text, c.relname::text,
-       coalesce(leaf.tuples, greatest(c.reltuples, 0))::int8,
+       coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''),
        coalesce(leaf.n, 0), c.relkind IN ('v', 'm')
   FROM pg_catalog.pg_class AS c
   JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
   LEFT JOIN LATERAL (
-       SELECT sum(greatest(l.reltuples, 0)::float8) AS tuples, count(*)::int4 AS n
+       SELECT count(*)::int4 AS n
          FROM pg_catalog.pg_partition_tree(c.oid) AS pt
-         JOIN pg_catalog.pg_class AS l ON l.oid = pt.relid
         WHERE c.relkind = 'p' AND pt.isleaf
        HAVING count(*) > 0
        ) AS leaf ON true
@@ -57,7 +65,8 @@ SELECT c.oid, n.nspname::text, c.relname::text,
 
 const columnsQuery = `
 SELECT a.attrelid, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod),
-       a.attnotnull, a.atttypid, a.atttypmod
+       a.attnotnull, a.atttypid, a.atttypmod,
+       coalesce(pg_catalog.col_description(a.attrelid, a.attnum), '')
   FROM pg_catalog.pg_attribute AS a
  WHERE a.attrelid = ANY ($1::oid[])
    AND a.attnum > 0
@@ -173,6 +182,15 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	if err := i.partitionForeignKeys(ctx, byOID, leaves); err != nil {
 		return nil, fmt.Errorf("introspect/postgres: reading foreign keys of partitions: %w", err)
 	}
+	if err := i.indexes(ctx, byOID, oids); err != nil {
+		return nil, fmt.Errorf("introspect/postgres: reading indexes: %w", err)
+	}
+	if err := i.checks(ctx, byOID, oids); err != nil {
+		return nil, fmt.Errorf("introspect/postgres: reading check constraints: %w", err)
+	}
+	if err := i.sizes(ctx, byOID, oids); err != nil {
+		return nil, fmt.Errorf("introspect/postgres: reading row counts and sizes: %w", err)
+	}
 	return s, nil
 }
 
@@ -193,7 +211,7 @@ func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[uint3
 			n   int32
 		)
 		t := &introspect.Table{Columns: []*introspect.Column{}}
-		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.RowEstimate, &n, &t.View); err != nil {
+		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.Comment, &n, &t.View); err != nil {
 			return nil, nil, nil, err
 		}
 		s.Tables = append(s.Tables, t)
@@ -219,7 +237,7 @@ func (i *Inspector) columns(ctx context.Context, byOID map[uint32]*introspect.Ta
 			c     column
 		)
 		c.col = &introspect.Column{}
-		if err := rows.Scan(&relid, &c.col.Name, &c.col.Type, &c.notNull, &c.typid, &c.typmod); err != nil {
+		if err := rows.Scan(&relid, &c.col.Name, &c.col.Type, &c.notNull, &c.typid, &c.typmod, &c.col.Comment); err != nil {
 			return nil, err
 		}
 		t, ok := byOID[relid]
@@ -259,6 +277,8 @@ func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	enumCols := map[uint32][]*introspect.Column{}
+	var enums []uint32
 	for _, c := range cols {
 		r, err := ts.resolve(c.typid, c.typmod)
 		if err != nil {
@@ -266,6 +286,54 @@ func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 		}
 		c.col.Kind, c.col.Elem, c.col.Precision, c.col.Delim = r.kind, r.elem, r.precision, r.delim
 		c.col.Nullable = !c.notNull && !r.notNull
+		if r.enum != 0 {
+			if enumCols[r.enum] == nil {
+				enums = append(enums, r.enum)
+			}
+			enumCols[r.enum] = append(enumCols[r.enum], c.col)
+		}
+	}
+	if len(enums) == 0 {
+		return nil
+	}
+	return i.enumValues(ctx, enums, enumCols)
+}
+
+const enumValuesQuery = `
+SELECT e.enumtypid, e.enumlabel::text
+  FROM pg_catalog.pg_enum AS e
+ WHERE e.enumtypid = ANY ($1::oid[])
+ ORDER BY e.enumtypid, e.enumsortorder`
+
+// enumValues gives every column of an enum type (cols, by the enum's oid)
+// the enum's labels in their sort order.
+func (i *Inspector) enumValues(ctx context.Context, enums []uint32, cols map[uint32][]*introspect.Column) error {
+	rows, err := i.conn.Query(ctx, enumValuesQuery, enums)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	labels := map[uint32][]string{}
+	for rows.Next() {
+		var (
+			oid   uint32
+			label string
+		)
+		if err := rows.Scan(&oid, &label); err != nil {
+			return err
+		}
+		labels[oid] = append(labels[oid], label)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for oid, cs := range cols {
+		for _, c := range cs {
+			// An enum without labels is possible; Values stays nil.
+			if l := labels[oid]; len(l) > 0 {
+				c.Values = append([]string(nil), l...)
+			}
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,14 +18,26 @@ import (
 
 func inspect(t *testing.T, dsn string) *introspect.Schema {
 	t.Helper()
+	return inspectWith(t, dsn, introspect.DefaultCountLimit)
+}
+
+// inspectWith inspects over a connection whose TimeZone is UTC (as
+// package source's are), counting tables up to countLimit bytes.
+func inspectWith(t *testing.T, dsn string, countLimit int64) *introspect.Schema {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["TimeZone"] = "UTC"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatalf("connecting: %v", err)
 	}
 	defer conn.Close(ctx)
-	s, err := postgres.New(conn).Inspect(ctx)
+	s, err := postgres.New(conn).CountLimit(countLimit).Inspect(ctx)
 	if err != nil {
 		t.Fatalf("Inspect: %v", err)
 	}
@@ -46,6 +59,9 @@ func TestSuite(t *testing.T) {
 			}
 			defer conn.Close(ctx)
 			return postgres.New(conn).QueryColumns(ctx, q)
+		},
+		InspectNoCount: func(t *testing.T, dsn string) *introspect.Schema {
+			return inspectWith(t, dsn, 0)
 		},
 	})
 }
@@ -110,9 +126,9 @@ ALTER TABLE everything DROP COLUMN gone;
 		{Name: "scores", Type: "integer[]", Kind: introspect.KindArray, Elem: introspect.KindInt},
 		{Name: "grid", Type: "integer[]", Kind: introspect.KindArray, Elem: introspect.KindInt, Nullable: true},
 		{Name: "stamps", Type: "timestamp(1) without time zone[]", Kind: introspect.KindArray, Elem: introspect.KindTimestamp, Nullable: true, Precision: 1},
-		{Name: "moods", Type: "mood[]", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true},
+		{Name: "moods", Type: "mood[]", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true, Values: []string{"sad", "ok", "happy"}},
 		{Name: "tagdom", Type: "tags_t", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true},
-		{Name: "feeling", Type: "mood", Kind: introspect.KindString, Nullable: true},
+		{Name: "feeling", Type: "mood", Kind: introspect.KindString, Nullable: true, Values: []string{"sad", "ok", "happy"}},
 		// A domain takes its base type's kind; its NOT NULL makes the
 		// column non-nullable, through a domain over a domain too.
 		{Name: "price", Type: "money_amount", Kind: introspect.KindDecimal},
@@ -237,11 +253,41 @@ ANALYZE;
 	})
 
 	payments := introspecttest.MustTable(t, s, "public.payments")
-	if payments.RowEstimate != 17 {
-		t.Errorf("payments: RowEstimate = %d, want 17 (the sum over its leaf partitions)", payments.RowEstimate)
+	if got := introspecttest.RowsString(payments.Size); got != "about 17" {
+		t.Errorf("payments: rows %s, want about 17 (the sum over its leaf partitions)", got)
 	}
-	if c := introspecttest.MustTable(t, s, "public.customers"); c.RowEstimate != 10 {
-		t.Errorf("customers: RowEstimate = %d, want 10", c.RowEstimate)
+	if got := introspecttest.RowsString(introspecttest.MustTable(t, s, "public.customers").Size); got != "about 10" {
+		t.Errorf("customers: rows %s, want about 10", got)
+	}
+	// The partitions, two levels of them, are under the table with their
+	// bounds and rows.
+	type part struct{ name, bound, rows, sub string }
+	var parts []part
+	var walk func(prefix string, p *introspect.Partitioning)
+	walk = func(prefix string, p *introspect.Partitioning) {
+		for _, c := range p.Partitions {
+			sub := ""
+			if c.Partitioning != nil {
+				sub = c.Partitioning.Strategy + " (" + c.Partitioning.Key + ")"
+			}
+			parts = append(parts, part{prefix + c.Schema + "." + c.Name, c.Bound, introspecttest.RowsString(c.Size), sub})
+			if c.Partitioning != nil {
+				walk(prefix+"  ", c.Partitioning)
+			}
+		}
+	}
+	if p := payments.Partitioning; p == nil || p.Strategy != "range" || p.Key != "paid_on" {
+		t.Fatalf("payments: Partitioning = %+v, want range (paid_on)", p)
+	}
+	walk("", payments.Partitioning)
+	wantParts := []part{
+		{"public.payments_2023", "FOR VALUES FROM ('2023-01-01') TO ('2024-01-01')", "about 10", ""},
+		{"public.payments_2024", "FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')", "about 7", "range (paid_on)"},
+		{"  public.payments_2024_h1", "FOR VALUES FROM ('2024-01-01') TO ('2024-07-01')", "about 5", ""},
+		{"  public.payments_2024_h2", "FOR VALUES FROM ('2024-07-01') TO ('2025-01-01')", "about 2", ""},
+	}
+	if !reflect.DeepEqual(parts, wantParts) {
+		t.Errorf("payments: partitions\n got  %q\n want %q", parts, wantParts)
 	}
 	introspecttest.CheckColumns(t, payments, []introspect.Column{
 		{Name: "customer_id", Type: "integer", Kind: introspect.KindInt},
@@ -340,6 +386,11 @@ func TestPagila(t *testing.T) {
 	// on six of its seven: payment_p2022_07 has none, so they do not hold
 	// for the table and are not reported for it.
 	introspecttest.CheckForeignKeys(t, payment, nil)
+	// Its partitions are under it, not tables of their own.
+	if p := payment.Partitioning; p == nil || p.Strategy != "range" || p.Key != "payment_date" || len(p.Partitions) != 7 ||
+		p.Partitions[0].Name != "payment_p2022_01" || p.Partitions[6].Name != "payment_p2022_07" {
+		t.Errorf("payment: Partitioning = %+v, want range (payment_date) with payment_p2022_01 to _07", p)
+	}
 	introspecttest.CheckForeignKeys(t, introspecttest.MustTable(t, s, "rental"), []introspect.ForeignKey{
 		{Name: "rental_customer_id_fkey", Columns: []string{"customer_id"}, RefSchema: "public", RefTable: "customer", RefColumns: []string{"customer_id"}},
 		{Name: "rental_inventory_id_fkey", Columns: []string{"inventory_id"}, RefSchema: "public", RefTable: "inventory", RefColumns: []string{"inventory_id"}},
@@ -348,13 +399,13 @@ func TestPagila(t *testing.T) {
 	film := introspecttest.MustTable(t, s, "film")
 	for name, want := range map[string]introspect.Column{
 		"release_year":     {Name: "release_year", Type: "year", Kind: introspect.KindInt, Nullable: true},
-		"rating":           {Name: "rating", Type: "mpaa_rating", Kind: introspect.KindString, Nullable: true},
+		"rating":           {Name: "rating", Type: "mpaa_rating", Kind: introspect.KindString, Nullable: true, Values: []string{"G", "PG", "PG-13", "R", "NC-17"}},
 		"special_features": {Name: "special_features", Type: "text[]", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true},
 		"fulltext":         {Name: "fulltext", Type: "tsvector", Kind: introspect.KindString},
 		"rental_rate":      {Name: "rental_rate", Type: "numeric(4,2)", Kind: introspect.KindDecimal},
 		"last_update":      {Name: "last_update", Type: "timestamp with time zone", Kind: introspect.KindTimestampTZ, Precision: 6},
 	} {
-		if got := film.Column(name); got == nil || *got != want {
+		if got := film.Column(name); got == nil || !reflect.DeepEqual(*got, want) {
 			t.Errorf("film.%s = %+v, want %+v", name, got, want)
 		}
 	}

@@ -95,6 +95,9 @@ type resolved struct {
 	// makes the column non-nullable like attnotnull does (this is what
 	// information_schema.columns.is_nullable reports too).
 	notNull bool
+	// enum is the oid of the enum type the column holds (through domains,
+	// or as an array's elements); 0 for other types.
+	enum uint32
 }
 
 // resolve reduces the type oid with modifier typmod (pg_attribute.atttypmod)
@@ -141,6 +144,9 @@ func (ts typeSet) resolve(oid uint32, typmod int32) (resolved, error) {
 			k = builtinKind(t.nspname, t.name)
 		}
 		r := resolved{kind: k, notNull: notNull}
+		if t.typtype == "e" {
+			r.enum = t.oid
+		}
 		if k.HasFraction() {
 			r.precision = timePrecision(typmod)
 		}

@@ -69,6 +69,8 @@ func TestResolve(t *testing.T) {
 		9005: {oid: 9005, name: "tags", nspname: "public", typtype: "d", basetype: 1009, typmod: -1},
 		// enum
 		9006: {oid: 9006, name: "mood", nspname: "public", typtype: "e", category: "E"},
+		9011: {oid: 9011, name: "_mood", nspname: "public", typtype: "b", category: "A", elem: 9006, delim: ","},
+		9012: {oid: 9012, name: "mood_d", nspname: "public", typtype: "d", basetype: 9006, typmod: -1, notNull: true},
 		// box and box[]: elements separated by ';'
 		603:  {oid: 603, name: "box", nspname: "pg_catalog", typtype: "b", category: "G", delim: ";"},
 		1020: {oid: 1020, name: "_box", nspname: "pg_catalog", typtype: "b", category: "A", elem: 603, delim: ","},
@@ -93,7 +95,10 @@ func TestResolve(t *testing.T) {
 		{9003, -1, resolved{kind: introspect.KindTimestampTZ, precision: 2, notNull: true}},
 		{9004, -1, resolved{kind: introspect.KindArray, elem: introspect.KindTimestampTZ, precision: 2}},
 		{9005, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString}},
-		{9006, -1, resolved{kind: introspect.KindString}},
+		{9006, -1, resolved{kind: introspect.KindString, enum: 9006}},
+		// An array of an enum, and a domain over one, know the enum.
+		{9011, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString, enum: 9006}},
+		{9012, -1, resolved{kind: introspect.KindString, enum: 9006, notNull: true}},
 		{603, -1, resolved{kind: introspect.KindString}},
 		{1020, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString, delim: ";"}},
 		{9008, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString, delim: ";"}},

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/introspect/erd"
+)
+
+func (a *app) introspectCmd() *cobra.Command {
+	var (
+		o                common
+		tables, excludes []string
+	)
+	cmd := &cobra.Command{
+		Use:   "introspect",
+		Short: "Print the source database's ERD: tables, columns, keys, indexes, relationships",
+		Long: `introspect reads the source's ERD: every table with its rows (exact, estimated
+or unknown) and size, comment, columns (declared type, the kind remodel
+converts it as, nullability, PK/FK/UK markers, comment, enum and set values),
+primary key, unique keys, foreign keys, indexes, check constraints and
+partitions (a partitioned table's partitions are listed under it).
+
+--format json prints the same as JSON; --format mermaid prints an
+entity-relationship diagram (Mermaid erDiagram) whose relationships come from
+the foreign keys, with their cardinality from unique keys and nullability.
+
+--table PATTERN keeps only the tables that match (repeat it for several),
+--exclude PATTERN leaves tables out. Patterns are globs (*, ?, [a-z]) matched
+against the table's name, or against schema.name when they contain a dot;
+case matters.`,
+		Example: `  remodel introspect --source $DSN
+  remodel introspect --source $DSN --format mermaid --exclude 'tmp_*' > erd.mmd
+  remodel introspect --source $DSN --format json --table 'film*' --table actor`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var c checks
+			if o.format != "text" && o.format != "json" && o.format != "mermaid" {
+				c = append(c, fmt.Sprintf("--format must be text, json or mermaid, got %q", o.format))
+			}
+			for _, f := range []struct {
+				flag     string
+				patterns []string
+			}{{"table", tables}, {"exclude", excludes}} {
+				for _, p := range f.patterns {
+					if err := introspect.CheckPattern(p); err != nil {
+						c = append(c, fmt.Sprintf("--%s: %v", f.flag, err))
+					}
+				}
+			}
+			if err := c.err(); err != nil {
+				return err
+			}
+			src, err := o.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			s, err := src.Inspect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if missing := s.Unmatched(tables); len(missing) > 0 {
+				lines := make([]string, len(missing))
+				for i, p := range missing {
+					lines[i] = fmt.Sprintf("--table %q matches no table of the source", p)
+				}
+				return fmt.Errorf("%s", strings.Join(lines, "\n"))
+			}
+			s = s.Filter(tables, excludes)
+			switch o.format {
+			case "json":
+				return writeJSON(a.stdout, s)
+			case "mermaid":
+				return erd.Mermaid(a.stdout, s)
+			}
+			return erd.Text(a.stdout, s)
+		},
+	}
+	o.sourceFlag(cmd)
+	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text, json or mermaid (an ER diagram)")
+	cmd.Flags().StringArrayVar(&tables, "table", nil, "only the tables that match this glob (name, or schema.name with a dot); repeatable")
+	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the tables that match this glob; repeatable")
+	return cmd
+}

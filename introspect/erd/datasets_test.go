@@ -1,0 +1,262 @@
+package erd_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // the "mysql" driver
+	"github.com/jackc/pgx/v5"
+
+	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// The ERDs of Pagila and Chinook, databases nobody here wrote, pinned as
+// golden files in the three formats. What varies from run to run is
+// normalised after it is checked: sizes become 0 (after checking that every
+// table with rows takes space), estimates become the true count (after
+// checking that they are close to it), and the database's unique name
+// becomes pagila or chinook.
+
+func TestPagila(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	loadPagila(t, dsn)
+	testenv.ExecPostgres(t, dsn, "ANALYZE;")
+	s := inspect(t, dsn)
+	normalise(t, s, "pagila", pgCounter(t, dsn), 0.1)
+	text, js, mmd := render(t, s)
+	golden(t, "pagila.txt", text)
+	golden(t, "pagila.json", js)
+	golden(t, "pagila.mmd", mmd)
+	checkMermaid(t, s, mmd)
+}
+
+func TestChinookPostgres(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	loadChinook(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
+		"DROP DATABASE IF EXISTS chinook;", "CREATE DATABASE chinook;", `\c chinook;`)
+	testenv.ExecPostgres(t, dsn, "ANALYZE;")
+	s := inspect(t, dsn)
+	normalise(t, s, "chinook", pgCounter(t, dsn), 0.1)
+	text, js, mmd := render(t, s)
+	golden(t, "chinook-postgres.txt", text)
+	golden(t, "chinook-postgres.json", js)
+	golden(t, "chinook-postgres.mmd", mmd)
+	checkMermaid(t, s, mmd)
+}
+
+func TestChinookMySQL(t *testing.T) {
+	dsn := testenv.MySQL(t)
+	loadChinook(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
+		"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;")
+	s := inspect(t, dsn)
+	var tables []string
+	for _, tbl := range s.Tables {
+		tables = append(tables, "`"+tbl.Name+"`")
+	}
+	testenv.ExecMySQL(t, dsn, "ANALYZE TABLE "+strings.Join(tables, ", ")+";")
+	s = inspect(t, dsn)
+	// InnoDB samples a few pages: its estimates may be off by half.
+	normalise(t, s, "chinook", myCounter(t, dsn), 0.5)
+	text, js, mmd := render(t, s)
+	golden(t, "chinook-mysql.txt", text)
+	golden(t, "chinook-mysql.json", js)
+	golden(t, "chinook-mysql.mmd", mmd)
+	checkMermaid(t, s, mmd)
+}
+
+// inspect reads the schema the way remodel introspect does.
+func inspect(t *testing.T, dsn string) *introspect.Schema {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	s, err := src.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// counter counts the rows of a table or partition (schema, name) exactly.
+type counter func(schema, name string) int64
+
+func pgCounter(t *testing.T, dsn string) counter {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return func(schema, name string) int64 {
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, name}.Sanitize()).Scan(&n); err != nil {
+			t.Fatalf("counting %s.%s: %v", schema, name, err)
+		}
+		return n
+	}
+}
+
+func myCounter(t *testing.T, dsn string) counter {
+	db, err := sql.Open("mysql", testenv.MySQLConfig(t, dsn).FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return func(schema, name string) int64 {
+		var n int64
+		if err := db.QueryRow("SELECT COUNT(*) FROM `" + schema + "`.`" + name + "`").Scan(&n); err != nil {
+			t.Fatalf("counting %s.%s: %v", schema, name, err)
+		}
+		return n
+	}
+}
+
+// normalise checks every table's (and partition's) rows and sizes and
+// replaces what varies between runs: see the comment at the top.
+func normalise(t *testing.T, s *introspect.Schema, database string, count counter, tolerance float64) {
+	t.Helper()
+	db := s.Database
+	fix := func(what, schema, name string, size *introspect.Size) {
+		truth := count(schema, name)
+		n, exact, known := size.Rows()
+		switch {
+		case !known:
+			t.Errorf("%s: rows unknown, want a count or an estimate of %d", what, truth)
+		case exact && n != truth:
+			t.Errorf("%s: exactly %d rows, but it has %d", what, n, truth)
+		case !exact && (float64(n) < float64(truth)*(1-tolerance) || float64(n) > float64(truth)*(1+tolerance)):
+			t.Errorf("%s: about %d rows, but it has %d (more than %.0f%% off)", what, n, truth, tolerance*100)
+		}
+		if truth > 0 && size.DataBytes <= 0 {
+			t.Errorf("%s: %d rows in %d bytes", what, truth, size.DataBytes)
+		}
+		if exact {
+			*size = introspect.ExactRows(truth)
+		} else {
+			*size = introspect.EstimatedRows(truth)
+		}
+	}
+	// A PostgreSQL partition is a table of its own, which can be counted;
+	// a MySQL one keeps its rows (estimated), without its sizes.
+	var parts func(p *introspect.Partitioning)
+	parts = func(p *introspect.Partitioning) {
+		for _, part := range p.Partitions {
+			switch {
+			case part.Partitioning != nil:
+				parts(part.Partitioning)
+				part.Size = introspect.ExactRows(0)
+				for _, sub := range part.Partitioning.Partitions {
+					part.Size.Add(sub.Size)
+				}
+			case part.Schema != "":
+				fix("partition "+part.Name, part.Schema, part.Name, &part.Size)
+			default:
+				part.Size = introspect.Size{RowCount: part.RowCount, RowEstimate: part.RowEstimate}
+			}
+		}
+	}
+	for _, tbl := range s.Tables {
+		if tbl.View { // a view's rows are never counted (a materialized view's may be estimated)
+			tbl.Size = introspect.Size{}
+			continue
+		}
+		fix(tbl.QualifiedName(), tbl.Schema, tbl.Name, &tbl.Size)
+		if tbl.Partitioning != nil {
+			parts(tbl.Partitioning)
+		}
+		if tbl.Schema == db {
+			tbl.Schema = database
+		}
+		for i := range tbl.ForeignKeys {
+			if tbl.ForeignKeys[i].RefSchema == db {
+				tbl.ForeignKeys[i].RefSchema = database
+			}
+		}
+	}
+	s.Database = database
+}
+
+// loadChinook loads a Chinook script into the test's own database: the
+// script's lines that drop, create and switch to its own database go.
+func loadChinook(t *testing.T, dsn, rel string, exec func(testing.TB, string, string), drop ...string) {
+	t.Helper()
+	b, err := os.ReadFile(testenv.Dataset(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := string(b)
+	for _, s := range drop {
+		if !strings.Contains(script, s) {
+			t.Fatalf("%s no longer contains %q: update this test", rel, s)
+		}
+		script = strings.Replace(script, s, "", 1)
+	}
+	exec(t, dsn, script)
+}
+
+// loadPagila loads the Pagila schema and data (a pg_dump with COPY blocks)
+// into the database at dsn.
+func loadPagila(t *testing.T, dsn string) {
+	t.Helper()
+	schema, err := os.ReadFile(testenv.Dataset(t, "pagila/pagila-schema.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExecPostgres(t, dsn, string(schema))
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	f, err := os.Open(testenv.Dataset(t, "pagila/pagila-data.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var stmt strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "COPY ") && strings.HasSuffix(line, "FROM stdin;"):
+			var data strings.Builder
+			for sc.Scan() && sc.Text() != `\.` {
+				data.WriteString(sc.Text())
+				data.WriteByte('\n')
+			}
+			if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), strings.TrimSuffix(line, ";")); err != nil {
+				t.Fatalf("loading Pagila: %s: %v", line, err)
+			}
+		case strings.HasPrefix(line, "--") || strings.TrimSpace(line) == "":
+		default:
+			stmt.WriteString(line)
+			stmt.WriteByte('\n')
+			if strings.HasSuffix(line, ";") {
+				if _, err := conn.Exec(ctx, stmt.String()); err != nil {
+					t.Fatalf("loading Pagila: %s: %v", stmt.String(), err)
+				}
+				stmt.Reset()
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if stmt.Len() > 0 {
+		t.Fatal(fmt.Errorf("loading Pagila: an unfinished statement at the end: %s", stmt.String()))
+	}
+}
