@@ -26,7 +26,7 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "items:")
 		for _, c := range r.Items {
 			fmt.Fprintf(w, "  %s  %-28s compared %8d  missing %d  different %d  unrenderable %d\n", mark(c.OK), c.Entity, c.Compared, c.Missing, c.Different, c.Rejected)
-			for _, p := range c.Problems {
+			for _, p := range c.Problems.Lines() {
 				fmt.Fprintf(w, "        %s\n", p)
 			}
 		}

@@ -3,10 +3,12 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -21,6 +23,14 @@ type Options struct {
 	Samples int
 	// SkipItems leaves out the item-by-item comparison.
 	SkipItems bool
+	// SampleRate is the share of each entity's rows the item check compares
+	// (more than 0, at most 1), chosen by a hash of each row's source key so
+	// that every run compares the same rows. Zero means 1: every row.
+	SampleRate float64
+	// Workers is how many BatchGetItem calls the item check makes at once
+	// (zero: 8), and Backoff their retry policy (zero: backoff.Default).
+	Workers int
+	Backoff backoff.Policy
 	// MaxProblems caps how many problems each check lists (all are counted).
 	MaxProblems int
 	// Settle is how long, from the start of the run, a global index's Query
@@ -81,6 +91,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Settle <= 0 {
 		o.Settle = 10 * time.Second
+	}
+	if o.SampleRate < 0 || o.SampleRate > 1 || math.IsNaN(o.SampleRate) {
+		return nil, fmt.Errorf("verify: the sample rate must be more than 0 and at most 1, got %v", o.SampleRate)
 	}
 	start := time.Now()
 	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine())}
