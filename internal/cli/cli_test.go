@@ -60,6 +60,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"introspect"}, "no source: give --source DSN or set REMODEL_SOURCE"},
 		{[]string{"introspect", "--source", "x", "--format", "yaml"}, `--format must be text or json, got "yaml"`},
 		{[]string{"preview", "extra"}, `preview takes no arguments`},
+		{[]string{"verify", "--source", "x", "--sample-rate", "0"}, `--sample-rate must be more than 0 and at most 1, got 0`},
+		{[]string{"verify", "--source", "x", "--sample-rate", "1.5"}, `--sample-rate must be more than 0 and at most 1, got 1.5`},
 		{[]string{"introspect", "--source", "oracle://u:pw@h/db"}, "is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN"},
 	} {
 		code, _, errOut := remodel(t, tc.args...)

@@ -276,8 +276,10 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 
   counts           source rows per entity (same where) = items per entity in the table,
                    and no item that belongs to no entity
-  items            every row rendered and compared attribute by attribute with the
-                   stored item (missing and different items are named by key)
+  items            every row (or a --sample-rate share) rendered and compared attribute
+                   by attribute with the stored item, and every column attribute
+                   compared with the source's own JSON rendering of the row (missing
+                   and different items are named by key)
   access patterns  for --samples parameter values sampled from the source, the
                    Query (every page) returns exactly the items of the rows its SQL
                    returns; parameters are bound, never pasted into the SQL
@@ -287,6 +289,9 @@ The exit status is 0 only when everything passed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.checkFormat(); err != nil {
 				return err
+			}
+			if !(v.SampleRate > 0 && v.SampleRate <= 1) {
+				return usageError{fmt.Errorf("--sample-rate must be more than 0 and at most 1, got %v", v.SampleRate)}
 			}
 			p, src, db, err := d.plan(cmd.Context(), &o)
 			if err != nil {
@@ -317,6 +322,7 @@ The exit status is 0 only when everything passed.`,
 	d.register(cmd)
 	cmd.Flags().IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
 	cmd.Flags().BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	cmd.Flags().Float64Var(&v.SampleRate, "sample-rate", 1, "share of each entity's rows the item check compares (0 < F <= 1), chosen by a hash of each row's key: every run compares the same rows")
 	cmd.Flags().DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
 }
