@@ -96,8 +96,19 @@ func TestItemSample(t *testing.T) {
 		}
 	}
 	o.SampleRate = 0
-	if rep := run(t, o); rep.Items[0].Missing != 100 || rep.Items[0].Compared != 1000 || rep.Items[0].SampleRate != 1 {
+	o.MaxProblems = 30
+	rep := run(t, o)
+	if ic := rep.Items[0]; ic.Missing != 100 || ic.Compared != 1000 || ic.SampleRate != 1 || ic.Problems.Total != 100 || len(ic.Problems.List) != 30 {
 		t.Fatalf("the whole check: %+v", rep.Items[0])
+	}
+	// Whatever order the workers finish in, the problems kept are the first
+	// rows in source order.
+	var want []string
+	for i := 1; i <= 30; i++ {
+		want = append(want, "id="+strconv.Itoa(i))
+	}
+	if got := missingRows(rep); !slices.Equal(got, want) {
+		t.Errorf("missing rows listed: %v, want %v", got, want)
 	}
 
 	o.SampleRate = 1.5

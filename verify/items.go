@@ -192,18 +192,33 @@ type expected struct {
 	item mapping.Item
 	key  string // table key text
 	src  *srcRow
+	idx  int // the row's place in its chunk
 }
 
 // compareChunk renders the chunk's rows, reads their items and compares.
 func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQuery, rows []srcRow) (chunkResult, error) {
 	var res chunkResult
-	keep := v.o.MaxProblems
-	add := func(p Problem, format string, args ...any) {
-		res.total++
-		if keep == 0 || len(res.problems) < keep {
-			p.Message = fmt.Sprintf(format, args...)
-			res.problems = append(res.problems, p)
+	type rowProblem struct {
+		row int
+		p   Problem
+	}
+	var found []rowProblem
+	add := func(row int, p Problem, format string, args ...any) {
+		p.Message = fmt.Sprintf(format, args...)
+		found = append(found, rowProblem{row, p})
+	}
+	// finish puts the chunk's problems in row order and keeps at most
+	// MaxProblems of them.
+	finish := func() chunkResult {
+		sort.SliceStable(found, func(i, j int) bool { return found[i].row < found[j].row })
+		res.total = int64(len(found))
+		for _, f := range found {
+			if keep := v.o.MaxProblems; keep > 0 && len(res.problems) == keep {
+				break
+			}
+			res.problems = append(res.problems, f.p)
 		}
+		return res
 	}
 	exps := make([]expected, 0, len(rows))
 	byKey := make(map[string]int, len(rows))
@@ -216,22 +231,22 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 				return res, err
 			}
 			res.rejected++
-			add(Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
+			add(i, Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
 				"row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
 			continue
 		}
 		k := v.t.KeyString(item)
 		if j, dup := byKey[k]; dup {
 			res.different++
-			add(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
+			add(i, Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
 				"rows %s and %s of entity %s render the same key %s", exps[j].src.key, r.key, e.Name, k)
 			continue
 		}
 		byKey[k] = len(exps)
-		exps = append(exps, expected{item: item, key: k, src: r})
+		exps = append(exps, expected{item: item, key: k, src: r, idx: i})
 	}
 	if len(exps) == 0 {
-		return res, nil
+		return finish(), nil
 	}
 	keys := make([]mapping.Item, len(exps))
 	for i, x := range exps {
@@ -246,7 +261,7 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 		have, ok := got[x.key]
 		if !ok {
 			res.missing++
-			add(Problem{Kind: KindMissing, Entity: e.Name, Key: x.key, SourceKey: x.src.key},
+			add(x.idx, Problem{Kind: KindMissing, Entity: e.Name, Key: x.key, SourceKey: x.src.key},
 				"missing item %s (entity %s, row %s)", x.key, e.Name, x.src.key)
 			continue
 		}
@@ -261,7 +276,7 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 			if d.have != nil {
 				p.Got = Text(d.have)
 			}
-			add(p, "item %s (entity %s, row %s) differs: %s", x.key, e.Name, x.src.key, d)
+			add(x.idx, p, "item %s (entity %s, row %s) differs: %s", x.key, e.Name, x.src.key, d)
 		}
 		var findings []finding
 		js, err := parseRowJSON(x.src.js)
@@ -273,16 +288,16 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 		for _, f := range findings {
 			p := Problem{Kind: KindValueMismatch, Entity: e.Name, Key: x.key, SourceKey: x.src.key, Attribute: f.attr, Want: f.want, Got: f.got}
 			if f.note != "" {
-				add(p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.note)
+				add(x.idx, p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.note)
 			} else {
-				add(p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.want)
+				add(x.idx, p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.want)
 			}
 		}
 		if len(diffs) > 0 || len(findings) > 0 {
 			res.different++
 		}
 	}
-	return res, nil
+	return finish(), nil
 }
 
 var (
