@@ -160,16 +160,22 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		return nil
 	}
 	if ap.pk, err = pkT.bind(ap.Params); err != nil {
-		c.errorf(ad.PK.Pos, path+".query.pk", "%v", err)
-		return nil
+		for _, err := range splitErrors(err) {
+			c.errorf(ad.PK.Pos, path+".query.pk", "%v", err)
+		}
 	}
 	for i, st := range skTs {
 		b, err := st.bind(ap.Params)
 		if err != nil {
-			c.errorf(ad.SK.Values[i].Pos, path+".query.sk", "%v", err)
-			return nil
+			for _, err := range splitErrors(err) {
+				c.errorf(ad.SK.Values[i].Pos, path+".query.sk", "%v", err)
+			}
+			continue
 		}
 		ap.sk = append(ap.sk, b)
+	}
+	if len(c.errs) > nerr {
+		return nil
 	}
 	if ap.SKOp == "begins_with" && ap.SK.Type == "N" {
 		c.errorf(ad.SK.Pos, path+".query.sk", "begins_with needs a string sort key; %s is a number", ap.SK.Name)

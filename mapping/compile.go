@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -190,15 +191,25 @@ func (c *compiler) template(s Str, path string, cols []*introspect.Column, table
 	}
 	b, err := t.bind(cols)
 	if err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			c.errorf(s.Pos, path, "table %s has no column %q (columns: %s)", table, fe.field, columnNames(cols))
-		} else {
-			c.errorf(s.Pos, path, "%v", err)
+		for _, err := range splitErrors(err) {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				c.errorf(s.Pos, path, "table %s has no column %q (columns: %s)", table, fe.field, columnNames(cols))
+			} else {
+				c.errorf(s.Pos, path, "%v", err)
+			}
 		}
 		return nil, nil
 	}
 	return t, b
+}
+
+// splitErrors lists the errors an errors.Join holds, or err alone.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func columnNames(cols []*introspect.Column) string {
@@ -339,7 +350,48 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		}
 		e.sets = append(e.sets, setRule{name: kv.Key.Value, t: b, typ: typ, limit: limits[kv.Key.Value]})
 	}
+	if d := ed.TTL; d != nil {
+		c.entityTTL(e, d, path+".ttl", claim)
+	}
 	return e
+}
+
+// entityTTL compiles an entity's ttl: the table's TTL attribute from a
+// date or timestamp column plus an offset, as epoch seconds.
+func (c *compiler) entityTTL(e *Entity, d *TTLDef, path string, claim func(string, Pos, string) bool) {
+	t := e.table
+	if t.TTL == "" {
+		c.errorf(d.Pos, path, "the table has no TTL attribute: name one with table.ttl")
+		return
+	}
+	idx := -1
+	for i, col := range e.Columns {
+		if col.Name == d.From.Value {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		c.errorf(d.From.Pos, path+".from", "table %s has no column %q (columns: %s)", e.Table.Name, d.From.Value, columnNames(e.Columns))
+		return
+	}
+	col := e.Columns[idx]
+	switch col.Kind {
+	case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+	default:
+		c.errorf(d.From.Pos, path+".from", "ttl needs a date or timestamp column, %s is %s", col.Name, typeName(col))
+		return
+	}
+	var after time.Duration
+	if d.After.Value != "" {
+		var err error
+		if after, err = ParseOffset(d.After.Value); err != nil {
+			return // reported by the parser
+		}
+	}
+	if !claim(t.TTL, d.Pos, path) {
+		return
+	}
+	e.ttl = &ttlRule{name: t.TTL, idx: idx, col: col, after: after}
 }
 
 // indexKeyLimits gives the size limit of each index key attribute: 2048

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -74,6 +75,15 @@ type EntityDef struct {
 	Exclude []Str
 	Rename  []KV
 	Set     []KV // extra attributes from templates or constants
+	TTL     *TTLDef
+	Pos
+}
+
+// TTLDef is an entity's `ttl:`: the table's TTL attribute is written as the
+// epoch seconds of a date or timestamp column plus an offset.
+type TTLDef struct {
+	From  Str
+	After Str // a duration such as 30d, 12h, 1d12h, -1h; empty for none
 	Pos
 }
 
@@ -498,6 +508,7 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
 			"from":  func(v *yaml.Node, path string) { e.From = p.nonEmpty(v, path) },
 			"where": func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
+			"ttl":   func(v *yaml.Node, path string) { e.TTL = p.ttl(v, path) },
 			"pk":    func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
 			"sk":    func(v *yaml.Node, path string) { e.SK = p.str(v, path) },
 			"attributes": func(v *yaml.Node, path string) {
@@ -603,4 +614,69 @@ func (p *parser) skCond(n *yaml.Node, path string) *SKCond {
 		p.errorf(n, path, "give exactly one sort key condition (%s)", known(handlers))
 	}
 	return c
+}
+
+// ttl reads `created_at` or `{from: created_at, after: 30d}`.
+func (p *parser) ttl(n *yaml.Node, path string) *TTLDef {
+	d := &TTLDef{Pos: pos(n)}
+	if n.Kind == yaml.ScalarNode {
+		d.From = p.nonEmpty(n, path)
+		return d
+	}
+	ok := p.fields(n, path, map[string]func(*yaml.Node, string){
+		"from": func(v *yaml.Node, path string) { d.From = p.nonEmpty(v, path) },
+		"after": func(v *yaml.Node, path string) {
+			d.After = p.nonEmpty(v, path)
+			if d.After.Value != "" {
+				if _, err := ParseOffset(d.After.Value); err != nil {
+					p.errorf(v, path, "%v", err)
+				}
+			}
+		},
+	})
+	if ok && d.From.Line == 0 {
+		p.errorf(n, path, "missing required field \"from\"")
+	}
+	return d
+}
+
+// ParseOffset reads a duration of whole days, hours, minutes and seconds,
+// largest first, optionally negative: 30d, 12h, 1d12h, 90m, -1h, 0s.
+func ParseOffset(s string) (time.Duration, error) {
+	rest, neg := strings.CutPrefix(s, "-")
+	if rest == "" {
+		return 0, fmt.Errorf("offset %q is not a duration such as 30d, 12h or 1d12h", s)
+	}
+	units := []struct {
+		suffix byte
+		d      time.Duration
+	}{{'d', 24 * time.Hour}, {'h', time.Hour}, {'m', time.Minute}, {'s', time.Second}}
+	var total time.Duration
+	next := 0 // units before this one are used up
+	for rest != "" {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(rest) || i > 7 {
+			return 0, fmt.Errorf("offset %q is not a duration such as 30d, 12h or 1d12h", s)
+		}
+		n, _ := strconv.Atoi(rest[:i])
+		u := -1
+		for j := next; j < len(units); j++ {
+			if units[j].suffix == rest[i] {
+				u = j
+			}
+		}
+		if u < 0 {
+			return 0, fmt.Errorf("offset %q is not a duration such as 30d, 12h or 1d12h (units d, h, m, s, largest first)", s)
+		}
+		total += time.Duration(n) * units[u].d
+		next = u + 1
+		rest = rest[i+1:]
+	}
+	if neg {
+		total = -total
+	}
+	return total, nil
 }

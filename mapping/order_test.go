@@ -346,3 +346,100 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
+
+// TestOrderDescTime: desc on dates and timestamps sorts newest first, at
+// fixed width, from year 1 to 9999, and renders two values alike exactly
+// when they are the same day (dates) or microsecond (timestamps).
+func TestOrderDescTime(t *testing.T) {
+	r := newRand()
+	extremes := []time.Time{
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
+	}
+	for _, tt := range []struct {
+		name  string
+		c     *introspect.Column
+		width int
+	}{
+		{"timestamptz", precision(col("t", "timestamptz(6)", introspect.KindTimestampTZ), 6), 18},
+		{"timestamp", precision(col("t", "timestamp(6)", introspect.KindTimestamp), 6), 18},
+		{"date", col("t", "date", introspect.KindDate), 7},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			vals := append(timeVals(r), extremes...)
+			for i, v := range vals {
+				v = v.Truncate(time.Microsecond) // what PostgreSQL and MySQL hold
+				if tt.c.Kind != introspect.KindTimestampTZ {
+					v = v.UTC()
+				}
+				if tt.c.Kind == introspect.KindDate {
+					v = time.Date(v.Year(), v.Month(), v.Day(), 0, 0, 0, 0, time.UTC)
+				}
+				vals[i] = v
+			}
+			key := func(v time.Time) string { return strconv.FormatInt(v.UnixMicro(), 10) }
+			render := formatter1(t, tt.c, "{t|desc}")
+			checkOrder(t, vals, func(a, b time.Time) int { return a.Compare(b) }, key,
+				func(v time.Time) (string, error) {
+					s, err := render(v)
+					if err == nil && len(s) != tt.width {
+						t.Fatalf("desc renders %v as %q, not %d wide", v, s, tt.width)
+					}
+					return s, err
+				}, true)
+		})
+	}
+	render := formatter1(t, precision(col("t", "timestamptz(6)", introspect.KindTimestampTZ), 6), "{t|desc}")
+	if _, err := render(time.Date(2024, 1, 1, 0, 0, 0, 1, time.UTC)); err == nil || !strings.Contains(err.Error(), "finer than microseconds") {
+		t.Errorf("a nanosecond timestamp: error %v, want finer than microseconds", err)
+	}
+}
+
+// TestOrderDescDecimal: desc:N on a decimal with a declared scale sorts
+// largest first at fixed width N+1+scale.
+func TestOrderDescDecimal(t *testing.T) {
+	r := newRand()
+	for _, scale := range []int{0, 2, 8} {
+		var vals []bigDecimal
+		for _, s := range []string{"0", "0.0", "-0", "1", "10", "999999999999"} {
+			vals = append(vals, newBigDecimal(s))
+		}
+		for range propertyN {
+			s := randDecimal(r, 12)
+			d := newBigDecimal(s)
+			// keep values the column can hold: at most scale fraction
+			// digits (the source's own text where it already fits)
+			if f, _ := new(big.Rat).SetString(d.rat.FloatString(scale)); f.Cmp(d.rat) != 0 {
+				d = newBigDecimal(d.rat.FloatString(scale))
+			}
+			vals = append(vals, d)
+		}
+		c := col("n", "numeric(20,"+strconv.Itoa(scale)+")", introspect.KindDecimal)
+		render := formatter1(t, c, "{n|desc:12}")
+		width := 12
+		if scale > 0 {
+			width += 1 + scale
+		}
+		checkOrder(t, vals, func(a, b bigDecimal) int { return a.rat.Cmp(b.rat) },
+			func(v bigDecimal) string { return v.rat.RatString() },
+			func(v bigDecimal) (string, error) {
+				s, err := render(v.text)
+				if err == nil && len(s) != width {
+					t.Fatalf("desc:12 on numeric(20,%d) renders %s as %q, not %d wide", scale, v.text, s, width)
+				}
+				return s, err
+			}, true)
+	}
+	c := col("n", "numeric(20,2)", introspect.KindDecimal)
+	render := formatter1(t, c, "{n|desc:4}")
+	for v, want := range map[string]string{"900.24": "9099.75", "0": "9999.99", "9999.99": "0000.00", "0.01": "9999.98"} {
+		if got, err := render(v); err != nil || got != want {
+			t.Errorf("desc:4 of %s = %q, %v; want %q", v, got, err, want)
+		}
+	}
+	for v, msg := range map[string]string{"-1": "non-negative", "10000": "more than 4 integer digits", "1.234": "more than the 2 fraction digits"} {
+		if _, err := render(v); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("desc:4 of %s: error %v, want %q", v, err, msg)
+		}
+	}
+}

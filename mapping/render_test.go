@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 const renderMapping = `version: 1
@@ -82,7 +84,7 @@ func TestRenderRejects(t *testing.T) {
 	user := func(email any) map[string]any {
 		return map[string]any{"user_id": int64(5), "email": email, "name": "Ann", "is_active": true, "created_at": ts}
 	}
-	deep := strings.Repeat("[", 33) + strings.Repeat("]", 33)
+	deep := strings.Repeat("[", 32) + strings.Repeat("]", 32)
 	tests := []renderCase{
 		{"NULL in a key column", "user", user(nil), "user_id=5",
 			"rendering SK: {email}: column email is NULL (add |default:X to the placeholder to allow it)"},
@@ -110,8 +112,12 @@ func TestRenderRejects(t *testing.T) {
 			"column score (double precision): -Inf cannot be stored as a DynamoDB number"},
 		{"39 significant digits", "thing", map[string]any{"id": int64(7), "price": "123456789012345678901234567890.123456789"}, "id=7",
 			"column price (numeric): 123456789012345678901234567890.123456789 has 39 significant digits; DynamoDB keeps at most 38"},
-		{"JSON deeper than 32 levels", "thing", map[string]any{"id": int64(7), "doc": []byte(deep)}, "id=7",
-			"column doc (jsonb): json: nested deeper than 32 levels"},
+		{"JSON of 32 levels (33 counting the item)", "thing", map[string]any{"id": int64(7), "doc": []byte(deep)}, "id=7",
+			"column doc (jsonb): json: maps and lists nested more than 31 deep (DynamoDB allows 32 levels, counting the item)"},
+		{"JSON with an empty key", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":[{"":1}]}`)}, "id=7",
+			`column doc (jsonb): json: the object at $.a[0] has an empty key (DynamoDB refuses an empty attribute name)`},
+		{"JSON with a key twice", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a b":{"k":1,"k":2}}`)}, "id=7",
+			`column doc (jsonb): json: the object at $."a b" has the key "k" twice (a DynamoDB map keeps one value per key)`},
 		{"zero date", "thing", map[string]any{"id": int64(7), "ts": errors.New(`zero date "0000-00-00 00:00:00" cannot be converted`)}, "id=7",
 			`column ts (timestamp(6) without time zone): zero date "0000-00-00 00:00:00" cannot be converted`},
 		{"error value in the source key itself", "thing", map[string]any{"id": errors.New("bad"), "code": "x"}, "id=?",
@@ -129,7 +135,7 @@ func TestRenderRejects(t *testing.T) {
 		{"JSON with trailing data", "thing", map[string]any{"id": int64(7), "doc": []byte(`{} []`)}, "id=7",
 			"column doc (jsonb): json: trailing data after the value"},
 		{"JSON number out of range", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":1e200}`)}, "id=7",
-			"column doc (jsonb): json: 1e200 is too large for a DynamoDB number (at most 9.99…E+125)"},
+			"column doc (jsonb): json: $.a: 1e200 is too large for a DynamoDB number (at most 9.99…E+125)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRejected(t, p, tt) })
@@ -193,10 +199,10 @@ func TestRenderLimitsAtTheEdge(t *testing.T) {
 		reason: "item is 409601 bytes, over DynamoDB's 409600-byte limit",
 	})
 
-	// JSON of exactly 32 levels is fine.
-	deep := strings.Repeat("[", 32) + strings.Repeat("]", 32)
+	// JSON of 31 levels (32 counting the item) is fine.
+	deep := strings.Repeat("[", 31) + strings.Repeat("]", 31)
 	if _, err := th.Render(thingsRow(th, map[string]any{"id": int64(1), "doc": []byte(deep)})); err != nil {
-		t.Errorf("JSON of 32 levels: %v", err)
+		t.Errorf("JSON of 31 levels: %v", err)
 	}
 }
 
@@ -356,4 +362,94 @@ entities:
 	if err == nil || !strings.Contains(err.Error(), "attribute GSI1PK is 2049 bytes, over DynamoDB's 2048-byte limit for an index key") {
 		t.Errorf("a 2049-byte index partition key: err %v", err)
 	}
+}
+
+// An entity's ttl writes the table's TTL attribute as the epoch seconds of
+// its column plus the offset; a NULL column leaves it out (no expiry).
+func TestRenderTTL(t *testing.T) {
+	p := compileString(t, `version: 1
+table: {name: things_table, key: {pk: PK, sk: SK}, ttl: expiresAt}
+entities:
+  session:
+    from: things
+    pk: "S#{id}"
+    sk: "S#"
+    attributes: {include: [id]}
+    ttl: {from: tstz, after: 30d}
+  day:
+    from: things
+    pk: "D#{id}"
+    sk: "D#"
+    attributes: {include: [id]}
+    ttl: {from: day, after: -1d12h}
+  plain:
+    from: things
+    pk: "P#{id}"
+    sk: "P#"
+    attributes: {include: [id]}
+    ttl: ts
+`, testSchema())
+	created := time.Date(2024, 2, 29, 23, 59, 59, 999999000, time.UTC)
+	for _, tt := range []struct {
+		entity string
+		vals   map[string]any
+		want   string // "" = no expiresAt
+	}{
+		{"session", map[string]any{"id": int64(1), "tstz": created}, "1711843199"}, // 2024-03-30T23:59:59Z
+		{"session", map[string]any{"id": int64(2)}, ""},
+		{"day", map[string]any{"id": int64(3), "day": time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)}, "1709121600"}, // 2024-02-28T12:00:00Z
+		{"plain", map[string]any{"id": int64(4), "ts": time.Unix(1700000000, 500000000).UTC()}, "1700000000"},
+	} {
+		e := p.Entity(tt.entity)
+		item, err := e.Render(thingsRow(e, tt.vals))
+		if err != nil {
+			t.Fatalf("%s %v: %v", tt.entity, tt.vals, err)
+		}
+		got, ok := item["expiresAt"].(*types.AttributeValueMemberN)
+		switch {
+		case tt.want == "" && item["expiresAt"] != nil:
+			t.Errorf("%s %v: expiresAt = %v, want none", tt.entity, tt.vals, item["expiresAt"])
+		case tt.want != "" && (!ok || got.Value != tt.want):
+			t.Errorf("%s %v: expiresAt = %#v, want N %s", tt.entity, tt.vals, item["expiresAt"], tt.want)
+		}
+	}
+	e := p.Entity("session")
+	_, err := e.Render(thingsRow(e, map[string]any{"id": int64(5), "tstz": errors.New("zero date")}))
+	var re *RowError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "column tstz") {
+		t.Errorf("a bad ttl column value: %v, want a rejected row naming tstz", err)
+	}
+}
+
+func TestParseOffset(t *testing.T) {
+	for s, want := range map[string]time.Duration{
+		"30d": 30 * 24 * time.Hour, "12h": 12 * time.Hour, "1d12h": 36 * time.Hour, "90m": 90 * time.Minute,
+		"0s": 0, "-1h": -time.Hour, "1d2h3m4s": 26*time.Hour + 3*time.Minute + 4*time.Second,
+	} {
+		if got, err := ParseOffset(s); err != nil || got != want {
+			t.Errorf("ParseOffset(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-", "30", "d", "30x", "1h1d", "1d1d", "1.5h", "30 d", "+1d", "99999999d"} {
+		if got, err := ParseOffset(s); err == nil {
+			t.Errorf("ParseOffset(%q) = %v, want an error", s, got)
+		}
+	}
+}
+
+func FuzzParseOffset(f *testing.F) {
+	for _, s := range []string{"30d", "1d12h", "-90m", "0s", "1h1d", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseOffset(s)
+		if err != nil {
+			return
+		}
+		// What parses is made of digits and units only, and its sign is
+		// the text's.
+		if strings.Trim(s, "-0123456789dhms") != "" || (d < 0) != (strings.HasPrefix(s, "-") && d != 0) {
+			t.Fatalf("ParseOffset(%q) = %v", s, d)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package mapping
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -42,7 +43,7 @@ var formatterSpecs = map[string]struct {
 	"lower":   {"", "lower-case text"},
 	"upper":   {"", "upper-case text"},
 	"pad":     {"int", "zero-pad a non-negative number to N integer digits"},
-	"desc":    {"int", "10^N-1 minus a non-negative integer, zero-padded to N digits (descending order)"},
+	"desc":    {"optint", "descending order: desc:N on an integer or a decimal with a declared scale (10^N-1 minus the value, zero-padded to N integer digits); desc alone on a date or timestamp"},
 	"iso":     {"", "timestamp as fixed-width ISO-8601 UTC with microseconds"},
 	"date":    {"", "date part YYYY-MM-DD"},
 	"unix":    {"", "seconds since 1970 UTC, 10 digits"},
@@ -116,6 +117,11 @@ func parsePlaceholder(body string, offset int) (part, error) {
 			if hasArg {
 				return part{}, fmt.Errorf("formatter %s takes no argument in {%s}", fname, body)
 			}
+		case "optint":
+			if !hasArg {
+				break
+			}
+			fallthrough
 		case "int":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 || n > 38 {
@@ -133,7 +139,7 @@ func parsePlaceholder(body string, offset int) (part, error) {
 }
 
 func formatterNames() string {
-	return "base64, date, default:X, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper"
+	return "base64, date, default:X, desc, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper"
 }
 
 // Fields lists the placeholder names in order of appearance (with repeats).
@@ -168,9 +174,10 @@ type bound struct {
 
 // bind resolves placeholders against columns. Kinds that cannot appear in a
 // template (JSON, arrays, sets) and formatters that do not fit a kind are
-// errors.
+// errors; every problem of every placeholder is reported (errors.Join).
 func (t *Template) bind(cols []*introspect.Column) (*bound, error) {
 	b := &bound{t: t, idx: make([]int, len(t.parts)), cols: make([]*introspect.Column, len(t.parts))}
+	var errs []error
 	for i, p := range t.parts {
 		b.idx[i] = -1
 		b.limit += len(p.lit)
@@ -185,14 +192,18 @@ func (t *Template) bind(cols []*introspect.Column) (*bound, error) {
 			}
 		}
 		if j < 0 {
-			return nil, &fieldError{field: p.field}
+			errs = append(errs, &fieldError{field: p.field})
+			continue
 		}
 		c := cols[j]
-		if err := checkFormatters(c, p.fmts); err != nil {
-			return nil, fmt.Errorf("{%s}: %w", p.field, err)
+		for _, err := range checkFormatters(c, p.fmts) {
+			errs = append(errs, fmt.Errorf("{%s}: %w", p.field, err))
 		}
 		b.idx[i], b.cols[i] = j, c
 		b.limit += 16
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return b, nil
 }
@@ -209,44 +220,98 @@ type fieldError struct{ field string }
 
 func (e *fieldError) Error() string { return fmt.Sprintf("no column %q", e.field) }
 
-func checkFormatters(c *introspect.Column, fmts []formatter) error {
+// typeName names a column's kind with its declared type: "date", or
+// "numeric(10,2) (decimal)" where they differ.
+func typeName(c *introspect.Column) string {
+	if c.Type == "" || c.Type == string(c.Kind) {
+		return string(c.Kind)
+	}
+	return c.Type + " (" + string(c.Kind) + ")"
+}
+
+// checkFormatters lists every formatter of a placeholder that does not fit
+// its column (or the text an earlier formatter made of it).
+func checkFormatters(c *introspect.Column, fmts []formatter) []error {
 	switch c.Kind {
 	case introspect.KindJSON, introspect.KindArray, introspect.KindSet:
-		return fmt.Errorf("column %s is %s (%s) and cannot be part of a template", c.Name, c.Kind, c.Type)
+		return []error{fmt.Errorf("column %s is %s (%s) and cannot be part of a template", c.Name, c.Kind, c.Type)}
 	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	kind := c.Kind
+	text := false           // an earlier formatter has made text of the value
+	what := func() string { // what the formatter gets: the column, or text
+		if !text {
+			return fmt.Sprintf("%s is %s", c.Name, typeName(c))
+		}
+		return fmt.Sprintf("%s is text by then", c.Name)
+	}
 	for _, f := range fmts {
 		switch f.name {
 		case "pad":
 			if kind != introspect.KindInt && kind != introspect.KindDecimal {
-				return fmt.Errorf("pad needs an integer or decimal column, %s is %s", c.Name, kind)
+				bad("pad needs an integer or decimal column, %s", what())
 			}
 		case "desc":
-			if kind != introspect.KindInt {
-				return fmt.Errorf("desc needs an integer column, %s is %s", c.Name, kind)
+			switch kind {
+			case introspect.KindInt:
+				if f.n == 0 {
+					bad("desc on an integer needs a width, as in desc:10 (%s)", what())
+				}
+			case introspect.KindDecimal:
+				if f.n == 0 {
+					bad("desc on a decimal needs a width of integer digits, as in desc:10 (%s)", what())
+				} else if _, ok := declaredScale(c); !ok {
+					bad("desc on a decimal needs a declared scale, as in numeric(12,2); %s: use pad, or declare the scale", what())
+				}
+			case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+				if f.n != 0 {
+					bad("desc on a date or timestamp takes no width: write desc (%s)", what())
+				}
+			default:
+				bad("desc needs an integer, a decimal with a declared scale, a date or a timestamp, %s", what())
 			}
 		case "iso", "date", "unix", "unixms":
 			if kind != introspect.KindDate && kind != introspect.KindTimestamp && kind != introspect.KindTimestampTZ {
-				return fmt.Errorf("%s needs a date or timestamp column, %s is %s", f.name, c.Name, kind)
+				bad("%s needs a date or timestamp column, %s", f.name, what())
 			}
 		case "hex", "base64":
 			if kind != introspect.KindBytes {
-				return fmt.Errorf("%s needs a bytes column, %s is %s", f.name, c.Name, kind)
+				bad("%s needs a bytes column, %s", f.name, what())
 			}
 		case "lower", "upper":
 			if kind == introspect.KindBytes {
-				return fmt.Errorf("%s needs text, column %s holds bytes: add |hex or |base64 before it", f.name, c.Name)
+				bad("%s needs text, column %s holds bytes (%s): add |hex or |base64 before it", f.name, c.Name, c.Type)
 			}
 		}
 		switch f.name {
 		case "pad", "desc", "iso", "date", "unix", "unixms", "hex", "base64", "lower", "upper", "shard":
-			kind = introspect.KindString // the output is text
+			kind, text = introspect.KindString, true // the output is text
 		}
 	}
-	if kind == introspect.KindBytes {
-		return fmt.Errorf("column %s holds bytes: add |hex or |base64", c.Name)
+	if kind == introspect.KindBytes && len(errs) == 0 {
+		bad("column %s holds bytes (%s): add |hex or |base64", c.Name, c.Type)
 	}
-	return nil
+	return errs
+}
+
+// declaredScale reads the scale of numeric(p,s) / decimal(p,s) from the
+// column's declared type.
+func declaredScale(c *introspect.Column) (int, bool) {
+	_, args, ok := strings.Cut(c.Type, "(")
+	if !ok {
+		return 0, false
+	}
+	args, _, _ = strings.Cut(args, ")")
+	_, sc, ok := strings.Cut(args, ",")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(sc))
+	if err != nil || n < 0 || n > 38 {
+		return 0, false
+	}
+	return n, true
 }
 
 // render fills the template from a row.
@@ -299,7 +364,14 @@ func renderValue(c *introspect.Column, v any, fmts []formatter) (string, error) 
 		case "pad":
 			s, err = pad(v, f.n)
 		case "desc":
-			s, err = desc(v, f.n)
+			switch c.Kind {
+			case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+				s, err = descTime(c, v)
+			case introspect.KindDecimal:
+				s, err = descDecimal(c, v, f.n)
+			default:
+				s, err = desc(v, f.n)
+			}
 		case "iso", "date", "unix", "unixms":
 			s, err = timeFormat(v, f.name)
 		case "hex", "base64":
@@ -449,6 +521,73 @@ func desc(v any, n int) (string, error) {
 		out[i] = '9' - (digits[i] - '0')
 	}
 	return string(out), nil
+}
+
+// descDecimal renders 10^n - 10^-scale - v with exactly n integer and
+// scale fraction digits ("0099.75" for 900.24 in numeric(p,2) with desc:4),
+// so that larger values sort first.
+func descDecimal(c *introspect.Column, v any, n int) (string, error) {
+	scale, ok := declaredScale(c)
+	if !ok {
+		return "", fmt.Errorf("desc on column %s needs a declared scale (%s)", c.Name, c.Type)
+	}
+	x, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("desc needs a decimal, got %T", v)
+	}
+	d, err := normalizeNumber(x)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(d, "-") {
+		return "", fmt.Errorf("desc:%d needs a non-negative value, got %s", n, d)
+	}
+	intPart, frac, _ := strings.Cut(plainNumber(d), ".")
+	if intPart == "0" {
+		intPart = ""
+	}
+	if len(frac) > scale {
+		return "", fmt.Errorf("value %s has more than the %d fraction digits column %s declares", d, scale, c.Name)
+	}
+	if len(intPart) > n {
+		return "", fmt.Errorf("value %s has more than %d integer digits (desc:%d)", d, n, n)
+	}
+	digits := strings.Repeat("0", n-len(intPart)) + intPart + frac + strings.Repeat("0", scale-len(frac))
+	out := make([]byte, 0, len(digits)+1)
+	for i := range digits {
+		if i == n {
+			out = append(out, '.')
+		}
+		out = append(out, '9'-(digits[i]-'0'))
+	}
+	return string(out), nil
+}
+
+// descTime renders a date as 9999999 minus its day number since 0001-01-01
+// (7 digits), and a timestamp as 10^18-1 minus its microseconds since
+// 0001-01-01T00:00:00Z (18 digits; a timestamp without a zone is taken as
+// UTC), so that later values sort first.
+func descTime(c *introspect.Column, v any) (string, error) {
+	t, ok := v.(time.Time)
+	if !ok {
+		return "", fmt.Errorf("desc needs a date or timestamp, got %T", v)
+	}
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		return "", fmt.Errorf("year %d is outside 1..9999 and does not fit desc", t.Year())
+	}
+	// time.Duration saturates beyond ~292 years: count whole days from
+	// Unix seconds (exact for UTC midnights), then the time of day.
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	days := day.Unix()/86400 + 719162 // 0001-01-01 is Unix day -719162
+	if c.Kind == introspect.KindDate {
+		return fmt.Sprintf("%07d", 9_999_999-days), nil
+	}
+	if t.Nanosecond()%1000 != 0 {
+		return "", fmt.Errorf("timestamp %s is finer than microseconds, which desc keeps", t.Format(time.RFC3339Nano))
+	}
+	micros := days*86_400_000_000 + t.Sub(day).Microseconds()
+	return fmt.Sprintf("%018d", 999_999_999_999_999_999-micros), nil
 }
 
 func timeFormat(v any, name string) (string, error) {

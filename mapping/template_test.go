@@ -14,7 +14,7 @@ import (
 )
 
 func TestParseTemplateErrors(t *testing.T) {
-	known := "base64, date, default:X, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper"
+	known := "base64, date, default:X, desc, desc:N, hex, iso, lower, pad:N, shard:N, unix, unixms, upper"
 	tests := []struct{ src, want string }{
 		{"USER#{", "unclosed { at offset 5"},
 		{"{a}{b", "unclosed { at offset 3"},

@@ -102,10 +102,18 @@ func TestItemSample(t *testing.T) {
 		t.Fatalf("the whole check: %+v", rep.Items[0])
 	}
 	// Whatever order the workers finish in, the problems kept are the first
-	// rows in source order.
+	// in Problem order: by item key.
+	keys := map[string]string{}
+	var sorted []string
+	for i := 1; i <= 100; i++ {
+		k := "PK=THING#" + strconv.Itoa(i) + " SK=THING#"
+		keys[k] = "id=" + strconv.Itoa(i)
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
 	var want []string
-	for i := 1; i <= 30; i++ {
-		want = append(want, "id="+strconv.Itoa(i))
+	for _, k := range sorted[:30] {
+		want = append(want, keys[k])
 	}
 	if got := missingRows(rep); !slices.Equal(got, want) {
 		t.Errorf("missing rows listed: %v, want %v", got, want)

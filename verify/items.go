@@ -53,30 +53,23 @@ type srcRow struct {
 	key string // the row's source key
 }
 
-// chunk is up to getBatch rows, numbered in the order they were read.
-type chunk struct {
-	seq  int
-	rows []srcRow
-}
-
-// chunkResult is what comparing one chunk found.
+// chunkResult is what comparing one chunk of rows found.
 type chunkResult struct {
 	compared, missing, different, rejected int64
 	problems                               []Problem
-	total                                  int64 // problems found, kept or not
 }
 
 // items streams the entity's rows from one query (the columns and the
 // engine's JSON rendering of each row), keeps the sampled ones, and compares
 // them in chunks of 100 keys: a fixed pool of workers each renders a chunk,
-// reads its items with BatchGetItem and compares. Problems are listed in
-// source-key order whatever the workers' timing.
+// reads its items with BatchGetItem and compares. The problems kept are the
+// first in Problem order, whatever the workers' timing.
 func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, error) {
 	rate := v.o.SampleRate
 	if rate <= 0 || rate > 1 {
 		rate = 1
 	}
-	ic := ItemCheck{Entity: e.Name, SampleRate: rate, Problems: Problems{Max: v.o.MaxProblems}}
+	ic := ItemCheck{Entity: e.Name, SampleRate: rate, Problems: v.problems()}
 	workers := v.o.Workers
 	if workers < 1 {
 		workers = 8
@@ -85,15 +78,14 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 	ncols := len(e.Columns)
 
 	g, gctx := errgroup.WithContext(ctx)
-	chunks := make(chan chunk, workers)
+	chunks := make(chan []srcRow, workers)
 	var mu sync.Mutex
-	merged := newMerger(&ic)
 
 	g.Go(func() error {
 		defer close(chunks)
-		cur := chunk{rows: make([]srcRow, 0, getBatch)}
+		cur := make([]srcRow, 0, getBatch)
 		send := func() error {
-			if len(cur.rows) == 0 {
+			if len(cur) == 0 {
 				return nil
 			}
 			select {
@@ -101,7 +93,7 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 			case <-gctx.Done():
 				return gctx.Err()
 			}
-			cur = chunk{seq: cur.seq + 1, rows: make([]srcRow, 0, getBatch)}
+			cur = make([]srcRow, 0, getBatch)
 			return nil
 		}
 		err := v.r.Query(gctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
@@ -110,13 +102,16 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 			}
 			ic.Rows++
 			row := vals[:ncols]
+			if v.acceptedReject(e, row) {
+				return nil // migrate rejected it, and the rejects file says so
+			}
 			key := e.SourceKey(row)
 			if rate < 1 && !sampled(key, rate) {
 				return nil
 			}
 			ic.Sampled++
-			cur.rows = append(cur.rows, srcRow{row: slices.Clone(row), js: vals[ncols], key: key})
-			if len(cur.rows) == getBatch {
+			cur = append(cur, srcRow{row: slices.Clone(row), js: vals[ncols], key: key})
+			if len(cur) == getBatch {
 				return send()
 			}
 			return nil
@@ -128,13 +123,19 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 	})
 	for range workers {
 		g.Go(func() error {
-			for c := range chunks {
-				res, err := v.compareChunk(gctx, e, q, c.rows)
+			for rows := range chunks {
+				res, err := v.compareChunk(gctx, e, q, rows)
 				if err != nil {
 					return err
 				}
 				mu.Lock()
-				merged.add(c.seq, res)
+				ic.Compared += res.compared
+				ic.Missing += res.missing
+				ic.Different += res.different
+				ic.Rejected += res.rejected
+				for _, p := range res.problems {
+					ic.Problems.Add(p)
+				}
 				mu.Unlock()
 			}
 			return nil
@@ -155,70 +156,19 @@ func sampled(key string, rate float64) bool {
 	return float64(binary.BigEndian.Uint64(sum[:8])) < rate*math.MaxUint64
 }
 
-// merger adds chunk results to the check in chunk order, holding back the
-// ones that arrive early, so the problems kept are the first ones in source
-// order.
-type merger struct {
-	ic      *ItemCheck
-	next    int
-	waiting map[int]chunkResult
-}
-
-func newMerger(ic *ItemCheck) *merger { return &merger{ic: ic, waiting: map[int]chunkResult{}} }
-
-func (m *merger) add(seq int, r chunkResult) {
-	m.waiting[seq] = r
-	for {
-		r, ok := m.waiting[m.next]
-		if !ok {
-			return
-		}
-		delete(m.waiting, m.next)
-		m.next++
-		ic := m.ic
-		ic.Compared += r.compared
-		ic.Missing += r.missing
-		ic.Different += r.different
-		ic.Rejected += r.rejected
-		for _, p := range r.problems {
-			ic.Problems.Add(p)
-		}
-		ic.Problems.Total += r.total - int64(len(r.problems))
-	}
-}
-
 // expected is one row's rendered item.
 type expected struct {
 	item mapping.Item
 	key  string // table key text
 	src  *srcRow
-	idx  int // the row's place in its chunk
 }
 
 // compareChunk renders the chunk's rows, reads their items and compares.
 func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQuery, rows []srcRow) (chunkResult, error) {
 	var res chunkResult
-	type rowProblem struct {
-		row int
-		p   Problem
-	}
-	var found []rowProblem
-	add := func(row int, p Problem, format string, args ...any) {
+	add := func(p Problem, format string, args ...any) {
 		p.Message = fmt.Sprintf(format, args...)
-		found = append(found, rowProblem{row, p})
-	}
-	// finish puts the chunk's problems in row order and keeps at most
-	// MaxProblems of them.
-	finish := func() chunkResult {
-		sort.SliceStable(found, func(i, j int) bool { return found[i].row < found[j].row })
-		res.total = int64(len(found))
-		for _, f := range found {
-			if keep := v.o.MaxProblems; keep > 0 && len(res.problems) == keep {
-				break
-			}
-			res.problems = append(res.problems, f.p)
-		}
-		return res
+		res.problems = append(res.problems, p)
 	}
 	exps := make([]expected, 0, len(rows))
 	byKey := make(map[string]int, len(rows))
@@ -231,22 +181,22 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 				return res, err
 			}
 			res.rejected++
-			add(i, Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
+			add(Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
 				"row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
 			continue
 		}
 		k := v.t.KeyString(item)
 		if j, dup := byKey[k]; dup {
 			res.different++
-			add(i, Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
+			add(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
 				"rows %s and %s of entity %s render the same key %s", exps[j].src.key, r.key, e.Name, k)
 			continue
 		}
 		byKey[k] = len(exps)
-		exps = append(exps, expected{item: item, key: k, src: r, idx: i})
+		exps = append(exps, expected{item: item, key: k, src: r})
 	}
 	if len(exps) == 0 {
-		return finish(), nil
+		return res, nil
 	}
 	keys := make([]mapping.Item, len(exps))
 	for i, x := range exps {
@@ -261,10 +211,11 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 		have, ok := got[x.key]
 		if !ok {
 			res.missing++
-			add(x.idx, Problem{Kind: KindMissing, Entity: e.Name, Key: x.key, SourceKey: x.src.key},
+			add(Problem{Kind: KindMissing, Entity: e.Name, Key: x.key, SourceKey: x.src.key},
 				"missing item %s (entity %s, row %s)", x.key, e.Name, x.src.key)
 			continue
 		}
+		v.claim(x.key)
 		diffs := diffAttrs(x.item, have)
 		flagged := make(map[string]bool, len(diffs))
 		for _, d := range diffs {
@@ -276,7 +227,7 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 			if d.have != nil {
 				p.Got = Text(d.have)
 			}
-			add(x.idx, p, "item %s (entity %s, row %s) differs: %s", x.key, e.Name, x.src.key, d)
+			add(p, "item %s (entity %s, row %s) differs: %s", x.key, e.Name, x.src.key, d)
 		}
 		var findings []finding
 		js, err := parseRowJSON(x.src.js)
@@ -288,16 +239,16 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 		for _, f := range findings {
 			p := Problem{Kind: KindValueMismatch, Entity: e.Name, Key: x.key, SourceKey: x.src.key, Attribute: f.attr, Want: f.want, Got: f.got}
 			if f.note != "" {
-				add(x.idx, p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.note)
+				add(p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.note)
 			} else {
-				add(x.idx, p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.want)
+				add(p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", x.key, e.Name, x.src.key, f.attr, f.got, f.column, f.want)
 			}
 		}
 		if len(diffs) > 0 || len(findings) > 0 {
 			res.different++
 		}
 	}
-	return finish(), nil
+	return res, nil
 }
 
 var (

@@ -151,7 +151,7 @@ func plant(_ *mapping.Entity, a mapping.ColumnAttribute, av types.AttributeValue
 // found is a problem in the terms the test pins.
 type found struct{ kind, attr, row, want, got string }
 
-func problemsOf(rep *verify.Report) []found {
+func foundIn(rep *verify.Report) []found {
 	var out []found
 	for _, ic := range rep.Items {
 		for _, p := range ic.Problems.List {
@@ -201,7 +201,7 @@ func TestOracle(t *testing.T) {
 					{"value_mismatch", "title", "id=1", `"Zoë 東京 🚀"`, `S "ZOË 東京 🚀"`},
 					{"value_mismatch", "active", "id=5", yes, "BOOL false"},
 				}
-				if got := problemsOf(rep); !slices.Equal(got, want) {
+				if got := foundIn(rep); !slices.Equal(got, want) {
 					t.Fatalf("problems:\n%s\nwant:\n%s\n%s", show(got), show(want), text(rep))
 				}
 				ic := rep.Items[0]
@@ -221,7 +221,7 @@ func TestOracle(t *testing.T) {
 					want[i].kind = "different_item"
 					want[i].want = ""
 				}
-				got := problemsOf(rep)
+				got := foundIn(rep)
 				for i := range got {
 					got[i].want = ""
 				}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,20 +178,26 @@ func TestOracleValue(t *testing.T) {
 }
 
 func TestSampled(t *testing.T) {
+	counts := map[float64]int{}
 	for _, rate := range []float64{0.01, 0.1, 0.5, 0.9} {
 		in := 0
 		for i := range 20000 {
 			key := "id=" + strconv.Itoa(i)
 			if sampled(key, rate) {
 				in++
-			}
-			if sampled(key, rate) != sampled(key, rate) {
-				t.Fatal("not deterministic")
+			} else if rate > 0.01 && sampled(key, 0.01) {
+				t.Fatalf("row %s is in the sample at rate 0.01 but not at %v", key, rate)
 			}
 		}
 		if share := float64(in) / 20000; share < rate*0.85-0.002 || share > rate*1.15+0.002 {
 			t.Errorf("rate %v chose %.4f of the rows", rate, share)
 		}
+		counts[rate] = in
+	}
+	// The choice is part of the contract (the same rows on every run, and
+	// in every version): pinned.
+	if want := map[float64]int{0.01: 213, 0.1: 2019, 0.5: 10030, 0.9: 18077}; !maps.Equal(counts, want) {
+		t.Errorf("rows chosen per rate %v, want %v", counts, want)
 	}
 	if !sampled("anything", 1) {
 		t.Error("rate 1 left a row out")
