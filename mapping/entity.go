@@ -143,6 +143,7 @@ func (e *Entity) Render(row []any) (Item, error) {
 		return nil, err
 	}
 	item[e.table.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
+	hook := convertHook.Load()
 	for _, a := range e.attrs {
 		av, err := Convert(a.col, row[a.idx])
 		if err != nil {
@@ -150,6 +151,9 @@ func (e *Entity) Render(row []any) (Item, error) {
 		}
 		if av == nil {
 			continue
+		}
+		if hook != nil {
+			av = (*hook)(e, ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx}, av)
 		}
 		if a.limit > 0 {
 			if isEmptyKey(av) {

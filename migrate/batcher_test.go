@@ -13,32 +13,8 @@ import (
 	"github.com/remodel-dev/remodel/mapping"
 )
 
-// These tests need no service: they pin the batcher and the backoff, which
-// the integration tests only see from outside.
-
-func TestBackoffDelay(t *testing.T) {
-	b := Backoff{Base: 10 * time.Millisecond, Cap: 300 * time.Millisecond}
-	for attempt := 1; attempt <= 40; attempt++ {
-		limit := b.Cap
-		if attempt < 6 {
-			limit = b.Base << (attempt - 1)
-		}
-		var longest time.Duration
-		for range 500 {
-			d := b.delay(attempt)
-			if d < 0 || d >= limit {
-				t.Fatalf("attempt %d: delay %s outside [0, %s)", attempt, d, limit)
-			}
-			longest = max(longest, d)
-		}
-		if longest < limit/2 {
-			t.Errorf("attempt %d: the longest of 500 delays is %s, below half of %s: no full jitter", attempt, longest, limit)
-		}
-	}
-	if d := (Backoff{}).delay(3); d != 0 {
-		t.Errorf("zero backoff: delay %s", d)
-	}
-}
+// These tests need no service: they pin the batcher, which the integration
+// tests only see from outside.
 
 var testTable = &mapping.Table{
 	Name: "t", PK: mapping.KeyAttr{Name: "PK", Type: "S"}, SK: &mapping.KeyAttr{Name: "SK", Type: "S"}, EntityAttr: "_type",

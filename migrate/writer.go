@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -24,27 +24,10 @@ const MaxBatch = 25
 
 // Backoff is the retry policy for one batch: capped exponential backoff with
 // full jitter, until Deadline has passed since the batch's first attempt.
-type Backoff struct {
-	Base     time.Duration
-	Cap      time.Duration
-	Deadline time.Duration
-}
+type Backoff = backoff.Policy
 
 // DefaultBackoff retries for up to two minutes, waiting at most 5 s at a time.
-var DefaultBackoff = Backoff{Base: 50 * time.Millisecond, Cap: 5 * time.Second, Deadline: 2 * time.Minute}
-
-// delay is the wait before retry number attempt (from 1): a uniform random
-// duration in [0, min(Cap, Base·2^(attempt-1))).
-func (b Backoff) delay(attempt int) time.Duration {
-	d := b.Cap
-	if attempt < 31 {
-		d = min(b.Cap, b.Base<<(attempt-1))
-	}
-	if d <= 0 {
-		return 0
-	}
-	return rand.N(d)
-}
+var DefaultBackoff = backoff.Default
 
 // pending is one rendered item on its way to DynamoDB.
 type pending struct {
@@ -167,7 +150,7 @@ func (w *writer) put(ctx context.Context, items []pending) error {
 			return fmt.Errorf("migrate: %d items still not written after retrying for %s (%s): %s", len(items), w.backoff.Deadline, w.keys(items), reason)
 		}
 		w.c.retries.Add(1)
-		t := time.NewTimer(w.backoff.delay(attempt))
+		t := time.NewTimer(w.backoff.Delay(attempt))
 		select {
 		case <-ctx.Done():
 			t.Stop()

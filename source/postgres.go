@@ -255,14 +255,7 @@ func pgRead(c *introspect.Column, q string) string {
 // column with an Expr is that condition, as a boolean never NULL. table is
 // what to read from (pgTable, myTable): for a query, a derived table q.
 func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string, read func(*introspect.Column, string) string, table string) string {
-	cols := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		if c.Expr != "" {
-			cols[i] = "((" + c.Expr + "\n) IS TRUE) AS " + ident(c.Name)
-			continue
-		}
-		cols[i] = read(c, ident(c.Name))
-	}
+	cols := scanColumns(t, ident, read)
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where(w)
 	if len(t.PrimaryKey) > 0 {
 		// Qualified, so that ORDER BY sorts by the column and not by the
@@ -281,6 +274,20 @@ func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string
 		q += " LIMIT " + strconv.Itoa(limit)
 	}
 	return q
+}
+
+// scanColumns are the select-list expressions a scan reads t's columns
+// with: each column as read says, an Expr column as its condition.
+func scanColumns(t *introspect.Table, ident func(string) string, read func(*introspect.Column, string) string) []string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		if c.Expr != "" {
+			cols[i] = "((" + c.Expr + "\n) IS TRUE) AS " + ident(c.Name)
+			continue
+		}
+		cols[i] = read(c, ident(c.Name))
+	}
+	return cols
 }
 
 // sampleSQL builds the query that samples distinct non-NULL tuples, each

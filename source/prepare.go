@@ -71,6 +71,17 @@ func ScanSQL(e introspect.Engine, t *introspect.Table, where string) string {
 	return scanSQL(t, where, 0, pgIdent, pgRead, pgTable(t))
 }
 
+// ScanColumns are the select-list expressions Reader.ScanTable reads t's
+// columns with on engine e, in t.Columns order (a spatial column as its
+// WKT, an Expr column as its condition, ...): for a caller that reads the
+// same rows with more columns beside them.
+func ScanColumns(e introspect.Engine, t *introspect.Table) []string {
+	if e == introspect.MySQL {
+		return scanColumns(t, myIdent, myRead)
+	}
+	return scanColumns(t, pgIdent, pgRead)
+}
+
 // Placeholder is the i-th (from 1) parameter marker of engine e, as
 // Reader.Placeholder gives it: $1 or ?.
 func Placeholder(e introspect.Engine, i int) string {

@@ -15,39 +15,47 @@ import (
 // Diff lists how have differs from want, one entry per attribute, in
 // attribute-name order.
 func Diff(want, have mapping.Item) []string {
-	names := map[string]bool{}
-	for k := range want {
-		names[k] = true
-	}
-	for k := range have {
-		names[k] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for k := range names {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	var out []string
-	for _, k := range sorted {
-		w, wok := want[k]
-		h, hok := have[k]
-		switch {
-		case !hok:
-			out = append(out, fmt.Sprintf("%s is missing (want %s)", k, Text(w)))
-		case !wok:
-			out = append(out, fmt.Sprintf("%s is unexpected (%s)", k, Text(h)))
-		case !Equal(w, h):
-			out = append(out, fmt.Sprintf("%s is %s, want %s", k, Text(h), Text(w)))
-		}
+	diffs := diffAttrs(want, have)
+	out := make([]string, len(diffs))
+	for i, d := range diffs {
+		out[i] = d.String()
 	}
 	return out
 }
 
-func joinDiffs(d []string) string {
-	if len(d) > 5 {
-		d = append(d[:5:5], fmt.Sprintf("and %d more attributes", len(d)-5))
+// attrDiff is one attribute on which a stored item differs from the item
+// its row renders: want or have is nil when the attribute is missing there.
+type attrDiff struct {
+	name       string
+	want, have types.AttributeValue
+}
+
+func (d attrDiff) String() string {
+	switch {
+	case d.have == nil:
+		return fmt.Sprintf("%s is missing (want %s)", d.name, Text(d.want))
+	case d.want == nil:
+		return fmt.Sprintf("%s is unexpected (%s)", d.name, Text(d.have))
 	}
-	return strings.Join(d, "; ")
+	return fmt.Sprintf("%s is %s, want %s", d.name, Text(d.have), Text(d.want))
+}
+
+// diffAttrs lists the attributes on which have differs from want, in
+// attribute-name order.
+func diffAttrs(want, have mapping.Item) []attrDiff {
+	var out []attrDiff
+	for k, w := range want {
+		if h, ok := have[k]; !ok || !Equal(w, h) {
+			out = append(out, attrDiff{name: k, want: w, have: h})
+		}
+	}
+	for k, h := range have {
+		if _, ok := want[k]; !ok {
+			out = append(out, attrDiff{name: k, have: h})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }
 
 // Equal compares attribute values the way DynamoDB means them: numbers by
@@ -170,6 +178,12 @@ func text(av types.AttributeValue) string {
 		return "SS " + strings.Join(x.Value, ",")
 	case *types.AttributeValueMemberNS:
 		return "NS " + strings.Join(x.Value, ",")
+	case *types.AttributeValueMemberBS:
+		parts := make([]string, len(x.Value))
+		for i, b := range x.Value {
+			parts[i] = base64.StdEncoding.EncodeToString(b)
+		}
+		return "BS " + strings.Join(parts, ",")
 	case *types.AttributeValueMemberL:
 		parts := make([]string, len(x.Value))
 		for i, e := range x.Value {

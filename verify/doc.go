@@ -1,9 +1,11 @@
 // Package verify owns proving a migration: counts per entity against the
 // source (less the rows migrate rejected, when its rejects file is given),
 // stray items, an item-by-item comparison of what each source row should
-// have become with what DynamoDB holds, and every access pattern run as a
-// Query (every page) and compared with its SQL on the source for sampled,
-// seeded parameter values bound as query parameters.
+// have become with what DynamoDB holds — and, independently of migrate's
+// decoding and conversion, of every column attribute with the source
+// engine's own JSON rendering of the row (oracle.go) — and every access
+// pattern run as a Query (every page) and compared with its SQL on the
+// source for sampled, seeded parameter values bound as query parameters.
 //
 // The checks (counts.go, items.go, pattern.go, rejects.go, table.go) fill a
 // Report of structured Problems (problem.go); rendering it as text, JSON,

@@ -108,7 +108,16 @@ func (r *Report) straySummary() string {
 }
 
 func itemSummary(c *ItemCheck) string {
-	return fmt.Sprintf("%d compared, %d missing, %d different, %d unrenderable", c.Compared, c.Missing, c.Different, c.Rejected)
+	return fmt.Sprintf("%d compared, %d missing, %d different, %d unrenderable", c.Compared, c.Missing, c.Different, c.Rejected) + c.sampleNote()
+}
+
+// sampleNote says how much of the entity a sampled item check compared, or
+// nothing when it compared every row.
+func (c *ItemCheck) sampleNote() string {
+	if c.SampleRate <= 0 || c.SampleRate >= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (sample rate %g: %d of %d rows)", c.SampleRate, c.Sampled, c.Rows)
 }
 
 func (c *PatternCheck) summary() string {

@@ -41,8 +41,8 @@ func reports() map[string]*verify.Report {
 			verify.Problem{Kind: verify.KindStray, Entity: "player", Key: "PK=TEAM#9 SK=PLAYER#zz", Message: "item PK=TEAM#9 SK=PLAYER#zz (entity player) comes from no source row"},
 		),
 		Items: []verify.ItemCheck{
-			{Entity: "team", Compared: 5, Problems: problems(20), OK: true},
-			{Entity: "player", Compared: 37, Missing: 1, Different: 1, Problems: problems(20,
+			{Entity: "team", Rows: 5, SampleRate: 1, Sampled: 5, Compared: 5, Problems: problems(20), OK: true},
+			{Entity: "player", Rows: 40, SampleRate: 1, Sampled: 37, Compared: 37, Missing: 1, Different: 1, Problems: problems(20,
 				verify.Problem{Kind: verify.KindMissing, Entity: "player", Key: "PK=TEAM#3 SK=PLAYER#p2", SourceKey: "player_id=2", Message: "missing item PK=TEAM#3 SK=PLAYER#p2 (entity player, row player_id=2)"},
 				verify.Problem{Kind: verify.KindDifferent, Entity: "player", Key: "PK=TEAM#2 SK=PLAYER#a|b<c>&\x01", SourceKey: "player_id=1", Attribute: "score", Want: "N 10", Got: "N 11",
 					Message: "item PK=TEAM#2 SK=PLAYER#a|b<c>&\x01 (entity player, row player_id=1) differs: score is N 11, want N 10 ```"},

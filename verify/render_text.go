@@ -47,7 +47,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("items:\n")
 		for i := range r.Items {
 			c := &r.Items[i]
-			p("  %s  %-28s compared %8d  missing %d  different %d  unrenderable %d\n", mark(c.OK), c.Entity, c.Compared, c.Missing, c.Different, c.Rejected)
+			p("  %s  %-28s compared %8d  missing %d  different %d  unrenderable %d%s\n", mark(c.OK), c.Entity, c.Compared, c.Missing, c.Different, c.Rejected, c.sampleNote())
 			problems(&c.Problems)
 		}
 	}

@@ -2,10 +2,13 @@ package verify
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -24,6 +27,16 @@ type Options struct {
 	// SkipItems leaves out the item-by-item comparison (and with it the
 	// naming of stray items and the checks of accepted rejects).
 	SkipItems bool
+	// SampleRate is the share of each entity's rows the item check compares
+	// (more than 0, at most 1), chosen by a hash of each row's source key so
+	// that every run compares the same rows. Zero means 1: every row. A
+	// sampled check does not name stray items or accepted rejects the
+	// source lacks (it does not meet every row).
+	SampleRate float64
+	// Workers is how many BatchGetItem calls the item check makes at once
+	// (zero: 8), and Backoff their retry policy (zero: backoff.Default).
+	Workers int
+	Backoff backoff.Policy
 	// MaxProblems caps how many problems each check lists; all are counted.
 	// 0 lists them all.
 	MaxProblems int
@@ -110,6 +123,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{
 		Version: ReportVersion, Table: o.Table, Engine: string(o.Source.Engine()), Seed: o.Seed,
 		Stray: Problems{Max: o.MaxProblems}, ItemsSkipped: o.SkipItems,
+	}
+	if o.SampleRate < 0 || o.SampleRate > 1 || math.IsNaN(o.SampleRate) {
+		err := fmt.Errorf("verify: the sample rate must be more than 0 and at most 1, got %v", o.SampleRate)
+		rep.finish(time.Since(start), err)
+		return rep, err
 	}
 	v := &verifier{o: o, t: &o.Plan.Table, settleUntil: start.Add(o.Settle), countFailed: map[string]bool{}}
 	if o.Rejects != nil {
@@ -235,7 +253,10 @@ type verifier struct {
 // then do unclaimed item keys prove stray items, and an accepted reject the
 // check never met prove a row the source lacks. (A sampled item check must
 // make this false.)
-func (v *verifier) itemsComplete() bool { return !v.o.SkipItems }
+func (v *verifier) itemsComplete() bool { return !v.o.SkipItems && !v.sampled() }
+
+// sampled is true when the item check compares only a share of the rows.
+func (v *verifier) sampled() bool { return v.o.SampleRate > 0 && v.o.SampleRate < 1 }
 
 // problems is an empty problem list with the run's cap.
 func (v *verifier) problems() Problems { return Problems{Max: v.o.MaxProblems} }

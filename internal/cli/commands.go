@@ -226,8 +226,10 @@ func (a *app) verifyCmd() *cobra.Command {
   counts           source rows per entity (same where), less the rows accepted as
                    rejected, = items per entity in the table; and no stray item
                    (of no entity, or of no source row: named by key)
-  items            every row rendered and compared attribute by attribute with the
-                   stored item (missing and different items are named by key)
+  items            every row (or a --sample-rate share) rendered and compared attribute
+                   by attribute with the stored item, and every column attribute
+                   compared with the source's own JSON rendering of the row (missing
+                   and different items are named by key)
   access patterns  for --samples parameter values sampled from the source, the
                    Query (every page) returns exactly the items of the rows its SQL
                    returns; parameters are bound, never pasted into the SQL
@@ -251,6 +253,9 @@ The exit status is 0 only when every check ran and passed.`,
 			c.atLeast("samples", int64(v.Samples), 1)
 			c.atLeast("max-problems", int64(v.MaxProblems), 0)
 			c.positive("gsi-settle", v.Settle)
+			if !(v.SampleRate > 0 && v.SampleRate <= 1) {
+				c = append(c, fmt.Sprintf("--sample-rate must be more than 0 and at most 1, got %v", v.SampleRate))
+			}
 			d.check(&c)
 			if err := c.err(); err != nil {
 				return err
@@ -324,6 +329,7 @@ The exit status is 0 only when every check ran and passed.`,
 	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
 	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")
 	fl.BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	fl.Float64Var(&v.SampleRate, "sample-rate", 1, "share of each entity's rows the item check compares (0 < F <= 1), chosen by a hash of each row's key: every run compares the same rows")
 	fl.DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
 }

@@ -1,10 +1,12 @@
 // Package faultproxy owns a fault-injecting HTTP proxy for tests: placed in
 // front of DynamoDB Local (or dynalite), it forwards DynamoDB JSON requests
 // and, by rules each test sets, answers with the faults the emulators never
-// produce: BatchWriteItem requests only partly processed (the rest returned
-// as UnprocessedItems), throttling (ProvisionedThroughputExceededException,
-// ThrottlingException), 500 and 503 answers, connections dropped before or
-// after the request is forwarded, and slow answers. It counts what it
+// produce: BatchWriteItem and BatchGetItem requests only partly processed
+// (the rest returned as UnprocessedItems or UnprocessedKeys), throttling
+// (ProvisionedThroughputExceededException, ThrottlingException), 500 and 503
+// answers, connections dropped before or after the request is forwarded,
+// slow answers, and a secondary index that lags behind its table (items
+// missing from a Query or Scan of the index for a while). It counts what it
 // injected, so a test can hold the code under test to account.
 //
 // A Proxy is an http.Handler: serve it with httptest.NewServer and point the

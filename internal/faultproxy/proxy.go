@@ -23,7 +23,9 @@ type Fault int
 const (
 	// Unprocessed forwards only part of a BatchWriteItem request's write
 	// requests (Rule.Keep of them) and answers 200 with the others added to
-	// the response's UnprocessedItems. It applies to BatchWriteItem only.
+	// the response's UnprocessedItems; likewise for the keys of a
+	// BatchGetItem request, added to UnprocessedKeys. It applies to these two
+	// operations only.
 	Unprocessed Fault = iota + 1
 	// Throttle answers HTTP 400 ProvisionedThroughputExceededException.
 	Throttle
@@ -41,12 +43,19 @@ const (
 	DropAfter
 	// Delay waits Rule.Delay, or until the client gives up, then forwards.
 	Delay
+	// Lag answers a read of a secondary index (a Query or Scan naming an
+	// IndexName) as an index that has not caught up with its table would:
+	// it forwards the request and removes items from the answer (Rule.Keep
+	// of them are kept, the first ones), lowering Count and ScannedCount to
+	// match; LastEvaluatedKey is left as it is, so paging goes on. It
+	// applies to such reads only.
+	Lag
 )
 
 var faultNames = map[Fault]string{
 	Unprocessed: "unprocessed", Throttle: "throttle", Throttling: "throttling",
 	InternalError: "internal-error", Unavailable: "unavailable",
-	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay",
+	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay", Lag: "lag",
 }
 
 func (f Fault) String() string {
@@ -56,8 +65,11 @@ func (f Fault) String() string {
 	return "fault(" + strconv.Itoa(int(f)) + ")"
 }
 
-// BatchWriteItem is the operation an Unprocessed rule applies to.
-const BatchWriteItem = "BatchWriteItem"
+// The operations an Unprocessed rule applies to.
+const (
+	BatchWriteItem = "BatchWriteItem"
+	BatchGetItem   = "BatchGetItem"
+)
 
 // Rule says which requests get a fault. The proxy tries its rules in order
 // for each request; the first rule that applies and fires injects its fault,
@@ -73,13 +85,19 @@ type Rule struct {
 	// It is called with the proxy's lock held: keep it quick and do not call
 	// the proxy from it.
 	Match func(op string, body []byte) bool
-	// The rule fires on the first First requests it applies to, and after
-	// those with probability Prob (0 never, 1 always).
+	// Index, if set, limits the rule to requests that name this index
+	// (IndexName of a Query or Scan).
+	Index string
+	// The rule fires on the first First requests it applies to, on every
+	// request it applies to until For has passed since the rules were set,
+	// and otherwise with probability Prob (0 never, 1 always).
 	First int
+	For   time.Duration
 	Prob  float64
-	// Keep (Unprocessed) is the share of write requests forwarded, from 0
-	// (none: all come back unprocessed) to 1, rounded down. The first ones
-	// are kept, or a random choice when Random is set.
+	// Keep (Unprocessed, Lag) is the share of write requests or keys
+	// forwarded, or of the items answered, from 0 (none) to 1, rounded
+	// down. The first ones are kept, or (Unprocessed) a random choice when
+	// Random is set.
 	Keep   float64
 	Random bool
 	// Delay (Delay) is how long to hold the request before forwarding it.
@@ -88,7 +106,8 @@ type Rule struct {
 
 type rule struct {
 	Rule
-	seen int
+	seen  int
+	since time.Time // when the rule was set
 }
 
 // Stats counts what the proxy saw and did.
@@ -96,8 +115,12 @@ type Stats struct {
 	Calls     map[string]int // requests per operation
 	Forwarded map[string]int // requests per operation sent on to the target
 	Injected  map[Fault]int  // faults injected, per kind
-	// UnprocessedItems counts the write requests answered as unprocessed.
+	// UnprocessedItems counts the write requests answered as unprocessed,
+	// UnprocessedKeys the BatchGetItem keys.
 	UnprocessedItems int
+	UnprocessedKeys  int
+	// LaggedItems counts the items a Lag rule removed from index reads.
+	LaggedItems int
 }
 
 // Total is the number of faults injected, of every kind.
@@ -154,11 +177,11 @@ func (p *Proxy) SetRules(rules ...Rule) error {
 		if _, ok := faultNames[r.Fault]; !ok {
 			return fmt.Errorf("faultproxy: rule %d: unknown fault %d", i, r.Fault)
 		}
-		if r.Prob < 0 || r.Prob > 1 || r.Keep < 0 || r.Keep > 1 || r.First < 0 || r.Delay < 0 {
-			return fmt.Errorf("faultproxy: rule %d (%s): Prob and Keep must be in [0, 1], First and Delay not negative", i, r.Fault)
+		if r.Prob < 0 || r.Prob > 1 || r.Keep < 0 || r.Keep > 1 || r.First < 0 || r.Delay < 0 || r.For < 0 {
+			return fmt.Errorf("faultproxy: rule %d (%s): Prob and Keep must be in [0, 1], First, For and Delay not negative", i, r.Fault)
 		}
 		r.Ops = slices.Clone(r.Ops)
-		rs[i] = &rule{Rule: r}
+		rs[i] = &rule{Rule: r, since: time.Now()}
 	}
 	p.mu.Lock()
 	p.rules = rs
@@ -197,11 +220,29 @@ func operation(r *http.Request) string {
 	return t
 }
 
-func (r *rule) applies(op string) bool {
-	if r.Fault == Unprocessed && op != BatchWriteItem {
+func (r *rule) applies(op string, body []byte) bool {
+	switch {
+	case r.Fault == Unprocessed && op != BatchWriteItem && op != BatchGetItem:
 		return false
+	case len(r.Ops) > 0 && !slices.Contains(r.Ops, op):
+		return false
+	case r.Fault == Lag || r.Index != "":
+		ix := indexName(op, body)
+		return ix != "" && (r.Index == "" || r.Index == ix)
 	}
-	return len(r.Ops) == 0 || slices.Contains(r.Ops, op)
+	return true
+}
+
+// indexName is the IndexName a Query or Scan request reads, or "".
+func indexName(op string, body []byte) string {
+	if op != "Query" && op != "Scan" {
+		return ""
+	}
+	var in struct{ IndexName string }
+	if json.Unmarshal(body, &in) != nil {
+		return ""
+	}
+	return in.IndexName
 }
 
 // decide picks the fault for one request, if any, and a seed for the
@@ -211,11 +252,11 @@ func (p *Proxy) decide(op string, body []byte) (Rule, bool, uint64) {
 	defer p.mu.Unlock()
 	p.stats.Calls[op]++
 	for _, r := range p.rules {
-		if !r.applies(op) || (r.Match != nil && !r.Match(op, body)) {
+		if !r.applies(op, body) || (r.Match != nil && !r.Match(op, body)) {
 			continue
 		}
 		r.seen++
-		if r.seen <= r.First || (r.Prob > 0 && p.rng.Float64() < r.Prob) {
+		if r.seen <= r.First || (r.For > 0 && time.Since(r.since) < r.For) || (r.Prob > 0 && p.rng.Float64() < r.Prob) {
 			return r.Rule, true, p.rng.Uint64()
 		}
 	}
@@ -284,7 +325,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.pass(w, r, op, body)
 	case Unprocessed:
+		if op == BatchGetItem {
+			p.unprocessedKeys(w, r, op, body, rl, seed)
+			return
+		}
 		p.unprocessed(w, r, op, body, rl, seed)
+	case Lag:
+		p.lag(w, r, op, body, rl)
 	}
 }
 
@@ -490,4 +537,148 @@ func mergeUnprocessed(resp *response, left map[string][]json.RawMessage) error {
 	out["UnprocessedItems"] = marshal(un)
 	resp.body = marshal(out)
 	return nil
+}
+
+// unprocessedKeys forwards part of a BatchGetItem request's keys and answers
+// with the rest added to UnprocessedKeys.
+func (p *Proxy) unprocessedKeys(w http.ResponseWriter, r *http.Request, op string, body []byte, rl Rule, seed uint64) {
+	var in map[string]json.RawMessage
+	var items map[string]map[string]json.RawMessage // table → KeysAndAttributes
+	if json.Unmarshal(body, &in) != nil || json.Unmarshal(in["RequestItems"], &items) != nil {
+		p.pass(w, r, op, body)
+		return
+	}
+	tables := make([]string, 0, len(items))
+	for t := range items {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	type keyRef struct {
+		table string
+		key   json.RawMessage
+	}
+	var all []keyRef
+	for _, t := range tables {
+		var keys []json.RawMessage
+		if json.Unmarshal(items[t]["Keys"], &keys) != nil {
+			p.pass(w, r, op, body)
+			return
+		}
+		for _, k := range keys {
+			all = append(all, keyRef{t, k})
+		}
+	}
+	keep := int(float64(len(all)) * rl.Keep)
+	if keep >= len(all) {
+		p.pass(w, r, op, body)
+		return
+	}
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	if rl.Random {
+		rng := rand.New(rand.NewPCG(seed, ^seed))
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		slices.Sort(order[:keep])
+		slices.Sort(order[keep:])
+	}
+	// Each side keeps the rest of its table's KeysAndAttributes
+	// (ConsistentRead, ProjectionExpression, ...), as DynamoDB does.
+	split := func(idx []int) map[string]map[string]json.RawMessage {
+		keys := map[string][]json.RawMessage{}
+		for _, i := range idx {
+			keys[all[i].table] = append(keys[all[i].table], all[i].key)
+		}
+		out := map[string]map[string]json.RawMessage{}
+		for t, ks := range keys {
+			ka := map[string]json.RawMessage{}
+			for f, v := range items[t] {
+				ka[f] = v
+			}
+			ka["Keys"] = marshal(ks)
+			out[t] = ka
+		}
+		return out
+	}
+	kept, left := split(order[:keep]), split(order[keep:])
+	p.count(func(s *Stats) {
+		s.Injected[Unprocessed]++
+		s.UnprocessedKeys += len(all) - keep
+	})
+	if keep == 0 {
+		(&response{status: http.StatusOK, header: http.Header{
+			"Content-Type":     {"application/x-amz-json-1.0"},
+			"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
+		}, body: marshal(map[string]any{"Responses": map[string]any{}, "UnprocessedKeys": left})}).write(w, true)
+		return
+	}
+	in["RequestItems"] = marshal(kept)
+	resp, err := p.forward(r, op, marshal(in))
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		}
+		return
+	}
+	if resp.status != http.StatusOK {
+		resp.write(w, false)
+		return
+	}
+	var out map[string]json.RawMessage
+	un := map[string]map[string]json.RawMessage{}
+	if err := json.Unmarshal(resp.body, &out); err != nil {
+		http.Error(w, "faultproxy: the target's BatchGetItem answer is not JSON: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	if raw, ok := out["UnprocessedKeys"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &un); err != nil {
+			http.Error(w, "faultproxy: the target's UnprocessedKeys: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+	}
+	for t, ka := range left {
+		if prev, ok := un[t]; ok {
+			var a, b []json.RawMessage
+			_ = json.Unmarshal(prev["Keys"], &a)
+			_ = json.Unmarshal(ka["Keys"], &b)
+			prev["Keys"] = marshal(append(a, b...))
+			continue
+		}
+		un[t] = ka
+	}
+	out["UnprocessedKeys"] = marshal(un)
+	resp.body = marshal(out)
+	resp.write(w, true)
+}
+
+// lag forwards an index read and removes items from its answer.
+func (p *Proxy) lag(w http.ResponseWriter, r *http.Request, op string, body []byte, rl Rule) {
+	resp, err := p.forward(r, op, body)
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		}
+		return
+	}
+	var out map[string]json.RawMessage
+	var items []json.RawMessage
+	if resp.status != http.StatusOK || json.Unmarshal(resp.body, &out) != nil || json.Unmarshal(out["Items"], &items) != nil {
+		resp.write(w, false) // an error, or an answer without items (Select COUNT): as it is
+		return
+	}
+	keep := int(float64(len(items)) * rl.Keep)
+	dropped := len(items) - keep
+	out["Items"] = marshal(items[:keep])
+	out["Count"] = marshal(keep)
+	var scanned int
+	if json.Unmarshal(out["ScannedCount"], &scanned) == nil {
+		out["ScannedCount"] = marshal(max(0, scanned-dropped))
+	}
+	p.count(func(s *Stats) {
+		s.Injected[Lag]++
+		s.LaggedItems += dropped
+	})
+	resp.body = marshal(out)
+	resp.write(w, true)
 }

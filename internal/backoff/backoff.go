@@ -1,0 +1,49 @@
+// Package backoff owns the retry policy migrate and verify share for
+// DynamoDB batch calls: capped exponential backoff with full jitter, until a
+// deadline, with every wait watching the context.
+package backoff
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Policy is capped exponential backoff with full jitter, until Deadline has
+// passed since a request's first attempt.
+type Policy struct {
+	Base     time.Duration
+	Cap      time.Duration
+	Deadline time.Duration
+}
+
+// Default retries for up to two minutes, waiting at most 5 s at a time.
+var Default = Policy{Base: 50 * time.Millisecond, Cap: 5 * time.Second, Deadline: 2 * time.Minute}
+
+// Delay is the wait before retry number attempt (from 1): a uniform random
+// duration in [0, min(Cap, Base·2^(attempt-1))).
+func (p Policy) Delay(attempt int) time.Duration {
+	d := p.Cap
+	if attempt < 31 {
+		d = min(p.Cap, p.Base<<(attempt-1))
+	}
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d)
+}
+
+// Sleep waits d, or until ctx is done, and then returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

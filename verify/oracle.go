@@ -1,0 +1,589 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// The oracle is the item check's second, independent reading of the source:
+// the engine renders each row as JSON itself (PostgreSQL to_jsonb, MySQL and
+// MariaDB JSON_OBJECT), and every column attribute of the stored item is
+// compared with that JSON value by what the value means — numbers by value,
+// instants by instant, sets as sets — by code that shares nothing with the
+// decoding (package source) and conversion (mapping.Convert) migrate uses.
+// A conversion bug in migrate's path is therefore reproduced by the rendered
+// expected item but not by the oracle.
+
+// itemQuery is the one query of an entity's item pass: every column of the
+// table (decoded as migrate decodes them, for rendering the expected item),
+// then the engine's JSON rendering of the row, in primary-key order.
+type itemQuery struct {
+	sql     string
+	table   *introspect.Table
+	jsonCol string // the result column holding the row's JSON
+	oracle  *oracle
+}
+
+// oracle compares stored attributes with the engine's JSON values.
+type oracle struct {
+	engine introspect.Engine
+	attrs  []mapping.ColumnAttribute
+	keys   []string // the JSON object key of each attribute's column
+}
+
+// newItemQuery builds the item pass's query for e on engine.
+func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
+	t := e.Table
+	q := &itemQuery{table: t, jsonCol: unusedName(t, "remodel_row_json")}
+	ident, from := pgQuote, pgQuote(t.Schema)+"."+pgQuote(t.Name)
+	if engine == introspect.MySQL {
+		ident, from = myQuote, myQuote(t.Name)
+	}
+	ref := from // what the row is called in the select list
+	if t.Query != "" {
+		from, ref = introspect.DerivedTable(t.Query), "q"
+	}
+	// The columns as the source's scan reads them (a spatial column as its
+	// WKT, a condition as a boolean), for rendering the expected item.
+	cols := source.ScanColumns(engine, t)
+	keys := make([]string, len(t.Columns))
+	if engine == introspect.MySQL {
+		// Keys by position: no column name has to be written as an SQL
+		// string literal (whose escaping depends on sql_mode).
+		args := make([]string, 0, 2*len(t.Columns))
+		for i, c := range t.Columns {
+			if c.Expr != "" {
+				continue // a condition, not a column of the row
+			}
+			keys[i] = strconv.Itoa(i)
+			args = append(args, "'"+keys[i]+"'", myJSONExpr(c))
+		}
+		cols = append(cols, "JSON_OBJECT("+strings.Join(args, ", ")+") AS "+ident(q.jsonCol))
+	} else {
+		for i, c := range t.Columns {
+			keys[i] = c.Name
+		}
+		cols = append(cols, "to_jsonb("+ref+".*) AS "+ident(q.jsonCol))
+	}
+	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
+	if strings.TrimSpace(e.Where) != "" {
+		sql += " WHERE (" + e.Where + ")"
+	}
+	if len(t.PrimaryKey) > 0 {
+		pk := make([]string, len(t.PrimaryKey))
+		for i, c := range t.PrimaryKey {
+			pk[i] = ref + "." + ident(c)
+		}
+		sql += " ORDER BY " + strings.Join(pk, ", ")
+	}
+	q.sql = sql
+	o := &oracle{engine: engine, attrs: e.ColumnAttributes()}
+	for _, a := range o.attrs {
+		o.keys = append(o.keys, keys[a.Index])
+	}
+	q.oracle = o
+	return q
+}
+
+// kindOf decodes the table's columns as migrate does and leaves the JSON
+// column as text.
+func (q *itemQuery) kindOf(name string) *introspect.Column {
+	if name == q.jsonCol {
+		return nil
+	}
+	return q.table.Column(name)
+}
+
+// myJSONExpr is the expression JSON_OBJECT renders for column c. Where the
+// plain column would come out lossy or as invalid JSON, it asks the engine
+// for an exact form: bytes as hex (MariaDB puts raw bytes in a JSON string),
+// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT as an
+// unsigned number (MariaDB prints raw bytes unquoted).
+func myJSONExpr(c *introspect.Column) string {
+	col := myQuote(c.Name)
+	typ := strings.ToLower(c.Type)
+	switch {
+	case c.Kind == introspect.KindBytes:
+		return "HEX(" + col + ")"
+	case c.Kind == introspect.KindGeometry: // the engine's WKT (EWKT with an SRID)
+		return "IF(ST_SRID(" + col + ") = 0, ST_AsText(" + col + "), CONCAT('SRID=', ST_SRID(" + col + "), ';', ST_AsText(" + col + ")))"
+	case c.Kind == introspect.KindFloat && strings.HasPrefix(typ, "float"):
+		return "CAST(" + col + " AS DOUBLE)"
+	case c.Kind == introspect.KindInt && strings.HasPrefix(typ, "bit"):
+		return "CAST(" + col + " AS UNSIGNED)"
+	}
+	return col
+}
+
+func pgQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func myQuote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// unusedName is base, with underscores added until no column of t has it.
+func unusedName(t *introspect.Table, base string) string {
+	for t.Column(base) != nil {
+		base += "_"
+	}
+	return base
+}
+
+// rowJSON is one row as the engine rendered it.
+type rowJSON map[string]any
+
+// parseRowJSON reads the engine's JSON rendering of a row, numbers as
+// exact text.
+func parseRowJSON(v any) (rowJSON, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("the row's JSON rendering is a %T, not text", v)
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("the row's JSON rendering is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("the row's JSON rendering has data after the object")
+	}
+	return m, nil
+}
+
+// finding is one attribute on which the oracle and the stored item disagree,
+// or which the oracle cannot check.
+type finding struct {
+	attr, column string
+	want         string // the source's value, as the engine rendered it
+	got          string // the stored value
+	note         string // set when the oracle cannot interpret the value
+}
+
+// check compares every column attribute of the stored item have with the
+// row's JSON. row is the decoded row; only whether a JSON column is SQL NULL
+// is read from it (the JSON null document and SQL NULL render alike). skip
+// names attributes already reported.
+func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string]bool) []finding {
+	var out []finding
+	for i, a := range o.attrs {
+		if skip[a.Attr] {
+			continue
+		}
+		got := have[a.Attr]
+		jv, ok := js[o.keys[i]]
+		if !ok {
+			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: "nothing",
+				note: "the source's JSON rendering of the row has no such column"})
+			continue
+		}
+		if f, bad := o.value(a, jv, row[a.Index] == nil, got); bad {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// value compares one column's JSON value with its stored attribute.
+func (o *oracle) value(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
+	c := a.Column
+	f := finding{attr: a.Attr, column: c.Name, got: Text(got), want: jsonText(jv)}
+	if jv == nil {
+		if c.Kind == introspect.KindJSON && !sqlNull {
+			// A JSON document that is the JSON null.
+			if _, ok := got.(*types.AttributeValueMemberNULL); ok {
+				return f, false
+			}
+			return f, true
+		}
+		f.want = "nothing (NULL)"
+		return f, got != nil
+	}
+	if c.Kind == introspect.KindSet {
+		s, ok := jv.(string)
+		if !ok {
+			f.note = "a SET column rendered as JSON " + jsonKind(jv) + ", not as text"
+			return f, true
+		}
+		if s == "" {
+			f.want = `nothing (the empty set "")`
+			return f, got != nil
+		}
+	}
+	if got == nil {
+		return f, true
+	}
+	agree, note := o.same(c, c.Kind, jv, got)
+	if note != "" {
+		f.note = note
+		return f, true
+	}
+	return f, !agree
+}
+
+// same reports whether the JSON value jv of a column of kind k means the
+// stored value got; note says why jv cannot be interpreted.
+func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types.AttributeValue) (agree bool, note string) {
+	switch k {
+	case introspect.KindInt, introspect.KindDecimal:
+		n, ok := jv.(json.Number)
+		if !ok {
+			return false, "a " + string(k) + " column rendered as JSON " + jsonKind(jv) + ", not as a number"
+		}
+		g, ok := got.(*types.AttributeValueMemberN)
+		return ok && sameDecimal(string(n), g.Value), ""
+	case introspect.KindFloat:
+		n, ok := jv.(json.Number)
+		if !ok {
+			return false, "a float column rendered as JSON " + jsonKind(jv) + ", not as a number"
+		}
+		want, err := strconv.ParseFloat(string(n), 64)
+		if err != nil {
+			return false, "the float " + string(n) + " does not fit a float64"
+		}
+		g, ok := got.(*types.AttributeValueMemberN)
+		if !ok {
+			return false, ""
+		}
+		have, err := strconv.ParseFloat(g.Value, 64)
+		if err != nil {
+			return false, ""
+		}
+		if singlePrecision(o.engine, c) {
+			return float32(want) == float32(have), ""
+		}
+		return want == have, ""
+	case introspect.KindBool:
+		var want bool
+		switch x := jv.(type) {
+		case bool:
+			want = x
+		case json.Number: // MySQL renders tinyint(1) as 0 or 1
+			switch x {
+			case "0":
+				want = false
+			case "1":
+				want = true
+			default:
+				return false, "the boolean column holds " + string(x) + ", neither 0 nor 1"
+			}
+		default:
+			return false, "a boolean column rendered as JSON " + jsonKind(jv)
+		}
+		g, ok := got.(*types.AttributeValueMemberBOOL)
+		return ok && g.Value == want, ""
+	case introspect.KindString, introspect.KindGeometry:
+		s, ok := jv.(string)
+		if !ok {
+			return false, "a column read as text (" + c.Type + ") rendered as JSON " + jsonKind(jv) + ", which does not say what its text is"
+		}
+		g, ok := got.(*types.AttributeValueMemberS)
+		return ok && g.Value == s, ""
+	case introspect.KindBytes:
+		s, ok := jv.(string)
+		if !ok {
+			return false, "a bytes column rendered as JSON " + jsonKind(jv)
+		}
+		if o.engine == introspect.Postgres {
+			rest, ok := strings.CutPrefix(s, `\x`)
+			if !ok {
+				return false, `PostgreSQL rendered the bytes without the \x hex prefix`
+			}
+			s = rest
+		}
+		want, err := hex.DecodeString(s)
+		if err != nil {
+			return false, "the bytes' hex text does not decode: " + err.Error()
+		}
+		g, ok := got.(*types.AttributeValueMemberB)
+		return ok && bytes.Equal(g.Value, want), ""
+	case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+		s, ok := jv.(string)
+		if !ok {
+			return false, "a " + string(k) + " column rendered as JSON " + jsonKind(jv)
+		}
+		want, err := sourceInstant(k, s)
+		if err != nil {
+			return false, err.Error()
+		}
+		g, ok := got.(*types.AttributeValueMemberS)
+		if !ok {
+			return false, ""
+		}
+		have, err := time.Parse(storedLayout(k, c.Precision), g.Value)
+		return err == nil && have.Equal(want), ""
+	case introspect.KindTime:
+		s, ok := jv.(string)
+		if !ok {
+			return false, "a time column rendered as JSON " + jsonKind(jv)
+		}
+		g, ok := got.(*types.AttributeValueMemberS)
+		return ok && sameTimeOfDay(s, g.Value), ""
+	case introspect.KindJSON:
+		return sameJSON(jv, got), ""
+	case introspect.KindArray:
+		list, ok := jv.([]any)
+		if !ok {
+			return false, "an array column rendered as JSON " + jsonKind(jv)
+		}
+		elem := &introspect.Column{Name: c.Name, Type: strings.TrimSuffix(c.Type, "[]"), Kind: c.Elem, Precision: c.Precision}
+		return o.sameArray(elem, list, got)
+	case introspect.KindSet:
+		s := jv.(string) // value checked it is a non-empty string
+		g, ok := got.(*types.AttributeValueMemberSS)
+		return ok && sameSet(strings.Split(s, ","), g.Value, func(s string) string { return s }), ""
+	}
+	return false, "the oracle does not know columns of kind " + string(k)
+}
+
+// sameArray compares a JSON array (of a PostgreSQL array column, nested for
+// several dimensions) with a stored L.
+func (o *oracle) sameArray(elem *introspect.Column, list []any, got types.AttributeValue) (bool, string) {
+	g, ok := got.(*types.AttributeValueMemberL)
+	if !ok || len(g.Value) != len(list) {
+		return false, ""
+	}
+	for i, e := range list {
+		switch x := e.(type) {
+		case nil:
+			if _, ok := g.Value[i].(*types.AttributeValueMemberNULL); !ok {
+				return false, ""
+			}
+		case []any:
+			if elem.Kind == introspect.KindJSON { // json[]: an element is a document
+				if !sameJSON(x, g.Value[i]) {
+					return false, ""
+				}
+				continue
+			}
+			if ok, note := o.sameArray(elem, x, g.Value[i]); !ok || note != "" {
+				return ok, note
+			}
+		default:
+			if ok, note := o.same(elem, elem.Kind, x, g.Value[i]); !ok || note != "" {
+				if note != "" {
+					note = fmt.Sprintf("element %d: %s", i+1, note)
+				}
+				return ok, note
+			}
+		}
+	}
+	return true, ""
+}
+
+// singlePrecision reports whether a float column holds 32-bit floats, whose
+// JSON rendering (widened to double) is compared at 32-bit precision.
+func singlePrecision(engine introspect.Engine, c *introspect.Column) bool {
+	t := strings.ToLower(c.Type)
+	if engine == introspect.MySQL {
+		return strings.HasPrefix(t, "float")
+	}
+	return t == "real" || t == "float4"
+}
+
+// sameDecimal compares two decimal texts exactly, by value.
+func sameDecimal(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, ok := new(big.Rat).SetString(a)
+	if !ok {
+		return false
+	}
+	y, ok := new(big.Rat).SetString(b)
+	return ok && x.Cmp(y) == 0
+}
+
+// sourceInstant reads a date or timestamp as the engine renders it in JSON:
+// PostgreSQL "2024-01-02T03:04:05.123" (with "+00:00" for timestamptz),
+// MySQL "2024-01-02 03:04:05.123" in the session's time zone, which the
+// source sets to UTC.
+func sourceInstant(k introspect.Kind, s string) (time.Time, error) {
+	if k == introspect.KindDate {
+		t, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("the source's date %q is not YYYY-MM-DD", s)
+		}
+		return t, nil
+	}
+	iso := s
+	if len(iso) > 10 && iso[10] == ' ' {
+		iso = iso[:10] + "T" + iso[11:]
+	}
+	for _, l := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(l, iso); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("the source's timestamp %q is not one the oracle reads", s)
+}
+
+// storedLayout is the documented text of a stored date or timestamp: fixed
+// width, the column's fractional digits, "Z" where the zone is known.
+func storedLayout(k introspect.Kind, precision int) string {
+	if k == introspect.KindDate {
+		return "2006-01-02"
+	}
+	l := "2006-01-02T15:04:05"
+	if precision > 0 {
+		l += "." + strings.Repeat("0", min(precision, 9))
+	}
+	if k == introspect.KindTimestampTZ {
+		l += "Z"
+	}
+	return l
+}
+
+// sameTimeOfDay compares two times of day ("12:34:56.78", MySQL's
+// "-838:59:59", PostgreSQL's "12:34:56+02") by value: the fraction's
+// trailing zeros do not matter, the zone must be the same. Texts that are
+// not times must be equal.
+func sameTimeOfDay(a, b string) bool {
+	x, ok1 := parseTimeOfDay(a)
+	y, ok2 := parseTimeOfDay(b)
+	if !ok1 || !ok2 {
+		return a == b
+	}
+	return x == y
+}
+
+type timeOfDay struct {
+	neg            bool
+	h, m, s, nanos int64
+	zone           string
+}
+
+func parseTimeOfDay(s string) (timeOfDay, bool) {
+	var t timeOfDay
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		t.neg, s = true, rest
+	}
+	if i := strings.IndexAny(s, "+-"); i >= 0 {
+		s, t.zone = s[:i], s[i:]
+	}
+	hms, frac, hasFrac := strings.Cut(s, ".")
+	parts := strings.Split(hms, ":")
+	if len(parts) != 3 || hasFrac && (frac == "" || len(frac) > 9 || !digits(frac)) {
+		return t, false
+	}
+	var err error
+	vals := []*int64{&t.h, &t.m, &t.s}
+	for i, p := range parts {
+		if p == "" || !digits(p) {
+			return t, false
+		}
+		if *vals[i], err = strconv.ParseInt(p, 10, 64); err != nil {
+			return t, false
+		}
+	}
+	if hasFrac {
+		n, _ := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+		t.nanos = n
+	}
+	return t, true
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON compares a JSON value (numbers as json.Number) with the stored
+// attribute value by meaning: objects as M, arrays as L, numbers by exact
+// value.
+func sameJSON(jv any, got types.AttributeValue) bool {
+	switch x := jv.(type) {
+	case nil:
+		_, ok := got.(*types.AttributeValueMemberNULL)
+		return ok
+	case bool:
+		g, ok := got.(*types.AttributeValueMemberBOOL)
+		return ok && g.Value == x
+	case string:
+		g, ok := got.(*types.AttributeValueMemberS)
+		return ok && g.Value == x
+	case json.Number:
+		g, ok := got.(*types.AttributeValueMemberN)
+		return ok && sameDecimal(string(x), g.Value)
+	case []any:
+		g, ok := got.(*types.AttributeValueMemberL)
+		if !ok || len(g.Value) != len(x) {
+			return false
+		}
+		for i := range x {
+			if !sameJSON(x[i], g.Value[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		g, ok := got.(*types.AttributeValueMemberM)
+		if !ok || len(g.Value) != len(x) {
+			return false
+		}
+		for k, v := range x {
+			gv, ok := g.Value[k]
+			if !ok || !sameJSON(v, gv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean " + jsonText(v)
+	case string:
+		return "string " + jsonText(v)
+	case json.Number:
+		return "number " + jsonText(v)
+	case []any:
+		return "array " + jsonText(v)
+	case map[string]any:
+		return "object " + jsonText(v)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// jsonText renders a JSON value briefly.
+func jsonText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	if len(s) > 120 {
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
