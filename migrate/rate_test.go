@@ -84,10 +84,10 @@ func TestRateLimit(t *testing.T) {
 		requests  []int
 		want      time.Duration
 	}{
-		{100, repeat(25, 40), 10 * time.Second},           // 1000 units at 100/s, from an empty bucket
-		{10, []int{25}, 2500 * time.Millisecond},          // larger than the bucket: 10 + 10 + 5
-		{1000, []int{400, 400, 200}, time.Second},         // within one second's worth, still paced
-		{40, append(repeat(1, 10), 70), 2 * time.Second},  // 80 units at 40/s
+		{100, repeat(25, 40), 10 * time.Second},          // 1000 units at 100/s, from an empty bucket
+		{10, []int{25}, 2500 * time.Millisecond},         // larger than the bucket: 10 + 10 + 5
+		{1000, []int{400, 400, 200}, time.Second},        // within one second's worth, still paced
+		{40, append(repeat(1, 10), 70), 2 * time.Second}, // 80 units at 40/s
 		{1 << 40, repeat(25, 10), 250 * time.Nanosecond}, // practically none
 	} {
 		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
