@@ -41,19 +41,23 @@ func (t *Table) LockKey() Item {
 // IsLock says whether the item (or key) is the table's lock item. Numbers
 // are compared by value, as DynamoDB stores them normalised.
 func (t *Table) IsLock(item Item) bool {
-	if !isLockValue(item[t.PK.Name]) {
+	if !isLockValue(item[t.PK.Name], t.PK.Type) {
 		return false
 	}
-	return t.SK == nil || isLockValue(item[t.SK.Name])
+	return t.SK == nil || isLockValue(item[t.SK.Name], t.SK.Type)
 }
 
-func isLockValue(av types.AttributeValue) bool {
+// isLockValue says whether av is the lock's value for a key of type typ.
+func isLockValue(av types.AttributeValue, typ string) bool {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		return x.Value == LockKeyText
+		return typ != "N" && typ != "B" && x.Value == LockKeyText
 	case *types.AttributeValueMemberB:
-		return bytes.Equal(x.Value, []byte(LockKeyText))
+		return typ == "B" && bytes.Equal(x.Value, []byte(LockKeyText))
 	case *types.AttributeValueMemberN:
+		if typ != "N" {
+			return false
+		}
 		if len(x.Value) == 0 || x.Value[0] != '-' { // quick: the lock's number is negative
 			return false
 		}

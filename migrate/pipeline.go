@@ -173,8 +173,11 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 	rep.writing = true
 	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
-	if err == nil && w.written != nil {
-		err = strays(ctx, o, w, rep, call)
+	if err == nil {
+		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
+		if w.written != nil {
+			err = strays(ctx, o, w, rep, call)
+		}
 	}
 	close(stop)
 	<-progressDone
