@@ -3,9 +3,20 @@
 // ACTIVE, refusing a non-empty table unless told, and the pipeline that
 // streams rows from a consistent source snapshot through rendering and
 // batching into a fixed pool of BatchWriteItem writers, retrying
-// UnprocessedItems, throttling and 5xx with capped exponential backoff and
-// jitter, recording rejected rows, and ending with a report. A batch
-// DynamoDB refuses as invalid is split until the items it refuses are found
-// alone; their rows are rejected with DynamoDB's message and the rest are
-// written.
+// UnprocessedItems, throttling, 5xx and requests left unanswered (every
+// attempt has a deadline) with capped exponential backoff and jitter,
+// recording rejected rows, and ending with a report. A batch DynamoDB
+// refuses as invalid is split until the items it refuses are found alone;
+// their rows are rejected with DynamoDB's message and the rest are written.
+//
+// Run control: a lock item in the table (mapping.LockKeyText, lock.go)
+// keeps a second run out while one writes, with a heartbeat, a staleness
+// limit past which it is taken over, and removal however the run ends. When
+// the run stops (an error, a canceled context) the writers send nothing new
+// but wait a grace period for the answers of their requests in flight, so
+// that the report counts exactly what DynamoDB acknowledged (deadline.go).
+// An optional rate limit (a token bucket of write units) paces the writers,
+// and a throttled answer pauses all of them together (rate.go). Into a table
+// that held items, the run counts them first and, at the end, finds (and on
+// request deletes) the items it did not write (stray.go).
 package migrate

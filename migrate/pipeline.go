@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -34,6 +35,27 @@ type Options struct {
 	// Progress receives a line every ProgressEvery; nil for none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+
+	// RequestTimeout is the deadline of every attempt of every DynamoDB
+	// request (0: DefaultRequestTimeout); an attempt without an answer by
+	// then is retried like any other failure. TableTimeout bounds the wait
+	// for a created table to become ACTIVE (0: DefaultTableTimeout).
+	RequestTimeout time.Duration
+	TableTimeout   time.Duration
+	// StopGrace is how long a writer whose request is in flight when the
+	// run stops (an error, a canceled context) still waits for its answer,
+	// so that what DynamoDB acknowledged is counted (0: DefaultStopGrace).
+	StopGrace time.Duration
+	// RateLimit caps the writes at this many write units per second (one
+	// unit per started KB of each item); 0 means no limit.
+	RateLimit int64
+	// LockStale is the age of a lock item's heartbeat past which another
+	// run takes the lock over (0: DefaultLockStale); the heartbeat is
+	// refreshed every LockStale/4.
+	LockStale time.Duration
+	// DeleteStale deletes, after a successful run into a table that held
+	// items before (AllowNonEmpty), the items this run did not write.
+	DeleteStale bool
 }
 
 func (o *Options) defaults() {
@@ -53,34 +75,76 @@ func (o *Options) defaults() {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
+	o.runDefaults()
 }
 
 // Run migrates every entity of the plan into the table. It returns the
-// report even when it fails, with what was done up to the failure.
+// report even when it fails, with what was done up to the failure; the
+// report says whether the run succeeded, failed or was interrupted (ctx
+// canceled).
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o.defaults()
 	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Started: time.Now()}
+	err := run(ctx, o, rep)
+	rep.OK = err == nil
+	if err != nil {
+		rep.Error = err.Error()
+		rep.Partial = rep.writing
+	}
+	rep.Interrupted = ctx.Err() != nil
+	return rep, err
+}
+
+func run(ctx context.Context, o Options, rep *Report) (err error) {
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
 	if o.CreateTable {
-		if err := CreateTable(ctx, o.DB, &o.Plan.Table, o.Table, 5*time.Minute); err != nil {
-			return rep, err
+		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
+			return err
 		}
 		rep.CreatedTable = true
-	} else if err := CheckTable(ctx, o.DB, &o.Plan.Table, o.Table); err != nil {
-		return rep, err
+	} else if err := CheckTable(ctx, o.DB, &o.Plan.Table, o.Table, call); err != nil {
+		return err
 	}
+
+	// The lock: one run at a time writes into the table. The heartbeat
+	// stops the run if the lock is lost; the lock is removed however the
+	// run ends.
+	lk, err := acquireLock(ctx, o, rep)
+	if err != nil {
+		return err
+	}
+	ctx, stopRun := context.WithCancelCause(ctx)
+	stopHeartbeat := lk.keepAlive(ctx, stopRun)
+	defer func() {
+		stopHeartbeat()
+		stopRun(nil)
+		if warning := lk.release(ctx); warning != "" {
+			rep.Warnings = append(rep.Warnings, warning)
+		}
+	}()
+	defer func() { // the heartbeat's reason, when it stopped the run
+		if err != nil && ctx.Err() != nil {
+			if cause := context.Cause(ctx); errors.Is(cause, errLockLost) {
+				err = cause
+			}
+		}
+	}()
+
 	if !o.AllowNonEmpty {
-		empty, err := IsEmpty(ctx, o.DB, o.Table)
+		empty, err := IsEmpty(ctx, o.DB, &o.Plan.Table, o.Table, call)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if !empty {
-			return rep, fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
+			return fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
 		}
+	} else if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
+		return err
 	}
 
 	snap, err := o.Source.Snapshot(ctx, o.Readers)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	defer snap.Close()
 	rep.SnapshotWarning = snap.Warning()
@@ -92,10 +156,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
 	if o.RejectsPath != "" { // a file left by an earlier run would tell of rows this run did not reject
 		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return rep, fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
+			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
 		}
 	}
-	w := &writer{db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej}
+	w := newWriter(o, c, rej)
+	if rep.ItemsBefore > 0 { // to find the items this run did not write
+		w.written = newKeySet()
+	}
 
 	stop := make(chan struct{})
 	progressDone := make(chan struct{})
@@ -104,7 +171,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		progress(o, c, rep.Started, stop)
 	}()
 
+	rep.writing = true
 	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
+	if err == nil {
+		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
+		if w.written != nil {
+			err = strays(ctx, o, w, rep, call)
+		}
+	}
 	close(stop)
 	<-progressDone
 	if cerr := rej.close(); err == nil {
@@ -114,7 +188,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if rej.n > 0 && o.RejectsPath != "" {
 		rep.RejectsFile = o.RejectsPath
 	}
-	return rep, err
+	return err
 }
 
 func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters) error {

@@ -10,8 +10,16 @@ import (
 
 // Report is the outcome of a migration.
 type Report struct {
-	Table           string         `json:"table"`
-	Engine          string         `json:"engine"`
+	Table  string `json:"table"`
+	Engine string `json:"engine"`
+	// OK is true when every row was written or rejected within
+	// --max-rejects; Error says why the run stopped otherwise, Interrupted
+	// that it was canceled (SIGINT, SIGTERM), and Partial that it stopped
+	// after it began writing: the table holds only part of the rows.
+	OK              bool           `json:"ok"`
+	Error           string         `json:"error,omitempty"`
+	Interrupted     bool           `json:"interrupted"`
+	Partial         bool           `json:"partial"`
 	CreatedTable    bool           `json:"created_table"`
 	Started         time.Time      `json:"started"`
 	Duration        time.Duration  `json:"duration_ns"`
@@ -27,6 +35,19 @@ type Report struct {
 	Rejections      []Rejection    `json:"rejections,omitempty"` // the first 20
 	RejectsFile     string         `json:"rejects_file,omitempty"`
 	SnapshotWarning string         `json:"snapshot_warning,omitempty"`
+	// ItemsBefore counts the items the table held before the run (with
+	// --allow-non-empty; without it the table was empty). StrayItems are
+	// the items of a table that held some, found after a successful run,
+	// that this run did not write (StrayKeys names the first 20);
+	// StrayDeleted how many of them --delete-stale deleted.
+	ItemsBefore  int64    `json:"items_before"`
+	StrayItems   int64    `json:"stray_items"`
+	StrayDeleted int64    `json:"stray_deleted"`
+	StrayKeys    []string `json:"stray_keys,omitempty"`
+	// Warnings: a stale lock taken over, a lock that could not be removed.
+	Warnings []string `json:"warnings,omitempty"`
+
+	writing bool // the pipeline started: a run stopping now leaves a partial table
 }
 
 // EntityReport is one entity's share of the migration.
@@ -45,6 +66,7 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 	r.Rejected = c.rejected.Load()
 	r.Retries = c.retries.Load()
 	r.Throttled = c.throttled.Load()
+	r.StrayDeleted = c.deleted.Load()
 	c.mu.Lock()
 	r.WriteUnits = c.units
 	c.mu.Unlock()
@@ -60,13 +82,27 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 	rej.mu.Unlock()
 }
 
-// WriteText prints the report for people.
+// WriteText prints the report for people. Only a run that succeeded is
+// headed "migrated".
 func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
+	switch {
+	case r.OK:
+		fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
+	case r.Interrupted:
+		fmt.Fprintf(w, "migration of %s into DynamoDB table %s INTERRUPTED", r.Engine, r.Table)
+	default:
+		fmt.Fprintf(w, "migration of %s into DynamoDB table %s FAILED", r.Engine, r.Table)
+	}
 	if r.CreatedTable {
 		fmt.Fprint(w, " (created)")
 	}
 	fmt.Fprintln(w)
+	if r.Error != "" && !r.Interrupted {
+		fmt.Fprintf(w, "  error: %s\n", r.Error)
+	}
+	if r.Partial {
+		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
+	}
 	fmt.Fprintf(w, "  %-24s %10s %10s %10s\n", "entity", "rows", "items", "rejected")
 	for _, e := range r.Entities {
 		fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", e.Name, e.Rows, e.Items, e.Rejected)
@@ -83,7 +119,26 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.RejectsFile != "" {
 		fmt.Fprintf(w, "  every rejected row is in %s\n", r.RejectsFile)
 	}
+	if r.ItemsBefore > 0 {
+		fmt.Fprintf(w, "  the table held %d items before the run\n", r.ItemsBefore)
+	}
+	if r.StrayItems > 0 {
+		if r.StrayDeleted > 0 {
+			fmt.Fprintf(w, "  %d items matched no source row (not written by this run); --delete-stale deleted %d of them\n", r.StrayItems, r.StrayDeleted)
+		} else {
+			fmt.Fprintf(w, "  %d items match no source row (not written by this run; --delete-stale deletes them)\n", r.StrayItems)
+		}
+		for _, k := range r.StrayKeys {
+			fmt.Fprintf(w, "  stray: %s\n", k)
+		}
+		if int(r.StrayItems) > len(r.StrayKeys) {
+			fmt.Fprintf(w, "  ... and %d more stray items\n", int(r.StrayItems)-len(r.StrayKeys))
+		}
+	}
 	if r.SnapshotWarning != "" {
 		fmt.Fprintf(w, "  warning: %s\n", r.SnapshotWarning)
+	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warning)
 	}
 }

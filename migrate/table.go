@@ -13,28 +13,41 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
 // CreateTable creates the table the mapping describes, under the given name,
-// and waits until the table and its indexes are ACTIVE.
+// and waits until the table and its indexes are ACTIVE, for at most timeout.
+// Every request has DefaultRequestTimeout to be answered.
 func CreateTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, timeout time.Duration) error {
+	return createTable(ctx, db, t, name, timeout, DefaultRequestTimeout)
+}
+
+func createTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, timeout, requestTimeout time.Duration) error {
 	in := createTableInput(t, name)
-	if _, err := db.CreateTable(ctx, in); err != nil {
+	call := dynamo.AttemptTimeout(requestTimeout)
+	// One attempt: a CreateTable tried again after an attempt that got no
+	// answer would find the table that attempt created, and say so wrongly.
+	if _, err := db.CreateTable(ctx, in, noRetry, call); err != nil {
 		var inUse *types.ResourceInUseException
-		if errors.As(err, &inUse) {
+		var na *dynamo.NoAnswerError
+		switch {
+		case errors.As(err, &inUse):
 			return fmt.Errorf("migrate: creating table %s: it already exists (leave out --create-table to write into it)", name)
+		case errors.As(err, &na):
+			return fmt.Errorf("migrate: creating table %s: %v (--request-timeout): the table may or may not have been created", name, na)
 		}
 		return fmt.Errorf("migrate: creating table %s: %w", name, err)
 	}
-	if err := WaitActive(ctx, db, name, timeout); err != nil {
+	if err := WaitActive(ctx, db, name, timeout, call); err != nil {
 		return err
 	}
 	if t.TTL != "" {
 		_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 			TableName:               aws.String(name),
 			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTL), Enabled: aws.Bool(true)},
-		})
+		}, call)
 		if err != nil {
 			return fmt.Errorf("migrate: enabling TTL on %s.%s: %w", name, t.TTL, err)
 		}
@@ -103,14 +116,19 @@ func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput 
 	return in
 }
 
-// WaitActive polls until the table and all its global indexes are ACTIVE.
-func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout time.Duration) error {
+// WaitActive polls until the table and all its global indexes are ACTIVE,
+// for at most timeout; optFns apply to every DescribeTable.
+func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout time.Duration, optFns ...func(*dynamodb.Options)) error {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	delay := 200 * time.Millisecond
 	for {
-		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
 		if err != nil {
+			if parent.Err() == nil && ctx.Err() != nil {
+				return fmt.Errorf("migrate: table %s is not ACTIVE after %s (--table-timeout)", name, timeout)
+			}
 			return fmt.Errorf("migrate: waiting for table %s: %w", name, err)
 		}
 		ready := out.Table.TableStatus == types.TableStatusActive
@@ -122,7 +140,10 @@ func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout t
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("migrate: table %s is not ACTIVE after %s (status %s)", name, timeout, out.Table.TableStatus)
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return fmt.Errorf("migrate: table %s is not ACTIVE after %s (status %s; --table-timeout)", name, timeout, out.Table.TableStatus)
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 5*time.Second)
@@ -130,9 +151,9 @@ func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout t
 }
 
 // CheckTable makes sure an existing table has the keys and indexes the
-// mapping needs.
-func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string) error {
-	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+// mapping needs; optFns apply to the DescribeTable request.
+func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
 	if err != nil {
 		var nf *types.ResourceNotFoundException
 		if errors.As(err, &nf) {
@@ -207,11 +228,28 @@ func orNone(s string) string {
 	return s
 }
 
-// IsEmpty reports whether the table holds no item.
-func IsEmpty(ctx context.Context, db *dynamodb.Client, name string) (bool, error) {
-	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), Limit: aws.Int32(1), Select: types.SelectCount})
-	if err != nil {
-		return false, fmt.Errorf("migrate: checking whether %s is empty: %w", name, err)
+// IsEmpty reports whether the table holds no item, its lock item aside;
+// optFns apply to every Scan request.
+func IsEmpty(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) (bool, error) {
+	names := map[string]string{"#pk": t.PK.Name}
+	proj := "#pk"
+	if t.SK != nil {
+		names["#sk"] = t.SK.Name
+		proj += ", #sk"
 	}
-	return out.Count == 0 && len(out.LastEvaluatedKey) == 0, nil
+	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{
+		TableName: aws.String(name), Limit: aws.Int32(2), ProjectionExpression: aws.String(proj), ExpressionAttributeNames: names,
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx, optFns...)
+		if err != nil {
+			return false, fmt.Errorf("migrate: checking whether %s is empty: %w", name, err)
+		}
+		for _, it := range out.Items {
+			if !t.IsLock(it) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }

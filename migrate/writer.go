@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -29,19 +31,21 @@ type Backoff = backoff.Policy
 // DefaultBackoff retries for up to two minutes, waiting at most 5 s at a time.
 var DefaultBackoff = backoff.Default
 
-// pending is one rendered item on its way to DynamoDB.
+// pending is one rendered item on its way to DynamoDB, or (del) the key of
+// an item to delete.
 type pending struct {
 	item   mapping.Item
 	entity string
 	source string // the row's source key
+	del    bool
 }
 
 // counters are the pipeline's running totals, updated concurrently.
 type counters struct {
-	read, written, rejected, retries, throttled atomic.Int64
-	mu                                          sync.Mutex
-	units                                       float64
-	perEntity                                   map[string]*entityCounters
+	read, written, rejected, retries, throttled, deleted atomic.Int64
+	mu                                                   sync.Mutex
+	units                                                float64
+	perEntity                                            map[string]*entityCounters
 }
 
 type entityCounters struct {
@@ -51,6 +55,7 @@ type entityCounters struct {
 var (
 	retryables = retry.IsErrorRetryables(retry.DefaultRetryables)
 	throttles  = retry.IsErrorThrottles(retry.DefaultThrottles)
+	noRetry    = func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} } // the writer retries itself
 )
 
 // writer sends batches with BatchWriteItem and retries what DynamoDB leaves
@@ -58,6 +63,10 @@ var (
 // DynamoDB then writes none of it) is split in halves until each item it
 // refuses is alone: those rows are rejected with DynamoDB's message, like
 // the rows rendering rejects, and the rest are written.
+//
+// Every attempt has a deadline (timeout). When the run stops (ctx is done),
+// a request in flight is still given grace to be answered, so that what
+// DynamoDB acknowledged is counted; nothing new is sent.
 type writer struct {
 	db      *dynamodb.Client
 	table   *mapping.Table
@@ -65,6 +74,19 @@ type writer struct {
 	backoff Backoff
 	c       *counters
 	rej     *rejects
+	timeout time.Duration // of each attempt; 0: none
+	grace   time.Duration
+	gate    *gate      // pauses every writer after a throttled answer; nil: each backs off alone
+	limit   *rateLimit // nil: no rate limit
+	written *keySet    // digests of the keys written; nil: not kept
+}
+
+func newWriter(o Options, c *counters, rej *rejects) *writer {
+	return &writer{
+		db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej,
+		timeout: o.RequestTimeout, grace: o.StopGrace,
+		gate: newGate(o.Backoff), limit: newRateLimit(o.RateLimit, time.Now()),
+	}
 }
 
 // refusedError is DynamoDB refusing a batch as invalid; items are the ones
@@ -76,20 +98,56 @@ type refusedError struct {
 
 func (e *refusedError) Error() string { return e.err.Error() }
 
+// write writes one batch: every item is acknowledged by DynamoDB, rejected,
+// or the error says why not.
 func (w *writer) write(ctx context.Context, batch []pending) error {
-	err := w.put(ctx, batch)
+	batch, err := w.reserved(batch)
+	if err != nil || len(batch) == 0 {
+		return err
+	}
+	inflight, done := afterGrace(ctx, w.grace)
+	defer done()
+	return w.split(ctx, inflight, batch)
+}
+
+// reserved rejects the rows whose item has the lock item's key and returns
+// the others.
+func (w *writer) reserved(batch []pending) ([]pending, error) {
+	for i, p := range batch {
+		if p.del || !w.table.IsLock(p.item) {
+			continue
+		}
+		rest := append(slices.Clone(batch[:i]), batch[i+1:]...)
+		w.c.rejected.Add(1)
+		if ec := w.c.perEntity[p.entity]; ec != nil {
+			ec.rejected.Add(1)
+		}
+		err := w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("the key %s is reserved for remodel's lock item", w.table.KeyString(p.item))})
+		if err != nil {
+			return nil, err
+		}
+		return w.reserved(rest)
+	}
+	return batch, nil
+}
+
+func (w *writer) split(ctx, inflight context.Context, batch []pending) error {
+	err := w.put(ctx, inflight, batch)
 	var ref *refusedError
 	if !errors.As(err, &ref) {
 		return err
+	}
+	if ref.items[0].del {
+		return fmt.Errorf("migrate: deleting %d items (%s): %w", len(ref.items), w.keys(ref.items), ref.err)
 	}
 	if len(ref.items) == 1 {
 		return w.reject(ref.items[0], ref.err)
 	}
 	half := len(ref.items) / 2
-	if err := w.write(ctx, ref.items[:half]); err != nil {
+	if err := w.split(ctx, inflight, ref.items[:half]); err != nil {
 		return err
 	}
-	return w.write(ctx, ref.items[half:])
+	return w.split(ctx, inflight, ref.items[half:])
 }
 
 // reject records an item DynamoDB refuses on its own as a rejected row.
@@ -107,63 +165,126 @@ func (w *writer) reject(p pending, err error) error {
 }
 
 // put writes items with BatchWriteItem, retrying what is left unprocessed,
-// throttled or failed with a 5xx until the deadline. A ValidationException
+// throttled, failed with a 5xx or unanswered within the attempt's deadline,
+// until the backoff's deadline has passed since the first attempt (time
+// spent waiting for the rate limit does not count). A ValidationException
 // comes back as a *refusedError holding the items not written.
-func (w *writer) put(ctx context.Context, items []pending) error {
+//
+// Requests are sent with inflight, which outlives ctx by the grace period:
+// once ctx is done no request is started, but the answer to one in flight
+// is awaited and what it acknowledges is counted.
+func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 	reqs := requests(items)
 	first := time.Now()
+	var waited time.Duration // for the rate limit
 	for attempt := 1; ; attempt++ {
-		out, err := w.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+		if err := w.gate.wait(ctx); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := w.limit.wait(ctx, writeUnits(items)); err != nil {
+			return err
+		}
+		waited += time.Since(t0)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sent := time.Now()
+		out, err := w.db.BatchWriteItem(inflight, &dynamodb.BatchWriteItemInput{
 			RequestItems:           map[string][]types.WriteRequest{w.name: reqs},
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }) // retries are ours, below
+		}, noRetry, dynamo.AttemptTimeout(w.timeout))
+		throttled := false
 		switch {
 		case err == nil:
+			w.gate.succeeded()
 			w.account(out.ConsumedCapacity)
 			left := out.UnprocessedItems[w.name]
-			rest, err := w.unprocessed(items, left)
+			rest, done, err := w.unprocessed(items, left)
 			if err != nil {
 				return err
 			}
-			w.c.written.Add(int64(len(items) - len(rest)))
-			w.countEntities(items, rest)
+			w.acknowledged(done)
 			if len(rest) == 0 {
 				return nil
 			}
 			items, reqs = rest, left
-		case ctx.Err() != nil:
+		case ctx.Err() != nil: // the run stops, and this request failed or was cut at the end of the grace period
 			return ctx.Err()
 		case isRefused(err):
 			return &refusedError{items: items, err: err}
-		case retryables.IsErrorRetryable(err) == aws.TrueTernary || throttles.IsErrorThrottle(err) == aws.TrueTernary:
-			if throttles.IsErrorThrottle(err) == aws.TrueTernary {
-				w.c.throttled.Add(1)
-			}
+		case throttles.IsErrorThrottle(err) == aws.TrueTernary:
+			w.c.throttled.Add(1)
+			throttled = true
+		case retryables.IsErrorRetryable(err) == aws.TrueTernary:
 		default:
-			return fmt.Errorf("migrate: writing %d items (%s): %w", len(items), w.keys(items), err)
+			return fmt.Errorf("migrate: %s %d items (%s): %w", w.verb(items), len(items), w.keys(items), err)
 		}
-		if time.Since(first) > w.backoff.Deadline {
+		if err := ctx.Err(); err != nil { // the run stops: no retry
+			return err
+		}
+		elapsed := time.Since(first) - waited
+		if elapsed > w.backoff.Deadline {
 			reason := "left unprocessed"
 			if err != nil {
-				reason = err.Error()
+				reason = w.reason(err)
 			}
-			return fmt.Errorf("migrate: %d items still not written after retrying for %s (%s): %s", len(items), w.backoff.Deadline, w.keys(items), reason)
+			what := "written"
+			if items[0].del {
+				what = "deleted"
+			}
+			return fmt.Errorf("migrate: %d items still not %s after retrying for %s (%s): %s", len(items), what, w.backoff.Deadline, w.keys(items), reason)
 		}
 		w.c.retries.Add(1)
-		t := time.NewTimer(w.backoff.Delay(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if throttled && w.gate != nil {
+			w.gate.throttled(sent) // every writer waits, this one too, at the top of the loop
+			continue
 		}
+		if err := sleep(ctx, min(w.backoff.Delay(attempt), w.backoff.Deadline-elapsed)); err != nil {
+			return err
+		}
+	}
+}
+
+// reason words a failed attempt for the error that ends the retries.
+func (w *writer) reason(err error) string {
+	var na *dynamo.NoAnswerError
+	if errors.As(err, &na) {
+		return na.Error() + " (--request-timeout)"
+	}
+	return err.Error()
+}
+
+func (w *writer) verb(items []pending) string {
+	if len(items) > 0 && items[0].del {
+		return "deleting"
+	}
+	return "writing"
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
 func requests(items []pending) []types.WriteRequest {
 	reqs := make([]types.WriteRequest, len(items))
 	for i, p := range items {
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item}}
+		if p.del {
+			reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: p.item}}
+		} else {
+			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item}}
+		}
 	}
 	return reqs
 }
@@ -174,48 +295,54 @@ func isRefused(err error) bool {
 	return errors.As(err, &api) && api.ErrorCode() == "ValidationException"
 }
 
-// unprocessed finds the items DynamoDB left unprocessed, by their key (one
-// batch never holds two items with the same key), in the batch's order.
-func (w *writer) unprocessed(items []pending, left []types.WriteRequest) ([]pending, error) {
+// unprocessed splits items into the ones DynamoDB left unprocessed (found
+// by their key: one batch never holds two items with the same key) and the
+// ones it did, each in the batch's order.
+func (w *writer) unprocessed(items []pending, left []types.WriteRequest) (rest, done []pending, err error) {
 	if len(left) == 0 {
-		return nil, nil
+		return nil, items, nil
 	}
 	keys := make(map[string]bool, len(left))
 	for _, r := range left {
-		if r.PutRequest == nil {
-			return nil, errors.New("migrate: DynamoDB left a request unprocessed that is not a put")
+		switch {
+		case r.PutRequest != nil:
+			keys[w.table.KeyString(r.PutRequest.Item)] = true
+		case r.DeleteRequest != nil:
+			keys[w.table.KeyString(r.DeleteRequest.Key)] = true
+		default:
+			return nil, nil, errors.New("migrate: DynamoDB left a request unprocessed that is neither a put nor a delete")
 		}
-		keys[w.table.KeyString(r.PutRequest.Item)] = true
 	}
-	rest := make([]pending, 0, len(left))
+	rest = make([]pending, 0, len(left))
+	done = make([]pending, 0, len(items)-len(left))
 	for _, p := range items {
 		if k := w.table.KeyString(p.item); keys[k] {
 			delete(keys, k)
 			rest = append(rest, p)
+		} else {
+			done = append(done, p)
 		}
 	}
 	if len(keys) > 0 {
-		return nil, fmt.Errorf("migrate: DynamoDB left %d items unprocessed that were not in the batch", len(keys))
+		return nil, nil, fmt.Errorf("migrate: DynamoDB left %d items unprocessed that were not in the batch", len(keys))
 	}
-	return rest, nil
+	return rest, done, nil
 }
 
-// countEntities credits the written items (items minus rest) to their
-// entities.
-func (w *writer) countEntities(items, rest []pending) {
-	if w.c.perEntity == nil {
-		return
-	}
-	// rest is a subset of items: what each entity got written is its share
-	// of items minus its share of rest.
-	for _, p := range items {
+// acknowledged counts the items DynamoDB acknowledged, in total and per
+// entity, and remembers their keys when the run keeps them.
+func (w *writer) acknowledged(done []pending) {
+	for _, p := range done {
+		if p.del {
+			w.c.deleted.Add(1)
+			continue
+		}
+		w.c.written.Add(1)
 		if ec := w.c.perEntity[p.entity]; ec != nil {
 			ec.written.Add(1)
 		}
-	}
-	for _, p := range rest {
-		if ec := w.c.perEntity[p.entity]; ec != nil {
-			ec.written.Add(-1)
+		if w.written != nil {
+			w.written.add(w.table, p.item)
 		}
 	}
 }

@@ -151,9 +151,26 @@ rejected rows stop the run (the default 0 stops at the first) with exit
 status 1.
 
 migrate refuses to write into a table that already holds items unless
---allow-non-empty is given. It prints progress to stderr and a summary to
-stdout; the exit status is 0 only if every row was written or, within
---max-rejects, rejected.`,
+--allow-non-empty is given; then it reports how many items were there and,
+after a successful run, how many it did not write (stray items, named);
+--delete-stale deletes those. While it writes, a lock item in the table
+(key #remodel#lock) keeps a second migrate out: that one is refused, naming
+the run that holds the lock, unless the lock's heartbeat is older than 2
+minutes (its run died), when it is taken over. The lock is removed however
+the run ends.
+
+Every request to DynamoDB has --request-timeout to be answered, and is
+retried like any other failure when it is not. --rate-limit caps the writes
+at N write units per second (one unit per started KB of each item); a
+throttled answer pauses every writer, not only the one it answered.
+
+On SIGINT or SIGTERM, or when the run fails, the writers wait for the
+answers to their requests in flight (a few seconds at most) and the report
+counts exactly the items DynamoDB acknowledged; it says the table is
+partial. The exit status is then 130 (interrupted) or 1 or 3.
+
+It prints progress to stderr and a summary to stdout; the exit status is 0
+only if every row was written or, within --max-rejects, rejected.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -162,6 +179,12 @@ stdout; the exit status is 0 only if every row was written or, within
 			c.atLeast("readers", int64(m.Readers), 1)
 			c.atLeast("max-rejects", m.MaxRejects, 0)
 			c.positive("retry-for", retryFor)
+			c.positive("request-timeout", m.RequestTimeout)
+			c.positive("table-timeout", m.TableTimeout)
+			c.atLeast("rate-limit", m.RateLimit, 0)
+			if m.DeleteStale && !m.AllowNonEmpty {
+				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
+			}
 			d.check(&c)
 			if err := c.err(); err != nil {
 				return err
@@ -184,14 +207,15 @@ stdout; the exit status is 0 only if every row was written or, within
 					runErr = err
 				}
 			}
-			if rep.RowsRead > 0 || runErr == nil {
-				if o.format == "json" {
-					if err := writeJSON(a.stdout, rep); err != nil {
-						return err
-					}
-				} else {
-					rep.WriteText(a.stdout)
+			// The JSON report is printed however the run ended (ok, error,
+			// interrupted say how); the text report once the run began.
+			switch {
+			case o.format == "json":
+				if err := writeJSON(a.stdout, rep); err != nil && runErr == nil {
+					return err
 				}
+			case rep.RowsRead > 0 || rep.Partial || runErr == nil:
+				rep.WriteText(a.stdout)
 			}
 			return runErr
 		},
@@ -209,6 +233,10 @@ stdout; the exit status is 0 only if every row was written or, within
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
 	f.StringVar(&reportJSON, "report-json", "", "also write the final report as JSON to this file")
+	f.DurationVar(&m.RequestTimeout, "request-timeout", migrate.DefaultRequestTimeout, "how long one request to DynamoDB may go unanswered before it is tried again")
+	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
+	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
+	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
 	return cmd
 }
 

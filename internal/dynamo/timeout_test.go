@@ -1,0 +1,88 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// silentServer reads every request and never answers it; it counts them.
+func silentServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		calls.Add(1)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	return srv, &calls
+}
+
+func describeWith(ctx context.Context, db *dynamodb.Client, optFns ...func(*dynamodb.Options)) error {
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("t")}, optFns...)
+	return err
+}
+
+// TestAttemptTimeout: an attempt that gets no answer within its deadline
+// fails with a *NoAnswerError, which the SDK's retryer tries again; an
+// answer in time ends the call; a canceled call is not taken for a timeout.
+func TestAttemptTimeout(t *testing.T) {
+	t.Run("never answered", func(t *testing.T) {
+		srv, calls := silentServer(t)
+		db := client(t, srv.URL, nil)
+		start := time.Now()
+		err := describeWith(context.Background(), db, AttemptTimeout(100*time.Millisecond))
+		var na *NoAnswerError
+		if want := "operation error DynamoDB: DescribeTable, exceeded maximum number of attempts, 3, no answer within 100ms"; err == nil || err.Error() != want || !errors.As(err, &na) {
+			t.Fatalf("DescribeTable: %v\nwant %s", err, want)
+		}
+		if calls.Load() != 3 {
+			t.Errorf("%d attempts, want the SDK's 3", calls.Load())
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("3 attempts of 100ms took %s", d)
+		}
+	})
+	t.Run("answered on the second attempt", func(t *testing.T) {
+		srv, calls := fakeDynamoDB(t, func(n int, w http.ResponseWriter) {
+			if n == 1 {
+				time.Sleep(time.Second) // past the attempt's deadline
+			}
+			answerWith(w, crc(tableBody), tableBody)
+		})
+		db := client(t, srv.URL, nil)
+		start := time.Now()
+		if err := describeWith(context.Background(), db, AttemptTimeout(200*time.Millisecond)); err != nil || calls.Load() != 2 {
+			t.Fatalf("DescribeTable: %v after %d calls, want success on the second", err, calls.Load())
+		}
+		if d := time.Since(start); d > 900*time.Millisecond {
+			t.Errorf("the call took %s: the first attempt was not cut at 200ms", d)
+		}
+	})
+	t.Run("canceled", func(t *testing.T) {
+		srv, calls := silentServer(t)
+		db := client(t, srv.URL, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		err := describeWith(ctx, db, AttemptTimeout(time.Minute))
+		var na *NoAnswerError
+		if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &na) || calls.Load() != 1 {
+			t.Fatalf("DescribeTable: %v after %d calls, want the call's own deadline, once", err, calls.Load())
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		srv, _ := fakeDynamoDB(t, func(_ int, w http.ResponseWriter) { answerWith(w, crc(tableBody), tableBody) })
+		if err := describeWith(context.Background(), client(t, srv.URL, nil), AttemptTimeout(0)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,210 @@
+package migrate
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/mapping"
+)
+
+// The lock item's attributes, besides its key (mapping.LockKeyText).
+const (
+	lockOwner     = "remodel_owner"     // a random id of the run
+	lockHost      = "remodel_host"      // the host name of the run
+	lockPID       = "remodel_pid"       // its process id
+	lockStarted   = "remodel_started"   // when it took the lock, RFC 3339 UTC
+	lockHeartbeat = "remodel_heartbeat" // the last refresh, epoch milliseconds
+)
+
+// errLockLost wraps the error that stops a run whose lock another run took
+// over, or which could not refresh it for too long.
+var errLockLost = errors.New("lost the lock")
+
+// lock is the lock item a run keeps in its table while it writes: one item
+// with the key mapping.LockKeyText, put only if no lock item exists or its
+// heartbeat is older than stale, refreshed every stale/4, and deleted at the
+// end of the run, however it ends. The heartbeat is compared with the clock
+// of the run that wants the lock: hosts whose clocks differ by more than a
+// fraction of stale can take a live lock over or wait for a dead one longer.
+type lock struct {
+	db    *dynamodb.Client
+	table *mapping.Table
+	name  string
+	stale time.Duration
+	call  func(*dynamodb.Options)
+	held  lockHolder
+}
+
+// lockHolder is what a lock item says about the run holding it.
+type lockHolder struct {
+	owner, host string
+	pid         int64
+	started     string
+	heartbeat   time.Time
+}
+
+func (h lockHolder) String() string {
+	return fmt.Sprintf("owner %s on host %s (pid %d), started %s, last heartbeat %s ago",
+		h.owner, h.host, h.pid, h.started, time.Since(h.heartbeat).Round(time.Second))
+}
+
+func readHolder(it map[string]types.AttributeValue) lockHolder {
+	s := func(name string) string {
+		switch v := it[name].(type) {
+		case *types.AttributeValueMemberS:
+			return v.Value
+		case *types.AttributeValueMemberN:
+			return v.Value
+		}
+		return "?"
+	}
+	h := lockHolder{owner: s(lockOwner), host: s(lockHost), started: s(lockStarted)}
+	h.pid, _ = strconv.ParseInt(s(lockPID), 10, 64)
+	if ms, err := strconv.ParseInt(s(lockHeartbeat), 10, 64); err == nil {
+		h.heartbeat = time.UnixMilli(ms)
+	}
+	return h
+}
+
+func millis(t time.Time) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
+}
+
+// acquireLock puts the run's lock item into the table. Another run's lock
+// whose heartbeat is recent refuses the run, naming that run; a stale one is
+// taken over, and the report says so.
+func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
+	id := make([]byte, 8)
+	_, _ = rand.Read(id)
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	now := time.Now()
+	l := &lock{
+		db: o.DB, table: &o.Plan.Table, name: o.Table, stale: o.LockStale,
+		call: dynamo.AttemptTimeout(o.RequestTimeout),
+		held: lockHolder{owner: hex.EncodeToString(id), host: host, pid: int64(os.Getpid()), started: now.UTC().Format(time.RFC3339), heartbeat: now},
+	}
+	for range 3 { // a lock released between the put and the read is tried again
+		item := l.table.LockKey()
+		item[lockOwner] = &types.AttributeValueMemberS{Value: l.held.owner}
+		item[lockHost] = &types.AttributeValueMemberS{Value: l.held.host}
+		item[lockPID] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.held.pid, 10)}
+		item[lockStarted] = &types.AttributeValueMemberS{Value: l.held.started}
+		item[lockHeartbeat] = millis(time.Now())
+		out, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                 aws.String(l.name),
+			Item:                      item,
+			ConditionExpression:       aws.String("attribute_not_exists(#pk) OR #hb < :stale"),
+			ExpressionAttributeNames:  map[string]string{"#pk": l.table.PK.Name, "#hb": lockHeartbeat},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":stale": millis(time.Now().Add(-l.stale))},
+			ReturnValues:              types.ReturnValueAllOld,
+		}, l.call)
+		var cf *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			if len(out.Attributes) > 0 {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on table %s: %s (older than %s: that run is taken to have died)",
+					l.name, readHolder(out.Attributes), l.stale))
+			}
+			return l, nil
+		case !errors.As(err, &cf):
+			return nil, fmt.Errorf("migrate: putting the lock item into table %s: %w", l.name, err)
+		}
+		got, err := l.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(l.name), Key: l.table.LockKey(), ConsistentRead: aws.Bool(true)}, l.call)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: reading the lock item of table %s: %w", l.name, err)
+		}
+		if got.Item != nil {
+			return nil, fmt.Errorf("migrate: table %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over)",
+				l.name, readHolder(got.Item), l.stale)
+		}
+	}
+	return nil, fmt.Errorf("migrate: table %s: could not take the lock: another run keeps taking and releasing it", l.name)
+}
+
+// keepAlive refreshes the lock's heartbeat every stale/4 until the returned
+// stop is called. If another run took the lock over, or the heartbeat
+// could not be refreshed for stale, it stops the run with lost.
+func (l *lock) keepAlive(ctx context.Context, lost context.CancelCauseFunc) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(max(l.stale/4, time.Millisecond))
+		defer t.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			now := time.Now()
+			_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:                 aws.String(l.name),
+				Key:                       l.table.LockKey(),
+				UpdateExpression:          aws.String("SET #hb = :now"),
+				ConditionExpression:       aws.String("#owner = :me"),
+				ExpressionAttributeNames:  map[string]string{"#hb": lockHeartbeat, "#owner": lockOwner},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":now": millis(now), ":me": &types.AttributeValueMemberS{Value: l.held.owner}},
+			}, l.call)
+			var cf *types.ConditionalCheckFailedException
+			switch {
+			case err == nil:
+				last = now
+			case ctx.Err() != nil:
+				return
+			case errors.As(err, &cf):
+				lost(fmt.Errorf("migrate: %w on table %s: another run took it over or removed it (this run's heartbeat was older than %s); stopping", errLockLost, l.name, l.stale))
+				return
+			case time.Since(last) > l.stale:
+				lost(fmt.Errorf("migrate: %w on table %s: its heartbeat could not be refreshed for %s (%v); stopping", errLockLost, l.name, l.stale, err))
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// release deletes the lock item if it is still this run's, also when ctx
+// is canceled (within one request timeout). It returns a warning when the
+// lock could not be removed.
+func (l *lock) release(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultRequestTimeout)
+	defer cancel()
+	_, err := l.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(l.name),
+		Key:                       l.table.LockKey(),
+		ConditionExpression:       aws.String("#owner = :me"),
+		ExpressionAttributeNames:  map[string]string{"#owner": lockOwner},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: l.held.owner}},
+	}, l.call)
+	var cf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &cf):
+		return fmt.Sprintf("the lock item of table %s belongs to another run now: left it in place", l.name)
+	}
+	return fmt.Sprintf("could not remove the lock item of table %s (%v): the next run waits until its heartbeat is %s old, or delete the item with key %s", l.name, err, l.stale, l.table.KeyString(l.table.LockKey()))
+}
