@@ -41,12 +41,23 @@ const (
 	DropAfter
 	// Delay waits Rule.Delay, or until the client gives up, then forwards.
 	Delay
+	// Discard answers a BatchWriteItem request as wholly processed, without
+	// forwarding it: nothing is stored. The answer has empty
+	// UnprocessedItems and, when the request asks for it, ConsumedCapacity
+	// per table (an estimate: one write unit per started KB of each write
+	// request's JSON text). A rule {Fault: Discard, Prob: 1} makes the proxy
+	// a null sink that takes writes as fast as a client can send them, so a
+	// benchmark measures the client's own cost. It applies to BatchWriteItem
+	// only; a request the proxy cannot read is forwarded for DynamoDB to
+	// answer.
+	Discard
 )
 
 var faultNames = map[Fault]string{
 	Unprocessed: "unprocessed", Throttle: "throttle", Throttling: "throttling",
 	InternalError: "internal-error", Unavailable: "unavailable",
 	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay",
+	Discard: "discard",
 }
 
 func (f Fault) String() string {
@@ -56,7 +67,7 @@ func (f Fault) String() string {
 	return "fault(" + strconv.Itoa(int(f)) + ")"
 }
 
-// BatchWriteItem is the operation an Unprocessed rule applies to.
+// BatchWriteItem is the operation Unprocessed and Discard rules apply to.
 const BatchWriteItem = "BatchWriteItem"
 
 // Rule says which requests get a fault. The proxy tries its rules in order
@@ -98,6 +109,9 @@ type Stats struct {
 	Injected  map[Fault]int  // faults injected, per kind
 	// UnprocessedItems counts the write requests answered as unprocessed.
 	UnprocessedItems int
+	// DiscardedItems counts the write requests acknowledged by Discard
+	// without being forwarded.
+	DiscardedItems int
 }
 
 // Total is the number of faults injected, of every kind.
@@ -198,7 +212,7 @@ func operation(r *http.Request) string {
 }
 
 func (r *rule) applies(op string) bool {
-	if r.Fault == Unprocessed && op != BatchWriteItem {
+	if (r.Fault == Unprocessed || r.Fault == Discard) && op != BatchWriteItem {
 		return false
 	}
 	return len(r.Ops) == 0 || slices.Contains(r.Ops, op)
@@ -285,6 +299,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.pass(w, r, op, body)
 	case Unprocessed:
 		p.unprocessed(w, r, op, body, rl, seed)
+	case Discard:
+		p.discard(w, r, op, body)
 	}
 }
 
@@ -490,4 +506,55 @@ func mergeUnprocessed(resp *response, left map[string][]json.RawMessage) error {
 	out["UnprocessedItems"] = marshal(un)
 	resp.body = marshal(out)
 	return nil
+}
+
+// discard answers a BatchWriteItem request as wholly processed without
+// forwarding it.
+func (p *Proxy) discard(w http.ResponseWriter, r *http.Request, op string, body []byte) {
+	var in struct {
+		RequestItems           map[string][]json.RawMessage
+		ReturnConsumedCapacity string
+	}
+	if json.Unmarshal(body, &in) != nil || len(in.RequestItems) == 0 {
+		p.pass(w, r, op, body) // not a request the proxy understands: DynamoDB answers it
+		return
+	}
+	type capacity struct {
+		TableName     string
+		CapacityUnits float64
+		Table         *struct{ CapacityUnits float64 } `json:",omitempty"`
+	}
+	out := struct {
+		UnprocessedItems map[string]json.RawMessage
+		ConsumedCapacity []capacity `json:",omitempty"`
+	}{UnprocessedItems: map[string]json.RawMessage{}}
+	n := 0
+	tables := make([]string, 0, len(in.RequestItems))
+	for t := range in.RequestItems {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	for _, t := range tables {
+		reqs := in.RequestItems[t]
+		n += len(reqs)
+		units := 0
+		for _, req := range reqs {
+			units += (len(req) + 1023) / 1024
+		}
+		switch in.ReturnConsumedCapacity {
+		case "TOTAL":
+			out.ConsumedCapacity = append(out.ConsumedCapacity, capacity{TableName: t, CapacityUnits: float64(units)})
+		case "INDEXES":
+			out.ConsumedCapacity = append(out.ConsumedCapacity, capacity{TableName: t, CapacityUnits: float64(units),
+				Table: &struct{ CapacityUnits float64 }{float64(units)}})
+		}
+	}
+	p.count(func(s *Stats) {
+		s.Injected[Discard]++
+		s.DiscardedItems += n
+	})
+	(&response{status: http.StatusOK, header: http.Header{
+		"Content-Type":     {"application/x-amz-json-1.0"},
+		"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
+	}, body: marshal(out)}).write(w, true)
 }
