@@ -19,7 +19,8 @@
 //
 // It is not part of the remodel binary. Run as "bench __remodel ARGS...", it
 // is remodel itself with a CPU profile written to $REMODEL_BENCH_CPUPROFILE
-// (used by -cpuprofile).
+// (used by -cpuprofile); as "bench __spawn CMD ARGS...", the go-between that
+// measures a remodel process (see spawn).
 package main
 
 import (
@@ -64,6 +65,10 @@ type options struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == spawnArg {
+		stop() // the command gets the signals; the go-between waits for it
+		os.Exit(spawned(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == profileArg {
 		code := profiled(ctx, os.Args[2:])
 		stop()
@@ -77,7 +82,7 @@ func main() {
 	flag.StringVar(&o.script, "dynamodb-script", "scripts/dynamodb-local.sh", "script that restarts DynamoDB Local (stop PORT, start PORT) before each run that stores items; empty: use it as it is")
 	flag.IntVar(&o.readers, "readers", 4, "source connections (remodel --readers)")
 	flag.IntVar(&o.writers, "writers", 8, "BatchWriteItem writers (remodel --writers)")
-	flag.IntVar(&o.pool, "pool", 100000, "items rendered once for the raw sink, which cycles through them")
+	flag.IntVar(&o.pool, "pool", 200000, "items rendered once for the raw sink, which cycles through them")
 	flag.StringVar(&o.note, "note", "", "how the data was made, printed with the source")
 	flag.IntVar(&o.repeat, "repeat", 1, "measure everything this many rounds and print each measurement's median round")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file")

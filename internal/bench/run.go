@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -47,12 +48,7 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 		return result{}, nil, fmt.Errorf("bench: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.CommandContext(ctx, m.bin, args...)
-	cmd.Env = append(os.Environ(), m.env...)
-	cmd.Stdout, cmd.Stderr = log, log
-	start := time.Now()
-	err = cmd.Run()
-	wall := time.Since(start)
+	u, err := spawn(ctx, m.bin, args, append(os.Environ(), m.env...), log)
 	if err != nil {
 		tail, _ := os.ReadFile(logPath)
 		if len(tail) > 4000 {
@@ -68,14 +64,76 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return result{}, nil, fmt.Errorf("bench: %s: remodel's report: %w", name, err)
 	}
+	return result{Name: name, Items: rep.ItemsWritten, Wall: u.Wall, CPU: u.User + u.Sys, MaxRSS: u.MaxRSS}, &rep, nil
+}
+
+// usage is what a spawned process cost.
+type usage struct {
+	Wall, User, Sys time.Duration
+	MaxRSS          int64 // bytes
+}
+
+// spawnArg runs the bench as a small go-between that starts one command and
+// reports its usage (see spawn).
+const spawnArg = "__spawn"
+
+// spawn runs bin with args through a fresh copy of the bench binary, which
+// starts it, waits for it and reports its rusage. Started straight from the
+// bench, the process's peak RSS would be wrong: Linux counts in a process's
+// ru_maxrss the peak of the memory it had before exec, and a process
+// started by Go's vfork-style clone has the parent's memory then — the
+// bench's, which holds the raw sink's items. The go-between is small.
+func spawn(ctx context.Context, bin string, args, env []string, out io.Writer) (usage, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return usage{}, fmt.Errorf("bench: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return usage{}, fmt.Errorf("bench: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.CommandContext(ctx, self, append([]string{spawnArg, bin}, args...)...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return usage{}, fmt.Errorf("bench: starting %s: %w", bin, err)
+	}
+	var u usage
+	decErr := json.NewDecoder(r).Decode(&u)
+	if err := cmd.Wait(); err != nil {
+		return usage{}, err
+	}
+	if decErr != nil {
+		return usage{}, fmt.Errorf("bench: reading the usage of %s: %w", bin, decErr)
+	}
+	return u, nil
+}
+
+// spawned is the go-between's side of spawn: it runs args[0] with the
+// rest, writes its usage as JSON to file descriptor 3, and returns its exit
+// status.
+func spawned(args []string) int {
+	report := os.NewFile(3, "usage")
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
 	ps := cmd.ProcessState
-	return result{
-		Name:   name,
-		Items:  rep.ItemsWritten,
-		Wall:   wall,
-		CPU:    ps.UserTime() + ps.SystemTime(),
-		MaxRSS: maxRSS(ps),
-	}, &rep, nil
+	if err := json.NewEncoder(report).Encode(usage{Wall: wall, User: ps.UserTime(), Sys: ps.SystemTime(), MaxRSS: maxRSS(ps)}); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: reporting usage:", err)
+		return 1
+	}
+	return ps.ExitCode()
 }
 
 // serve serves h on a free loopback port until the returned stop is called.
