@@ -426,9 +426,9 @@ func checkCount(ctx context.Context, db *dynamodb.Client, table string, want int
 
 func readDriver(e introspect.Engine) string {
 	if e == introspect.MySQL {
-		return "go-sql-driver, prepared"
+		return "mysql, prepared"
 	}
-	return "pgx, text format"
+	return "pgx, text"
 }
 
 func perEntity(counts map[string]int64) string {

@@ -35,7 +35,7 @@ func sampleReport(rounds int) *report {
 		Machine: machine{Cores: 2, CPU: "AMD EPYC", OSArch: "linux/amd64", Go: "go1.26.8"},
 		Header:  [][2]string{{"source", "postgres, 100 000 rows"}},
 		Rounds:  rounds,
-		Read:    result{Name: "raw source read (pgx, text format)", Items: 100000, Wall: 400 * time.Millisecond, CPU: 200 * time.Millisecond, MinRate: 200000, MaxRate: 260000},
+		Read:    result{Name: "raw source read (pgx, text)", Items: 100000, Wall: 400 * time.Millisecond, CPU: 200 * time.Millisecond, MinRate: 200000, MaxRate: 260000},
 		Sink:    result{Name: "raw sink (BatchWriteItem, 8 writers)", Items: 100000, Wall: 10 * time.Second, CPU: 3 * time.Second, MinRate: 9000, MaxRate: 10500},
 		Remodel: result{Name: "remodel -> DynamoDB Local", Items: 100000, Wall: 12500 * time.Millisecond, CPU: 5 * time.Second, MaxRSS: 80 << 20, MinRate: 7000, MaxRate: 8100},
 		Null:    result{Name: "remodel -> null sink", Items: 100000, Wall: 2 * time.Second, CPU: 3500 * time.Millisecond, MaxRSS: 60 << 20, MinRate: 45000, MaxRate: 52000},
