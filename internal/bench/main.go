@@ -325,12 +325,13 @@ func (b *bench) rawSink(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	emu := b.emulatorCPU()
 	cpu0 := selfCPU()
 	wall, err := rawSink(ctx, b.db, name, b.pool, b.items, b.o.writers)
 	if err != nil {
 		return result{}, err
 	}
-	r := result{Name: fmt.Sprintf("raw sink (BatchWriteItem, %d writers)", b.o.writers), Items: b.items, Wall: wall, CPU: selfCPU() - cpu0}
+	r := result{Name: fmt.Sprintf("raw sink (BatchWriteItem, %d writers)", b.o.writers), Items: b.items, Wall: wall, CPU: selfCPU() - cpu0, Emulator: emu()}
 	return r, checkCount(ctx, b.db, name, b.items)
 }
 
@@ -346,11 +347,27 @@ func (b *bench) endToEnd(ctx context.Context) (result, error) {
 	if m.table, err = b.table(ctx, "e2e"); err != nil {
 		return result{}, err
 	}
+	emu := b.emulatorCPU()
 	r, rep, err := m.run(ctx, "remodel -> DynamoDB Local")
 	if err != nil {
 		return result{}, err
 	}
+	r.Emulator = emu()
 	return r, checkReport(rep, b.total)
+}
+
+// emulatorCPU starts counting DynamoDB Local's CPU time; the function it
+// returns gives the time used since (0 where it cannot be read).
+func (b *bench) emulatorCPU() func() time.Duration {
+	pid := dynamoDBLocalPID(b.o.port)
+	c0, ok := processCPU(pid)
+	return func() time.Duration {
+		c1, ok1 := processCPU(pid)
+		if !ok || !ok1 {
+			return 0
+		}
+		return c1 - c0
+	}
 }
 
 // profileNull runs remodel once more into a null sink, in the bench binary

@@ -21,6 +21,9 @@ type result struct {
 	// MaxRSS is the peak resident memory of the remodel process in bytes;
 	// 0 for the in-process raw measurements, where it would be the bench's.
 	MaxRSS int64
+	// Emulator is DynamoDB Local's own CPU time during the measurement (0:
+	// not measured).
+	Emulator time.Duration
 	// MinRate and MaxRate are the lowest and highest rate over the rounds
 	// the median was taken from (both 0 for a single round).
 	MinRate, MaxRate float64
@@ -132,6 +135,11 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "  %-38s %5.2f\n", "end to end / min(raw read, raw sink)", e2e)
 	fmt.Fprintf(w, "  %-38s %5.2f\n", "null sink / raw read", null)
 	fmt.Fprintln(w)
+	if r.Sink.Emulator > 0 && r.Remodel.Emulator > 0 {
+		fmt.Fprintf(w, "  DynamoDB Local's own CPU: %.1f s (%.2f cores) during the raw sink, %.1f s (%.2f cores) during remodel's run.\n",
+			r.Sink.Emulator.Seconds(), r.Sink.Emulator.Seconds()/r.Sink.Wall.Seconds(),
+			r.Remodel.Emulator.Seconds(), r.Remodel.Emulator.Seconds()/r.Remodel.Wall.Seconds())
+	}
 	if ranged {
 		fmt.Fprintf(w, "  Each measurement is its median of %d rounds; the ratios are of the medians.\n", r.Rounds)
 	}
