@@ -1,7 +1,7 @@
 # remodel — the two commands a fresh machine needs:
 #   make demo   local services, the personalization example on PostgreSQL and
 #               MariaDB: preview, migrate into DynamoDB Local, verify
-#   make test   vet, then every test (unit and integration) with the race detector
+#   make test   gofmt, vet, go mod tidy -diff, staticcheck, then every test (unit and integration) with the race detector
 # and, to measure it:
 #   make bench  remodel against its ceilings (raw read, raw sink, null sink), one
 #               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3

@@ -30,6 +30,10 @@ func examples() []example {
 		out = append(out, example{
 			name: "personalization", engine: eng, mapping: "personalization/mapping.yaml", rows: 6828,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "personalization") },
+		}, example{
+			// 6088 rows; posts are read by three entities, post_tags by two.
+			name: "board", engine: eng, mapping: "board/mapping.yaml", rows: 12581,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "board") },
 		})
 	}
 	out = append(out, example{

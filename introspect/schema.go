@@ -20,7 +20,7 @@ const (
 type Kind string
 
 // Column kinds. Types that have no better home (uuid, inet, interval, money,
-// enum, xml, tsvector, geometry, ...) are KindString and are read as text.
+// enum, xml, tsvector, ...) are KindString and are read as text.
 const (
 	KindInt         Kind = "int"         // smallint, integer, bigint, serial, MySQL int types (not tinyint(1))
 	KindDecimal     Kind = "decimal"     // numeric, decimal: exact decimal text
@@ -35,6 +35,15 @@ const (
 	KindJSON        Kind = "json"        // json, jsonb, MariaDB longtext CHECK (json_valid(...))
 	KindArray       Kind = "array"       // PostgreSQL arrays; Column.Elem holds the element kind
 	KindSet         Kind = "set"         // MySQL SET
+	// KindGeometry is a spatial type: MySQL/MariaDB POINT, LINESTRING,
+	// POLYGON, MULTI*, GEOMETRYCOLLECTION, GEOMETRY, and PostGIS geometry and
+	// geography. The engine stores these in a binary form that is neither
+	// text nor a standard format (MySQL prefixes WKB with an SRID); package
+	// source selects them through the engine's own WKT function instead of
+	// reading the stored bytes. A column kind of its own lets a reader choose
+	// another function for it (ST_AsBinary for WKB) without touching text
+	// columns.
+	KindGeometry Kind = "geometry"
 )
 
 // HasFraction reports whether values of k carry fractional seconds (and
@@ -77,6 +86,17 @@ type Column struct {
 	Elem Kind `json:"elem,omitempty"`
 	// Precision is the number of fractional-second digits of time kinds.
 	Precision int `json:"precision,omitempty"`
+	// Delim is the byte between the elements in the text form of a
+	// KindArray column (pg_type.typdelim of the element type) when it is not
+	// a comma: ";" for box[]. Empty means ",".
+	Delim string `json:"delim,omitempty"`
+	// Charset is the character set of a MySQL/MariaDB text column (char,
+	// varchar, text types, enum, set) when it is not a UTF-8 one: latin1,
+	// ascii, cp1251, ... Such text reaches a utf8mb4 connection through the
+	// server's conversion, which turns a byte the charset has no Unicode
+	// character for into '?'. Empty for utf8mb4 and utf8mb3 and for every
+	// other column.
+	Charset string `json:"charset,omitempty"`
 }
 
 // ForeignKey is a foreign key constraint of a table.

@@ -10,14 +10,30 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/introspect"
 )
 
-// MaxDepth is DynamoDB's limit on nested lists and maps.
+// MaxDepth is DynamoDB's limit on nesting, counting the item itself as the
+// first level: an attribute value may hold at most MaxDepth-1 (31) maps and
+// lists inside one another. Measured on DynamoDB Local 3.3.1: an attribute
+// of 31 nested maps or lists (a scalar, a set or nothing in the innermost)
+// is stored; 32 are refused with "Nesting Levels have exceeded supported
+// limits", whether maps, lists or both, and an empty map or list counts as
+// a level.
 const MaxDepth = 32
+
+// maxNest is how many maps and lists may nest inside one attribute value.
+const maxNest = MaxDepth - 1
+
+// MaxNameLen is DynamoDB's limit, in UTF-8 bytes, on an attribute name,
+// which also holds for the keys of a map.
+const MaxNameLen = 65535
+
+var errTooDeep = fmt.Errorf("maps and lists nested more than %d deep (DynamoDB allows %d levels, counting the item)", maxNest, MaxDepth)
 
 // Convert turns one canonical value of column c into an attribute value.
 // A nil result with a nil error means the attribute is left out (NULL).
@@ -30,16 +46,11 @@ func Convert(c *introspect.Column, v any) (types.AttributeValue, error) {
 	}
 	switch c.Kind {
 	case introspect.KindJSON:
-		var raw []byte
-		switch x := v.(type) {
-		case []byte:
-			raw = x
-		case string:
-			raw = []byte(x)
-		default:
-			return nil, fmt.Errorf("json column holds a %T", v)
+		raw, err := jsonText(v)
+		if err != nil {
+			return nil, err
 		}
-		return jsonToAV(raw)
+		return jsonToAV(raw, 0)
 	case introspect.KindArray:
 		elems, ok := v.([]any)
 		if !ok {
@@ -57,6 +68,16 @@ func Convert(c *introspect.Column, v any) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberSS{Value: members}, nil
 	}
 	return scalarToAV(c, v)
+}
+
+func jsonText(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case []byte:
+		return x, nil
+	case string:
+		return []byte(x), nil
+	}
+	return nil, fmt.Errorf("json column holds a %T", v)
 }
 
 func scalarToAV(c *introspect.Column, v any) (types.AttributeValue, error) {
@@ -88,9 +109,11 @@ func scalarToAV(c *introspect.Column, v any) (types.AttributeValue, error) {
 	return nil, fmt.Errorf("unexpected %T value for a %s column", v, c.Kind)
 }
 
+// arrayToAV converts an array whose list is depth maps and lists deep
+// (1 for the column's own list).
 func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.AttributeValue, error) {
-	if depth > MaxDepth {
-		return nil, fmt.Errorf("array nested deeper than %d levels", MaxDepth)
+	if depth > maxNest {
+		return nil, fmt.Errorf("array: %w", errTooDeep)
 	}
 	out := make([]types.AttributeValue, len(elems))
 	for i, e := range elems {
@@ -102,10 +125,10 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 		case []any:
 			av, err = arrayToAV(elem, x, depth+1)
 		default:
-			if elem.Kind == introspect.KindJSON { // json[]: each element is a document
-				av, err = Convert(elem, x)
-				if err == nil && depth+avDepth(av) > MaxDepth {
-					err = fmt.Errorf("nested deeper than %d levels", MaxDepth)
+			if elem.Kind == introspect.KindJSON { // json[]: each element is a document inside the lists
+				var raw []byte
+				if raw, err = jsonText(x); err == nil {
+					av, err = jsonToAV(raw, depth)
 				}
 			} else {
 				av, err = scalarToAV(elem, x)
@@ -119,40 +142,43 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 	return &types.AttributeValueMemberL{Value: out}, nil
 }
 
-// avDepth is how many list and map levels an attribute value nests.
-func avDepth(av types.AttributeValue) int {
-	d := 0
-	switch x := av.(type) {
-	case *types.AttributeValueMemberL:
-		for _, e := range x.Value {
-			d = max(d, avDepth(e))
-		}
-		return d + 1
-	case *types.AttributeValueMemberM:
-		for _, e := range x.Value {
-			d = max(d, avDepth(e))
-		}
-		return d + 1
+// jsonToAV converts JSON text into M/L/S/N/BOOL/NULL, keeping numbers
+// exact; depth is how many lists already hold the document (0 for a json
+// column, the array's levels for an element of json[]). Whatever DynamoDB
+// would refuse, or could only store changed, is an error naming where in the
+// document it is: nesting beyond MaxDepth, an empty or over-long object key,
+// a key that appears twice in one object (the last would silently win), a
+// lone UTF-16 surrogate escape or bytes that are not UTF-8 (both would
+// silently become U+FFFD).
+func jsonToAV(raw []byte, depth int) (types.AttributeValue, error) {
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("json: not valid UTF-8 (byte offset %d)", invalidUTF8At(raw))
 	}
-	return 0
-}
-
-// jsonToAV converts JSON text into M/L/S/N/BOOL/NULL, keeping numbers exact.
-func jsonToAV(raw []byte) (types.AttributeValue, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	av, err := jsonValue(dec, 0)
+	r := &jsonReader{dec: dec}
+	av, err := r.value(depth)
 	if err != nil {
 		return nil, fmt.Errorf("json: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("json: trailing data after the value")
 	}
+	if err := checkSurrogates(raw); err != nil {
+		return nil, fmt.Errorf("json: %w", err)
+	}
 	return av, nil
 }
 
-func jsonValue(dec *json.Decoder, depth int) (types.AttributeValue, error) {
-	tok, err := dec.Token()
+// jsonReader reads one JSON value token by token and knows where in the
+// document it is.
+type jsonReader struct {
+	dec  *json.Decoder
+	path []any // object keys (string) and list indexes (int) from the root
+}
+
+func (r *jsonReader) value(depth int) (types.AttributeValue, error) {
+	tok, err := r.dec.Token()
 	if errors.Is(err, io.EOF) {
 		return nil, io.ErrUnexpectedEOF // the text ends where a value should be
 	}
@@ -161,40 +187,52 @@ func jsonValue(dec *json.Decoder, depth int) (types.AttributeValue, error) {
 	}
 	switch x := tok.(type) {
 	case json.Delim:
-		if depth+1 > MaxDepth {
-			return nil, fmt.Errorf("nested deeper than %d levels", MaxDepth)
+		if depth+1 > maxNest {
+			return nil, errTooDeep
 		}
 		if x == '[' {
 			list := []types.AttributeValue{}
-			for dec.More() {
-				v, err := jsonValue(dec, depth+1)
+			for i := 0; r.dec.More(); i++ {
+				r.path = append(r.path, i)
+				v, err := r.value(depth + 1)
 				if err != nil {
 					return nil, err
 				}
+				r.path = r.path[:len(r.path)-1]
 				list = append(list, v)
 			}
-			_, err := dec.Token()
+			_, err := r.dec.Token()
 			return &types.AttributeValueMemberL{Value: list}, err
 		}
 		m := map[string]types.AttributeValue{}
-		for dec.More() {
-			kt, err := dec.Token()
+		for r.dec.More() {
+			kt, err := r.dec.Token()
 			if err != nil {
 				return nil, err
 			}
 			k := kt.(string)
-			v, err := jsonValue(dec, depth+1)
+			switch _, dup := m[k]; {
+			case k == "":
+				return nil, fmt.Errorf("the object at %s has an empty key (DynamoDB refuses an empty attribute name)", r.where())
+			case len(k) > MaxNameLen:
+				return nil, fmt.Errorf("the object at %s has a key of %d bytes (DynamoDB allows attribute names of at most %d)", r.where(), len(k), MaxNameLen)
+			case dup:
+				return nil, fmt.Errorf("the object at %s has the key %s twice (a DynamoDB map keeps one value per key)", r.where(), quoteKey(k))
+			}
+			r.path = append(r.path, k)
+			v, err := r.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
+			r.path = r.path[:len(r.path)-1]
 			m[k] = v
 		}
-		_, err := dec.Token()
+		_, err := r.dec.Token()
 		return &types.AttributeValueMemberM{Value: m}, err
 	case json.Number:
 		s, err := normalizeNumber(string(x))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", r.where(), err)
 		}
 		return &types.AttributeValueMemberN{Value: s}, nil
 	case string:
@@ -205,6 +243,106 @@ func jsonValue(dec *json.Decoder, depth int) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberNULL{Value: true}, nil
 	}
 	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+// where is the SQL/JSON path of the current value, as PostgreSQL's
+// jsonb_path_query and MySQL's JSON_EXTRACT read it: $ for the document,
+// .key or ."key" for a member, [i] (from 0) for a list element.
+func (r *jsonReader) where() string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, p := range r.path {
+		switch x := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", x)
+		case string:
+			b.WriteByte('.')
+			if isIdent(x) {
+				b.WriteString(x)
+			} else {
+				b.WriteString(quoteKey(x))
+			}
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// quoteKey writes an object key as a JSON string.
+func quoteKey(k string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(k) // a valid UTF-8 string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// checkSurrogates finds a \uXXXX escape of a UTF-16 surrogate that is not
+// half of a high-low pair: it stands for no Unicode character, and Go's
+// decoder would silently turn it into U+FFFD. PostgreSQL's json type keeps
+// such escapes (jsonb refuses them). raw is valid JSON, where a backslash
+// only ever starts an escape inside a string.
+func checkSurrogates(raw []byte) error {
+	for i := bytes.IndexByte(raw, '\\'); i >= 0 && i+1 < len(raw); {
+		step := 2
+		if raw[i+1] == 'u' {
+			step = 6
+			r := hex4(raw[i+2:])
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return fmt.Errorf("lone UTF-16 surrogate %s at byte offset %d (not a Unicode character)", raw[i:i+6], i)
+			case r >= 0xD800 && r <= 0xDBFF:
+				if i+12 > len(raw) || raw[i+6] != '\\' || raw[i+7] != 'u' {
+					return fmt.Errorf("lone UTF-16 surrogate %s at byte offset %d (not a Unicode character)", raw[i:i+6], i)
+				}
+				if lo := hex4(raw[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
+					return fmt.Errorf("lone UTF-16 surrogate %s at byte offset %d (not a Unicode character)", raw[i:i+6], i)
+				}
+				step = 12
+			}
+		}
+		j := bytes.IndexByte(raw[i+step:], '\\')
+		if j < 0 {
+			break
+		}
+		i += step + j
+	}
+	return nil
+}
+
+// hex4 reads four hex digits (valid JSON guarantees them after \u).
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		}
+	}
+	return r
 }
 
 // formatFloat renders a float64 in the shortest text that reads back to the

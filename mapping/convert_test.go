@@ -133,11 +133,44 @@ func TestConvert(t *testing.T) {
 		{"json scalar number", jsonC, []byte(`-12.50`), `{"N":"-12.5"}`, ""},
 		{"json null", jsonC, []byte(`null`), `{"NULL":true}`, ""},
 		{"json empty containers", jsonC, []byte(`{"l":[],"m":{}}`), `{"M":{"l":{"L":[]},"m":{"M":{}}}}`, ""},
-		{"json 32 levels", jsonC, []byte(strings.Repeat(`{"a":`, 31) + "[]" + strings.Repeat("}", 31)),
-			`{"M":{"a":` + strings.Repeat(`{"M":{"a":`, 30) + `{"L":[]}` + strings.Repeat("}}", 31), ""},
-		{"json 33 levels", jsonC, []byte(strings.Repeat(`{"a":`, 32) + "[]" + strings.Repeat("}", 32)), "", "json: nested deeper than 32 levels"},
+		{"json 31 levels", jsonC, []byte(strings.Repeat(`{"a":`, 30) + "[]" + strings.Repeat("}", 30)),
+			`{"M":{"a":` + strings.Repeat(`{"M":{"a":`, 29) + `{"L":[]}` + strings.Repeat("}}", 30), ""},
+		{"json 32 levels", jsonC, []byte(strings.Repeat(`{"a":`, 31) + "[]" + strings.Repeat("}", 31)), "", tooDeep},
+		{"json 31 levels of lists around a scalar", jsonC, []byte(strings.Repeat("[", 31) + "1" + strings.Repeat("]", 31)),
+			strings.Repeat(`{"L":[`, 31) + `{"N":"1"}` + strings.Repeat("]}", 31), ""},
+		{"json 32 levels of lists around a scalar", jsonC, []byte(strings.Repeat("[", 32) + "1" + strings.Repeat("]", 32)), "", tooDeep},
+		{"json 32 levels, mixed", jsonC, []byte(strings.Repeat(`[{"a":`, 16) + "1" + strings.Repeat("}]", 16)), "", tooDeep},
+		{"json 32 levels in one branch only", jsonC, []byte(`{"flat":1,"deep":` + strings.Repeat("[", 31) + strings.Repeat("]", 31) + `}`), "", tooDeep},
+		{"json empty key", jsonC, []byte(`{"a":{"b":[1,{"":true}]}}`), "",
+			"json: the object at $.a.b[1] has an empty key (DynamoDB refuses an empty attribute name)"},
+		{"json empty key at the top", jsonC, []byte(`{"":1}`), "",
+			"json: the object at $ has an empty key (DynamoDB refuses an empty attribute name)"},
+		{"json key of 65535 bytes", jsonC, []byte(`{"` + strings.Repeat("k", 65535) + `":1}`),
+			`{"M":{"` + strings.Repeat("k", 65535) + `":{"N":"1"}}}`, ""},
+		{"json key of 65536 bytes", jsonC, []byte(`{"x":{"` + strings.Repeat("é", 32768) + `":1}}`), "",
+			"json: the object at $.x has a key of 65536 bytes (DynamoDB allows attribute names of at most 65535)"},
+		{"json duplicate key", jsonC, []byte(`{"a":1,"a":2}`), "",
+			`json: the object at $ has the key "a" twice (a DynamoDB map keeps one value per key)`},
+		{"json duplicate key, nested, escaped", jsonC, []byte(`{"x y":[{"k\"":1,"b":{},"k\u0022":2}]}`), "",
+			`json: the object at $."x y"[0] has the key "k\"" twice (a DynamoDB map keeps one value per key)`},
+		{"json same key in different objects", jsonC, []byte(`{"a":{"a":1},"b":{"a":2}}`),
+			`{"M":{"a":{"M":{"a":{"N":"1"}}},"b":{"M":{"a":{"N":"2"}}}}}`, ""},
+		{"json keys differing in case", jsonC, []byte(`{"a":1,"A":2}`), `{"M":{"A":{"N":"2"},"a":{"N":"1"}}}`, ""},
+		{"json minus zero", jsonC, []byte(`{"i":-0,"f":-0.0,"e":-0e5,"E":-0.000E-3}`),
+			`{"M":{"E":{"N":"0"},"e":{"N":"0"},"f":{"N":"0"},"i":{"N":"0"}}}`, ""},
+		{"json surrogate pair and an escaped backslash", jsonC, []byte(`"\ud83d\ude00 \\ud800"`), `{"S":"😀 \\ud800"}`, ""},
+		{"json lone high surrogate", jsonC, []byte(`{"a":"x\ud800y"}`), "",
+			`json: lone UTF-16 surrogate \ud800 at byte offset 7 (not a Unicode character)`},
+		{"json high surrogate before a non-surrogate", jsonC, []byte(`["\uD800\u0041"]`), "",
+			`json: lone UTF-16 surrogate \uD800 at byte offset 2 (not a Unicode character)`},
+		{"json lone low surrogate", jsonC, []byte(`["\udc00"]`), "",
+			`json: lone UTF-16 surrogate \udc00 at byte offset 2 (not a Unicode character)`},
+		{"json high surrogate at the end", jsonC, []byte(`"\ud800"`), "",
+			`json: lone UTF-16 surrogate \ud800 at byte offset 1 (not a Unicode character)`},
+		{"json invalid UTF-8", jsonC, []byte("{\"a\":\"x\xff\"}"), "", "json: not valid UTF-8 (byte offset 7)"},
+		{"json replacement character is kept", jsonC, []byte(`"\ufffd\uFFFD�"`), `{"S":"���"}`, ""},
 		{"json too many digits", jsonC, []byte(`[1234567890123456789012345678901234567890]`), "",
-			"json: 1234567890123456789012345678901234567890 has 39 significant digits; DynamoDB keeps at most 38"},
+			"json: $[0]: 1234567890123456789012345678901234567890 has 39 significant digits; DynamoDB keeps at most 38"},
 		{"json invalid", jsonC, []byte(`{"a" 1}`), "", "json: invalid character '1' after object key"},
 		{"json empty text", jsonC, []byte(``), "", "json: unexpected EOF"},
 		{"json of the wrong type", jsonC, 12, "", "json column holds a int"},
@@ -155,8 +188,8 @@ func TestConvert(t *testing.T) {
 		{"array of dates", arr(introspect.KindDate, 0), []any{instant}, `{"L":[{"S":"2024-02-29"}]}`, ""},
 		{"array with a bad element", arr(introspect.KindDecimal, 0), []any{"1", "NaN"}, "", "element 2: NaN cannot be stored as a DynamoDB number"},
 		{"array of the wrong type", arr(introspect.KindInt, 0), "{1,2}", "", "array column holds a string"},
-		{"array nested 32 deep", arr(introspect.KindInt, 0), nestArray(32), strings.Repeat(`{"L":[`, 32) + `{"N":"1"}` + strings.Repeat("]}", 32), ""},
-		{"array nested 33 deep", arr(introspect.KindInt, 0), nestArray(33), "", strings.Repeat("element 1: ", 32) + "array nested deeper than 32 levels"},
+		{"array nested 31 deep", arr(introspect.KindInt, 0), nestArray(31), strings.Repeat(`{"L":[`, 31) + `{"N":"1"}` + strings.Repeat("]}", 31), ""},
+		{"array nested 32 deep", arr(introspect.KindInt, 0), nestArray(32), "", strings.Repeat("element 1: ", 31) + "array: " + strings.TrimPrefix(tooDeep, "json: ")},
 
 		{"set", setC, []string{"a", "b"}, `{"SS":["a","b"]}`, ""},
 		{"empty set is left out", setC, []string{}, "", ""},
@@ -194,6 +227,9 @@ func TestConvert(t *testing.T) {
 		})
 	}
 }
+
+// tooDeep is the error for JSON nested beyond DynamoDB's limit.
+const tooDeep = "json: maps and lists nested more than 31 deep (DynamoDB allows 32 levels, counting the item)"
 
 // nestArray is [[[...[1]...]]] with depth lists.
 func nestArray(depth int) []any {
@@ -311,8 +347,47 @@ func TestConvertJSONArray(t *testing.T) {
 	if _, ok := l.Value[2].(*types.AttributeValueMemberL); !ok {
 		t.Errorf("element 3 = %#v, want a list", l.Value[2])
 	}
-	deep := []byte(strings.Repeat("[", 32) + strings.Repeat("]", 32))
-	if _, err := Convert(c, []any{deep}); err == nil || !strings.Contains(err.Error(), "deeper than 32") {
-		t.Errorf("a 32-level document inside a list (33 levels): err %v", err)
+
+	// The array's lists count towards DynamoDB's nesting limit.
+	doc := func(levels int) []byte { return []byte(strings.Repeat("[", levels) + strings.Repeat("]", levels)) }
+	for _, tt := range []struct {
+		name    string
+		v       []any
+		wantErr string
+	}{
+		{"30 levels in a list", []any{doc(30)}, ""},
+		{"31 levels in a list", []any{doc(31)}, "element 1: " + tooDeep},
+		{"29 levels in two lists", []any{[]any{doc(29)}}, ""},
+		{"30 levels in two lists", []any{nil, []any{doc(1), doc(30)}}, "element 2: element 2: " + tooDeep},
+		{"empty key in an element", []any{doc(1), []byte(`{"a":[{"":1}]}`)}, "element 2: json: the object at $.a[0] has an empty key (DynamoDB refuses an empty attribute name)"},
+		{"key twice in an element", []any{[]byte(`{"a":1,"a":1}`)}, `element 1: json: the object at $ has the key "a" twice (a DynamoDB map keeps one value per key)`},
+	} {
+		av, err := Convert(c, tt.v)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.wantErr == "" && avNest(av) != MaxDepth-1:
+			t.Errorf("%s: nests %d deep, want %d", tt.name, avNest(av), MaxDepth-1)
+		case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.wantErr)
+		}
 	}
+}
+
+// avNest is how many maps and lists an attribute value nests.
+func avNest(av types.AttributeValue) int {
+	d := 0
+	switch x := av.(type) {
+	case *types.AttributeValueMemberL:
+		for _, e := range x.Value {
+			d = max(d, avNest(e))
+		}
+		return d + 1
+	case *types.AttributeValueMemberM:
+		for _, e := range x.Value {
+			d = max(d, avNest(e))
+		}
+		return d + 1
+	}
+	return 0
 }

@@ -13,10 +13,12 @@
 //	float64                             KindFloat
 //	bool                                KindBool
 //	string                              KindString, KindTime
+//	string (WKT, "SRID=n;" first if n≠0) KindGeometry
 //	[]byte                              KindBytes
 //	time.Time                           KindDate, KindTimestamp (wall clock in UTC), KindTimestampTZ (UTC)
 //	[]byte (JSON text)                  KindJSON
 //	[]any of element values             KindArray
 //	[]string                            KindSet
-//	error                               a value the source could not decode (the row is rejected)
+//	error                               a value the source could not decode (the row is rejected;
+//	                                    one with a KeyText() string method names its row's key)
 package mapping

@@ -76,6 +76,12 @@ func (e *RowError) Error() string {
 }
 
 // SourceKey names a row by its primary key columns: "user_id=42, service=news".
+// Text that is not valid UTF-8, or that starts with a double quote, is
+// written Go-quoted with its bytes escaped (name="caf\xe9"), so that two
+// keys that differ only in an invalid byte never read the same, and the key
+// survives JSON, which would turn such bytes into U+FFFD. An error value
+// (a value the source could not decode) shows the text it keeps when it has
+// a SourceText() string method (package source's *InvalidUTF8Error), else ?.
 func (e *Entity) SourceKey(row []any) string {
 	var b strings.Builder
 	for i, k := range e.keyCols {
@@ -90,16 +96,31 @@ func (e *Entity) SourceKey(row []any) string {
 		case []byte:
 			fmt.Fprintf(&b, "%x", v)
 		case error:
-			b.WriteString("?")
+			var kt interface{ KeyText() string }
+			if errors.As(v, &kt) {
+				b.WriteString(kt.KeyText())
+			} else {
+				b.WriteString("?")
+			}
 		default:
 			if s, err := scalarText(e.Columns[k], v); err == nil {
-				b.WriteString(s)
+				b.WriteString(keyText(s))
 			} else {
 				fmt.Fprint(&b, v)
 			}
 		}
 	}
 	return b.String()
+}
+
+// keyText is s as SourceKey writes it: as it is, or Go-quoted when it is not
+// valid UTF-8 or starts with a quote (so that no plain text reads like a
+// quoted one).
+func keyText(s string) string {
+	if utf8.ValidString(s) && !strings.HasPrefix(s, `"`) {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func (e *Entity) reject(row []any, format string, args ...any) *RowError {

@@ -84,7 +84,7 @@ func TestRenderRejects(t *testing.T) {
 	user := func(email any) map[string]any {
 		return map[string]any{"user_id": int64(5), "email": email, "name": "Ann", "is_active": true, "created_at": ts}
 	}
-	deep := strings.Repeat("[", 33) + strings.Repeat("]", 33)
+	deep := strings.Repeat("[", 32) + strings.Repeat("]", 32)
 	tests := []renderCase{
 		{"NULL in a key column", "user", user(nil), "user_id=5",
 			"rendering SK: {email}: column email is NULL (add |default:X to the placeholder to allow it)"},
@@ -112,8 +112,12 @@ func TestRenderRejects(t *testing.T) {
 			"column score (double precision): -Inf cannot be stored as a DynamoDB number"},
 		{"39 significant digits", "thing", map[string]any{"id": int64(7), "price": "123456789012345678901234567890.123456789"}, "id=7",
 			"column price (numeric): 123456789012345678901234567890.123456789 has 39 significant digits; DynamoDB keeps at most 38"},
-		{"JSON deeper than 32 levels", "thing", map[string]any{"id": int64(7), "doc": []byte(deep)}, "id=7",
-			"column doc (jsonb): json: nested deeper than 32 levels"},
+		{"JSON of 32 levels (33 counting the item)", "thing", map[string]any{"id": int64(7), "doc": []byte(deep)}, "id=7",
+			"column doc (jsonb): json: maps and lists nested more than 31 deep (DynamoDB allows 32 levels, counting the item)"},
+		{"JSON with an empty key", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":[{"":1}]}`)}, "id=7",
+			`column doc (jsonb): json: the object at $.a[0] has an empty key (DynamoDB refuses an empty attribute name)`},
+		{"JSON with a key twice", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a b":{"k":1,"k":2}}`)}, "id=7",
+			`column doc (jsonb): json: the object at $."a b" has the key "k" twice (a DynamoDB map keeps one value per key)`},
 		{"zero date", "thing", map[string]any{"id": int64(7), "ts": errors.New(`zero date "0000-00-00 00:00:00" cannot be converted`)}, "id=7",
 			`column ts (timestamp(6) without time zone): zero date "0000-00-00 00:00:00" cannot be converted`},
 		{"error value in the source key itself", "thing", map[string]any{"id": errors.New("bad"), "code": "x"}, "id=?",
@@ -131,7 +135,7 @@ func TestRenderRejects(t *testing.T) {
 		{"JSON with trailing data", "thing", map[string]any{"id": int64(7), "doc": []byte(`{} []`)}, "id=7",
 			"column doc (jsonb): json: trailing data after the value"},
 		{"JSON number out of range", "thing", map[string]any{"id": int64(7), "doc": []byte(`{"a":1e200}`)}, "id=7",
-			"column doc (jsonb): json: 1e200 is too large for a DynamoDB number (at most 9.99…E+125)"},
+			"column doc (jsonb): json: $.a: 1e200 is too large for a DynamoDB number (at most 9.99…E+125)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRejected(t, p, tt) })
@@ -195,10 +199,10 @@ func TestRenderLimitsAtTheEdge(t *testing.T) {
 		reason: "item is 409601 bytes, over DynamoDB's 409600-byte limit",
 	})
 
-	// JSON of exactly 32 levels is fine.
-	deep := strings.Repeat("[", 32) + strings.Repeat("]", 32)
+	// JSON of 31 levels (32 counting the item) is fine.
+	deep := strings.Repeat("[", 31) + strings.Repeat("]", 31)
 	if _, err := th.Render(thingsRow(th, map[string]any{"id": int64(1), "doc": []byte(deep)})); err != nil {
-		t.Errorf("JSON of 32 levels: %v", err)
+		t.Errorf("JSON of 31 levels: %v", err)
 	}
 }
 

@@ -167,8 +167,13 @@ func TestSchemaRejectsWhatTheParserRejects(t *testing.T) {
 // replaced by null, a list, a map, an empty string or a number — and checks
 // that the parser and the schema accept or reject each mutant alike.
 func TestSchemaAndParserAgreeOnMutations(t *testing.T) {
+	t.Parallel()
 	s := loadSchema(t)
-	mutants := 0
+	stride := 1
+	if raceEnabled {
+		stride = 2
+	}
+	mutants, seen := 0, 0
 	for _, f := range mappingFiles(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -179,6 +184,9 @@ func TestSchemaAndParserAgreeOnMutations(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range mutations(&doc) {
+			if seen++; seen%stride != 0 {
+				continue
+			}
 			mutants++
 			out, err := yaml.Marshal(m.doc)
 			if err != nil {
@@ -195,7 +203,7 @@ func TestSchemaAndParserAgreeOnMutations(t *testing.T) {
 		}
 	}
 	if mutants < 1000 {
-		t.Fatalf("only %d mutants", mutants)
+		t.Fatalf("only %d mutants checked", mutants)
 	}
 	t.Logf("%d mutants, parser and schema agree on each", mutants)
 }

@@ -4,5 +4,8 @@
 // streams rows from a consistent source snapshot through rendering and
 // batching into a fixed pool of BatchWriteItem writers, retrying
 // UnprocessedItems, throttling and 5xx with capped exponential backoff and
-// jitter, recording rejected rows, and ending with a report.
+// jitter, recording rejected rows, and ending with a report. A batch
+// DynamoDB refuses as invalid is split until the items it refuses are found
+// alone; their rows are rejected with DynamoDB's message and the rest are
+// written.
 package migrate

@@ -95,7 +95,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return rep, fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
 		}
 	}
-	w := &writer{db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c}
+	w := &writer{db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej}
 
 	stop := make(chan struct{})
 	progressDone := make(chan struct{})

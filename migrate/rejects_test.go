@@ -49,18 +49,18 @@ func TestRejects(t *testing.T) {
 			fx := load(t, eng, accountsSQL, accountsMapping)
 			db := newDB(t, endpoint)
 			ctx := testContext(t)
-			run := func(maxRejects int64) (*migrate.Report, error, string, string) {
+			run := func(maxRejects int64) (*migrate.Report, string, string, error) {
 				table := tableName(t, db)
 				o := fx.options(db, table)
 				o.CreateTable = true
 				o.MaxRejects = maxRejects
 				o.RejectsPath = filepath.Join(t.TempDir(), "rejects.jsonl")
 				rep, err := migrate.Run(ctx, o)
-				return rep, err, o.RejectsPath, table
+				return rep, o.RejectsPath, table, err
 			}
 
 			// MaxRejects 0 stops at the first rejected row, id=3.
-			rep, err, path, _ := run(0)
+			rep, path, _, err := run(0)
 			if err == nil {
 				t.Fatal("MaxRejects 0: Run succeeded with NULL keys in the source")
 			}
@@ -78,12 +78,12 @@ func TestRejects(t *testing.T) {
 			}
 
 			// One fewer than the bad rows still fails.
-			if _, err, _, _ := run(int64(len(nullRows) - 1)); err == nil || !strings.Contains(err.Error(), "more than --max-rejects 2") {
+			if _, _, _, err := run(int64(len(nullRows) - 1)); err == nil || !strings.Contains(err.Error(), "more than --max-rejects 2") {
 				t.Errorf("MaxRejects 2 with 3 bad rows: %v", err)
 			}
 
 			// Enough: the good rows are written, the bad ones listed.
-			rep, err, path, table := run(int64(len(nullRows)))
+			rep, path, table, err := run(int64(len(nullRows)))
 			if err != nil {
 				t.Fatalf("MaxRejects 3: %v", err)
 			}

@@ -42,9 +42,9 @@ for engine in postgres mysql; do
 	step "$engine: preview (2 rows per entity, nothing written)"
 	bin/remodel preview --source "$src" -m "$ex/mapping.yaml" --rows 2
 	step "$engine: migrate into DynamoDB table $table"
-	bin/remodel migrate --source "$src" -m "$ex/mapping.yaml" --endpoint "$endpoint" --table "$table" --create-table
+	bin/remodel migrate --source "$src" -m "$ex/mapping.yaml" --endpoint-url "$endpoint" --table "$table" --create-table
 	step "$engine: verify"
-	if bin/remodel verify --source "$src" -m "$ex/mapping.yaml" --endpoint "$endpoint" --table "$table"; then
+	if bin/remodel verify --source "$src" -m "$ex/mapping.yaml" --endpoint-url "$endpoint" --table "$table"; then
 		result[$engine]=PASS
 	else
 		result[$engine]=FAIL

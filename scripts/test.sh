@@ -3,10 +3,30 @@
 # services, checked and started if possible) and a fresh DynamoDB Local on
 # its own port, stopped again at the end.
 #
+# Before the tests: gofmt, go vet, go mod tidy -diff (go.mod and go.sum must
+# be tidy) and staticcheck (the version pinned by go.mod's tool directive).
+#
 # REMODEL_REQUIRE_SERVICES=1 (set by .ci/run) makes a missing service, and any
 # skipped test, fail the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+
+echo "== go mod tidy -diff"
+if ! go mod tidy -diff; then
+	echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1
+fi
+
+echo "== staticcheck"
+# The version is pinned by the tool directive in go.mod (fetched once through
+# the module proxy, then built from the module cache).
+go tool staticcheck ./...
 
 port="${REMODEL_TEST_DYNAMODB_PORT:-8766}"
 scripts/check-services.sh --start
@@ -17,13 +37,6 @@ trap 'scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true' EXIT
 export REMODEL_TEST_POSTGRES="${REMODEL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
 export REMODEL_TEST_MYSQL="${REMODEL_TEST_MYSQL:-mysql://root@127.0.0.1:3306/test}"
 export REMODEL_TEST_DYNAMODB="http://127.0.0.1:$port"
-
-echo "== gofmt and go vet"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then
-	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
-fi
-go vet ./...
 
 echo "== go test -race ./..."
 log=$(mktemp)

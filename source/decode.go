@@ -47,8 +47,6 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 			return s // beyond int64, kept as exact text
 		}
 		return fmt.Errorf("%q is not an integer", s)
-	case introspect.KindDecimal:
-		return s
 	case introspect.KindFloat:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -85,22 +83,47 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		}
 		return parseTime(s, true, []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"})
 	case introspect.KindJSON:
+		// Checked where it is decoded (mapping.Convert): UTF-8, surrogate
+		// escapes, nesting, keys.
 		return bytes.Clone(raw)
 	case introspect.KindArray:
-		v, err := parsePGArray(s)
+		delim := byte(',')
+		if c.Delim != "" {
+			delim = c.Delim[0]
+		}
+		a, err := parsePGArray(s, delim)
 		if err != nil {
 			return err
 		}
+		if !a.startsAtOne() {
+			return fmt.Errorf("array bounds %s do not start at 1: a list cannot say where it starts", a.bounds)
+		}
 		elem := &introspect.Column{Name: c.Name, Type: c.Type, Kind: c.Elem, Precision: c.Precision}
-		if err := decodeElems(v, elem, engine); err != nil {
+		if err := decodeElems(a.elems, elem, engine); err != nil {
 			return err
 		}
-		return v
+		return a.elems
 	case introspect.KindSet:
+		if err := checkText(s); err != nil {
+			return err
+		}
 		if s == "" {
 			return []string{}
 		}
 		return strings.Split(s, ",")
+	case introspect.KindGeometry:
+		if !isWKT(s) {
+			return spatialNotText(c.Name)
+		}
+		if err := checkText(s); err != nil {
+			return err
+		}
+		return s
+	case introspect.KindDecimal, introspect.KindTime:
+		return s // the engine's own ASCII text
+	}
+	if err := checkText(s); err != nil {
+		return err
 	}
 	return s
 }
@@ -159,6 +182,8 @@ func decodeBinary(c *introspect.Column, v any, engine introspect.Engine) any {
 	case time.Time:
 		return x.UTC()
 	case bool:
+		return x
+	case error: // a value the reader already knows it cannot decode
 		return x
 	}
 	return fmt.Errorf("unexpected driver value %T", v)

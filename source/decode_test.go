@@ -87,6 +87,13 @@ func arrayCol(elem introspect.Kind, typ string) *introspect.Column {
 	return &introspect.Column{Name: "c", Type: typ, Kind: introspect.KindArray, Elem: elem, Nullable: true}
 }
 
+// boxArray is a box[] column: its elements are separated by ';'.
+func boxArray() *introspect.Column {
+	c := arrayCol(introspect.KindString, "box[]")
+	c.Delim = ";"
+	return c
+}
+
 type decodeCase struct {
 	name string
 	col  *introspect.Column
@@ -185,7 +192,15 @@ func TestDecodeTextPostgres(t *testing.T) {
 
 		{"array text with NULL", arrayCol(introspect.KindString, "text[]"), `{"a,b","c\"d",NULL,"NULL","",plain}`, []any{"a,b", `c"d`, nil, "NULL", "", "plain"}},
 		{"array int 2-D", arrayCol(introspect.KindInt, "integer[]"), `{{1,2},{3,NULL}}`, []any{[]any{int64(1), int64(2)}, []any{int64(3), nil}}},
-		{"array int bounds", arrayCol(introspect.KindInt, "integer[]"), `[0:1]={1,2}`, []any{int64(1), int64(2)}},
+		// A list cannot say where it starts: an array that does not start at
+		// 1 is rejected, never silently renumbered.
+		{"array int bounds", arrayCol(introspect.KindInt, "integer[]"), `[0:1]={1,2}`,
+			errors.New("array bounds [0:1] do not start at 1: a list cannot say where it starts")},
+		{"array int 2-D bounds", arrayCol(introspect.KindInt, "integer[]"), `[1:2][0:0]={{1},{2}}`,
+			errors.New("array bounds [1:2][0:0] do not start at 1: a list cannot say where it starts")},
+		{"array box", boxArray(), `{(1,1),(0,0);NULL;(3,3),(2,2)}`, []any{"(1,1),(0,0)", nil, "(3,3),(2,2)"}},
+		{"array box 2-D", boxArray(), `{{(1,1),(0,0);(2,2),(1,1)};{(5,5),(4,4);(3,3),(2,2)}}`,
+			[]any{[]any{"(1,1),(0,0)", "(2,2),(1,1)"}, []any{"(5,5),(4,4)", "(3,3),(2,2)"}}},
 		{"array empty", arrayCol(introspect.KindInt, "integer[]"), `{}`, []any{}},
 		{"array bool", arrayCol(introspect.KindBool, "boolean[]"), `{t,f}`, []any{true, false}},
 		{"array bytea", arrayCol(introspect.KindBytes, "bytea[]"), `{"\\x0102","\\x"}`, []any{[]byte{1, 2}, []byte{}}},
@@ -246,7 +261,7 @@ func TestDecodeTextNull(t *testing.T) {
 		introspect.KindInt, introspect.KindDecimal, introspect.KindFloat, introspect.KindBool,
 		introspect.KindString, introspect.KindBytes, introspect.KindDate, introspect.KindTime,
 		introspect.KindTimestamp, introspect.KindTimestampTZ, introspect.KindJSON, introspect.KindArray,
-		introspect.KindSet,
+		introspect.KindSet, introspect.KindGeometry,
 	}
 	for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 		for _, k := range kinds {
@@ -303,6 +318,8 @@ func TestDecodeBinaryMySQL(t *testing.T) {
 		{"time.Time to UTC", col(introspect.KindTimestampTZ, "timestamp"), time.Date(2024, 1, 2, 8, 34, 5, 0, india), utc(2024, 1, 2, 3, 4, 5, 0)},
 		{"int64 without column is text", nil, int64(7), "7"},
 		{"unexpected type", col(introspect.KindString, "text"), struct{}{}, errValue{}},
+		{"error value stays", col(introspect.KindGeometry, "point"), spatialNotText("p"), spatialNotText("p")},
+		{"invalid UTF-8 bytes", col(introspect.KindString, "varchar(8)"), []byte("caf\xe9"), errors.New("text is not valid UTF-8 (byte 0xe9 at offset 3)")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

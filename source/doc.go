@@ -10,4 +10,15 @@
 // arrive in binary and a FLOAT is not rounded to 6 digits) and decoded by the
 // column's introspect.Kind, so a value reads the same whether it came from a
 // table scan or from an access pattern's SQL.
+//
+// Nothing is passed on changed: a value that cannot be decoded exactly
+// becomes an error value, which rejects its row. Text must be valid UTF-8
+// (an *InvalidUTF8Error keeps the bytes for the row's key; JSON documents
+// are passed on as bytes and checked by mapping.Convert), and MySQL text in
+// another character set must convert to it without loss
+// (*UnconvertibleTextError); PostgreSQL
+// arrays are split at the element type's delimiter (introspect.Column.Delim)
+// and must start at index 1; spatial columns are selected as WKT by the
+// engine (ST_AsText, ST_AsEWKT), and a spatial value a free query returns in
+// its binary form is an error value.
 package source

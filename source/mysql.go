@@ -184,11 +184,59 @@ func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + 
 
 func (r *myReader) Placeholder(int) string { return "?" }
 
+// myRead is the select-list expression that reads column c (quoted as q)
+// in the text form decodeText expects: a spatial value as its WKT, with
+// "SRID=n;" in front when its SRID is not 0 (PostGIS's EWKT form), so that
+// the SRID the bare WKT leaves out is not lost.
+//
+// Text in a character set that is not UTF-8 (Column.Charset) is converted
+// by the server, which sends '?' for a byte the charset has no Unicode
+// character for (an ascii column accepts 0xE9 even in strict mode). Such a
+// column is read converted only when the conversion goes back to the same
+// bytes; otherwise its bytes come with a leading 0xFF, which no UTF-8 text
+// starts with, and unconvertible turns them into an error value.
+func myRead(c *introspect.Column, q string) string {
+	switch {
+	case c == nil:
+	case c.Kind == introspect.KindGeometry:
+		return "IF(ST_SRID(" + q + ") = 0, ST_AsText(" + q + "), CONCAT('SRID=', ST_SRID(" + q + "), ';', ST_AsText(" + q + "))) AS " + q
+	case c.Charset != "" && isCharsetName(c.Charset):
+		utf8 := "CONVERT(" + q + " USING utf8mb4)"
+		raw := "CAST(" + q + " AS BINARY)"
+		return "IF(CAST(CONVERT(" + utf8 + " USING " + c.Charset + ") AS BINARY) = " + raw + ", " + utf8 + ", CONCAT(X'FF', " + raw + ")) AS " + q
+	}
+	return q
+}
+
+// isCharsetName reports whether s can be pasted into SQL as a character
+// set name (they are words like latin1, cp1251, utf16le).
+func isCharsetName(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// unconvertible turns the marked bytes myRead selects for text that does
+// not convert to UTF-8 into an error value; everything else passes.
+func unconvertible(c *introspect.Column, v any) any {
+	if c == nil || c.Charset == "" {
+		return v
+	}
+	b, ok := v.([]byte)
+	if !ok || len(b) == 0 || b[0] != 0xff {
+		return v
+	}
+	return &UnconvertibleTextError{Charset: c.Charset, Text: string(b[1:])}
+}
+
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, myIdent, myIdent(t.Name))
+	q := scanSQL(t, w, limit, myIdent, myRead, myIdent(t.Name))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
-			row[i] = decodeBinary(c, vals[i], introspect.MySQL)
+			row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
 		}
 		return fn(row)
 	})
@@ -217,6 +265,23 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 	if err != nil {
 		return err
 	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	// A spatial column arrives in MySQL's internal form (an SRID, then
+	// WKB): bytes that are not text, whatever column kindOf names. Table
+	// scans select WKT instead (myRead); a free query that did not gets an
+	// error value in place of the bytes.
+	var spatial []error
+	for i, ct := range types {
+		if ct.DatabaseTypeName() == "GEOMETRY" {
+			if spatial == nil {
+				spatial = make([]error, len(types))
+			}
+			spatial[i] = spatialNotText(names[i])
+		}
+	}
 	vals := make([]any, len(names))
 	ptrs := make([]any, len(names))
 	for i := range vals {
@@ -226,6 +291,11 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
+		}
+		for i, e := range spatial {
+			if e != nil && vals[i] != nil {
+				vals[i] = e
+			}
 		}
 		if err := fn(names, vals, row); err != nil {
 			return err
@@ -242,13 +312,13 @@ func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 	return n, nil
 }
 
-func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, myIdent, myIdent(t.Name), "RAND()")
+func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myRead, myIdent(t.Name), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))
 		for i := range cols {
-			row[i] = decodeBinary(kinds[i], vals[i], introspect.MySQL)
+			row[i] = decodeBinary(kinds[i], unconvertible(kinds[i], vals[i]), introspect.MySQL)
 		}
 		out = append(out, row)
 		return nil

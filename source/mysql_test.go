@@ -106,7 +106,7 @@ func TestMySQLTypes(t *testing.T) {
 	checkSameRows(t, "Query without parameters vs ScanTable", tab.Columns, all, rows)
 
 	// Sample reads the same values too.
-	got, err := r.Sample(ctx, tab, []string{"f", "bits", "tags"}, "id IN (1, 2)", 10)
+	got, err := r.Sample(ctx, tab, []string{"f", "bits", "tags"}, "id IN (1, 2)", 10, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

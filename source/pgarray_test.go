@@ -38,14 +38,72 @@ func TestParsePGArray(t *testing.T) {
 		{`[0:1]={1,2}`, []any{"1", "2"}},
 		{`[-2:-1]={NULL,x}`, []any{nil, "x"}},
 		{`[1:2][1:1]={{1},{2}}`, []any{[]any{"1"}, []any{"2"}}},
+		// A box holds commas: with ',' as the delimiter it falls apart,
+		// which is why the column's own delimiter must be used.
+		{`{(1,1),(0,0);(2,2),(1,1)}`, []any{"(1", "1)", "(0", "0);(2", "2)", "(1", "1)"}},
 	} {
-		got, err := parsePGArray(tc.in)
+		got, err := parsePGArray(tc.in, ',')
 		if err != nil {
 			t.Errorf("parsePGArray(%q): %v", tc.in, err)
 			continue
 		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parsePGArray(%q) = %#v, want %#v", tc.in, got, tc.want)
+		if !reflect.DeepEqual(got.elems, tc.want) {
+			t.Errorf("parsePGArray(%q) = %#v, want %#v", tc.in, got.elems, tc.want)
+		}
+	}
+}
+
+// TestParsePGArrayDelimiter: box[] (typdelim ';') as PostgreSQL 15 prints it.
+func TestParsePGArrayDelimiter(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []any
+	}{
+		{`{}`, []any{}},
+		{`{(1,1),(0,0)}`, []any{"(1,1),(0,0)"}},
+		{`{(1,1),(0,0);NULL;(3,3),(2,2)}`, []any{"(1,1),(0,0)", nil, "(3,3),(2,2)"}},
+		{`{{(1,1),(0,0);(2,2),(1,1)};{(5,5),(4,4);(3,3),(2,2)}}`, []any{
+			[]any{"(1,1),(0,0)", "(2,2),(1,1)"}, []any{"(5,5),(4,4)", "(3,3),(2,2)"}}},
+		{`{"a;b";c,d}`, []any{"a;b", "c,d"}},
+		{`[0:1]={(1,1),(0,0);(2,2),(1,1)}`, []any{"(1,1),(0,0)", "(2,2),(1,1)"}},
+	} {
+		got, err := parsePGArray(tc.in, ';')
+		if err != nil {
+			t.Errorf("parsePGArray(%q, ';'): %v", tc.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(got.elems, tc.want) {
+			t.Errorf("parsePGArray(%q, ';') = %#v, want %#v", tc.in, got.elems, tc.want)
+		}
+	}
+	for _, in := range []string{`{a;;b}`, `{a;b;}`, `{"a";}`, `{{a};}`} {
+		if got, err := parsePGArray(in, ';'); err == nil {
+			t.Errorf("parsePGArray(%q, ';') = %#v, want an error", in, got.elems)
+		}
+	}
+}
+
+func TestParsePGArrayBounds(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		bounds      string
+		startsAtOne bool
+	}{
+		{`{1,2}`, "", true},
+		{`{}`, "", true},
+		{`[0:2]={7,8,9}`, "[0:2]", false},
+		{`[-2:-1]={NULL,x}`, "[-2:-1]", false},
+		{`[1:2][0:1]={{1,2},{3,4}}`, "[1:2][0:1]", false},
+		{`[2]={1,2}`, "[2]", true}, // array_in's short form: lower bound 1
+		{`[1:2]={1,2}`, "[1:2]", true},
+	} {
+		got, err := parsePGArray(tc.in, ',')
+		if err != nil {
+			t.Errorf("parsePGArray(%q): %v", tc.in, err)
+			continue
+		}
+		if got.bounds != tc.bounds || got.startsAtOne() != tc.startsAtOne {
+			t.Errorf("parsePGArray(%q): bounds %q, starts at one %v; want %q, %v", tc.in, got.bounds, got.startsAtOne(), tc.bounds, tc.startsAtOne)
 		}
 	}
 }
@@ -77,34 +135,39 @@ func TestParsePGArrayMalformed(t *testing.T) {
 		`[0:1]=`,
 		`[0:1]=1,2`,
 		`[0:1]={1,2`,
+		`[0:x]={1,2}`,
+		`[0:1=]{1,2}`,
+		`[0:1]x={1,2}`,
+		`[a]={1}`,
 	} {
-		if got, err := parsePGArray(in); err == nil {
-			t.Errorf("parsePGArray(%q) = %#v, want an error", in, got)
+		if got, err := parsePGArray(in, ','); err == nil {
+			t.Errorf("parsePGArray(%q) = %#v, want an error", in, got.elems)
 		} else if !strings.Contains(err.Error(), "array") {
 			t.Errorf("parsePGArray(%q) error %q does not say it is about an array", in, err)
 		}
 	}
 }
 
-// renderPGArray writes elems the way PostgreSQL's array_out does: an element
-// is double-quoted when it is empty, spells NULL in any case, or contains a
-// quote, a backslash, a brace, the delimiter or ASCII white space; inside
-// quotes, quotes and backslashes are escaped with a backslash. nil is NULL
-// and []any is a sub-array.
-func renderPGArray(elems []any) string {
+// renderPGArray writes elems the way PostgreSQL's array_out does: elements
+// (and sub-arrays) are separated by delim, and an element is double-quoted
+// when it is empty, spells NULL in any case, or contains a quote, a
+// backslash, a brace, the delimiter or ASCII white space; inside quotes,
+// quotes and backslashes are escaped with a backslash. nil is NULL and []any
+// is a sub-array.
+func renderPGArray(elems []any, delim byte) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, e := range elems {
 		if i > 0 {
-			b.WriteByte(',')
+			b.WriteByte(delim)
 		}
 		switch x := e.(type) {
 		case nil:
 			b.WriteString("NULL")
 		case []any:
-			b.WriteString(renderPGArray(x))
+			b.WriteString(renderPGArray(x, delim))
 		case string:
-			quote := x == "" || strings.EqualFold(x, "NULL") || strings.ContainsAny(x, "\"\\{}, \t\n\r\v\f")
+			quote := x == "" || strings.EqualFold(x, "NULL") || strings.ContainsAny(x, "\"\\{} \t\n\r\v\f"+string(delim))
 			if !quote {
 				b.WriteString(x)
 				continue
@@ -143,35 +206,48 @@ func TestRenderPGArrayMatchesPostgres(t *testing.T) {
 	// What PostgreSQL 15 prints for
 	// SELECT ARRAY[E'\u00a0a', 'b c', '', 'NULL', 'x"y', 'a\b', NULL, 'plain']::text[]
 	want := "{\u00a0a,\"b c\",\"\",\"NULL\",\"x\\\"y\",\"a\\\\b\",NULL,plain}"
-	got := renderPGArray([]any{"\u00a0a", "b c", "", "NULL", `x"y`, `a\b`, nil, "plain"})
+	got := renderPGArray([]any{"\u00a0a", "b c", "", "NULL", `x"y`, `a\b`, nil, "plain"}, ',')
 	if got != want {
 		t.Fatalf("renderPGArray = %s, want %s", got, want)
+	}
+	// SELECT ARRAY['(1,1),(0,0)'::box, NULL, '(3,3),(2,2)']
+	want = "{(1,1),(0,0);NULL;(3,3),(2,2)}"
+	got = renderPGArray([]any{"(1,1),(0,0)", nil, "(3,3),(2,2)"}, ';')
+	if got != want {
+		t.Fatalf("renderPGArray(;) = %s, want %s", got, want)
 	}
 }
 
 func FuzzParsePGArray(f *testing.F) {
 	for _, s := range []string{
-		"", "a", "a\x00b", "\x01", "a\x00\x01\x00", "NULL", "null\x00Null", "\"", "\\", "{", "}", ",",
+		"", "a", "a\x00b", "\x01", "a\x00\x01\x00", "NULL", "null\x00Null", "\"", "\\", "{", "}", ",", ";",
 		"a b", " a", "a ", "\t", "\u00a0a\u00a0", "b\u0085", "Zoë\x00東京", "{1,2}", "[0:1]={1,2}",
 		`{"a\"b",NULL}`, `{{1,2},{3,4}}`, "{\"", "{a,,b}", "{1,2}x",
+		"(1,1),(0,0)\x00(2,2),(1,1)", "a;b\x00c,d", "{(1,1),(0,0);(2,2),(1,1)}",
 	} {
-		f.Add(s)
+		f.Add(s, false)
+		f.Add(s, true)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
+	f.Fuzz(func(t *testing.T, s string, semicolon bool) {
+		// The delimiter: ',' for nearly every type, ';' for box.
+		delim := byte(',')
+		if semicolon {
+			delim = ';'
+		}
 		// Any input: an array or an error, never a panic.
-		if v, err := parsePGArray(s); err == nil {
-			checkShape(t, s, v)
+		if v, err := parsePGArray(s, delim); err == nil {
+			checkShape(t, s, v.elems)
 		}
 
 		// Round trip of one dimension.
 		elems := elemsFrom(s)
-		text := renderPGArray(elems)
-		got, err := parsePGArray(text)
+		text := renderPGArray(elems, delim)
+		got, err := parsePGArray(text, delim)
 		if err != nil {
-			t.Fatalf("parsePGArray(%q) of %#v: %v", text, elems, err)
+			t.Fatalf("parsePGArray(%q, %q) of %#v: %v", text, delim, elems, err)
 		}
-		if !reflect.DeepEqual(got, elems) {
-			t.Fatalf("parsePGArray(%q) = %#v, want %#v", text, got, elems)
+		if !reflect.DeepEqual(got.elems, elems) || got.bounds != "" {
+			t.Fatalf("parsePGArray(%q, %q) = %#v (bounds %q), want %#v", text, delim, got.elems, got.bounds, elems)
 		}
 
 		// Two dimensions, with explicit bounds.
@@ -180,13 +256,14 @@ func FuzzParsePGArray(f *testing.F) {
 			for i := 0; i < len(elems); i += 2 {
 				grid = append(grid, []any{elems[i], elems[i+1]})
 			}
-			text := "[0:" + strconv.Itoa(len(grid)-1) + "][1:2]=" + renderPGArray(grid)
-			got, err := parsePGArray(text)
+			bounds := "[0:" + strconv.Itoa(len(grid)-1) + "][1:2]"
+			text := bounds + "=" + renderPGArray(grid, delim)
+			got, err := parsePGArray(text, delim)
 			if err != nil {
-				t.Fatalf("parsePGArray(%q) of %#v: %v", text, grid, err)
+				t.Fatalf("parsePGArray(%q, %q) of %#v: %v", text, delim, grid, err)
 			}
-			if !reflect.DeepEqual(got, grid) {
-				t.Fatalf("parsePGArray(%q) = %#v, want %#v", text, got, grid)
+			if !reflect.DeepEqual(got.elems, grid) || got.bounds != bounds || got.startsAtOne() {
+				t.Fatalf("parsePGArray(%q, %q) = %#v (bounds %q), want %#v (bounds %q, not from 1)", text, delim, got.elems, got.bounds, grid, bounds)
 			}
 		}
 	})

@@ -157,7 +157,7 @@ func pgTable(t *introspect.Table) string { return pgIdent(t.Schema) + "." + pgId
 func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
 
 func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, pgIdent, pgTable(t))
+	q := scanSQL(t, w, limit, pgIdent, pgRead, pgTable(t))
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeText(c, raw[i], introspect.Postgres)
@@ -196,8 +196,8 @@ func (r *pgReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 	return n, nil
 }
 
-func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgTable(t), "random()")
+func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
+	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgRead, pgTable(t), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, _ []any) error {
 		row := make([]any, len(cols))
@@ -230,17 +230,30 @@ func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(
 	})
 }
 
-// scanSQL builds the query that reads every column of t in primary-key order.
-func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string, table string) string {
+// pgRead is the select-list expression that reads column c (quoted as q)
+// in the text form decodeText expects: PostGIS values as EWKT (WKT, with
+// "SRID=n;" in front when the value has an SRID), not their hex EWKB.
+func pgRead(c *introspect.Column, q string) string {
+	if c != nil && c.Kind == introspect.KindGeometry {
+		return "ST_AsEWKT(" + q + ") AS " + q
+	}
+	return q
+}
+
+// scanSQL builds the query that reads every column of t in primary-key
+// order; read gives the select-list expression of each column.
+func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string, read func(*introspect.Column, string) string, table string) string {
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
-		cols[i] = ident(c.Name)
+		cols[i] = read(c, ident(c.Name))
 	}
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where(w)
 	if len(t.PrimaryKey) > 0 {
+		// Qualified, so that ORDER BY sorts by the column and not by the
+		// select-list expression of the same name that read puts there.
 		pk := make([]string, len(t.PrimaryKey))
 		for i, c := range t.PrimaryKey {
-			pk[i] = ident(c)
+			pk[i] = table + "." + ident(c)
 		}
 		q += " ORDER BY " + strings.Join(pk, ", ")
 	}
@@ -250,9 +263,14 @@ func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string
 	return q
 }
 
-// sampleSQL builds the query that samples distinct non-NULL tuples.
-func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(string) string, table, random string) (string, []*introspect.Column) {
+// sampleSQL builds the query that samples distinct non-NULL tuples, each
+// column read as read says (as a table scan reads it). The order is the MD5
+// hash of the seed and the tuple's text, then the tuple itself for the rare
+// tie: it looks random, but the same seed on the same data picks the same
+// tuples, whatever order the engine happens to produce them in.
+func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(string) string, read func(*introspect.Column, string) string, table string, seed int64) (string, []*introspect.Column) {
 	q := make([]string, len(cols))
+	outer := make([]string, len(cols))
 	kinds := make([]*introspect.Column, len(cols))
 	conds := make([]string, 0, len(cols)+1)
 	if strings.TrimSpace(w) != "" {
@@ -261,9 +279,11 @@ func sampleSQL(t *introspect.Table, cols []string, w string, n int, ident func(s
 	for i, c := range cols {
 		q[i] = ident(c)
 		kinds[i] = t.Column(c)
+		outer[i] = read(kinds[i], q[i])
 		conds = append(conds, q[i]+" IS NOT NULL")
 	}
 	list := strings.Join(q, ", ")
-	return "SELECT " + list + " FROM (SELECT DISTINCT " + list + " FROM " + table +
-		" WHERE " + strings.Join(conds, " AND ") + ") s ORDER BY " + random + " LIMIT " + strconv.Itoa(n), kinds
+	order := "MD5(CONCAT_WS('/', '" + strconv.FormatInt(seed, 10) + "', " + list + "))"
+	return "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT DISTINCT " + list + " FROM " + table +
+		" WHERE " + strings.Join(conds, " AND ") + ") s ORDER BY " + order + ", " + list + " LIMIT " + strconv.Itoa(n), kinds
 }

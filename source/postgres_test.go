@@ -46,7 +46,7 @@ var postgresTypesRows = [][]any{
 	{int64(1),
 		[]any{"a,b", `c"d`, nil, "NULL", "", `back\slash`, "x y", "\u00a0nbsp", "{braces}", "Zoë"},
 		[]any{[]any{int64(1), int64(2)}, []any{int64(3), int64(4)}},
-		[]any{int64(1), int64(2)},
+		&boundsError{"[0:1]"}, // a list cannot say it starts at 0
 		[]any{[]byte{1, 2}, []byte{}},
 		[]any{utc(2024, 1, 2, 3, 4, 5, 0)},
 		"happy", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "NaN", math.Inf(1), 3.1415927,
@@ -94,7 +94,7 @@ func TestPostgresTypes(t *testing.T) {
 		}
 	}
 	// Sample of an enum.
-	got, err := r.Sample(ctx, tab, []string{"mood"}, "", 10)
+	got, err := r.Sample(ctx, tab, []string{"mood"}, "", 10, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ INSERT INTO payments VALUES
 	if n != 4 {
 		t.Errorf("Count = %d, want 4", n)
 	}
-	sample, err := r.Sample(ctx, tab, []string{"id"}, "", 10)
+	sample, err := r.Sample(ctx, tab, []string{"id"}, "", 10, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

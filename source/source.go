@@ -17,6 +17,8 @@ type Source interface {
 	// Snapshot opens n reader connections that all see one consistent cut
 	// of the database.
 	Snapshot(ctx context.Context, n int) (Snapshot, error)
+	// Prepare has the database prepare q without running it (prepare.go).
+	Prepare(ctx context.Context, q string) error
 	Close() error
 }
 
@@ -39,13 +41,20 @@ type Reader interface {
 	// Count counts the rows of t matching where.
 	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
 	// Sample returns up to n distinct tuples of the columns from t (rows
-	// matching where, no NULLs), in random order.
-	Sample(ctx context.Context, t *introspect.Table, cols []string, where string, n int) ([][]any, error)
+	// matching where, no NULLs), in an order that looks random but is fixed
+	// by seed: the same seed on the same data gives the same tuples.
+	Sample(ctx context.Context, t *introspect.Table, cols []string, where string, n int, seed int64) ([][]any, error)
 	// Query runs sql with args bound as parameters. Each result column is
 	// decoded by the column kindOf returns for its name (nil: as text).
 	Query(ctx context.Context, sql string, args []any, kindOf func(name string) *introspect.Column, fn func(names []string, row []any) error) error
 	// Placeholder is the i-th (from 1) parameter marker: $1 or ?.
 	Placeholder(i int) string
+	// Guard runs fn, which uses this reader, so that a statement failing in
+	// it (a bad where, an access pattern's SQL error) leaves the reader and
+	// its snapshot usable for the next call. PostgreSQL aborts a transaction
+	// at its first error, so there fn runs inside a savepoint; MySQL keeps the
+	// transaction after a failed statement.
+	Guard(ctx context.Context, fn func() error) error
 }
 
 // Open connects to the database a DSN names.

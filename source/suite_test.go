@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"sort"
@@ -208,6 +209,48 @@ func TestSharedSuite(t *testing.T) {
 
 			t.Run("Sample", func(t *testing.T) { testSample(t, ctx, r, tab) })
 
+			t.Run("Sample is fixed by its seed", func(t *testing.T) {
+				sample := func(seed int64) string {
+					got, err := r.Sample(ctx, tab, []string{"name", "active"}, "", 2, seed)
+					if err != nil {
+						t.Fatalf("Sample(seed %d): %v", seed, err)
+					}
+					return fmt.Sprint(got)
+				}
+				picks := map[string]bool{}
+				for seed := range int64(12) {
+					first := sample(seed)
+					if again := sample(seed); again != first {
+						t.Fatalf("seed %d sampled %s, then %s", seed, first, again)
+					}
+					picks[first] = true
+				}
+				// 4 tuples, 2 drawn: 12 seeds must not all draw the same pair
+				// (or the seed changes nothing).
+				if len(picks) < 2 {
+					t.Fatalf("12 seeds all sampled %v", picks)
+				}
+			})
+
+			t.Run("Guard keeps the reader usable after a failing statement", func(t *testing.T) {
+				err := r.Guard(ctx, func() error {
+					_, err := r.Count(ctx, tab, "no_such_column = 1")
+					return err
+				})
+				if err == nil || !strings.Contains(err.Error(), "no_such_column") {
+					t.Fatalf("Guard(a bad where) = %v, want the statement's error", err)
+				}
+				// Without the guard PostgreSQL would answer "current transaction
+				// is aborted" from here on.
+				n, err := r.Count(ctx, tab, "")
+				if err != nil || n != int64(len(itemsRows)) {
+					t.Fatalf("Count after a guarded failure = %d, %v; want %d", n, err, len(itemsRows))
+				}
+				if err := r.Guard(ctx, func() error { return nil }); err != nil {
+					t.Fatalf("Guard(success) = %v", err)
+				}
+			})
+
 			t.Run("Query", func(t *testing.T) { testQuery(t, ctx, r, tab) })
 		})
 	}
@@ -252,7 +295,7 @@ func testSample(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tab
 		{[]string{"at_tz", "amount", "payload"}, "", 10, 4},
 		{[]string{"note"}, "1 = 0", 10, 0},
 	} {
-		got, err := r.Sample(ctx, tab, tc.cols, tc.where, tc.n)
+		got, err := r.Sample(ctx, tab, tc.cols, tc.where, tc.n, 1)
 		if err != nil {
 			t.Fatalf("Sample(%v, %q, %d): %v", tc.cols, tc.where, tc.n, err)
 		}
@@ -502,7 +545,7 @@ INSERT INTO "Odd Schema"."We""ird Table" VALUES (2, 'b', 20), (1, 'a', 10), (3, 
 			if n, err := r.Count(ctx, tab, ""); err != nil || n != 3 {
 				t.Errorf("Count = %d, %v, want 3", n, err)
 			}
-			got, err := r.Sample(ctx, tab, []string{"order", "x\"y"}, "", 10)
+			got, err := r.Sample(ctx, tab, []string{"order", "x\"y"}, "", 10, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

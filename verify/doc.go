@@ -1,7 +1,11 @@
 // Package verify owns proving a migration: counts per entity against the
-// source, an item-by-item comparison of what each source row should have
-// become with what DynamoDB holds, and every access pattern run as a Query
-// (every page) and compared with its SQL on the source for sampled
-// parameter values bound as query parameters. It renders the result as a
-// report for people and as JSON.
+// source (less the rows migrate rejected, when its rejects file is given),
+// stray items, an item-by-item comparison of what each source row should
+// have become with what DynamoDB holds, and every access pattern run as a
+// Query (every page) and compared with its SQL on the source for sampled,
+// seeded parameter values bound as query parameters.
+//
+// The checks (counts.go, items.go, pattern.go, rejects.go, table.go) fill a
+// Report of structured Problems (problem.go); rendering it as text, JSON,
+// JUnit XML or Markdown lives apart, in render*.go.
 package verify

@@ -21,7 +21,7 @@ type ItemCheck struct {
 	Missing   int64    `json:"missing"`
 	Different int64    `json:"different"`
 	Rejected  int64    `json:"unrenderable_rows"`
-	Problems  []string `json:"problems,omitempty"`
+	Problems  Problems `json:"problems"`
 	OK        bool     `json:"ok"`
 }
 
@@ -36,7 +36,7 @@ type expected struct {
 // items renders every row of the entity and compares the expected item with
 // the stored one, attribute by attribute, 100 keys per BatchGetItem.
 func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, error) {
-	ic := ItemCheck{Entity: e.Name}
+	ic := ItemCheck{Entity: e.Name, Problems: v.problems()}
 	batch := make(map[string]expected, getBatch)
 	flush := func() error {
 		if len(batch) == 0 {
@@ -51,18 +51,22 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 			have, ok := got[k]
 			if !ok {
 				ic.Missing++
-				v.problem(&ic.Problems, "missing item %s (entity %s, row %s)", k, e.Name, exp.row)
+				ic.Problems.Addf(Problem{Kind: KindMissing, Entity: e.Name, Key: k, SourceKey: exp.row}, "missing item %s (entity %s, row %s)", k, e.Name, exp.row)
 				continue
 			}
+			v.claim(k)
 			if diffs := Diff(exp.item, have); len(diffs) > 0 {
 				ic.Different++
-				v.problem(&ic.Problems, "item %s (entity %s, row %s) differs: %s", k, e.Name, exp.row, joinDiffs(diffs))
+				ic.Problems.Addf(Problem{Kind: KindDifferent, Entity: e.Name, Key: k, SourceKey: exp.row}, "item %s (entity %s, row %s) differs: %s", k, e.Name, exp.row, joinDiffs(diffs))
 			}
 		}
 		clear(batch)
 		return nil
 	}
 	err := v.r.ScanTable(ctx, e.Table, e.Where, 0, func(row []any) error {
+		if v.acceptedReject(e, row) {
+			return nil
+		}
 		item, err := e.Render(row)
 		if err != nil {
 			var re *mapping.RowError
@@ -70,12 +74,12 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 				return err
 			}
 			ic.Rejected++
-			v.problem(&ic.Problems, "row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
+			ic.Problems.Addf(Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key}, "row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
 			return nil
 		}
 		k := v.t.KeyString(item)
 		if prev, dup := batch[k]; dup {
-			v.problem(&ic.Problems, "rows %s and %s of entity %s render the same key %s", prev.row, e.SourceKey(row), e.Name, k)
+			ic.Problems.Addf(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: e.SourceKey(row)}, "rows %s and %s of entity %s render the same key %s", prev.row, e.SourceKey(row), e.Name, k)
 			ic.Different++
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 	"time"
@@ -19,12 +20,31 @@ import (
 
 // pattern checks one access pattern for sampled parameter values: the items
 // the Query returns (every page) must be exactly the items of the rows the
-// SQL returns.
+// SQL returns. A pattern that cannot be checked (its SQL fails, the Query
+// is refused) fails with a KindPatternError problem and the run goes on; only
+// the end of ctx stops it.
 func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (PatternCheck, error) {
-	pc := PatternCheck{Name: ap.Name, Target: ap.Target()}
-	samples, err := v.samples(ctx, ap)
+	pc := PatternCheck{Name: ap.Name, Target: ap.Target(), Problems: v.problems()}
+	fail := func(label string, err error) (PatternCheck, error) {
+		if ctx.Err() != nil {
+			return pc, ctx.Err()
+		}
+		msg := err.Error()
+		if label != "" {
+			msg = label + ": " + msg
+		}
+		pc.Problems.Add(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label, Message: msg})
+		pc.OK = false
+		return pc, nil
+	}
+	var samples [][]any
+	err := v.r.Guard(ctx, func() error {
+		var err error
+		samples, err = v.samples(ctx, ap)
+		return err
+	})
 	if err != nil {
-		return pc, fmt.Errorf("verify: sampling parameters of %s: %w", ap.Name, err)
+		return fail("", fmt.Errorf("sampling parameter values: %w", err))
 	}
 	if len(samples) == 0 {
 		pc.OK = true
@@ -34,18 +54,25 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 	for _, params := range samples {
 		pc.Samples++
 		label := paramLabel(ap, params)
-		want, err := v.expectedKeys(ctx, ap, params)
+		pc.Params = append(pc.Params, label)
+		var want map[string]string
+		err := v.r.Guard(ctx, func() error {
+			var err error
+			want, err = v.expectedKeys(ctx, ap, params)
+			return err
+		})
 		if err != nil {
 			var re *mapping.RowError
-			if errors.As(err, &re) {
-				v.problem(&pc.Problems, "%s: %v", label, err)
+			if errors.As(err, &re) && ctx.Err() == nil {
+				pc.Problems.Add(Problem{Kind: KindUnrenderable, Pattern: ap.Name, Params: label, Entity: re.Entity, SourceKey: re.Key,
+					Message: fmt.Sprintf("%s: %v", label, err)})
 				continue
 			}
-			return pc, fmt.Errorf("verify: access pattern %s %s: %w", ap.Name, label, err)
+			return fail(label, err)
 		}
 		pk, sk, err := ap.KeyCondition(params)
 		if err != nil {
-			v.problem(&pc.Problems, "%s: %v", label, err)
+			pc.Problems.Add(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label, Message: fmt.Sprintf("%s: %v", label, err)})
 			continue
 		}
 		have, err := v.query(ctx, ap, pk, sk)
@@ -61,21 +88,23 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 			have, err = v.query(ctx, ap, pk, sk)
 		}
 		if err != nil {
-			return pc, fmt.Errorf("verify: access pattern %s %s: %w", ap.Name, label, err)
+			return fail(label, err)
 		}
 		pc.Items += int64(len(have))
 		for _, k := range sortedKeys(want) {
 			if _, ok := have[k]; !ok {
-				v.problem(&pc.Problems, "%s: the Query misses item %s (entity %s) that the SQL returns", label, k, want[k])
+				pc.Problems.Addf(Problem{Kind: KindQueryMissing, Pattern: ap.Name, Params: label, Entity: want[k], Key: k},
+					"%s: the Query misses item %s (entity %s) that the SQL returns", label, k, want[k])
 			}
 		}
 		for _, k := range sortedKeys(have) {
 			if _, ok := want[k]; !ok {
-				v.problem(&pc.Problems, "%s: the Query returns item %s (entity %s) that the SQL does not", label, k, have[k])
+				pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: have[k], Key: k},
+					"%s: the Query returns item %s (entity %s) that the SQL does not", label, k, have[k])
 			}
 		}
 	}
-	pc.OK = len(pc.Problems) == 0
+	pc.OK = pc.Problems.OK()
 	return pc, nil
 }
 
@@ -121,7 +150,7 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 		for i, p := range ap.Params {
 			names[i] = p.Name
 		}
-		return v.r.Sample(ctx, ap.SampleFrom.Table, names, ap.SampleFrom.Where, v.o.Samples)
+		return v.r.Sample(ctx, ap.SampleFrom.Table, names, ap.SampleFrom.Where, v.o.Samples, patternSeed(v.o.Seed, ap.Name))
 	}
 	text, _ := ap.ParamsSQL.Text(v.r.Placeholder)
 	var out [][]any
@@ -147,6 +176,15 @@ func (v *verifier) samples(ctx context.Context, ap *mapping.AccessPattern) ([][]
 }
 
 var errEnough = errors.New("enough samples")
+
+// patternSeed derives an access pattern's sampling seed from the run's seed
+// and the pattern's name: patterns that sample the same columns still check
+// different values, and the run's seed alone repeats them all.
+func patternSeed(seed int64, name string) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, name)
+	return int64(h.Sum64() >> 1)
+}
 
 func paramKinds(ap *mapping.AccessPattern) func(string) *introspect.Column {
 	return func(name string) *introspect.Column {
@@ -185,6 +223,9 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 			row, err := e.RowFor(cols, vals)
 			if err != nil {
 				return err
+			}
+			if v.o.Rejects.accepts(e, row) {
+				return nil // accepted as rejected: expected to have no item
 			}
 			key, err := e.RenderKey(row)
 			if err != nil {

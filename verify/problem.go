@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +33,12 @@ const (
 	KindDuplicateKey Kind = "duplicate_key"
 	// KindRejectedPresent: a row the rejects file names is in the table.
 	KindRejectedPresent Kind = "rejected_row_present"
+	// KindRejectedUnknown: the rejects file names a row the source does not
+	// have (under the entity's where).
+	KindRejectedUnknown Kind = "rejected_row_not_in_source"
+	// KindCheckError: a count or item check could not run for an entity (its
+	// SQL failed, e.g. a bad where); the other checks still ran.
+	KindCheckError Kind = "check_error"
 	// KindQueryMissing: an access pattern's Query misses an item its SQL returns.
 	KindQueryMissing Kind = "query_misses_item"
 	// KindQueryExtra: an access pattern's Query returns an item its SQL does not.
@@ -52,6 +60,7 @@ type Problem struct {
 	Kind      Kind   `json:"kind"`
 	Entity    string `json:"entity,omitempty"`
 	Pattern   string `json:"pattern,omitempty"`
+	Params    string `json:"parameters,omitempty"` // an access pattern's sampled parameters, e.g. "{user_id=7}"
 	Key       string `json:"key,omitempty"`        // the item's table key, e.g. "PK=USER#1, SK=USER#"
 	SourceKey string `json:"source_key,omitempty"` // the source row's primary key, e.g. "user_id=1"
 	Attribute string `json:"attribute,omitempty"`
@@ -61,19 +70,45 @@ type Problem struct {
 }
 
 // Problems is a list of problems that counts every problem found but keeps
-// at most Max of them (Max 0 keeps all).
+// at most Max of them (Max 0 keeps all). The kept ones are the first in
+// Problem order (entity, pattern, parameters, key, ...), not the first
+// found, so the list is the same however the checks' work was scheduled.
 type Problems struct {
 	Total int64     `json:"total"`
 	List  []Problem `json:"list,omitempty"`
 	Max   int       `json:"-"`
 }
 
-// Add counts p and keeps it while the list has room.
+// Add counts p and keeps it while it is among the first Max.
 func (ps *Problems) Add(p Problem) {
 	ps.Total++
-	if ps.Max == 0 || len(ps.List) < ps.Max {
-		ps.List = append(ps.List, p)
+	ps.List = append(ps.List, p)
+	if ps.Max > 0 && len(ps.List) >= 2*ps.Max+16 {
+		ps.Sort() // keep memory bounded: at most about 2*Max problems are held
 	}
+}
+
+// Sort puts the kept problems in Problem order and drops those past Max.
+func (ps *Problems) Sort() {
+	slices.SortStableFunc(ps.List, compareProblems)
+	if ps.Max > 0 && len(ps.List) > ps.Max {
+		ps.List = slices.Clip(ps.List[:ps.Max])
+	}
+}
+
+func compareProblems(a, b Problem) int {
+	return cmp.Or(
+		cmp.Compare(a.Entity, b.Entity),
+		cmp.Compare(a.Pattern, b.Pattern),
+		cmp.Compare(a.Params, b.Params),
+		cmp.Compare(a.Key, b.Key),
+		cmp.Compare(a.SourceKey, b.SourceKey),
+		cmp.Compare(a.Attribute, b.Attribute),
+		cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Message, b.Message),
+		cmp.Compare(a.Want, b.Want),
+		cmp.Compare(a.Got, b.Got),
+	)
 }
 
 // Addf adds a problem whose message is formatted.
@@ -82,12 +117,16 @@ func (ps *Problems) Addf(p Problem, format string, args ...any) {
 	ps.Add(p)
 }
 
-// More is how many problems were counted but not kept.
+// More is how many problems were counted but not kept (after Sort).
 func (ps *Problems) More() int64 { return ps.Total - int64(len(ps.List)) }
+
+// OK is true when no problem was found.
+func (ps *Problems) OK() bool { return ps.Total == 0 }
 
 // Lines renders the kept problems' messages, and "… and N more" when the
 // list was cut.
 func (ps *Problems) Lines() []string {
+	ps.Sort()
 	out := make([]string, 0, len(ps.List)+1)
 	for _, p := range ps.List {
 		out = append(out, p.Message)

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,56 +18,81 @@ type Options struct {
 	Table  string // empty: the mapping's table name
 	// Samples is how many parameter sets each access pattern is checked with.
 	Samples int
-	// SkipItems leaves out the item-by-item comparison.
+	// Seed fixes which parameter values are sampled: two runs with the same
+	// seed on the same data check the same parameters.
+	Seed int64
+	// SkipItems leaves out the item-by-item comparison (and with it the
+	// naming of stray items and the checks of accepted rejects).
 	SkipItems bool
-	// MaxProblems caps how many problems each check lists (all are counted).
+	// MaxProblems caps how many problems each check lists; all are counted.
+	// 0 lists them all.
 	MaxProblems int
+	// Rejects are rows migrate rejected (its rejected-rows file, see
+	// ReadRejects), accepted as rows that are expected to have no item.
+	Rejects *Rejects
 	// Settle is how long, from the start of the run, a global index's Query
 	// is repeated while it disagrees with the SQL, for the index to catch up
 	// with the table (GSIs are eventually consistent). Zero means 10 s.
 	Settle time.Duration
 }
 
-// Report is the outcome of a verification. OK is true only when every check passed.
+// Report is the outcome of a verification. OK is true only when every check
+// ran and passed. A run that could not finish still returns its report, with
+// the checks done so far and Error set.
 type Report struct {
+	Version  int            `json:"version"` // ReportVersion
 	Table    string         `json:"table"`
 	Engine   string         `json:"engine"`
 	OK       bool           `json:"ok"`
+	Error    string         `json:"error,omitempty"` // why verify could not finish
+	Seed     int64          `json:"seed"`
 	Seconds  float64        `json:"seconds"`
 	Counts   []CountCheck   `json:"counts"`
-	Stray    StrayItems     `json:"stray_items"`
+	Stray    Problems       `json:"stray_items"`
 	Items    []ItemCheck    `json:"items,omitempty"`
 	Patterns []PatternCheck `json:"access_patterns"`
-	Warning  string         `json:"warning,omitempty"`
+	// ItemsSkipped is set when the item comparison was left out.
+	ItemsSkipped bool `json:"items_skipped,omitempty"`
+	// Rejects lists the rows accepted as rejected (--rejects).
+	Rejects *RejectsReport `json:"accepted_rejects,omitempty"`
+	Warning string         `json:"warning,omitempty"`
 }
 
-// CountCheck compares the number of source rows of an entity with the
-// number of items of that entity in the table.
+// CountCheck compares the number of source rows of an entity, less the rows
+// accepted as rejected, with the number of items of that entity in the table.
 type CountCheck struct {
-	Entity string `json:"entity"`
-	Source int64  `json:"source_rows"`
-	Items  int64  `json:"items"`
-	OK     bool   `json:"ok"`
-}
-
-// StrayItems are items that belong to no entity of the mapping.
-type StrayItems struct {
-	Count    int64    `json:"count"`
-	Examples []string `json:"examples,omitempty"`
+	Entity   string   `json:"entity"`
+	Source   int64    `json:"source_rows"`
+	Rejected int64    `json:"accepted_rejects"`
+	Items    int64    `json:"items"`
+	OK       bool     `json:"ok"`
+	Problems Problems `json:"problems"`
 }
 
 // PatternCheck is one access pattern checked with sampled parameters.
 type PatternCheck struct {
-	Name     string   `json:"name"`
-	Target   string   `json:"target"`
-	Samples  int      `json:"samples"`
-	Items    int64    `json:"items_compared"`
-	Problems []string `json:"problems,omitempty"`
+	Name    string   `json:"name"`
+	Target  string   `json:"target"`
+	Samples int      `json:"samples"`
+	Params  []string `json:"parameters,omitempty"` // each sample's parameters, in the order checked
+	Items   int64    `json:"items_compared"`
+	// Problems are what the pattern got wrong, or why it could not be
+	// checked (KindPatternError).
+	Problems Problems `json:"problems"`
 	Note     string   `json:"note,omitempty"`
 	OK       bool     `json:"ok"`
 }
 
-// Run verifies the table against the source.
+// RejectsReport lists the rows accepted as rejected.
+type RejectsReport struct {
+	File  string      `json:"file"`
+	Total int64       `json:"total"`
+	Rows  []Rejection `json:"rows,omitempty"` // the first MaxProblems, in mapping order of entities, then by row
+}
+
+// Run verifies the table against the source. It returns the report even
+// when it returns an error: the checks done until then, OK false and Error
+// set.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Table == "" {
 		o.Table = o.Plan.Table.Name
@@ -76,54 +100,118 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Samples < 1 {
 		o.Samples = 10
 	}
-	if o.MaxProblems < 1 {
-		o.MaxProblems = 20
+	if o.MaxProblems < 0 {
+		o.MaxProblems = 0
 	}
 	if o.Settle <= 0 {
 		o.Settle = 10 * time.Second
 	}
 	start := time.Now()
-	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine())}
-	snap, err := o.Source.Snapshot(ctx, 1)
+	rep := &Report{
+		Version: ReportVersion, Table: o.Table, Engine: string(o.Source.Engine()), Seed: o.Seed,
+		Stray: Problems{Max: o.MaxProblems}, ItemsSkipped: o.SkipItems,
+	}
+	v := &verifier{o: o, t: &o.Plan.Table, settleUntil: start.Add(o.Settle), countFailed: map[string]bool{}}
+	if o.Rejects != nil {
+		v.rejSeen = make([]bool, len(o.Rejects.List))
+		v.rejKeys = make([]string, len(o.Rejects.List))
+	}
+	err := v.run(ctx, rep)
+	rep.finish(time.Since(start), err)
+	return rep, err
+}
+
+func (v *verifier) run(ctx context.Context, rep *Report) error {
+	if err := v.checkTable(ctx); err != nil {
+		return err
+	}
+	snap, err := v.o.Source.Snapshot(ctx, 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer snap.Close()
 	rep.Warning = snap.Warning()
-	r := snap.Readers()[0]
-	v := &verifier{o: o, r: r, t: &o.Plan.Table, settleUntil: start.Add(o.Settle)}
+	v.r = snap.Readers()[0]
+	if v.itemsComplete() {
+		v.keys = newKeySet()
+	}
 
 	if err := v.counts(ctx, rep); err != nil {
-		return nil, err
+		return err
 	}
-	if !o.SkipItems {
-		for _, e := range o.Plan.Entities {
+	v.listRejects(rep)
+	if !v.o.SkipItems {
+		for _, e := range v.o.Plan.Entities {
+			if v.countFailed[e.Name] {
+				ic := ItemCheck{Entity: e.Name, Problems: v.problems()}
+				ic.Problems.Add(Problem{Kind: KindCheckError, Entity: e.Name,
+					Message: "items not compared: the rows of entity " + e.Name + " cannot be read (see its count)"})
+				rep.Items = append(rep.Items, ic)
+				continue
+			}
 			ic, err := v.items(ctx, e)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			rep.Items = append(rep.Items, ic)
 		}
+		v.checkRejects(rep)
+		if err := v.strays(ctx, rep); err != nil {
+			return err
+		}
 	}
-	for _, ap := range o.Plan.AccessPatterns {
+	for _, ap := range v.o.Plan.AccessPatterns {
 		pc, err := v.pattern(ctx, ap)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Patterns = append(rep.Patterns, pc)
 	}
-	rep.OK = rep.Stray.Count == 0
+	return nil
+}
+
+// finish sorts every problem list, and sets OK, Error and Seconds.
+func (rep *Report) finish(took time.Duration, err error) {
+	rep.Seconds = took.Seconds()
+	rep.Stray.Sort()
+	rep.OK = err == nil && rep.Stray.OK()
+	for i := range rep.Counts {
+		rep.Counts[i].Problems.Sort()
+		rep.OK = rep.OK && rep.Counts[i].OK
+	}
+	for i := range rep.Items {
+		rep.Items[i].Problems.Sort()
+		rep.OK = rep.OK && rep.Items[i].OK
+	}
+	for i := range rep.Patterns {
+		rep.Patterns[i].Problems.Sort()
+		rep.OK = rep.OK && rep.Patterns[i].OK
+	}
+	if err != nil {
+		rep.Error = err.Error()
+	}
+}
+
+// FailedChecks counts the report's failed checks, and all of them (the
+// stray-items check included).
+func (rep *Report) FailedChecks() (failed, total int) {
+	count := func(ok bool) {
+		total++
+		if !ok {
+			failed++
+		}
+	}
+	count(rep.Stray.OK())
 	for _, c := range rep.Counts {
-		rep.OK = rep.OK && c.OK
+		count(c.OK)
 	}
 	for _, c := range rep.Items {
-		rep.OK = rep.OK && c.OK
+		count(c.OK)
 	}
 	for _, c := range rep.Patterns {
-		rep.OK = rep.OK && c.OK
+		count(c.OK)
 	}
-	rep.Seconds = time.Since(start).Seconds()
-	return rep, nil
+	return failed, total
 }
 
 type verifier struct {
@@ -131,10 +219,23 @@ type verifier struct {
 	r           source.Reader
 	t           *mapping.Table
 	settleUntil time.Time // global-index queries are repeated until then
+	// countFailed names the entities whose rows could not be counted: their
+	// items are not compared either.
+	countFailed map[string]bool
+	// keys holds every item key of the table (as digests), and which of them
+	// a source row claimed; nil without the item check.
+	keys *keySet
+	// rejSeen and rejKeys follow Options.Rejects.List: whether the item
+	// check met the row, and the key of the item it renders ("" if none).
+	rejSeen []bool
+	rejKeys []string
 }
 
-func (v *verifier) problem(list *[]string, format string, args ...any) {
-	if len(*list) < v.o.MaxProblems {
-		*list = append(*list, fmt.Sprintf(format, args...))
-	}
-}
+// itemsComplete is true when the item check meets every source row: only
+// then do unclaimed item keys prove stray items, and an accepted reject the
+// check never met prove a row the source lacks. (A sampled item check must
+// make this false.)
+func (v *verifier) itemsComplete() bool { return !v.o.SkipItems }
+
+// problems is an empty problem list with the run's cap.
+func (v *verifier) problems() Problems { return Problems{Max: v.o.MaxProblems} }

@@ -166,7 +166,7 @@ func TestVerify(t *testing.T) {
 					t.Fatal(err)
 				}
 				rep := run(t, o)
-				if rep.OK || rep.Stray.Count != 1 || len(rep.Stray.Examples) != 1 || rep.Stray.Examples[0] != "PK=GHOST#1 SK=GHOST#" {
+				if rep.OK || rep.Stray.Total != 1 || len(rep.Stray.List) != 1 || rep.Stray.List[0].Key != "PK=GHOST#1 SK=GHOST#" || rep.Stray.List[0].Kind != verify.KindStray {
 					t.Fatalf("verify did not report the stray item: ok=%v stray=%+v", rep.OK, rep.Stray)
 				}
 			})

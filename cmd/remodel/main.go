@@ -12,7 +12,13 @@ import (
 )
 
 func main() {
+	// SIGINT or SIGTERM cancels ctx: the command stops, closes what it
+	// opened and exits 130. A second signal then ends remodel at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 
@@ -18,43 +19,46 @@ import (
 // Version is set at build time with -ldflags "-X .../internal/cli.Version=v1.2.3".
 var Version = "dev"
 
-// Exit statuses.
-const (
-	exitOK     = 0
-	exitFailed = 1 // the command ran and found a problem (verify failed, rows rejected over the limit, ...)
-	exitUsage  = 2 // bad flags or arguments
-)
-
-// usageError marks errors in how the command was called.
-type usageError struct{ error }
-
-// failedError marks a command that ran to the end and reports failure
-// (its report is already printed).
-var errFailed = errors.New("failed")
-
-// Run runs remodel with the given arguments and returns the exit status.
+// Run runs remodel with the given arguments and returns the exit status
+// (see exit.go). Canceling ctx interrupts the command: main cancels it on
+// SIGINT and SIGTERM, and Run then returns 130.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.root()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errFailed):
-		return exitFailed
-	}
-	fmt.Fprintf(stderr, "remodel: %v\n", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return exitUsage
-	}
-	return exitFailed
+	return exitStatus(ctx, root.ExecuteContext(ctx), stderr)
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+// app is what every command shares: the output streams and the root flags.
+type app struct {
+	stdout, stderr io.Writer
+	debug          bool
+}
+
+// log is remodel's logger: lines on stderr, debug lines (the AWS SDK's
+// included) only with --debug.
+func (a *app) log() *slog.Logger {
+	level := slog.LevelInfo
+	if a.debug {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+const exitStatusHelp = `Exit status, the same for every command:
+  0    everything passed
+  1    checks failed: verify found differences, migrate rejected more rows
+       than --max-rejects allows, validate found problems in the mapping
+  2    usage error: an unknown command or flag, a bad argument or flag value
+  3    could not run: the source or DynamoDB unreachable, the table missing,
+       the mapping file unreadable or not matching the source, the table's
+       keys not matching the mapping, ...
+  130  interrupted (SIGINT or SIGTERM)`
+
+func (a *app) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "remodel",
 		Short: "Migrate a relational database into one DynamoDB table, and prove it",
@@ -68,43 +72,68 @@ DynamoDB and against the source.
 
 Sources are DSNs: postgres://user:pass@host:5432/db, mysql://user:pass@host:3306/db
 or the go-sql-driver form user:pass@tcp(host:3306)/db. --source defaults to
-$REMODEL_SOURCE. DynamoDB's endpoint comes from --endpoint or the standard
-AWS_ENDPOINT_URL_DYNAMODB; region and credentials from the standard AWS chain.
+$REMODEL_SOURCE.
+
+DynamoDB (migrate, verify): --profile, --region and --endpoint-url, as in the
+AWS CLI; without them the standard AWS chain decides (AWS_PROFILE, AWS_REGION,
+AWS_ENDPOINT_URL_DYNAMODB, ~/.aws/config and credentials, SSO, roles).
 
 Typical flow:
   remodel introspect --source $DSN
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
   remodel migrate    --source $DSN --mapping mapping.yaml --create-table
-  remodel verify     --source $DSN --mapping mapping.yaml`,
+  remodel verify     --source $DSN --mapping mapping.yaml
+
+` + exitStatusHelp,
+		Version:       version(),
+		Args:          unknownCommand,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see remodel %s --help)", err, c.Name())}
-	})
+	root.SetVersionTemplate("remodel {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print debug lines on stderr, the AWS SDK's own included (retries, checksum and credential warnings)")
 	root.AddCommand(
-		introspectCmd(stdout),
-		validateCmd(stdout),
-		previewCmd(stdout),
-		migrateCmd(stdout, stderr),
-		verifyCmd(stdout),
-		versionCmd(stdout),
+		a.introspectCmd(),
+		a.validateCmd(),
+		a.previewCmd(),
+		a.migrateCmd(),
+		a.verifyCmd(),
+		a.versionCmd(),
 	)
 	return root
 }
 
-func versionCmd(stdout io.Writer) *cobra.Command {
+// unknownCommand refuses arguments to remodel itself: they are a command
+// that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return usagef("unknown command %q (did you mean %s? see remodel --help)", args[0], s[0])
+	}
+	return usagef("unknown command %q (see remodel --help)", args[0])
+}
+
+// version is remodel's version and the mapping format it reads.
+func version() string {
+	v := Version
+	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	return v + " (mapping format version 1)"
+}
+
+func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print remodel's version",
+		Short: "Print remodel's version (also remodel --version)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := Version
-			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
-			}
-			fmt.Fprintf(stdout, "remodel %s (mapping format version 1)\n", v)
+			fmt.Fprintf(a.stdout, "remodel %s\n", version())
 			return nil
 		},
 	}
@@ -112,7 +141,7 @@ func versionCmd(stdout io.Writer) *cobra.Command {
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("%s takes no arguments, got %q (flags start with --)", cmd.Name(), args)}
+		return usagef("%s takes no arguments, got %q (flags start with --; see %s --help)", cmd.Name(), args, cmd.CommandPath())
 	}
 	return nil
 }
@@ -137,13 +166,6 @@ func (c *common) formatFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
 }
 
-func (c *common) checkFormat() error {
-	if c.format != "text" && c.format != "json" {
-		return usageError{fmt.Errorf("--format must be text or json, got %q", c.format)}
-	}
-	return nil
-}
-
 // dsn is --source, or $REMODEL_SOURCE without it.
 func (c *common) dsn() string {
 	if c.source != "" {
@@ -152,10 +174,12 @@ func (c *common) dsn() string {
 	return os.Getenv("REMODEL_SOURCE")
 }
 
+var errNoSource = usageError{errors.New("no source: give --source DSN or set REMODEL_SOURCE")}
+
 func (c *common) open(ctx context.Context) (source.Source, error) {
 	dsn := c.dsn()
 	if dsn == "" {
-		return nil, usageError{errors.New("no source: give --source DSN or set REMODEL_SOURCE")}
+		return nil, errNoSource
 	}
 	return source.Open(ctx, dsn)
 }

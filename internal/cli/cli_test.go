@@ -35,40 +35,78 @@ func TestHelpListsEveryCommand(t *testing.T) {
 			t.Errorf("%s --help exited %d:\n%s", c, code, sub)
 		}
 	}
+	for _, c := range []string{"migrate", "verify"} {
+		_, help, _ := remodel(t, c, "--help")
+		for _, f := range []string{"--profile", "--region", "--endpoint-url", "--table", "--debug"} {
+			if !strings.Contains(help, f+" ") {
+				t.Errorf("%s --help does not mention %s", c, f)
+			}
+		}
+	}
 	_, mig, _ := remodel(t, "migrate", "--help")
-	for _, f := range []string{"--create-table", "--allow-non-empty", "--max-rejects", "--endpoint", "--writers"} {
+	for _, f := range []string{"--create-table", "--allow-non-empty", "--max-rejects", "--writers"} {
 		if !strings.Contains(mig, f) {
 			t.Errorf("migrate --help does not mention %s", f)
 		}
+	}
+	if !strings.Contains(out, exitStatusHelp) {
+		t.Errorf("--help does not list the exit statuses:\n%s", out)
 	}
 }
 
 func TestVersion(t *testing.T) {
 	code, out, _ := remodel(t, "version")
-	if code != 0 || !strings.HasPrefix(out, "remodel ") {
+	if code != 0 || out != "remodel dev (mapping format version 1)\n" {
 		t.Fatalf("version: exit %d, %q", code, out)
+	}
+	code, flag, _ := remodel(t, "--version")
+	if code != 0 || flag != out {
+		t.Fatalf("--version: exit %d, %q; want %q", code, flag, out)
 	}
 }
 
+// TestUsageErrors: every mistake in how remodel is called is one message on
+// stderr and exit status 2, before anything is opened.
 func TestUsageErrors(t *testing.T) {
 	t.Setenv("REMODEL_SOURCE", "")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"migrate", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"bogus"}, `unknown command "bogus" (see remodel --help)`},
+		{[]string{"migrat"}, `unknown command "migrat" (did you mean migrate? see remodel --help)`},
+		{[]string{"--sourc", "x"}, `unknown flag: --sourc (--source is a flag of the commands, as in remodel introspect --source; see remodel --help)`},
+		{[]string{"--no-such-flag"}, `unknown flag: --no-such-flag (see remodel --help)`},
+		{[]string{"migrate", "--no-such-flag"}, `unknown flag: --no-such-flag (see remodel migrate --help)`},
+		{[]string{"migrate", "--tabel", "x"}, `unknown flag: --tabel (did you mean --table? see remodel migrate --help)`},
+		{[]string{"verify", "--sample", "3"}, `unknown flag: --sample (did you mean --samples? see remodel verify --help)`},
+		{[]string{"verify", "--regoin", "x"}, `unknown flag: --regoin (did you mean --region? see remodel verify --help)`},
+		{[]string{"migrate", "--table"}, `flag needs an argument: --table (see remodel migrate --help)`},
+		{[]string{"migrate", "--writers", "x"}, `invalid value "x" for --writers: want an integer (see remodel migrate --help)`},
+		{[]string{"migrate", "--retry-for", "5"}, `invalid value "5" for --retry-for: want a duration such as 30s, 2m or 1h30m (see remodel migrate --help)`},
+		{[]string{"verify", "--skip-items=maybe"}, `invalid value "maybe" for --skip-items: want true or false (see remodel verify --help)`},
 		{[]string{"introspect"}, "no source: give --source DSN or set REMODEL_SOURCE"},
 		{[]string{"introspect", "--source", "x", "--format", "yaml"}, `--format must be text or json, got "yaml"`},
-		{[]string{"preview", "extra"}, `preview takes no arguments`},
-		{[]string{"introspect", "--source", "oracle://u:pw@h/db"}, "is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN"},
+		{[]string{"preview", "extra"}, `preview takes no arguments, got ["extra"] (flags start with --; see remodel preview --help)`},
+		{[]string{"preview", "--rows", "0"}, "--rows must be at least 1, got 0"},
+		{[]string{"preview", "--rows", "-3", "--format", "xml"}, "--format must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
+		{[]string{"verify", "--samples", "0"}, "--samples must be at least 1, got 0"},
+		{[]string{"verify", "--gsi-settle", "0s"}, "--gsi-settle must be longer than 0s, got 0s"},
+		{[]string{"verify", "--gsi-settle", "-1m"}, "--gsi-settle must be longer than 0s, got -1m0s"},
+		{[]string{"migrate", "--retry-for", "0"}, "--retry-for must be longer than 0s, got 0s"},
+		{[]string{"migrate", "--retry-for", "-5s"}, "--retry-for must be longer than 0s, got -5s"},
+		{[]string{"migrate", "--writers", "0"}, "--writers must be at least 1, got 0"},
+		{[]string{"migrate", "--readers", "0"}, "--readers must be at least 1, got 0"},
+		{[]string{"migrate", "--max-rejects", "-1"}, "--max-rejects must be at least 0, got -1"},
+		{[]string{"migrate", "--region", "us east 1"}, `--region must be a region name such as us-east-1, got "us east 1"`},
+		{[]string{"verify", "--endpoint-url", "127.0.0.1:8000"}, `--endpoint-url must be an http:// or https:// URL such as http://127.0.0.1:8000, got "127.0.0.1:8000"`},
+		{[]string{"verify", "--endpoint", "ftp://h"}, `--endpoint-url must be an http:// or https:// URL such as http://127.0.0.1:8000, got "ftp://h"`},
+		{[]string{"migrate", "--writers", "0", "--readers", "0", "--retry-for", "0s"}, "--writers must be at least 1, got 0\nremodel: --readers must be at least 1, got 0\nremodel: --retry-for must be longer than 0s, got 0s"},
 	} {
-		code, _, errOut := remodel(t, tc.args...)
-		if code == 0 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("remodel %v: exit %d, stderr %q; want a failure mentioning %q", tc.args, code, errOut, tc.want)
+		code, out, errOut := remodel(t, tc.args...)
+		if code != exitUsage || out != "" || errOut != "remodel: "+tc.want+"\n" {
+			t.Errorf("remodel %q: exit %d, stdout %q, stderr:\n%s\nwant exit %d and:\nremodel: %s", tc.args, code, out, errOut, exitUsage, tc.want)
 		}
-	}
-	if code, _, _ := remodel(t, "migrate", "--no-such-flag"); code != exitUsage {
-		t.Errorf("a bad flag exits %d, want %d", code, exitUsage)
 	}
 }
 
@@ -137,7 +175,7 @@ entities:
 			}
 			code, _, errOut := remodel(t, "validate", "--source", dsn, "-m", m)
 			want := m + `:11:24: entities.user.attributes.include[1]: table users has no column "emial" (columns: user_id, email, name, is_active, created_at)`
-			if code != exitFailed || strings.TrimSpace(errOut) != "remodel: "+want {
+			if code != exitFailed || errOut != "remodel: "+want+"\n" {
 				t.Fatalf("exit %d, stderr:\n%s\nwant:\nremodel: %s", code, errOut, want)
 			}
 		})

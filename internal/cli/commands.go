@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/introspect"
@@ -21,7 +24,7 @@ import (
 	"github.com/remodel-dev/remodel/verify"
 )
 
-func introspectCmd(stdout io.Writer) *cobra.Command {
+func (a *app) introspectCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
 		Use:   "introspect",
@@ -31,7 +34,9 @@ the kind remodel converts it as, nullability), primary key, foreign keys and
 row estimate. --format json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			if err := c.err(); err != nil {
 				return err
 			}
 			src, err := o.open(cmd.Context())
@@ -44,9 +49,9 @@ row estimate. --format json prints the same as JSON.`,
 				return err
 			}
 			if o.format == "json" {
-				return writeJSON(stdout, s)
+				return writeJSON(a.stdout, s)
 			}
-			writeSchema(stdout, s)
+			writeSchema(a.stdout, s)
 			return nil
 		},
 	}
@@ -89,39 +94,7 @@ func writeSchema(w io.Writer, s *introspect.Schema) {
 	}
 }
 
-func validateCmd(stdout io.Writer) *cobra.Command {
-	var o common
-	cmd := &cobra.Command{
-		Use:   "validate",
-		Short: "Check a mapping file, against the source schema when --source is given",
-		Long: `validate parses the mapping file strictly (unknown fields are errors) and, with
---source, checks every table, column, template, index and access pattern
-against the source schema. Every problem is printed as file:line:col: path: message.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := mapping.ParseFile(o.mapping)
-			if err != nil {
-				return err
-			}
-			if o.dsn() == "" {
-				fmt.Fprintf(stdout, "%s: the file is well-formed (%d entities, %d access patterns); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns))
-				return nil
-			}
-			p, src, err := o.plan(cmd.Context())
-			if err != nil {
-				return err
-			}
-			src.Close()
-			fmt.Fprintf(stdout, "%s: valid against %s database %s (%d entities, %d access patterns)\n", o.mapping, p.Schema.Engine, p.Schema.Database, len(p.Entities), len(p.AccessPatterns))
-			return nil
-		},
-	}
-	o.sourceFlag(cmd)
-	o.mappingFlag(cmd)
-	return cmd
-}
-
-func previewCmd(stdout io.Writer) *cobra.Command {
+func (a *app) previewCmd() *cobra.Command {
 	var o common
 	var rows int
 	var entities []string
@@ -134,25 +107,30 @@ patterns and its items in DynamoDB JSON, and rows that would be rejected with
 the reason. Nothing is written anywhere.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			c.atLeast("rows", int64(rows), 1)
+			if err := c.err(); err != nil {
 				return err
-			}
-			if rows < 1 {
-				return usageError{fmt.Errorf("--rows must be at least 1, got %d", rows)}
 			}
 			p, src, err := o.plan(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer src.Close()
+			for _, n := range entities {
+				if p.Entity(n) == nil {
+					return usagef("--entity %s: the mapping has no entity %q (entities: %s)", n, n, entityNames(p))
+				}
+			}
 			res, err := preview.Run(cmd.Context(), p, src, rows, entities)
 			if err != nil {
 				return err
 			}
 			if o.format == "json" {
-				return writeJSON(stdout, res)
+				return writeJSON(a.stdout, res)
 			}
-			res.WriteText(stdout)
+			res.WriteText(a.stdout)
 			return nil
 		},
 	}
@@ -164,33 +142,67 @@ the reason. Nothing is written anywhere.`,
 	return cmd
 }
 
-// dynamoFlags are the flags of commands that talk to DynamoDB.
+func entityNames(p *mapping.Plan) string {
+	names := make([]string, len(p.Entities))
+	for i, e := range p.Entities {
+		names[i] = e.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// dynamoFlags are the flags of commands that talk to DynamoDB: the AWS
+// CLI's --profile, --region and --endpoint-url (--endpoint is accepted as
+// an alias), and the table.
 type dynamoFlags struct {
+	profile  string
+	region   string
 	endpoint string
 	table    string
 }
 
 func (d *dynamoFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&d.endpoint, "endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: the AWS chain, AWS_ENDPOINT_URL_DYNAMODB)")
-	cmd.Flags().StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	f := cmd.Flags()
+	f.StringVar(&d.profile, "profile", "", "AWS profile from the shared config and credentials files (default: $AWS_PROFILE, or default)")
+	f.StringVar(&d.region, "region", "", "AWS region (default: $AWS_REGION, or the profile's region)")
+	f.StringVar(&d.endpoint, "endpoint-url", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: $AWS_ENDPOINT_URL_DYNAMODB, the profile's, or the region's; --endpoint is an alias)")
+	f.StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "endpoint" {
+			name = "endpoint-url"
+		}
+		return pflag.NormalizedName(name)
+	})
 }
 
-// plan compiles the mapping against the source and sets up the DynamoDB
-// client; the caller closes the source.
-func (d *dynamoFlags) plan(ctx context.Context, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
-	p, src, err := o.plan(ctx)
+func (d *dynamoFlags) check(c *checks) {
+	c.region(d.region)
+	c.endpoint("endpoint-url", d.endpoint)
+}
+
+// connect sets up the DynamoDB client (no request is sent yet).
+func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamodb.Client, error) {
+	db, err := dynamo.Connect(ctx, dynamo.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint, Log: a.log()})
+	if errors.Is(err, dynamo.ErrNoRegion) {
+		return nil, usageError{err}
+	}
+	return db, err
+}
+
+// plan sets up the DynamoDB client and compiles the mapping against the
+// source; the caller closes the source.
+func (d *dynamoFlags) plan(ctx context.Context, a *app, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
+	db, err := d.connect(ctx, a)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	db, err := dynamo.New(ctx, d.endpoint)
+	p, src, err := o.plan(ctx)
 	if err != nil {
-		src.Close()
 		return nil, nil, nil, err
 	}
 	return p, src, db, nil
 }
 
-func migrateCmd(stdout, stderr io.Writer) *cobra.Command {
+func (a *app) migrateCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var m migrate.Options
@@ -208,7 +220,8 @@ answers are retried with capped exponential backoff and jitter for up to
 A row that cannot become an item (a NULL in a key, an item over 400 KB, two
 rows with the same key in one batch, ...) is rejected: it is written to
 --rejects with its entity, source key and reason. More than --max-rejects
-rejected rows stop the run (the default 0 stops at the first).
+rejected rows stop the run (the default 0 stops at the first) with exit
+status 1.
 
 migrate refuses to write into a table that already holds items unless
 --allow-non-empty is given. It prints progress to stderr and a summary to
@@ -216,13 +229,17 @@ stdout; the exit status is 0 only if every row was written or, within
 --max-rejects, rejected.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", o.format, "text", "json")
+			c.atLeast("writers", int64(m.Writers), 1)
+			c.atLeast("readers", int64(m.Readers), 1)
+			c.atLeast("max-rejects", m.MaxRejects, 0)
+			c.positive("retry-for", retryFor)
+			d.check(&c)
+			if err := c.err(); err != nil {
 				return err
 			}
-			if m.Writers < 1 || m.Readers < 1 || m.MaxRejects < 0 {
-				return usageError{fmt.Errorf("--writers and --readers must be at least 1 and --max-rejects at least 0")}
-			}
-			p, src, db, err := d.plan(cmd.Context(), &o)
+			p, src, db, err := d.plan(cmd.Context(), a, &o)
 			if err != nil {
 				return err
 			}
@@ -230,8 +247,11 @@ stdout; the exit status is 0 only if every row was written or, within
 			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
-			m.Progress = stderr
+			m.Progress = a.stderr
 			rep, runErr := migrate.Run(cmd.Context(), m)
+			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
+				runErr = failedError{runErr} // the run stopped on its rejected rows
+			}
 			if reportJSON != "" {
 				if err := writeJSONFile(reportJSON, rep); err != nil && runErr == nil {
 					runErr = err
@@ -239,11 +259,11 @@ stdout; the exit status is 0 only if every row was written or, within
 			}
 			if rep.RowsRead > 0 || runErr == nil {
 				if o.format == "json" {
-					if err := writeJSON(stdout, rep); err != nil {
+					if err := writeJSON(a.stdout, rep); err != nil {
 						return err
 					}
 				} else {
-					rep.WriteText(stdout)
+					rep.WriteText(a.stdout)
 				}
 			}
 			return runErr
@@ -265,60 +285,159 @@ stdout; the exit status is 0 only if every row was written or, within
 	return cmd
 }
 
-func verifyCmd(stdout io.Writer) *cobra.Command {
+func (a *app) verifyCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var v verify.Options
+	var format, rejects string
+	var outputs []string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the DynamoDB table matches the source: counts, items and access patterns",
 		Long: `verify checks a migrated table against the source, read from one snapshot:
 
-  counts           source rows per entity (same where) = items per entity in the table,
-                   and no item that belongs to no entity
+  counts           source rows per entity (same where), less the rows accepted as
+                   rejected, = items per entity in the table; and no stray item
+                   (of no entity, or of no source row: named by key)
   items            every row rendered and compared attribute by attribute with the
                    stored item (missing and different items are named by key)
   access patterns  for --samples parameter values sampled from the source, the
                    Query (every page) returns exactly the items of the rows its SQL
                    returns; parameters are bound, never pasted into the SQL
 
-The exit status is 0 only when everything passed.`,
+--rejects FILE reads migrate's rejected-rows file: those rows are expected to
+have no item (and it is a failure if one is in the table after all).
+
+The report goes to stdout in --format (text, json, junit or markdown). With
+--output FILE it is written to FILE in --format (or FORMAT=FILE, e.g.
+--output junit=verify.xml --output markdown=$GITHUB_STEP_SUMMARY) and stdout
+gets text. A report is written even when verify cannot finish.
+
+Sampled parameters are fixed by --seed; without it a seed is drawn and
+printed, so a failing run can be repeated with the same parameters.
+
+The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.checkFormat(); err != nil {
+			var c checks
+			c.oneOf("format", format, "text", "json", "junit", "markdown")
+			c.atLeast("samples", int64(v.Samples), 1)
+			c.atLeast("max-problems", int64(v.MaxProblems), 0)
+			c.positive("gsi-settle", v.Settle)
+			d.check(&c)
+			if err := c.err(); err != nil {
 				return err
 			}
-			p, src, db, err := d.plan(cmd.Context(), &o)
+			f, err := verify.ParseFormat(format)
 			if err != nil {
-				return err
+				return usageError{fmt.Errorf("--format: %w", err)}
 			}
-			defer src.Close()
-			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
-			rep, err := verify.Run(cmd.Context(), v)
+			outs, err := reportOutputs(outputs, f)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
-			if o.format == "json" {
-				if err := writeJSON(stdout, rep); err != nil {
+			if !cmd.Flags().Changed("seed") {
+				v.Seed = rand.Int64N(1 << 31)
+			}
+			// report writes the report to stdout and to every --output;
+			// runErr (verify could not finish) wins over a write error.
+			report := func(rep *verify.Report, runErr error) error {
+				stdoutFormat := f
+				if len(outs) > 0 {
+					stdoutFormat = verify.FormatText
+				}
+				werr := rep.Write(a.stdout, stdoutFormat)
+				for _, out := range outs {
+					if err := writeReportFile(out.path, rep, out.format); err != nil && werr == nil {
+						werr = err
+					}
+				}
+				switch {
+				case runErr != nil:
+					return runErr
+				case werr != nil:
+					return werr
+				case !rep.OK:
+					failed, total := rep.FailedChecks()
+					return failedError{fmt.Errorf("verify: %d of %d checks failed (the report names them)", failed, total)}
+				}
+				return nil
+			}
+			failed := func(err error) error {
+				return report(&verify.Report{Version: verify.ReportVersion, Table: d.table, Seed: v.Seed, Error: err.Error()}, err)
+			}
+			ctx := cmd.Context()
+			p, src, db, err := d.plan(ctx, a, &o)
+			if err != nil {
+				var ue usageError
+				if errors.As(err, &ue) {
 					return err
 				}
-			} else {
-				rep.WriteText(stdout)
+				return failed(err)
 			}
-			if !rep.OK {
-				return errFailed
+			defer src.Close()
+			if rejects != "" {
+				if v.Rejects, err = verify.ReadRejects(rejects, p); err != nil {
+					return usageError{err}
+				}
 			}
-			return nil
+			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
+			rep, err := verify.Run(cmd.Context(), v)
+			return report(rep, err)
 		},
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd)
 	d.register(cmd)
-	cmd.Flags().IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
-	cmd.Flags().BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
-	cmd.Flags().DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
+	fl := cmd.Flags()
+	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
+	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format or as FORMAT=FILE (repeatable); stdout then gets text")
+	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
+	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
+	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
+	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")
+	fl.BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	fl.DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	return cmd
+}
+
+type reportOutput struct {
+	format verify.Format
+	path   string
+}
+
+// reportOutputs reads --output values: FILE (in the default format) or
+// FORMAT=FILE.
+func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
+	var outs []reportOutput
+	for _, val := range values {
+		out := reportOutput{format: def, path: val}
+		if name, path, ok := strings.Cut(val, "="); ok {
+			if f, err := verify.ParseFormat(name); err == nil {
+				out = reportOutput{format: f, path: path}
+			}
+		}
+		if out.path == "" {
+			return nil, fmt.Errorf("--output %q names no file", val)
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
+}
+
+func writeReportFile(path string, rep *verify.Report, f verify.Format) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := rep.Write(file, f); err != nil {
+		file.Close()
+		return fmt.Errorf("writing the report %s: %w", path, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing the report %s: %w", path, err)
+	}
+	return nil
 }
 
 func writeJSONFile(path string, v any) error {

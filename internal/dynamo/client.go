@@ -2,28 +2,114 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 )
 
-// New returns a DynamoDB client from the standard AWS configuration chain.
-// A non-empty endpoint (for example DynamoDB Local's http://127.0.0.1:8000)
-// overrides the service endpoint; otherwise the SDK honours
-// AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL by itself.
-func New(ctx context.Context, endpoint string, opts ...func(*config.LoadOptions) error) (*dynamodb.Client, error) {
+// Config says where and as whom the client connects. Empty fields leave the
+// choice to the standard AWS chain: AWS_PROFILE, AWS_REGION,
+// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL, the shared config and
+// credentials files, SSO, web identity, the container and EC2 role providers.
+type Config struct {
+	// Profile is the shared config profile (as the AWS CLI's --profile).
+	Profile string
+	// Region overrides the profile's or the environment's region.
+	Region string
+	// Endpoint overrides the service endpoint, e.g. DynamoDB Local's
+	// http://127.0.0.1:8000 (as the AWS CLI's --endpoint-url).
+	Endpoint string
+	// Log receives the SDK's own log lines (its warnings included) at debug
+	// level, and with debug enabled the SDK also logs its retries. Nil
+	// discards them: the SDK never writes to stderr by itself.
+	Log *slog.Logger
+	// LoadOptions are passed on to config.LoadDefaultConfig after the
+	// options above (tests give static credentials this way).
+	LoadOptions []func(*config.LoadOptions) error
+}
+
+// ErrNoRegion is returned when no region is configured anywhere.
+var ErrNoRegion = errors.New("dynamo: no AWS region: give --region, set AWS_REGION or give the profile a region (DynamoDB Local accepts any, e.g. us-east-1)")
+
+// Connect returns a DynamoDB client for c. It reads the configuration (files,
+// environment) but sends no request.
+func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
+	log := c.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log})}
+	if log.Enabled(ctx, slog.LevelDebug) {
+		opts = append(opts, config.WithClientLogMode(aws.LogRetries))
+	}
+	if c.Profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(c.Profile))
+	}
+	if c.Region != "" {
+		opts = append(opts, config.WithRegion(c.Region))
+	}
+	opts = append(opts, c.LoadOptions...)
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
+		var nf config.SharedConfigProfileNotExistError
+		if errors.As(err, &nf) {
+			files := nf.Filename
+			if len(files) == 0 {
+				files = sharedFiles()
+			}
+			return nil, fmt.Errorf("dynamo: no AWS profile %q in %s", nf.Profile, strings.Join(files, " or "))
+		}
 		return nil, fmt.Errorf("dynamo: loading AWS configuration: %w", err)
 	}
 	if cfg.Region == "" {
-		return nil, fmt.Errorf("dynamo: no AWS region: set AWS_REGION (DynamoDB Local accepts any, e.g. us-east-1)")
+		return nil, ErrNoRegion
 	}
+	log.Debug("DynamoDB client", "region", cfg.Region, "profile", c.Profile, "endpoint", c.Endpoint)
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
+		if c.Endpoint != "" {
+			o.BaseEndpoint = aws.String(c.Endpoint)
 		}
+		// The SDK's own CRC32 check only logs; checkCRC32 makes a mismatch
+		// an error that is retried (see crc32.go).
+		o.DisableValidateResponseChecksum = true
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
+		})
 	}), nil
+}
+
+// sharedFiles are the shared config and credentials files the SDK reads.
+func sharedFiles() []string {
+	cfg, creds := os.Getenv("AWS_CONFIG_FILE"), os.Getenv("AWS_SHARED_CREDENTIALS_FILE")
+	if cfg == "" {
+		cfg = config.DefaultSharedConfigFilename()
+	}
+	if creds == "" {
+		creds = config.DefaultSharedCredentialsFilename()
+	}
+	return []string{cfg, creds}
+}
+
+// New returns a client from the standard AWS configuration chain with an
+// optional endpoint and extra load options, its SDK log lines discarded.
+func New(ctx context.Context, endpoint string, opts ...func(*config.LoadOptions) error) (*dynamodb.Client, error) {
+	return Connect(ctx, Config{Endpoint: endpoint, LoadOptions: opts})
+}
+
+// sdkLogger hands the SDK's log lines to remodel's logger at debug level,
+// whatever the SDK's own classification (kept as an attribute): its
+// warnings are about connection reuse, clock skew or credential fallbacks,
+// which remodel either handles or reports as errors itself.
+type sdkLogger struct{ log *slog.Logger }
+
+func (l sdkLogger) Logf(c logging.Classification, format string, v ...any) {
+	l.log.Debug(fmt.Sprintf(format, v...), "from", "aws-sdk", "sdk_level", string(c))
 }

@@ -1,4 +1,7 @@
 // Package dynamo sets up the DynamoDB client the commands share: the
-// standard AWS configuration chain (region, credentials, and the endpoint
-// from AWS_ENDPOINT_URL_DYNAMODB), with an optional explicit endpoint.
+// standard AWS configuration chain with an optional profile, region and
+// endpoint; the SDK's own log lines handed to a slog.Logger at debug level
+// instead of stderr; and a check of every answer against its X-Amz-Crc32
+// header that retries a damaged answer (crc32.go) in place of the SDK's,
+// which only logged.
 package dynamo

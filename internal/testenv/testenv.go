@@ -43,6 +43,13 @@ func UniqueName(prefix string) string {
 // dropped when the test ends.
 func Postgres(t testing.TB) string {
 	t.Helper()
+	return PostgresWith(t, "")
+}
+
+// PostgresWith is Postgres with options appended to CREATE DATABASE, such
+// as "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0".
+func PostgresWith(t testing.TB, options string) string {
+	t.Helper()
 	admin := need(t, "REMODEL_TEST_POSTGRES")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -52,7 +59,7 @@ func Postgres(t testing.TB) string {
 	}
 	defer conn.Close(ctx)
 	name := UniqueName("remodel_test")
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" "+options); err != nil {
 		t.Fatalf("testenv: creating database %s: %v", name, err)
 	}
 	t.Cleanup(func() {

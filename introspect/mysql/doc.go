@@ -40,8 +40,14 @@
 //     ("longtext"). Servers without information_schema.CHECK_CONSTRAINTS
 //     (MySQL before 8.0.16, MariaDB before 10.2.22) simply have no such
 //     columns; MySQL 8's own JSON type is recognised by its name.
-//   - geometry types, enum and anything unknown are KindString; set is
-//     KindSet.
+//   - the spatial types (geometry, point, linestring, polygon, multipoint,
+//     multilinestring, multipolygon, geometrycollection, MySQL 8's
+//     geomcollection) are KindGeometry;
+//   - enum and anything unknown are KindString; set is KindSet.
+//
+// Charset is CHARACTER_SET_NAME when it is not a UTF-8 character set
+// (utf8mb4, utf8mb3) or binary: a latin1 or ascii column, whose text the
+// server converts on its way to a utf8mb4 connection.
 //
 // Precision is DATETIME_PRECISION for time, datetime and timestamp: 0 when
 // the column declares none (MySQL's default, unlike PostgreSQL's 6).

@@ -43,7 +43,8 @@ SELECT TABLE_NAME, TABLE_ROWS
  WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN (?, ?)`
 
 const columnsQuery = `
-SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, DATETIME_PRECISION
+SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, DATETIME_PRECISION,
+       CHARACTER_SET_NAME
   FROM information_schema.COLUMNS
  WHERE TABLE_SCHEMA = ?
  ORDER BY TABLE_NAME, ORDINAL_POSITION`
@@ -202,8 +203,9 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 		var (
 			table, name, dataType, columnType, nullable string
 			precision                                   sql.NullInt64
+			charset                                     sql.NullString
 		)
-		if err := rows.Scan(&table, &name, &dataType, &columnType, &nullable, &precision); err != nil {
+		if err := rows.Scan(&table, &name, &dataType, &columnType, &nullable, &precision, &charset); err != nil {
 			return nil, err
 		}
 		t := byName[table]
@@ -215,6 +217,7 @@ func (i *Inspector) columns(ctx context.Context, db string, byName map[string]*i
 			Type:     columnType,
 			Kind:     kindOf(dataType, columnType),
 			Nullable: nullable == "YES",
+			Charset:  nonUTF8(charset.String),
 		}
 		if c.Kind.HasFraction() {
 			c.Precision = int(max(precision.Int64, 0))

@@ -7,8 +7,8 @@ import (
 )
 
 // dataTypeKinds maps information_schema.COLUMNS.DATA_TYPE to a Kind. tinyint
-// is decided by kindOf from COLUMN_TYPE; every type not listed (geometry
-// types, MariaDB's uuid and inet6, ...) is KindString.
+// is decided by kindOf from COLUMN_TYPE; every type not listed (MariaDB's
+// uuid and inet6, ...) is KindString.
 var dataTypeKinds = map[string]introspect.Kind{
 	"tinyint":    introspect.KindInt,
 	"smallint":   introspect.KindInt,
@@ -42,6 +42,16 @@ var dataTypeKinds = map[string]introspect.Kind{
 	"datetime":   introspect.KindTimestamp,
 	"timestamp":  introspect.KindTimestampTZ,
 	"json":       introspect.KindJSON,
+	// Spatial types; MySQL 8 names GEOMETRYCOLLECTION geomcollection.
+	"geometry":           introspect.KindGeometry,
+	"point":              introspect.KindGeometry,
+	"linestring":         introspect.KindGeometry,
+	"polygon":            introspect.KindGeometry,
+	"multipoint":         introspect.KindGeometry,
+	"multilinestring":    introspect.KindGeometry,
+	"multipolygon":       introspect.KindGeometry,
+	"geometrycollection": introspect.KindGeometry,
+	"geomcollection":     introspect.KindGeometry,
 }
 
 // kindOf returns the Kind of a column from its DATA_TYPE and COLUMN_TYPE.
@@ -54,6 +64,17 @@ func kindOf(dataType, columnType string) introspect.Kind {
 		return k
 	}
 	return introspect.KindString
+}
+
+// nonUTF8 returns a column's CHARACTER_SET_NAME when it is not a UTF-8
+// character set, else "" (utf8mb4, utf8mb3 and its old name utf8, binary,
+// and NULL for columns that hold no text).
+func nonUTF8(charset string) string {
+	switch strings.ToLower(charset) {
+	case "", "utf8mb4", "utf8mb3", "utf8", "binary":
+		return ""
+	}
+	return charset
 }
 
 // isBool reports whether COLUMN_TYPE is exactly signed tinyint(1), which is

@@ -47,13 +47,31 @@ func TestKindOf(t *testing.T) {
 		{"datetime", "datetime(6)", introspect.KindTimestamp},
 		{"timestamp", "timestamp", introspect.KindTimestampTZ},
 		{"json", "json", introspect.KindJSON},
-		{"geometry", "geometry", introspect.KindString},
-		{"point", "point", introspect.KindString},
+		{"geometry", "geometry", introspect.KindGeometry},
+		{"point", "point", introspect.KindGeometry},
+		{"linestring", "linestring", introspect.KindGeometry},
+		{"polygon", "polygon", introspect.KindGeometry},
+		{"multipoint", "multipoint", introspect.KindGeometry},
+		{"multilinestring", "multilinestring", introspect.KindGeometry},
+		{"multipolygon", "multipolygon", introspect.KindGeometry},
+		{"geometrycollection", "geometrycollection", introspect.KindGeometry}, // MariaDB
+		{"geomcollection", "geomcollection", introspect.KindGeometry},         // MySQL 8
 		{"uuid", "uuid", introspect.KindString},
 		{"inet6", "inet6", introspect.KindString},
 	} {
 		if got := kindOf(tc.dataType, tc.columnType); got != tc.want {
 			t.Errorf("kindOf(%q, %q) = %q, want %q", tc.dataType, tc.columnType, got, tc.want)
+		}
+	}
+}
+
+func TestNonUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "utf8mb4": "", "utf8mb3": "", "utf8": "", "UTF8MB4": "", "binary": "",
+		"latin1": "latin1", "ascii": "ascii", "cp1251": "cp1251", "ucs2": "ucs2",
+	} {
+		if got := nonUTF8(in); got != want {
+			t.Errorf("nonUTF8(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

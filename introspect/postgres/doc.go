@@ -27,7 +27,11 @@
 //
 // Columns: Type is format_type(atttypid, atttypmod); a domain takes its base
 // type's Kind, an array is KindArray with its element's kind in Elem (and,
-// for an array of a time kind, the element's precision in Precision).
+// for an array of a time kind, the element's precision in Precision, and
+// when the element type's delimiter (pg_type.typdelim) is not a comma, that
+// delimiter in Delim: box[] prints its elements separated by ';'). PostGIS's
+// geometry and geography are KindGeometry in whatever schema PostGIS lives
+// (untested here: the test servers have no PostGIS).
 // Precision of time, timetz, timestamp and timestamptz is the declared
 // one, 6 when none is. A column is not Nullable when it is NOT NULL or its
 // domain (or a domain under it) is, as information_schema.columns reports.

@@ -76,7 +76,7 @@ WITH RECURSIVE ty(oid) AS (
      WHERE v.oid <> 0
 )
 SELECT t.oid, t.typname::text, n.nspname::text, t.typtype::text, t.typcategory::text,
-       t.typbasetype, t.typelem, t.typtypmod, t.typnotnull
+       t.typbasetype, t.typelem, t.typtypmod, t.typnotnull, t.typdelim::text
   FROM ty
   JOIN pg_catalog.pg_type AS t ON t.oid = ty.oid
   JOIN pg_catalog.pg_namespace AS n ON n.oid = t.typnamespace`
@@ -231,7 +231,7 @@ func (i *Inspector) columns(ctx context.Context, byOID map[uint32]*introspect.Ta
 	return cols, rows.Err()
 }
 
-// resolveTypes sets Kind, Elem, Precision and Nullable of every column.
+// resolveTypes sets Kind, Elem, Precision, Delim and Nullable of every column.
 func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 	seen := map[uint32]bool{}
 	var typids []uint32
@@ -249,7 +249,7 @@ func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 	ts := typeSet{}
 	for rows.Next() {
 		var t pgType
-		if err := rows.Scan(&t.oid, &t.name, &t.nspname, &t.typtype, &t.category, &t.basetype, &t.elem, &t.typmod, &t.notNull); err != nil {
+		if err := rows.Scan(&t.oid, &t.name, &t.nspname, &t.typtype, &t.category, &t.basetype, &t.elem, &t.typmod, &t.notNull, &t.delim); err != nil {
 			return err
 		}
 		ts[t.oid] = t
@@ -262,7 +262,7 @@ func (i *Inspector) resolveTypes(ctx context.Context, cols []column) error {
 		if err != nil {
 			return fmt.Errorf("column %s of %s: %w", c.col.Name, c.table.QualifiedName(), err)
 		}
-		c.col.Kind, c.col.Elem, c.col.Precision = r.kind, r.elem, r.precision
+		c.col.Kind, c.col.Elem, c.col.Precision, c.col.Delim = r.kind, r.elem, r.precision, r.delim
 		c.col.Nullable = !c.notNull && !r.notNull
 	}
 	return nil

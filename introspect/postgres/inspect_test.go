@@ -48,6 +48,7 @@ CREATE DOMAIN money_amount AS numeric(12,2) NOT NULL CHECK (VALUE >= 0);
 CREATE DOMAIN amount_alias AS money_amount;
 CREATE DOMAIN stamp2 AS timestamptz(2);
 CREATE DOMAIN tags_t AS text[];
+CREATE DOMAIN box_d AS box;
 CREATE TABLE everything (
 	id        bigserial PRIMARY KEY,
 	small     smallint,
@@ -77,6 +78,8 @@ CREATE TABLE everything (
 	doc       xml,
 	search    tsvector,
 	pt        point,
+	boxes     box[],
+	boxds     box_d[],
 	ch        char(3),
 	vc        character varying(10),
 	bits      bit varying(8),
@@ -118,6 +121,10 @@ ALTER TABLE everything DROP COLUMN gone;
 		{Name: "doc", Type: "xml", Kind: introspect.KindString, Nullable: true},
 		{Name: "search", Type: "tsvector", Kind: introspect.KindString, Nullable: true},
 		{Name: "pt", Type: "point", Kind: introspect.KindString, Nullable: true},
+		// box[] elements are separated by ';' (pg_type.typdelim), and an
+		// array of a domain over box takes the domain's copy of it.
+		{Name: "boxes", Type: "box[]", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true, Delim: ";"},
+		{Name: "boxds", Type: "box_d[]", Kind: introspect.KindArray, Elem: introspect.KindString, Nullable: true, Delim: ";"},
 		{Name: "ch", Type: "character(3)", Kind: introspect.KindString, Nullable: true},
 		{Name: "vc", Type: "character varying(10)", Kind: introspect.KindString, Nullable: true},
 		{Name: "bits", Type: "bit varying(8)", Kind: introspect.KindString, Nullable: true},

@@ -32,14 +32,24 @@ var builtinKinds = map[string]introspect.Kind{
 	"jsonb":       introspect.KindJSON,
 }
 
+// spatialTypes are PostGIS's spatial base types. PostGIS may live in any
+// schema (public by default), so they are recognised by name alone; a base
+// type needs C input and output functions, which only a superuser can
+// create, so a look-alike is not a practical concern.
+var spatialTypes = map[string]bool{"geometry": true, "geography": true}
+
 // builtinKind returns the Kind of the base type typname of schema nspname.
 // Only types of pg_catalog are recognised by name, so a user type that
-// happens to be called "int4" in another schema is not mistaken for one.
+// happens to be called "int4" in another schema is not mistaken for one;
+// PostGIS's geometry and geography, in any schema, are KindGeometry.
 func builtinKind(nspname, typname string) introspect.Kind {
 	if nspname == "pg_catalog" {
 		if k, ok := builtinKinds[typname]; ok {
 			return k
 		}
+	}
+	if spatialTypes[typname] {
+		return introspect.KindGeometry
 	}
 	return introspect.KindString
 }
@@ -65,6 +75,7 @@ type pgType struct {
 	elem     uint32 // typelem: the element type of an array
 	typmod   int32  // typtypmod: the typmod a domain applies to its base type
 	notNull  bool   // typnotnull: a domain declared NOT NULL
+	delim    string // typdelim: what separates elements of an array of this type
 }
 
 // typeSet holds the pg_type rows of the columns' types and of every type
@@ -76,6 +87,10 @@ type resolved struct {
 	kind      introspect.Kind
 	elem      introspect.Kind
 	precision int
+	// delim is the element delimiter of an array when it is not a comma
+	// (box uses ';'): the typdelim of the array's element type, which is
+	// what array_out writes.
+	delim string
 	// notNull is set when a domain on the way declares NOT NULL, which
 	// makes the column non-nullable like attnotnull does (this is what
 	// information_schema.columns.is_nullable reports too).
@@ -95,6 +110,7 @@ func (ts typeSet) resolve(oid uint32, typmod int32) (resolved, error) {
 	// array of a domain are both possible. The bound only guards against a
 	// corrupt catalog.
 	inArray, notNull := false, false
+	delim := ""
 	for depth := 0; depth < 64; depth++ {
 		t, ok := ts[oid]
 		if !ok {
@@ -113,6 +129,11 @@ func (ts typeSet) resolve(oid uint32, typmod int32) (resolved, error) {
 		case t.category == "A" && t.elem != 0 && !inArray:
 			inArray = true
 			oid = t.elem
+			// The element type's own delimiter, before any domain is
+			// unwrapped: a domain copies its base type's typdelim.
+			if e, ok := ts[oid]; ok && e.delim != "," {
+				delim = e.delim
+			}
 			continue
 		}
 		k := introspect.KindString
@@ -124,7 +145,7 @@ func (ts typeSet) resolve(oid uint32, typmod int32) (resolved, error) {
 			r.precision = timePrecision(typmod)
 		}
 		if inArray {
-			r.kind, r.elem = introspect.KindArray, k
+			r.kind, r.elem, r.delim = introspect.KindArray, k, delim
 		}
 		return r, nil
 	}

@@ -34,6 +34,10 @@ func TestBuiltinKind(t *testing.T) {
 		{"pg_catalog", "oid", introspect.KindString},
 		// A user type that borrows a built-in name is not the built-in.
 		{"public", "int4", introspect.KindString},
+		// PostGIS, wherever it is installed.
+		{"public", "geometry", introspect.KindGeometry},
+		{"postgis", "geography", introspect.KindGeometry},
+		{"public", "box2d", introspect.KindString},
 	} {
 		if got := builtinKind(tc.nsp, tc.name); got != tc.want {
 			t.Errorf("builtinKind(%q, %q) = %q, want %q", tc.nsp, tc.name, got, tc.want)
@@ -65,6 +69,17 @@ func TestResolve(t *testing.T) {
 		9005: {oid: 9005, name: "tags", nspname: "public", typtype: "d", basetype: 1009, typmod: -1},
 		// enum
 		9006: {oid: 9006, name: "mood", nspname: "public", typtype: "e", category: "E"},
+		// box and box[]: elements separated by ';'
+		603:  {oid: 603, name: "box", nspname: "pg_catalog", typtype: "b", category: "G", delim: ";"},
+		1020: {oid: 1020, name: "_box", nspname: "pg_catalog", typtype: "b", category: "A", elem: 603, delim: ","},
+		// domain over box, and an array of it: the domain copies ';'
+		9007: {oid: 9007, name: "boxd", nspname: "public", typtype: "d", basetype: 603, typmod: -1, delim: ";"},
+		9008: {oid: 9008, name: "_boxd", nspname: "public", typtype: "b", category: "A", elem: 9007, delim: ","},
+		// PostGIS geometry (delimiter ':') and geometry[]
+		9009: {oid: 9009, name: "geometry", nspname: "public", typtype: "b", category: "U", delim: ":"},
+		9010: {oid: 9010, name: "_geometry", nspname: "public", typtype: "b", category: "A", elem: 9009, delim: ","},
+		1007: {oid: 1007, name: "_int4", nspname: "pg_catalog", typtype: "b", category: "A", elem: 23, delim: ","},
+		23:   {oid: 23, name: "int4", nspname: "pg_catalog", typtype: "b", category: "N", delim: ","},
 	}
 	for _, tc := range []struct {
 		oid    uint32
@@ -79,6 +94,12 @@ func TestResolve(t *testing.T) {
 		{9004, -1, resolved{kind: introspect.KindArray, elem: introspect.KindTimestampTZ, precision: 2}},
 		{9005, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString}},
 		{9006, -1, resolved{kind: introspect.KindString}},
+		{603, -1, resolved{kind: introspect.KindString}},
+		{1020, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString, delim: ";"}},
+		{9008, -1, resolved{kind: introspect.KindArray, elem: introspect.KindString, delim: ";"}},
+		{9009, -1, resolved{kind: introspect.KindGeometry}},
+		{9010, -1, resolved{kind: introspect.KindArray, elem: introspect.KindGeometry, delim: ":"}},
+		{1007, -1, resolved{kind: introspect.KindArray, elem: introspect.KindInt}},
 	} {
 		got, err := ts.resolve(tc.oid, tc.typmod)
 		if err != nil {

@@ -1,0 +1,554 @@
+// Command gen prints the data of the board example as one SQL script that
+// loads unchanged into PostgreSQL and into MySQL/MariaDB, after
+// schema.postgres.sql or schema.mysql.sql.
+//
+//	go run ./examples/board/gen > examples/board/data.sql
+//	go run ./examples/board/gen -scale 10 > /tmp/board-x10.sql
+//
+// The output is deterministic: a fixed seed, fixed lists, no clock. -scale N
+// multiplies the number of users (with their e-mails, posts and tags on
+// posts); the categories and tags stay the same.
+//
+// The data is shaped to test the key design of README.md:
+//   - every user has one e-mail (1:1), whose id is not the user's id;
+//   - posts are questions and answers, drafts and published, most with a
+//     category and some without (category_id NULL);
+//   - most tags are put on a post in the second the post is written, so one
+//     post's tag relations share their created_at;
+//   - some users imported posts in one batch: two posts of the same user, kind,
+//     state and category with the same created_at and the same tags. With the
+//     article's sort keys alone (createdAt, DRAFT:createdAt) these rows render
+//     the same key; README.md says why the example's keys end with the id.
+//
+// What the script relies on, so that one file serves both engines:
+//   - multi-row INSERT statements of at most 500 rows each, in foreign-key order;
+//   - string literals in single quotes with quotes doubled and no backslash
+//     anywhere (MySQL reads a backslash as an escape character);
+//   - no semicolon except the one ending each statement;
+//   - NULL for a missing category;
+//   - timestamps as 'YYYY-MM-DD HH:MM:SS' literals in UTC, read as UTC because
+//     the first statements set the session's encoding (UTF-8) and time zone
+//     (UTC) in both engines (see sessionBoth).
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Seeds of the PCG generator. Change them and data.sql changes.
+const seed1, seed2 = 20200607, 0x626f617264
+
+// maxRowsPerInsert bounds the rows of one INSERT statement.
+const maxRowsPerInsert = 500
+
+// usersPerScale is the number of users (and e-mails) at scale 1.
+const usersPerScale = 400
+
+// sessionBoth makes PostgreSQL and MySQL/MariaDB read the script as UTF-8
+// and its timestamps as UTC, with statements that both engines accept.
+// MySQL executes the text of a /*! ... */ comment; PostgreSQL skips it. So
+// MySQL runs
+//
+//	SET NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! '
+//	SET time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! '
+//
+// (the PostgreSQL part is the value of an unused user variable), and
+// PostgreSQL runs
+//
+//	SET client_encoding = UTF8
+//	SET TIME ZONE UTC
+var sessionBoth = []string{
+	`SET /*! NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! ' */;`,
+	`SET /*! time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! ' */;`,
+}
+
+// First statements for -engine postgres and -engine mysql.
+var (
+	sessionPostgres = []string{`SET client_encoding = 'UTF8';`, `SET TIME ZONE 'UTC';`}
+	sessionMySQL    = []string{`SET NAMES utf8mb4;`, `SET time_zone = '+00:00';`}
+)
+
+func main() {
+	scale := flag.Int("scale", 1, "multiply the number of users, e-mails, posts and tags on posts by `N` (N >= 1)")
+	engine := flag.String("engine", "", "write the session statements for `ENGINE` only: postgres or mysql (default: one script for both)")
+	flag.Parse()
+	if err := run(os.Stdout, *scale, *engine); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+}
+
+func run(out io.Writer, scale int, engine string) error {
+	if scale < 1 {
+		return fmt.Errorf("-scale must be at least 1, got %d", scale)
+	}
+	switch engine {
+	case "", "postgres", "mysql":
+	default:
+		return fmt.Errorf("-engine must be postgres or mysql, got %q", engine)
+	}
+	d := generate(scale)
+	w := bufio.NewWriter(out)
+	if err := write(w, d, scale, engine); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// ---------------------------------------------------------------------------
+// Data model
+
+type email struct {
+	id                int64
+	localPart, domain string
+}
+
+type user struct {
+	id             int64
+	emailID        int64
+	nickname       string
+	hashedPassword string
+	created        time.Time
+}
+
+type category struct {
+	id      int64
+	name    string
+	created time.Time
+}
+
+type post struct {
+	id         int64
+	userID     int64
+	categoryID int64 // 0: no category (NULL)
+	kind       string
+	state      string
+	title      string
+	body       string
+	created    time.Time
+	tags       []postTag
+	batch      bool // imported with another post of the same key, see package doc
+}
+
+type tag struct {
+	id      int64
+	name    string
+	created time.Time
+}
+
+type postTag struct {
+	postID, tagID int64
+	created       time.Time
+}
+
+type dataset struct {
+	emails     []email
+	users      []*user
+	categories []category
+	posts      []*post
+	tags       []tag
+}
+
+// ---------------------------------------------------------------------------
+// Fixed lists
+
+var (
+	tsMin = time.Date(2022, 6, 1, 0, 0, 0, 0, time.UTC)
+	tsMax = time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC)
+	// The board opens here: users sign up after it, categories and tags
+	// exist before it.
+	opening = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Users sign up before this, so that their posts have room.
+	signupMax = time.Date(2025, 6, 30, 23, 59, 59, 0, time.UTC)
+)
+
+var categoryNames = []string{
+	"공지사항", "질문과 답변", "자유게시판", "DynamoDB", "PostgreSQL", "MySQL & MariaDB", "Go", "Café ☕",
+}
+
+var tagNames = []string{
+	"dynamodb", "nosql", "single-table", "gsi", "lsi", "partition-key", "sort-key",
+	"postgresql", "mysql", "mariadb", "sql", "go", "aws", "serverless", "modeling",
+	"데이터베이스", "인덱스", "성능", "비용", "마이그레이션", "설계", "초보",
+	"erd", "access-pattern", "ttl", "streams", "backup", "json", "café", "🔥",
+}
+
+type nameParts struct{ display, slug string }
+
+var firstNames = []nameParts{
+	{"Siobhán", "siobhan"}, {"Zoë", "zoe"}, {"José", "jose"}, {"Renée", "renee"},
+	{"Łukasz", "lukasz"}, {"Björn", "bjorn"}, {"Chloé", "chloe"}, {"Ana", "ana"},
+	{"James", "james"}, {"Mei", "mei"}, {"Aarav", "aarav"}, {"Olivia", "olivia"},
+}
+
+var lastNames = []nameParts{
+	{"O'Brien", "obrien"}, {"Müller", "muller"}, {"Núñez", "nunez"}, {"D'Angelo", "dangelo"},
+	{"Smith", "smith"}, {"Nakamura", "nakamura"}, {"Park", "park"}, {"García", "garcia"},
+}
+
+var koreanNames = []nameParts{
+	{"김서연", "kim.seoyeon"}, {"이민준", "lee.minjun"}, {"박지호", "park.jiho"},
+	{"최하은", "choi.haeun"}, {"정우진", "jung.woojin"}, {"강예린", "kang.yerin"},
+}
+
+var domains = []string{"email.com", "example.com", "example.org", "mail.example.net"}
+
+var subjects = []string{
+	"GSI 설계", "single-table design", "DynamoDB의 정렬키", "a composite sort key",
+	"파티션 키 선택", "one-to-many relations", "N:M 관계", "TTL on sessions",
+	"O'Reilly's DynamoDB chapter", "Query pagination", "hot partitions", "마이그레이션 순서",
+	"begins_with on a sort key", "Café menu in DynamoDB", "비용 계산 💸", "LSI vs GSI",
+}
+
+var questionForms = []string{
+	"How do I model %s?", "%s: what am I missing?", "%s 어떻게 하나요?", "Is %s worth it?",
+}
+
+var sentences = []string{
+	"단일 테이블로 충분할까요?",
+	"I read the AWS docs twice and still don't get it.",
+	"Data 속성을 GSI의 파티션 키로 씁니다.",
+	"The sort key starts with the state, then the time.",
+	"관계 데이터는 양쪽으로 저장했습니다.",
+	"It works on DynamoDB Local but I'm not sure about production.",
+	"Here's what I tried first — it didn't scale.",
+	"비용은 RCU와 WCU로 계산됩니다.",
+	"Thanks, that fixed it 🙏",
+	"Zoë's answer above is the right one.",
+	"인덱스가 너무 많으면 쓰기 비용이 늘어납니다.",
+	"Use begins_with with a prefix that ends in a separator.",
+}
+
+// ---------------------------------------------------------------------------
+// Generation
+
+type rnd struct{ src *rand.PCG }
+
+// intn returns a number in [0, n). It uses the PCG source directly so that
+// the output depends only on the PCG algorithm, not on how a Go release
+// implements rand.Rand's helpers.
+func (r rnd) intn(n int) int {
+	if n <= 0 {
+		panic("intn: n <= 0")
+	}
+	// Rejection sampling: no modulo bias.
+	limit := ^uint64(0) - ^uint64(0)%uint64(n)
+	for {
+		v := r.src.Uint64()
+		if v < limit {
+			return int(v % uint64(n))
+		}
+	}
+}
+
+func (r rnd) chance(pct int) bool { return r.intn(100) < pct }
+
+func pick[T any](r rnd, xs []T) T { return xs[r.intn(len(xs))] }
+
+// between returns a whole-second UTC time in [lo, hi].
+func (r rnd) between(lo, hi time.Time) time.Time {
+	span := int(hi.Sub(lo) / time.Second)
+	return lo.Add(time.Duration(r.intn(span+1)) * time.Second)
+}
+
+// bcryptAlphabet is the alphabet of bcrypt's salt and hash.
+const bcryptAlphabet = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// hashedPassword returns a string shaped like a bcrypt hash (60 characters);
+// it is random text, not the hash of any password.
+func hashedPassword(r rnd) string {
+	var b strings.Builder
+	b.WriteString("$2b$12$")
+	for range 53 {
+		b.WriteByte(bcryptAlphabet[r.intn(len(bcryptAlphabet))])
+	}
+	return b.String()
+}
+
+func generate(scale int) *dataset {
+	r := rnd{rand.NewPCG(seed1, seed2)}
+	d := &dataset{}
+
+	for i, n := range categoryNames {
+		d.categories = append(d.categories, category{int64(i + 1), n, r.between(tsMin, opening)})
+	}
+	for i, n := range tagNames {
+		d.tags = append(d.tags, tag{int64(i + 1), n, r.between(tsMin, opening)})
+	}
+
+	// Users and their e-mails. E-mail ids are a permutation of the user ids
+	// (user 1 keeps e-mail 1, the article's user@email.com), so that a key
+	// that takes the wrong id shows.
+	nUsers := usersPerScale * scale
+	emailIDs := make([]int64, nUsers)
+	for i := range emailIDs {
+		emailIDs[i] = int64(i + 1)
+	}
+	for i := len(emailIDs) - 1; i > 1; i-- {
+		j := 1 + r.intn(i)
+		emailIDs[i], emailIDs[j] = emailIDs[j], emailIDs[i]
+	}
+	for i := 1; i <= nUsers; i++ {
+		var n nameParts
+		switch {
+		case i == 1:
+			n = nameParts{"Siobhán O'Brien", "user"}
+		case r.chance(30):
+			n = pick(r, koreanNames)
+		default:
+			f, l := pick(r, firstNames), pick(r, lastNames)
+			n = nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
+		}
+		e := email{id: emailIDs[i-1], localPart: fmt.Sprintf("%s.%d", n.slug, i), domain: pick(r, domains)}
+		if i == 1 {
+			e.localPart, e.domain = "user", "email.com" // the article's address
+		}
+		d.emails = append(d.emails, e)
+		u := &user{
+			id:             int64(i),
+			emailID:        e.id,
+			nickname:       n.display,
+			hashedPassword: hashedPassword(r),
+			created:        r.between(opening, signupMax),
+		}
+		if i == 1 {
+			u.created = opening
+		}
+		d.users = append(d.users, u)
+	}
+	slices.SortFunc(d.emails, func(a, b email) int { return int(a.id - b.id) })
+
+	// Posts: 0-9 per user. User 1 and every 40th user also imported a batch
+	// of two posts that share user, kind, state, category, time and tags.
+	for _, u := range d.users {
+		n := r.intn(10)
+		if u.id == 1 {
+			n = 8
+		}
+		var mine []*post
+		for j := range n {
+			p := &post{userID: u.id, kind: "question", state: "PUBLISHED"}
+			if r.chance(45) {
+				p.kind = "answer"
+			}
+			if r.chance(30) {
+				p.state = "DRAFT"
+			}
+			if u.id == 1 && j < 4 { // every kind and state for the known user
+				p.kind = []string{"question", "answer"}[j%2]
+				p.state = []string{"DRAFT", "PUBLISHED"}[j/2]
+			}
+			if p.kind == "question" && r.chance(90) || p.kind == "answer" && r.chance(50) {
+				p.categoryID = int64(1 + r.intn(len(categoryNames)))
+			}
+			p.created = r.between(u.created, tsMax)
+			p.title, p.body = text(r, p.kind)
+			p.tags = tagsFor(r, d.tags, p.created)
+			mine = append(mine, p)
+		}
+		if len(mine) > 0 && (u.id == 1 || u.id%40 == 0) {
+			src := mine[0]
+			if u.id == 1 {
+				src.kind, src.state = "question", "DRAFT"
+			}
+			if src.categoryID == 0 {
+				src.categoryID = 1
+			}
+			if len(src.tags) == 0 {
+				src.tags = []postTag{{tagID: d.tags[0].id, created: src.created}}
+			}
+			twin := *src
+			twin.title, twin.body = text(r, twin.kind)
+			twin.tags = slices.Clone(src.tags)
+			src.batch, twin.batch = true, true
+			mine = append(mine, &twin)
+		}
+		d.posts = append(d.posts, mine...)
+	}
+	// Post ids grow with time, as an auto-increment would give them.
+	slices.SortStableFunc(d.posts, func(a, b *post) int { return a.created.Compare(b.created) })
+	for i, p := range d.posts {
+		p.id = int64(i + 1)
+		for j := range p.tags {
+			p.tags[j].postID = p.id
+		}
+	}
+	return d
+}
+
+// tagsFor picks 0-4 distinct tags for a post written at created. Most are
+// put on the post when it is written (the same second), some later.
+func tagsFor(r rnd, tags []tag, created time.Time) []postTag {
+	n := r.intn(5)
+	chosen := map[int]bool{}
+	for len(chosen) < n {
+		chosen[r.intn(len(tags))] = true
+	}
+	var out []postTag
+	for i, t := range tags { // in tag order: deterministic
+		if !chosen[i] {
+			continue
+		}
+		at := created
+		if r.chance(25) {
+			at = r.between(created, tsMax)
+		}
+		out = append(out, postTag{tagID: t.id, created: at})
+	}
+	return out
+}
+
+func text(r rnd, kind string) (title, body string) {
+	subject := pick(r, subjects)
+	if kind == "question" {
+		title = fmt.Sprintf(pick(r, questionForms), subject)
+	} else {
+		title = "Re: " + subject
+	}
+	parts := make([]string, 1+r.intn(3))
+	for i := range parts {
+		parts[i] = pick(r, sentences)
+	}
+	return title, strings.Join(parts, " ")
+}
+
+// ---------------------------------------------------------------------------
+// SQL output
+
+// Column values that need their own SQL rendering.
+type (
+	ts     time.Time
+	nullID int64 // 0 is NULL
+)
+
+func literal(v any) (string, error) {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case nullID:
+		if v == 0 {
+			return "NULL", nil
+		}
+		return strconv.FormatInt(int64(v), 10), nil
+	case string:
+		return quote(v)
+	case ts:
+		t := time.Time(v)
+		if t.Location() != time.UTC || t.Nanosecond() != 0 {
+			return "", fmt.Errorf("timestamp %v is not a whole-second UTC time", t)
+		}
+		return "'" + t.Format(time.DateTime) + "'", nil
+	}
+	return "", fmt.Errorf("no SQL literal for %T", v)
+}
+
+var errUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
+
+// quote renders a string literal that PostgreSQL and MySQL read the same way.
+func quote(s string) (string, error) {
+	if strings.ContainsAny(s, "\\;\x00\r\n") {
+		return "", fmt.Errorf("%w: %q", errUnsafe, s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'", nil
+}
+
+type table struct {
+	name string
+	cols []string
+	rows [][]any
+}
+
+func tables(d *dataset) []table {
+	emails := table{name: "emails", cols: []string{"email_id", "local_part", "domain"}}
+	users := table{name: "users", cols: []string{"user_id", "email_id", "nickname", "hashed_password", "created_at"}}
+	cats := table{name: "categories", cols: []string{"category_id", "name", "created_at"}}
+	posts := table{name: "posts", cols: []string{"post_id", "user_id", "category_id", "kind", "state", "title", "body", "created_at"}}
+	tags := table{name: "tags", cols: []string{"tag_id", "name", "created_at"}}
+	postTags := table{name: "post_tags", cols: []string{"post_id", "tag_id", "created_at"}}
+	for _, e := range d.emails {
+		emails.rows = append(emails.rows, []any{e.id, e.localPart, e.domain})
+	}
+	for _, u := range d.users {
+		users.rows = append(users.rows, []any{u.id, u.emailID, u.nickname, u.hashedPassword, ts(u.created)})
+	}
+	for _, c := range d.categories {
+		cats.rows = append(cats.rows, []any{c.id, c.name, ts(c.created)})
+	}
+	for _, p := range d.posts {
+		posts.rows = append(posts.rows, []any{p.id, p.userID, nullID(p.categoryID), p.kind, p.state, p.title, p.body, ts(p.created)})
+		for _, pt := range p.tags {
+			postTags.rows = append(postTags.rows, []any{pt.postID, pt.tagID, ts(pt.created)})
+		}
+	}
+	for _, t := range d.tags {
+		tags.rows = append(tags.rows, []any{t.id, t.name, ts(t.created)})
+	}
+	// Foreign-key order.
+	return []table{emails, users, cats, posts, tags, postTags}
+}
+
+func write(w *bufio.Writer, d *dataset, scale int, engine string) error {
+	tbls := tables(d)
+	cmd := "go run ./examples/board/gen"
+	if scale != 1 {
+		cmd += " -scale " + strconv.Itoa(scale)
+	}
+	if engine != "" {
+		cmd += " -engine " + engine
+	}
+	fmt.Fprintf(w, "-- Data of the board example. Generated by\n--   %s\n-- Do not edit: change gen/main.go and regenerate.\n--\n", cmd)
+	fmt.Fprintf(w, "-- Rows:")
+	for _, t := range tbls {
+		fmt.Fprintf(w, " %s %d", t.name, len(t.rows))
+	}
+	fmt.Fprintf(w, "\n--\n")
+	session := sessionBoth
+	switch engine {
+	case "postgres":
+		session = sessionPostgres
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
+	case "mysql":
+		session = sessionMySQL
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
+	default:
+		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC. The next two statements\n"+
+			"-- tell both engines so. MySQL and MariaDB run the text inside the executable\n"+
+			"-- comments (SET NAMES and SET time_zone, plus unused user variables), while\n"+
+			"-- PostgreSQL skips the comments and runs SET client_encoding and SET TIME ZONE.\n")
+	}
+	for _, s := range session {
+		fmt.Fprintln(w, s)
+	}
+	for _, t := range tbls {
+		for start := 0; start < len(t.rows); start += maxRowsPerInsert {
+			end := min(start+maxRowsPerInsert, len(t.rows))
+			fmt.Fprintf(w, "\nINSERT INTO %s (%s) VALUES\n", t.name, strings.Join(t.cols, ", "))
+			for i, row := range t.rows[start:end] {
+				lits := make([]string, len(row))
+				for j, v := range row {
+					l, err := literal(v)
+					if err != nil {
+						return fmt.Errorf("%s row %d column %s: %w", t.name, start+i+1, t.cols[j], err)
+					}
+					lits[j] = l
+				}
+				sep := ","
+				if start+i == end-1 {
+					sep = ";"
+				}
+				fmt.Fprintf(w, "(%s)%s\n", strings.Join(lits, ", "), sep)
+			}
+		}
+	}
+	return nil
+}

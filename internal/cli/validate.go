@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+func (a *app) validateCmd() *cobra.Command {
+	var o common
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check a mapping file, against the source when --source is given",
+		Long: `validate parses the mapping file strictly (unknown fields are errors) and
+checks everything the file says about itself: the table and its indexes,
+template syntax, sort keys, attributes that collide with keys, access
+patterns naming an index or entity that does not exist, SQL syntax.
+
+With --source (or $REMODEL_SOURCE) it also checks every table, column,
+formatter and access-pattern parameter against the source schema, and has
+the source database prepare (without running) every entity's where and
+every access pattern's sql and params, so that a typo in the SQL is found
+before a migration, with the database's own message.
+
+Every problem is printed, all at once, as file:line:col: path: message; the
+exit status is then 1.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.validate(cmd.Context(), &o)
+		},
+	}
+	o.sourceFlag(cmd)
+	o.mappingFlag(cmd)
+	return cmd
+}
+
+func (a *app) validate(ctx context.Context, o *common) error {
+	f, err := mapping.ParseFile(o.mapping)
+	if err != nil {
+		return problems(err)
+	}
+	if o.dsn() == "" {
+		if err := mapping.Check(f); err != nil {
+			return problems(err)
+		}
+		fmt.Fprintf(a.stdout, "%s: valid on its own (%d entities, %d access patterns); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns))
+		return nil
+	}
+	src, err := o.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	schema, err := src.Inspect(ctx)
+	if err != nil {
+		return err
+	}
+	var all mapping.ErrorList
+	_, cerr := mapping.Compile(f, schema)
+	if err := collect(&all, cerr); err != nil {
+		return err
+	}
+	if err := collect(&all, mapping.Check(f)); err != nil {
+		return err
+	}
+	sqlErrs, err := prepareAll(ctx, src, f, schema)
+	if err != nil {
+		return err
+	}
+	all = append(all, sqlErrs...)
+	if len(all) > 0 {
+		return failedError{dedupe(all)}
+	}
+	fmt.Fprintf(a.stdout, "%s: valid against %s database %s (%d entities, %d access patterns; every where and SQL prepared)\n", o.mapping, schema.Engine, schema.Database, len(f.Entities), len(f.AccessPatterns))
+	return nil
+}
+
+// problems marks the problems found in a mapping file as failed checks; any
+// other error (the file cannot be read) means validate could not run.
+func problems(err error) error {
+	var l mapping.ErrorList
+	if errors.As(err, &l) {
+		return failedError{err}
+	}
+	return err
+}
+
+// collect adds the problems of an ErrorList to all; another error is returned.
+func collect(all *mapping.ErrorList, err error) error {
+	if err == nil {
+		return nil
+	}
+	var l mapping.ErrorList
+	if !errors.As(err, &l) {
+		return err
+	}
+	*all = append(*all, l...)
+	return nil
+}
+
+// dedupe keeps one problem per place (line, column and field path), the
+// first one given (Compile's before Check's: it knows the schema), in file
+// order.
+func dedupe(l mapping.ErrorList) mapping.ErrorList {
+	type place struct {
+		line, col int
+		path      string
+	}
+	seen := map[place]bool{}
+	var out mapping.ErrorList
+	for _, e := range l {
+		p := place{e.Line, e.Col, e.Path}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Col < out[j].Col
+	})
+	return out
+}
+
+// prepareAll has the source prepare every entity's where (in the statement
+// that reads the entity) and every access pattern's sql and params. A
+// statement the database refuses is a problem located at its field; what
+// cannot be parsed or looked up here is left to Compile and Check, which
+// report it.
+func prepareAll(ctx context.Context, src source.Source, f *mapping.File, schema *introspect.Schema) (mapping.ErrorList, error) {
+	var out mapping.ErrorList
+	prepare := func(q string, s mapping.Str, path string) error {
+		err := src.Prepare(ctx, q)
+		var se *source.SQLError
+		if errors.As(err, &se) {
+			out = append(out, &mapping.Error{File: f.Name, Line: s.Line, Col: s.Col, Path: path,
+				Msg: "the source database refuses it: " + se.Error()})
+			return nil
+		}
+		return err
+	}
+	engine := schema.Engine
+	for _, e := range f.Entities {
+		if e.Where.Value == "" {
+			continue
+		}
+		t, err := schema.Table(e.From.Value)
+		if err != nil {
+			continue
+		}
+		if err := prepare(source.ScanSQL(engine, t, e.Where.Value), e.Where, "entities."+e.Name.Value+".where"); err != nil {
+			return nil, err
+		}
+	}
+	text := func(s mapping.Str) (string, bool) {
+		q, err := mapping.ParseSQL(s.Value, engine == introspect.MySQL)
+		if err != nil {
+			return "", false
+		}
+		sql, _ := q.Text(func(i int) string { return source.Placeholder(engine, i) })
+		return sql, true
+	}
+	for _, ap := range f.AccessPatterns {
+		path := "access_patterns." + ap.Name.Value
+		for _, kv := range ap.SQL {
+			fpath := path + ".sql"
+			if kv.Key.Value != "" {
+				fpath += "." + kv.Key.Value
+			}
+			if q, ok := text(kv.Value); ok {
+				if err := prepare(q, kv.Value, fpath); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if ap.Params.Value != "" {
+			if q, ok := text(ap.Params); ok {
+				if err := prepare(q, ap.Params, path+".params"); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,80 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// SQLError is the database refusing a statement it was asked to prepare: a
+// syntax error, an unknown table, column or function, a parameter whose
+// type it cannot infer. Its text is the database's own message.
+type SQLError struct {
+	Err error // *pgconn.PgError or *mysql.MySQLError
+}
+
+func (e *SQLError) Error() string {
+	var pe *pgconn.PgError
+	if errors.As(e.Err, &pe) {
+		msg := pe.Message + " (SQLSTATE " + pe.Code + ")"
+		if pe.Hint != "" {
+			msg += "; hint: " + pe.Hint
+		}
+		return msg
+	}
+	return e.Err.Error()
+}
+
+func (e *SQLError) Unwrap() error { return e.Err }
+
+// Prepare has PostgreSQL parse and plan q as the unnamed statement, which
+// checks its syntax, tables, columns and parameter types without running it.
+func (s *pgSource) Prepare(ctx context.Context, q string) error {
+	_, err := s.conn.PgConn().Prepare(ctx, "", q, nil)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &SQLError{Err: pe}
+	}
+	if err != nil {
+		return fmt.Errorf("source: preparing a statement: %w", err)
+	}
+	return nil
+}
+
+// Prepare has MySQL prepare q (COM_STMT_PREPARE), which checks its syntax,
+// tables and columns without running it.
+func (s *mySource) Prepare(ctx context.Context, q string) error {
+	stmt, err := s.db.PrepareContext(ctx, q)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return &SQLError{Err: me}
+	}
+	if err != nil {
+		return fmt.Errorf("source: preparing a statement: %w", err)
+	}
+	return stmt.Close()
+}
+
+// ScanSQL is the statement that reads the rows of t matching where, as
+// Reader.ScanTable runs it on engine e: what to Prepare to check a where.
+func ScanSQL(e introspect.Engine, t *introspect.Table, where string) string {
+	if e == introspect.MySQL {
+		return scanSQL(t, where, 0, myIdent, myRead, myIdent(t.Name))
+	}
+	return scanSQL(t, where, 0, pgIdent, pgRead, pgTable(t))
+}
+
+// Placeholder is the i-th (from 1) parameter marker of engine e, as
+// Reader.Placeholder gives it: $1 or ?.
+func Placeholder(e introspect.Engine, i int) string {
+	if e == introspect.MySQL {
+		return "?"
+	}
+	return "$" + strconv.Itoa(i)
+}

@@ -1,0 +1,101 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown for a job
+// summary: a headline, a table of every check, and the problems of the
+// failed checks (and the accepted rejects) in collapsed details blocks.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	p := ew.printf
+	icon := func(ok bool) string {
+		if ok {
+			return "✅"
+		}
+		return "❌"
+	}
+	p("### %s remodel verify: %s\n\n", icon(r.OK), mark(r.OK))
+	if r.Engine != "" {
+		p("Table %s against the %s source, seed %d, %.1f s.\n\n", code(r.Table), r.Engine, r.Seed, r.Seconds)
+	} else {
+		p("Table %s, seed %d, %.1f s.\n\n", code(r.Table), r.Seed, r.Seconds)
+	}
+	if r.Error != "" {
+		p("> **verify could not finish:** %s\n\n", mdCell(r.Error))
+	}
+	if r.Warning != "" {
+		p("> **warning:** %s\n\n", mdCell(r.Warning))
+	}
+	checks := r.checks()
+	p("| | check | name | result |\n|---|---|---|---|\n")
+	for _, c := range checks {
+		mk := icon(c.ok)
+		if c.skipped {
+			mk = "➖"
+		}
+		p("| %s | %s | %s | %s |\n", mk, c.suite, mdCell(c.name), mdCell(c.summary))
+	}
+	p("\n")
+	var failed []check
+	var total int64
+	for _, c := range checks {
+		if !c.ok && c.problems != nil && c.problems.Total > 0 {
+			failed = append(failed, c)
+			total += c.problems.Total
+		}
+	}
+	if len(failed) > 0 {
+		p("<details><summary>%d problems in %d checks</summary>\n\n", total, len(failed))
+		for _, c := range failed {
+			p("**%s · %s** (%d)\n\n", c.suite, mdCell(c.name), c.problems.Total)
+			fenced(p, c.problems.Lines())
+		}
+		p("</details>\n\n")
+	}
+	if r.Rejects != nil {
+		p("<details><summary>%d rows accepted as rejected (%s)</summary>\n\n", r.Rejects.Total, mdCell(r.Rejects.File))
+		lines := make([]string, 0, len(r.Rejects.Rows)+1)
+		for _, rj := range r.Rejects.Rows {
+			lines = append(lines, fmt.Sprintf("entity %s, row %s: %s", rj.Entity, rj.Row, rj.Reason))
+		}
+		if n := r.Rejects.Total - int64(len(r.Rejects.Rows)); n > 0 {
+			lines = append(lines, fmt.Sprintf("… and %d more", n))
+		}
+		fenced(p, lines)
+		p("</details>\n\n")
+	}
+	return ew.err
+}
+
+// fenced writes lines as a text code block, with a fence longer than any
+// run of backticks in them.
+func fenced(p func(string, ...any), lines []string) {
+	body := strings.Join(lines, "\n")
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	p("%stext\n%s\n%s\n\n", fence, body, fence)
+}
+
+// mdCell makes text safe in a table cell: one line, pipes escaped, HTML
+// not interpreted.
+func mdCell(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// code renders s as inline code.
+func code(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
