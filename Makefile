@@ -2,7 +2,10 @@
 #   make demo   local services, the personalization example on PostgreSQL and
 #               MariaDB: preview, migrate into DynamoDB Local, verify
 #   make test   gofmt, vet, go mod tidy -diff, staticcheck, then every test (unit and integration) with the race detector
-.PHONY: demo test build services-check dynamodb-start dynamodb-stop clean
+# and, to measure it:
+#   make bench  remodel against its ceilings (raw read, raw sink, null sink), one
+#               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3
+.PHONY: demo test bench build services-check dynamodb-start dynamodb-stop clean
 
 GO ?= go
 
@@ -14,6 +17,14 @@ demo:
 
 test:
 	scripts/test.sh
+
+ROWS ?= 100000
+ENGINE ?= postgres
+WRITERS ?= 8
+READERS ?= 4
+REPEAT ?= 1
+bench:
+	ROWS=$(ROWS) ENGINE=$(ENGINE) WRITERS=$(WRITERS) READERS=$(READERS) REPEAT=$(REPEAT) scripts/bench.sh
 
 services-check:
 	scripts/check-services.sh --start

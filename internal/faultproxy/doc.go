@@ -9,6 +9,10 @@
 // missing from a Query or Scan of the index for a while). It counts what it
 // injected, so a test can hold the code under test to account.
 //
+// One rule is not a fault: Discard acknowledges every BatchWriteItem without
+// forwarding or storing it, a null sink for measuring a client's own cost
+// (make bench uses it).
+//
 // A Proxy is an http.Handler: serve it with httptest.NewServer and point the
 // DynamoDB client's endpoint at the server's URL. It uses the standard
 // library only and is safe for concurrent use.

@@ -50,12 +50,23 @@ const (
 	// match; LastEvaluatedKey is left as it is, so paging goes on. It
 	// applies to such reads only.
 	Lag
+	// Discard answers a BatchWriteItem request as wholly processed, without
+	// forwarding it: nothing is stored. The answer has empty
+	// UnprocessedItems and, when the request asks for it, ConsumedCapacity
+	// per table (an estimate: one write unit per started KB of each write
+	// request's JSON text). A rule {Fault: Discard, Prob: 1} makes the proxy
+	// a null sink that takes writes as fast as a client can send them, so a
+	// benchmark measures the client's own cost. It applies to BatchWriteItem
+	// only; a request the proxy cannot read is forwarded for DynamoDB to
+	// answer.
+	Discard
 )
 
 var faultNames = map[Fault]string{
 	Unprocessed: "unprocessed", Throttle: "throttle", Throttling: "throttling",
 	InternalError: "internal-error", Unavailable: "unavailable",
 	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay", Lag: "lag",
+	Discard: "discard",
 }
 
 func (f Fault) String() string {
@@ -121,6 +132,9 @@ type Stats struct {
 	UnprocessedKeys  int
 	// LaggedItems counts the items a Lag rule removed from index reads.
 	LaggedItems int
+	// DiscardedItems counts the write requests acknowledged by Discard
+	// without being forwarded.
+	DiscardedItems int
 }
 
 // Total is the number of faults injected, of every kind.
@@ -222,7 +236,8 @@ func operation(r *http.Request) string {
 
 func (r *rule) applies(op string, body []byte) bool {
 	switch {
-	case r.Fault == Unprocessed && op != BatchWriteItem && op != BatchGetItem:
+	case r.Fault == Unprocessed && op != BatchWriteItem && op != BatchGetItem,
+		r.Fault == Discard && op != BatchWriteItem:
 		return false
 	case len(r.Ops) > 0 && !slices.Contains(r.Ops, op):
 		return false
@@ -332,6 +347,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.unprocessed(w, r, op, body, rl, seed)
 	case Lag:
 		p.lag(w, r, op, body, rl)
+	case Discard:
+		p.discard(w, r, op, body)
 	}
 }
 
@@ -681,4 +698,55 @@ func (p *Proxy) lag(w http.ResponseWriter, r *http.Request, op string, body []by
 	})
 	resp.body = marshal(out)
 	resp.write(w, true)
+}
+
+// discard answers a BatchWriteItem request as wholly processed without
+// forwarding it.
+func (p *Proxy) discard(w http.ResponseWriter, r *http.Request, op string, body []byte) {
+	var in struct {
+		RequestItems           map[string][]json.RawMessage
+		ReturnConsumedCapacity string
+	}
+	if json.Unmarshal(body, &in) != nil || len(in.RequestItems) == 0 {
+		p.pass(w, r, op, body) // not a request the proxy understands: DynamoDB answers it
+		return
+	}
+	type capacity struct {
+		TableName     string
+		CapacityUnits float64
+		Table         *struct{ CapacityUnits float64 } `json:",omitempty"`
+	}
+	out := struct {
+		UnprocessedItems map[string]json.RawMessage
+		ConsumedCapacity []capacity `json:",omitempty"`
+	}{UnprocessedItems: map[string]json.RawMessage{}}
+	n := 0
+	tables := make([]string, 0, len(in.RequestItems))
+	for t := range in.RequestItems {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	for _, t := range tables {
+		reqs := in.RequestItems[t]
+		n += len(reqs)
+		units := 0
+		for _, req := range reqs {
+			units += (len(req) + 1023) / 1024
+		}
+		switch in.ReturnConsumedCapacity {
+		case "TOTAL":
+			out.ConsumedCapacity = append(out.ConsumedCapacity, capacity{TableName: t, CapacityUnits: float64(units)})
+		case "INDEXES":
+			out.ConsumedCapacity = append(out.ConsumedCapacity, capacity{TableName: t, CapacityUnits: float64(units),
+				Table: &struct{ CapacityUnits float64 }{float64(units)}})
+		}
+	}
+	p.count(func(s *Stats) {
+		s.Injected[Discard]++
+		s.DiscardedItems += n
+	})
+	(&response{status: http.StatusOK, header: http.Header{
+		"Content-Type":     {"application/x-amz-json-1.0"},
+		"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
+	}, body: marshal(out)}).write(w, true)
 }

@@ -1,0 +1,476 @@
+// Command bench measures remodel against its ceilings, in one run on one
+// machine, and prints the figures side by side (make bench runs it through
+// scripts/bench.sh, which loads the data and starts DynamoDB Local):
+//
+//  1. raw source read: the rows remodel reads, read the same way (same
+//     query, driver and protocol) but not converted;
+//  2. raw sink: BatchWriteItem of items rendered by remodel's mapping from
+//     the source (so of the same size distribution), at the same number of
+//     writers, into DynamoDB Local;
+//  3. remodel end to end: the built remodel binary migrating the source
+//     into DynamoDB Local;
+//  4. remodel into a null sink: the same, through a faultproxy whose
+//     Discard rule acknowledges every BatchWriteItem without forwarding it,
+//     so the figure is remodel's own cost (read, render, batch, HTTP).
+//
+// For the remodel runs it reports user+sys CPU and peak RSS from the
+// process's rusage. The machine is shared and noisy: only the ratios within
+// one run mean much.
+//
+// It is not part of the remodel binary. Run as "bench __remodel ARGS...", it
+// is remodel itself with a CPU profile written to $REMODEL_BENCH_CPUPROFILE
+// (used by -cpuprofile); as "bench __spawn CMD ARGS...", the go-between that
+// measures a remodel process (see spawn).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/faultproxy"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/source"
+)
+
+const profileArg = "__remodel"
+
+type options struct {
+	source, mapping, remodel string
+	endpoint                 string
+	script                   string
+	port                     int
+	readers, writers         int
+	pool                     int
+	note                     string
+	cpuprofile               string
+	repeat                   int
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == spawnArg {
+		stop() // the command gets the signals; the go-between waits for it
+		os.Exit(spawned(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == profileArg {
+		code := profiled(ctx, os.Args[2:])
+		stop()
+		os.Exit(code)
+	}
+	var o options
+	flag.StringVar(&o.source, "source", "", "source DSN (the bench database)")
+	flag.StringVar(&o.mapping, "mapping", "examples/personalization/mapping.yaml", "mapping file")
+	flag.StringVar(&o.remodel, "remodel", "bin/remodel", "the remodel binary to measure")
+	flag.IntVar(&o.port, "port", 8777, "DynamoDB Local's port on 127.0.0.1")
+	flag.StringVar(&o.script, "dynamodb-script", "scripts/dynamodb-local.sh", "script that restarts DynamoDB Local (stop PORT, start PORT) before each run that stores items; empty: use it as it is")
+	flag.IntVar(&o.readers, "readers", 4, "source connections (remodel --readers)")
+	flag.IntVar(&o.writers, "writers", 8, "BatchWriteItem writers (remodel --writers)")
+	flag.IntVar(&o.pool, "pool", 200000, "items rendered once for the raw sink, which cycles through them")
+	flag.StringVar(&o.note, "note", "", "how the data was made, printed with the source")
+	flag.IntVar(&o.repeat, "repeat", 1, "measure everything this many rounds and print each measurement's median round")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file")
+	flag.Parse()
+	if o.source == "" || o.repeat < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -source is required, and -repeat must be at least 1")
+		os.Exit(2)
+	}
+	o.endpoint = fmt.Sprintf("http://127.0.0.1:%d", o.port)
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1"} {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	err := run(ctx, o, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// profiled runs remodel in this process with a CPU profile.
+func profiled(ctx context.Context, args []string) int {
+	path := os.Getenv("REMODEL_BENCH_CPUPROFILE")
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer pprof.StopCPUProfile()
+	return cli.Run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	rep := &report{Date: time.Now(), Machine: thisMachine()}
+	loadStart := loadAverage()
+	work, err := os.MkdirTemp("", "remodel-bench-")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer os.RemoveAll(work)
+	b := &bench{o: o, stderr: stderr}
+	if err := b.setUp(ctx, work); err != nil {
+		return err
+	}
+	defer b.src.Close()
+
+	var rounds [4][]result
+	for i := range o.repeat {
+		b.round = i + 1
+		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd} {
+			r, err := measure(ctx)
+			if err != nil {
+				return err
+			}
+			rounds[j] = append(rounds[j], r)
+		}
+	}
+	rep.Read, rep.Null, rep.Sink, rep.Remodel = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3])
+	rep.Rounds = o.repeat
+
+	p := b.pool
+	rep.Header = [][2]string{
+		{"source", fmt.Sprintf("%s, %s rows in %d entities (%s)%s", b.engine, thousands(float64(b.total)), len(b.plan.Entities), perEntity(b.counts), note(o.note))},
+		{"items", fmt.Sprintf("%s; DynamoDB size mean %.0f B, min %d B, max %d B (raw sink: %s items rendered by the mapping, cycled)",
+			thousands(float64(b.items)), p.meanSize(), p.sizeMin, p.sizeMax, thousands(float64(len(p.items))))},
+		{"run", fmt.Sprintf("%d readers, %d writers; DynamoDB Local on :%d%s", o.readers, o.writers, o.port, restarted(o.script, b.warmup))},
+		{"load", fmt.Sprintf("1/5/15-min load average %s at start, %s at end", loadStart, loadAverage())},
+	}
+	rep.Notes = []string{
+		fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()),
+		"remodel's wall time is the whole process: start, introspection, snapshot, the copy (tables are created before).",
+	}
+	if o.cpuprofile != "" {
+		b.step("profiling one more null-sink run into %s", o.cpuprofile)
+		if err := b.profileNull(ctx); err != nil {
+			return err
+		}
+	}
+	rep.write(stdout)
+	return nil
+}
+
+// bench holds what the measurements share.
+type bench struct {
+	o      options
+	stderr io.Writer
+	src    source.Source
+	engine introspect.Engine
+	plan   *mapping.Plan
+	counts map[string]int64
+	total  int64 // rows
+	items  int64 // items remodel writes (from the first null-sink run)
+	pool   *pool
+	db     *dynamodb.Client
+	m      migrateRun
+	warmup int64
+	round  int
+	seq    int
+	// proxyCPU is the bench process's CPU time during each null-sink run.
+	proxyCPU []time.Duration
+}
+
+func (b *bench) step(format string, args ...any) {
+	fmt.Fprintf(b.stderr, "bench: "+format+"\n", args...)
+}
+
+func (b *bench) setUp(ctx context.Context, work string) error {
+	var err error
+	if b.src, err = source.Open(ctx, b.o.source); err != nil {
+		return err
+	}
+	schema, err := b.src.Inspect(ctx)
+	if err != nil {
+		return err
+	}
+	file, err := mapping.ParseFile(b.o.mapping)
+	if err != nil {
+		return err
+	}
+	if b.plan, err = mapping.Compile(file, schema); err != nil {
+		return err
+	}
+	if b.counts, b.total, err = countRows(ctx, b.src, b.plan); err != nil {
+		return err
+	}
+	b.engine = b.src.Engine()
+	b.step("%s: %d rows in %d entities; rendering the raw sink's items", b.engine, b.total, len(b.plan.Entities))
+	if b.pool, err = buildPool(ctx, b.plan, b.src, b.counts, b.o.pool); err != nil {
+		return err
+	}
+	if b.db, err = dynamo.New(ctx, b.o.endpoint); err != nil {
+		return err
+	}
+	b.m = migrateRun{bin: b.o.remodel, source: b.o.source, mapPth: b.o.mapping, reads: b.o.readers, writes: b.o.writers, work: work}
+	b.warmup = min(b.total, 5000)
+	return nil
+}
+
+// table creates a new table with remodel's own CreateTable, before the run
+// that writes it starts: no measurement includes creating its table.
+func (b *bench) table(ctx context.Context, what string) (string, error) {
+	b.seq++
+	name := fmt.Sprintf("bench_%s_%d", what, b.seq)
+	return name, migrate.CreateTable(ctx, b.db, &b.plan.Table, name, 5*time.Minute)
+}
+
+// fresh restarts DynamoDB Local and warms its JVM up with b.warmup items
+// written into a table dropped again, so that each run that stores items
+// starts on the same empty, warm emulator.
+func (b *bench) fresh(ctx context.Context) error {
+	if b.o.script == "" {
+		return nil
+	}
+	if err := restartDynamoDB(ctx, b.o.script, b.o.port); err != nil {
+		return err
+	}
+	name, err := b.table(ctx, "warmup")
+	if err != nil {
+		return err
+	}
+	if _, err := rawSink(ctx, b.db, name, b.pool, b.warmup, b.o.writers); err != nil {
+		return err
+	}
+	if _, err := b.db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+		return fmt.Errorf("bench: deleting %s: %w", name, err)
+	}
+	return nil
+}
+
+func (b *bench) prefix() string {
+	if b.o.repeat == 1 {
+		return ""
+	}
+	return fmt.Sprintf("round %d/%d: ", b.round, b.o.repeat)
+}
+
+// rawRead is measurement 1.
+func (b *bench) rawRead(ctx context.Context) (result, error) {
+	b.step("%sraw source read", b.prefix())
+	cpu0, t0 := selfCPU(), time.Now()
+	rows, err := rawRead(ctx, b.engine, b.o.source, b.plan.Entities, b.o.readers)
+	if err != nil {
+		return result{}, err
+	}
+	r := result{Name: fmt.Sprintf("raw source read (%s)", readDriver(b.engine)), Items: rows, Wall: time.Since(t0), CPU: selfCPU() - cpu0}
+	if rows != b.total {
+		return result{}, fmt.Errorf("bench: the raw read got %d rows, the source counts %d", rows, b.total)
+	}
+	return r, nil
+}
+
+// nullSink is measurement 4: DynamoDB Local only answers DescribeTable and
+// Scan for it, so it needs no fresh emulator.
+func (b *bench) nullSink(ctx context.Context) (result, error) {
+	b.step("%sremodel into the null sink", b.prefix())
+	proxy, err := faultproxy.New(b.o.endpoint, 1, faultproxy.Rule{Fault: faultproxy.Discard, Prob: 1})
+	if err != nil {
+		return result{}, err
+	}
+	url, stop, err := serve(proxy)
+	if err != nil {
+		return result{}, err
+	}
+	defer stop()
+	m := b.m
+	m.endpt = url
+	if m.table, err = b.table(ctx, "null"); err != nil {
+		return result{}, err
+	}
+	cpu0 := selfCPU()
+	r, rep, err := m.run(ctx, "remodel -> null sink")
+	b.proxyCPU = append(b.proxyCPU, selfCPU()-cpu0)
+	if err != nil {
+		return result{}, err
+	}
+	if err := checkReport(rep, b.total); err != nil {
+		return result{}, err
+	}
+	if got := proxy.Stats().DiscardedItems; int64(got) != rep.ItemsWritten {
+		return result{}, fmt.Errorf("bench: remodel reports %d items written, the null sink acknowledged %d", rep.ItemsWritten, got)
+	}
+	b.items = rep.ItemsWritten
+	return r, nil
+}
+
+// rawSink is measurement 2: as many items as remodel writes.
+func (b *bench) rawSink(ctx context.Context) (result, error) {
+	b.step("%sraw sink: %d items from the pool of %d into DynamoDB Local", b.prefix(), b.items, len(b.pool.items))
+	if err := b.fresh(ctx); err != nil {
+		return result{}, err
+	}
+	name, err := b.table(ctx, "raw")
+	if err != nil {
+		return result{}, err
+	}
+	emu := b.emulatorCPU()
+	cpu0 := selfCPU()
+	wall, err := rawSink(ctx, b.db, name, b.pool, b.items, b.o.writers)
+	if err != nil {
+		return result{}, err
+	}
+	r := result{Name: fmt.Sprintf("raw sink (BatchWriteItem, %d writers)", b.o.writers), Items: b.items, Wall: wall, CPU: selfCPU() - cpu0, Emulator: emu()}
+	return r, checkCount(ctx, b.db, name, b.items)
+}
+
+// endToEnd is measurement 3.
+func (b *bench) endToEnd(ctx context.Context) (result, error) {
+	b.step("%sremodel into DynamoDB Local", b.prefix())
+	if err := b.fresh(ctx); err != nil {
+		return result{}, err
+	}
+	m := b.m
+	m.endpt = b.o.endpoint
+	var err error
+	if m.table, err = b.table(ctx, "e2e"); err != nil {
+		return result{}, err
+	}
+	emu := b.emulatorCPU()
+	r, rep, err := m.run(ctx, "remodel -> DynamoDB Local")
+	if err != nil {
+		return result{}, err
+	}
+	r.Emulator = emu()
+	return r, checkReport(rep, b.total)
+}
+
+// emulatorCPU starts counting DynamoDB Local's CPU time; the function it
+// returns gives the time used since (0 where it cannot be read).
+func (b *bench) emulatorCPU() func() time.Duration {
+	pid := dynamoDBLocalPID(b.o.port)
+	c0, ok := processCPU(pid)
+	return func() time.Duration {
+		c1, ok1 := processCPU(pid)
+		if !ok || !ok1 {
+			return 0
+		}
+		return c1 - c0
+	}
+}
+
+// profileNull runs remodel once more into a null sink, in the bench binary
+// (the same code as the remodel binary) with a CPU profile.
+func (b *bench) profileNull(ctx context.Context) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	abs, err := filepath.Abs(b.o.cpuprofile)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	proxy, err := faultproxy.New(b.o.endpoint, 1, faultproxy.Rule{Fault: faultproxy.Discard, Prob: 1})
+	if err != nil {
+		return err
+	}
+	url, stop, err := serve(proxy)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	m := b.m
+	m.bin, m.pre, m.env = self, []string{profileArg}, []string{"REMODEL_BENCH_CPUPROFILE=" + abs}
+	m.endpt = url
+	if m.table, err = b.table(ctx, "profile"); err != nil {
+		return err
+	}
+	_, _, err = m.run(ctx, "profiled null sink")
+	return err
+}
+
+func countRows(ctx context.Context, src source.Source, plan *mapping.Plan) (map[string]int64, int64, error) {
+	snap, err := src.Snapshot(ctx, 1)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer snap.Close()
+	r := snap.Readers()[0]
+	counts := map[string]int64{}
+	var total int64
+	for _, e := range plan.Entities {
+		n, err := r.Count(ctx, e.Table, e.Where)
+		if err != nil {
+			return nil, 0, err
+		}
+		counts[e.Name] = n
+		total += n
+	}
+	return counts, total, nil
+}
+
+// checkReport holds a remodel run to account: every row read and written,
+// nothing rejected or retried.
+func checkReport(r *migrate.Report, rows int64) error {
+	if r.RowsRead != rows || r.ItemsWritten != rows || r.Rejected != 0 {
+		return fmt.Errorf("bench: remodel read %d rows, wrote %d items and rejected %d; the source has %d rows", r.RowsRead, r.ItemsWritten, r.Rejected, rows)
+	}
+	return nil
+}
+
+// checkCount makes sure the raw sink's table holds every item written.
+func checkCount(ctx context.Context, db *dynamodb.Client, table string, want int64) error {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return fmt.Errorf("bench: describing %s: %w", table, err)
+	}
+	if got := aws.ToInt64(out.Table.ItemCount); got != want {
+		return fmt.Errorf("bench: the raw sink's table holds %d items, %d were written", got, want)
+	}
+	return nil
+}
+
+func readDriver(e introspect.Engine) string {
+	if e == introspect.MySQL {
+		return "mysql, prepared"
+	}
+	return "pgx, text"
+}
+
+func perEntity(counts map[string]int64) string {
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + thousands(float64(counts[n]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func note(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+func restarted(script string, warmup int64) string {
+	if script == "" {
+		return ""
+	}
+	return fmt.Sprintf(", a fresh process for each run that stores items, warmed up with %d items", warmup)
+}

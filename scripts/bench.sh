@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# make bench: measures remodel against its ceilings in one run and prints the
+# figures side by side (see internal/bench and README.md, "Performance").
+#
+#   scripts/bench.sh                     # about 100 000 rows, PostgreSQL
+#   ROWS=1000000 ENGINE=both scripts/bench.sh
+#
+# Environment:
+#   ROWS                  rows to generate (about; default 100000)
+#   ENGINE                postgres (default), mysql or both
+#   READERS, WRITERS      remodel --readers (4) and --writers (8), also used by the raw runs
+#   BENCH_DYNAMODB_PORT   DynamoDB Local's port (8767), started fresh for each run that stores items
+#   DYNAMODB_XMX          its JVM heap (default sized for ROWS)
+#   REPEAT                rounds of the four measurements; each figure is its median (1)
+#   CPUPROFILE            also profile one more null-sink run of remodel into this file
+#                         (FILE.postgres and FILE.mysql with ENGINE=both)
+#   BENCH_KEEP_DB=1       keep the database remodel_bench after the run
+#
+# The data is the personalization example's generator at -scale ROWS/6820
+# (about 6 820 rows per scale step in five tables), loaded into a fresh
+# database remodel_bench.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rows="${ROWS:-100000}"
+engine="${ENGINE:-postgres}"
+port="${BENCH_DYNAMODB_PORT:-8767}"
+db=remodel_bench
+ex=examples/personalization
+
+[[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROWS must be a positive whole number, got '$rows'" >&2; exit 2; }
+case "$engine" in
+postgres) engines=(postgres) ;;
+mysql) engines=(mysql) ;;
+both) engines=(postgres mysql) ;;
+*) echo "bench: ENGINE must be postgres, mysql or both, got '$engine'" >&2; exit 2 ;;
+esac
+
+# gen -scale 1 makes about 6 820 rows (1 000 users, ~3 000 settings, ~2 500
+# subscriptions, ~300 contents, 6 services); the count scales linearly.
+scale=$(((rows + 3410) / 6820))
+((scale >= 1)) || scale=1
+# DynamoDB Local's heap: it keeps every item, and the JVM grows with them.
+if [[ -z "${DYNAMODB_XMX:-}" ]]; then
+	gb=$((1 + (rows + 499999) / 500000))
+	((gb <= 16)) || gb=16
+	export DYNAMODB_XMX="${gb}g"
+fi
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+scripts/check-services.sh --start >&2
+say "building bin/remodel and bin/remodel-bench"
+go build -o bin/remodel ./cmd/remodel
+go build -o bin/remodel-bench ./internal/bench
+
+tmp=$(mktemp -d)
+cleanup() {
+	scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
+	if [[ "${BENCH_KEEP_DB:-}" != 1 ]]; then
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+		mariadb -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+for e in "${engines[@]}"; do
+	say "$e: generating gen -scale $scale and loading it into a fresh database $db"
+	go run ./$ex/gen -scale "$scale" -engine "$e" >"$tmp/data.sql"
+	case "$e" in
+	postgres)
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+		PGOPTIONS='-c client_min_messages=warning' psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" \
+			-f "$ex/schema.postgres.sql" -f "$tmp/data.sql"
+		# Set hint bits and statistics now, so the first reader does not pay for them.
+		psql -q -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM (FREEZE, ANALYZE)"
+		dsn="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
+		;;
+	mysql)
+		mariadb -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"
+		mariadb -h 127.0.0.1 -u root "$db" <"$ex/schema.mysql.sql"
+		mariadb -h 127.0.0.1 -u root "$db" <"$tmp/data.sql"
+		mariadb -h 127.0.0.1 -u root "$db" -e "ANALYZE TABLE users, services, personal, subscribe, subscribe_user" >/dev/null
+		dsn="mysql://root@127.0.0.1:3306/$db"
+		;;
+	esac
+	rm -f "$tmp/data.sql"
+
+	say "$e: starting a fresh DynamoDB Local on :$port (-Xmx$DYNAMODB_XMX)"
+	scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
+	scripts/dynamodb-local.sh start "$port" >&2
+
+	args=(-source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port"
+		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
+		-note "examples/personalization/gen -scale $scale; DynamoDB Local -Xmx$DYNAMODB_XMX")
+	if [[ -n "${CPUPROFILE:-}" ]]; then
+		prof="$CPUPROFILE"
+		((${#engines[@]} == 1)) || prof="$CPUPROFILE.$e"
+		args+=(-cpuprofile "$prof")
+	fi
+	echo
+	echo "\$ make bench ROWS=$rows ENGINE=$engine   # $e"
+	bin/remodel-bench "${args[@]}"
+	scripts/dynamodb-local.sh stop "$port" >/dev/null
+done
