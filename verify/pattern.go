@@ -38,11 +38,13 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 		return pc, nil
 	}
 	var samples [][]any
+	v.rmu.Lock() // the one snapshot reader serves every pattern in turn
 	err := v.r.Guard(ctx, func() error {
 		var err error
 		samples, err = v.samples(ctx, ap)
 		return err
 	})
+	v.rmu.Unlock()
 	if err != nil {
 		return fail("", fmt.Errorf("sampling parameter values: %w", err))
 	}
@@ -56,11 +58,13 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 		label := paramLabel(ap, params)
 		pc.Params = append(pc.Params, label)
 		var want expectation
+		v.rmu.Lock()
 		err := v.r.Guard(ctx, func() error {
 			var err error
 			want, err = v.expectedKeys(ctx, ap, params)
 			return err
 		})
+		v.rmu.Unlock()
 		if err != nil {
 			var re *mapping.RowError
 			if errors.As(err, &re) && ctx.Err() == nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/mapping"
@@ -178,15 +180,30 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 			return err
 		}
 	}
-	for _, ap := range v.o.Plan.AccessPatterns {
-		pc, err := v.pattern(ctx, ap)
-		if err != nil {
+	// The patterns run side by side (patternWorkers at a time); the report
+	// keeps the mapping's order.
+	pcs := make([]PatternCheck, len(v.o.Plan.AccessPatterns))
+	done := make([]bool, len(pcs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(patternWorkers)
+	for i, ap := range v.o.Plan.AccessPatterns {
+		g.Go(func() error {
+			pc, err := v.pattern(gctx, ap)
+			pcs[i], done[i] = pc, err == nil
 			return err
-		}
-		rep.Patterns = append(rep.Patterns, pc)
+		})
 	}
-	return nil
+	err = g.Wait()
+	for i, pc := range pcs {
+		if done[i] { // a pattern the stopped run did not finish is left out
+			rep.Patterns = append(rep.Patterns, pc)
+		}
+	}
+	return err
 }
+
+// patternWorkers is how many access patterns are checked at a time.
+const patternWorkers = 4
 
 // finish sorts every problem list, and sets OK, Error and Seconds.
 func (rep *Report) finish(took time.Duration, err error) {
@@ -233,8 +250,12 @@ func (rep *Report) FailedChecks() (failed, total int) {
 }
 
 type verifier struct {
-	o           Options
-	r           source.Reader
+	o Options
+	r source.Reader
+	// rmu serializes the access patterns' use of r (a reader is one
+	// connection): their SQL runs one at a time, their Queries on DynamoDB
+	// and the waits for a global index to settle overlap.
+	rmu         sync.Mutex
 	t           *mapping.Table
 	settleUntil time.Time // global-index queries are repeated until then
 	// countFailed names the entities whose rows could not be counted: their
