@@ -851,6 +851,10 @@ func (p *parser) ttl(n *yaml.Node, path string) *TTLDef {
 	return d
 }
 
+// maxOffset is the longest offset ParseOffset takes, in seconds (100
+// years; a time.Duration holds about 292).
+const maxOffset = 100 * 366 * 86400
+
 // ParseOffset reads a duration of whole days, hours, minutes and seconds,
 // largest first, optionally negative: 30d, 12h, 1d12h, 90m, -1h, 0s.
 func ParseOffset(s string) (time.Duration, error) {
@@ -860,10 +864,10 @@ func ParseOffset(s string) (time.Duration, error) {
 	}
 	units := []struct {
 		suffix byte
-		d      time.Duration
-	}{{'d', 24 * time.Hour}, {'h', time.Hour}, {'m', time.Minute}, {'s', time.Second}}
-	var total time.Duration
-	next := 0 // units before this one are used up
+		secs   int64
+	}{{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}}
+	var total int64 // seconds: at most 7 digits a unit cannot overflow it
+	next := 0       // units before this one are used up
 	for rest != "" {
 		i := 0
 		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
@@ -882,12 +886,15 @@ func ParseOffset(s string) (time.Duration, error) {
 		if u < 0 {
 			return 0, fmt.Errorf("offset %q is not a duration such as 30d, 12h or 1d12h (units d, h, m, s, largest first)", s)
 		}
-		total += time.Duration(n) * units[u].d
+		total += int64(n) * units[u].secs
 		next = u + 1
 		rest = rest[i+1:]
+	}
+	if total > maxOffset {
+		return 0, fmt.Errorf("offset %q is more than 100 years", s)
 	}
 	if neg {
 		total = -total
 	}
-	return total, nil
+	return time.Duration(total) * time.Second, nil
 }

@@ -430,7 +430,7 @@ func TestParseOffset(t *testing.T) {
 			t.Errorf("ParseOffset(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "-", "30", "d", "30x", "1h1d", "1d1d", "1.5h", "30 d", "+1d", "99999999d"} {
+	for _, s := range []string{"", "-", "30", "d", "30x", "1h1d", "1d1d", "1.5h", "30 d", "+1d", "99999999d", "9999999d", "9999999h", "36601d"} {
 		if got, err := ParseOffset(s); err == nil {
 			t.Errorf("ParseOffset(%q) = %v, want an error", s, got)
 		}
@@ -448,7 +448,7 @@ func FuzzParseOffset(f *testing.F) {
 		}
 		// What parses is made of digits and units only, and its sign is
 		// the text's.
-		if strings.Trim(s, "-0123456789dhms") != "" || (d < 0) != (strings.HasPrefix(s, "-") && d != 0) {
+		if strings.Trim(s, "-0123456789dhms") != "" || (d < 0) != (strings.HasPrefix(s, "-") && d != 0) || d > maxOffset*time.Second || d < -maxOffset*time.Second {
 			t.Fatalf("ParseOffset(%q) = %v", s, d)
 		}
 	})
