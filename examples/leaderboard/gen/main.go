@@ -14,8 +14,9 @@
 //   - a user plays in most weeks, several times a week, so the weekly best is a
 //     real aggregate (max over 1 to 5 plays), and in some weeks not at all;
 //   - scores from 0 to 99998 around a per-user skill, so the weekly top 10 and
-//     the friends rankings have a clear order, with the odd tie that verify's
-//     tie rule accepts.
+//     the friends rankings have a clear order, and two ties put in on purpose
+//     for verify's tie rule: the 10th and 11th best of week 5 (the LIMIT 10
+//     cuts through them) and the two best of week 6.
 //
 // What the script relies on, so that one file serves both engines: multi-row
 // INSERT statements of at most 500 rows in foreign-key order, single-quoted
@@ -27,10 +28,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -154,8 +157,11 @@ func generate() []table {
 		ws.rows = append(ws.rows, row(wk, date(start), date(start.AddDate(0, 0, 6))))
 	}
 
-	ps := table{name: "plays", cols: []string{"play_id", "user_id", "week_id", "score", "played_at"}}
-	id := 0
+	type play struct {
+		id, user, week, score int
+		at                    time.Time
+	}
+	var plays []play
 	for wk := 1; wk <= weeks; wk++ {
 		start := firstWeek.AddDate(0, 0, 7*(wk-1))
 		for u := 1; u <= users; u++ {
@@ -163,12 +169,40 @@ func generate() []table {
 				continue // did not play this week
 			}
 			for range 1 + r.IntN(5) {
-				id++
 				score := min(max(skill[u]+r.IntN(40001)-20000, 0), 99998)
 				at := start.Add(time.Duration(r.IntN(7*24*3600)) * time.Second)
-				ps.rows = append(ps.rows, row(id, u, wk, score, ts(at)))
+				plays = append(plays, play{len(plays) + 1, u, wk, score, at})
 			}
 		}
+	}
+
+	// Ties on purpose, for verify's tie rule: in the article's week (week 5)
+	// the 11th best player's best play scores as much as the 10th's, so the
+	// LIMIT 10 cuts through a tie; in week 6 the two best players tie.
+	best := func(wk int) []int { // indexes into plays of each player's best play, best first
+		top := map[int]int{}
+		for i, p := range plays {
+			if j, ok := top[p.user]; p.week == wk && (!ok || p.score > plays[j].score) {
+				top[p.user] = i
+			}
+		}
+		var out []int
+		for _, i := range top {
+			out = append(out, i)
+		}
+		slices.SortFunc(out, func(a, b int) int {
+			return cmp.Or(cmp.Compare(plays[b].score, plays[a].score), cmp.Compare(plays[a].user, plays[b].user))
+		})
+		return out
+	}
+	w5 := best(5)
+	plays[w5[10]].score = plays[w5[9]].score
+	w6 := best(6)
+	plays[w6[1]].score = plays[w6[0]].score
+
+	ps := table{name: "plays", cols: []string{"play_id", "user_id", "week_id", "score", "played_at"}}
+	for _, p := range plays {
+		ps.rows = append(ps.rows, row(p.id, p.user, p.week, p.score, ts(p.at)))
 	}
 	return []table{us, fs, ws, ps}
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,5 +99,29 @@ func TestShape(t *testing.T) {
 	}
 	if n := len(byName["plays"].rows); n < 2000 || n > 4000 {
 		t.Errorf("%d plays, want a few thousand", n)
+	}
+	// The ties put in on purpose.
+	bests := map[string]map[string]int{} // week -> user -> best
+	for _, r := range byName["plays"].rows {
+		if bests[r[2]] == nil {
+			bests[r[2]] = map[string]int{}
+		}
+		score, _ := strconv.Atoi(r[3])
+		bests[r[2]][r[1]] = max(bests[r[2]][r[1]], score)
+	}
+	ranked := func(week string) []int {
+		var out []int
+		for _, s := range bests[week] {
+			out = append(out, s)
+		}
+		slices.Sort(out)
+		slices.Reverse(out)
+		return out
+	}
+	if w5 := ranked("5"); w5[9] != w5[10] || w5[8] == w5[9] || w5[10] == w5[11] {
+		t.Errorf("week 5's 9th to 12th bests are %v, want a tie of the 10th and 11th only", w5[8:12])
+	}
+	if w6 := ranked("6"); w6[0] != w6[1] || w6[1] == w6[2] {
+		t.Errorf("week 6's three bests are %v, want a tie of the first two only", w6[:3])
 	}
 }
