@@ -34,6 +34,11 @@ func examples() []example {
 			// 6088 rows; posts are read by three entities, post_tags by two.
 			name: "board", engine: eng, mapping: "board/mapping.yaml", rows: 12581,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "board") },
+		}, example{
+			// 4253 rows in four tables; 1071 weekly bests, each written once
+			// per friend and for the user: 4485 fan-out items.
+			name: "leaderboard", engine: eng, mapping: "leaderboard/mapping.yaml", rows: 5556,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "leaderboard") },
 		})
 	}
 	out = append(out, example{
