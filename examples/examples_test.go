@@ -6,7 +6,6 @@ package examples_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,34 +43,17 @@ func examples() []example {
 	out = append(out, example{
 		name: "chinook", engine: "postgres", mapping: "chinook/mapping.postgres.yaml", rows: 15607,
 		load: func(t *testing.T, dsn string) {
-			loadChinook(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
+			testenv.LoadScript(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
 				"DROP DATABASE IF EXISTS chinook;", "CREATE DATABASE chinook;", `\c chinook;`)
 		},
 	}, example{
 		name: "chinook", engine: "mysql", mapping: "chinook/mapping.mysql.yaml", rows: 15607,
 		load: func(t *testing.T, dsn string) {
-			loadChinook(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
+			testenv.LoadScript(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
 				"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;")
 		},
 	})
 	return out
-}
-
-// loadChinook loads a Chinook script into the test's own database: the
-// script's lines that drop, create and switch to its own database go.
-func loadChinook(t *testing.T, dsn, rel string, exec func(testing.TB, string, string), drop ...string) {
-	b, err := os.ReadFile(testenv.Dataset(t, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := string(b)
-	for _, s := range drop {
-		if !strings.Contains(script, s) {
-			t.Fatalf("%s no longer contains %q: update this test", rel, s)
-		}
-		script = strings.Replace(script, s, "", 1)
-	}
-	exec(t, dsn, script)
 }
 
 func remodel(t *testing.T, args ...string) (int, string) {

@@ -1,14 +1,11 @@
 package verify_test
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
@@ -16,58 +13,6 @@ import (
 	"github.com/remodel-dev/remodel/source"
 	"github.com/remodel-dev/remodel/verify"
 )
-
-// loadPagila loads the Pagila schema and data (a pg_dump with COPY blocks)
-// into the database at dsn.
-func loadPagila(t *testing.T, dsn string) {
-	t.Helper()
-	schema, err := os.ReadFile(testenv.Dataset(t, "pagila/pagila-schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.ExecPostgres(t, dsn, string(schema))
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	f, err := os.Open(testenv.Dataset(t, "pagila/pagila-data.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var stmt strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "COPY ") && strings.HasSuffix(line, "FROM stdin;"):
-			var data strings.Builder
-			for sc.Scan() && sc.Text() != `\.` {
-				data.WriteString(sc.Text())
-				data.WriteByte('\n')
-			}
-			if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), strings.TrimSuffix(line, ";")); err != nil {
-				t.Fatalf("loading Pagila: %s: %v", line, err)
-			}
-		case strings.HasPrefix(line, "--") || strings.TrimSpace(line) == "":
-		default:
-			stmt.WriteString(line)
-			stmt.WriteByte('\n')
-			if strings.HasSuffix(line, ";") {
-				if _, err := conn.Exec(ctx, stmt.String()); err != nil {
-					t.Fatalf("loading Pagila: %s: %v", stmt.String(), err)
-				}
-				stmt.Reset()
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 const pagilaMapping = `version: 1
 table:
@@ -100,7 +45,7 @@ entities:
 func TestOraclePagila(t *testing.T) {
 	ctx := context.Background()
 	dsn := testenv.Postgres(t)
-	loadPagila(t, dsn)
+	testenv.LoadPagila(t, dsn)
 	db, table := testenv.DynamoDBTable(t)
 	src, err := source.Open(ctx, dsn)
 	if err != nil {

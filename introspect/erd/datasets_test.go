@@ -1,11 +1,8 @@
 package erd_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +24,7 @@ import (
 
 func TestPagila(t *testing.T) {
 	dsn := testenv.Postgres(t)
-	loadPagila(t, dsn)
+	testenv.LoadPagila(t, dsn)
 	testenv.ExecPostgres(t, dsn, "ANALYZE;")
 	s := inspect(t, dsn)
 	normalise(t, s, "pagila", pgCounter(t, dsn), 0.1)
@@ -40,7 +37,7 @@ func TestPagila(t *testing.T) {
 
 func TestChinookPostgres(t *testing.T) {
 	dsn := testenv.Postgres(t)
-	loadChinook(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
+	testenv.LoadScript(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
 		"DROP DATABASE IF EXISTS chinook;", "CREATE DATABASE chinook;", `\c chinook;`)
 	testenv.ExecPostgres(t, dsn, "ANALYZE;")
 	s := inspect(t, dsn)
@@ -54,7 +51,7 @@ func TestChinookPostgres(t *testing.T) {
 
 func TestChinookMySQL(t *testing.T) {
 	dsn := testenv.MySQL(t)
-	loadChinook(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
+	testenv.LoadScript(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
 		"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;")
 	s := inspect(t, dsn)
 	var tables []string
@@ -186,77 +183,4 @@ func normalise(t *testing.T, s *introspect.Schema, database string, count counte
 		}
 	}
 	s.Database = database
-}
-
-// loadChinook loads a Chinook script into the test's own database: the
-// script's lines that drop, create and switch to its own database go.
-func loadChinook(t *testing.T, dsn, rel string, exec func(testing.TB, string, string), drop ...string) {
-	t.Helper()
-	b, err := os.ReadFile(testenv.Dataset(t, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := string(b)
-	for _, s := range drop {
-		if !strings.Contains(script, s) {
-			t.Fatalf("%s no longer contains %q: update this test", rel, s)
-		}
-		script = strings.Replace(script, s, "", 1)
-	}
-	exec(t, dsn, script)
-}
-
-// loadPagila loads the Pagila schema and data (a pg_dump with COPY blocks)
-// into the database at dsn.
-func loadPagila(t *testing.T, dsn string) {
-	t.Helper()
-	schema, err := os.ReadFile(testenv.Dataset(t, "pagila/pagila-schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.ExecPostgres(t, dsn, string(schema))
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	f, err := os.Open(testenv.Dataset(t, "pagila/pagila-data.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var stmt strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "COPY ") && strings.HasSuffix(line, "FROM stdin;"):
-			var data strings.Builder
-			for sc.Scan() && sc.Text() != `\.` {
-				data.WriteString(sc.Text())
-				data.WriteByte('\n')
-			}
-			if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), strings.TrimSuffix(line, ";")); err != nil {
-				t.Fatalf("loading Pagila: %s: %v", line, err)
-			}
-		case strings.HasPrefix(line, "--") || strings.TrimSpace(line) == "":
-		default:
-			stmt.WriteString(line)
-			stmt.WriteByte('\n')
-			if strings.HasSuffix(line, ";") {
-				if _, err := conn.Exec(ctx, stmt.String()); err != nil {
-					t.Fatalf("loading Pagila: %s: %v", stmt.String(), err)
-				}
-				stmt.Reset()
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if stmt.Len() > 0 {
-		t.Fatal(fmt.Errorf("loading Pagila: an unfinished statement at the end: %s", stmt.String()))
-	}
 }
