@@ -9,8 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
 // TestBoardVerifyCatchesBrokenTable migrates the board example, then breaks
@@ -18,17 +16,8 @@ import (
 // a tag relation is lost, and one post's relation item under its author
 // carries the wrong state prefix. verify must fail and name both.
 func TestBoardVerifyCatchesBrokenTable(t *testing.T) {
-	endpoint := testenv.DynamoDB(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", "local")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
-	t.Setenv("AWS_REGION", "us-east-1")
-	dsn := testenv.Postgres(t)
-	testenv.LoadExample(t, "postgres", dsn, "board")
-	db, table := testenv.DynamoDBTable(t)
 	const m = "board/mapping.yaml"
-	if code, out := remodel(t, "migrate", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--create-table"); code != 0 {
-		t.Fatalf("migrate: exit %d\n%s", code, out)
-	}
+	dsn, endpoint, db, table := migratedExample(t, "board")
 	ctx := context.Background()
 
 	// The oldest post under tag 1, seen from the tag: TAG-1:post.

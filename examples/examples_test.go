@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/remodel-dev/remodel/internal/cli"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
@@ -54,6 +56,24 @@ func examples() []example {
 		},
 	})
 	return out
+}
+
+// migratedExample loads an example into a fresh PostgreSQL database and
+// migrates it with the CLI into a fresh DynamoDB Local table, for a test
+// that then breaks the table.
+func migratedExample(t *testing.T, name string) (dsn, endpoint string, db *dynamodb.Client, table string) {
+	t.Helper()
+	endpoint = testenv.DynamoDB(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	t.Setenv("AWS_REGION", "us-east-1")
+	dsn = testenv.Postgres(t)
+	testenv.LoadExample(t, "postgres", dsn, name)
+	db, table = testenv.DynamoDBTable(t)
+	if code, out := remodel(t, "migrate", "--source", dsn, "-m", name+"/mapping.yaml", "--endpoint", endpoint, "--table", table, "--create-table"); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s", code, out)
+	}
+	return dsn, endpoint, db, table
 }
 
 func remodel(t *testing.T, args ...string) (int, string) {

@@ -10,8 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
 // TestLeaderboardVerifyCatchesBrokenTable migrates the leaderboard example,
@@ -20,17 +18,8 @@ import (
 // top 10 comes in another order), and one friend's weekly best is not fanned
 // out to user 1. verify must fail and name both.
 func TestLeaderboardVerifyCatchesBrokenTable(t *testing.T) {
-	endpoint := testenv.DynamoDB(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", "local")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
-	t.Setenv("AWS_REGION", "us-east-1")
-	dsn := testenv.Postgres(t)
-	testenv.LoadExample(t, "postgres", dsn, "leaderboard")
-	db, table := testenv.DynamoDBTable(t)
 	const m = "leaderboard/mapping.yaml"
-	if code, out := remodel(t, "migrate", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--create-table"); code != 0 {
-		t.Fatalf("migrate: exit %d\n%s", code, out)
-	}
+	dsn, endpoint, db, table := migratedExample(t, "leaderboard")
 	ctx := context.Background()
 
 	// The first week's top 10, best first; the sixth gets the best's score + 1.
