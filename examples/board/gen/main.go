@@ -33,7 +33,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,40 +42,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/remodel-dev/remodel/examples/internal/sqlscript"
 )
 
 // Seeds of the PCG generator. Change them and data.sql changes.
 const seed1, seed2 = 20200607, 0x626f617264
 
 // maxRowsPerInsert bounds the rows of one INSERT statement.
-const maxRowsPerInsert = 500
+const maxRowsPerInsert = sqlscript.MaxRowsPerInsert
 
 // usersPerScale is the number of users (and e-mails) at scale 1.
 const usersPerScale = 400
-
-// sessionBoth makes PostgreSQL and MySQL/MariaDB read the script as UTF-8
-// and its timestamps as UTC, with statements that both engines accept.
-// MySQL executes the text of a /*! ... */ comment; PostgreSQL skips it. So
-// MySQL runs
-//
-//	SET NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! '
-//	SET time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! '
-//
-// (the PostgreSQL part is the value of an unused user variable), and
-// PostgreSQL runs
-//
-//	SET client_encoding = UTF8
-//	SET TIME ZONE UTC
-var sessionBoth = []string{
-	`SET /*! NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! ' */;`,
-	`SET /*! time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! ' */;`,
-}
-
-// First statements for -engine postgres and -engine mysql.
-var (
-	sessionPostgres = []string{`SET client_encoding = 'UTF8';`, `SET TIME ZONE 'UTC';`}
-	sessionMySQL    = []string{`SET NAMES utf8mb4;`, `SET time_zone = '+00:00';`}
-)
 
 func main() {
 	scale := flag.Int("scale", 1, "multiply the number of users, e-mails, posts and tags on posts by `N` (N >= 1)")
@@ -425,73 +402,40 @@ func text(r rnd, kind string) (title, body string) {
 // ---------------------------------------------------------------------------
 // SQL output
 
-// Column values that need their own SQL rendering.
+// Column values that need their own SQL rendering, and the tables.
 type (
-	ts     time.Time
-	nullID int64 // 0 is NULL
+	jsonText = sqlscript.JSON
+	ts       = sqlscript.TS
+	nullID   = sqlscript.NullID
+	table    = sqlscript.Table
 )
 
-func literal(v any) (string, error) {
-	switch v := v.(type) {
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case nullID:
-		if v == 0 {
-			return "NULL", nil
-		}
-		return strconv.FormatInt(int64(v), 10), nil
-	case string:
-		return quote(v)
-	case ts:
-		t := time.Time(v)
-		if t.Location() != time.UTC || t.Nanosecond() != 0 {
-			return "", fmt.Errorf("timestamp %v is not a whole-second UTC time", t)
-		}
-		return "'" + t.Format(time.DateTime) + "'", nil
-	}
-	return "", fmt.Errorf("no SQL literal for %T", v)
-}
-
-var errUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
-
-// quote renders a string literal that PostgreSQL and MySQL read the same way.
-func quote(s string) (string, error) {
-	if strings.ContainsAny(s, "\\;\x00\r\n") {
-		return "", fmt.Errorf("%w: %q", errUnsafe, s)
-	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'", nil
-}
-
-type table struct {
-	name string
-	cols []string
-	rows [][]any
-}
+func literal(v any) (string, error) { return sqlscript.Literal(v) }
 
 func tables(d *dataset) []table {
-	emails := table{name: "emails", cols: []string{"email_id", "local_part", "domain"}}
-	users := table{name: "users", cols: []string{"user_id", "email_id", "nickname", "hashed_password", "created_at"}}
-	cats := table{name: "categories", cols: []string{"category_id", "name", "created_at"}}
-	posts := table{name: "posts", cols: []string{"post_id", "user_id", "category_id", "kind", "state", "title", "body", "created_at"}}
-	tags := table{name: "tags", cols: []string{"tag_id", "name", "created_at"}}
-	postTags := table{name: "post_tags", cols: []string{"post_id", "tag_id", "created_at"}}
+	emails := table{Name: "emails", Cols: []string{"email_id", "local_part", "domain"}}
+	users := table{Name: "users", Cols: []string{"user_id", "email_id", "nickname", "hashed_password", "created_at"}}
+	cats := table{Name: "categories", Cols: []string{"category_id", "name", "created_at"}}
+	posts := table{Name: "posts", Cols: []string{"post_id", "user_id", "category_id", "kind", "state", "title", "body", "created_at"}}
+	tags := table{Name: "tags", Cols: []string{"tag_id", "name", "created_at"}}
+	postTags := table{Name: "post_tags", Cols: []string{"post_id", "tag_id", "created_at"}}
 	for _, e := range d.emails {
-		emails.rows = append(emails.rows, []any{e.id, e.localPart, e.domain})
+		emails.Rows = append(emails.Rows, []any{e.id, e.localPart, e.domain})
 	}
 	for _, u := range d.users {
-		users.rows = append(users.rows, []any{u.id, u.emailID, u.nickname, u.hashedPassword, ts(u.created)})
+		users.Rows = append(users.Rows, []any{u.id, u.emailID, u.nickname, u.hashedPassword, ts(u.created)})
 	}
 	for _, c := range d.categories {
-		cats.rows = append(cats.rows, []any{c.id, c.name, ts(c.created)})
+		cats.Rows = append(cats.Rows, []any{c.id, c.name, ts(c.created)})
 	}
 	for _, p := range d.posts {
-		posts.rows = append(posts.rows, []any{p.id, p.userID, nullID(p.categoryID), p.kind, p.state, p.title, p.body, ts(p.created)})
+		posts.Rows = append(posts.Rows, []any{p.id, p.userID, nullID(p.categoryID), p.kind, p.state, p.title, p.body, ts(p.created)})
 		for _, pt := range p.tags {
-			postTags.rows = append(postTags.rows, []any{pt.postID, pt.tagID, ts(pt.created)})
+			postTags.Rows = append(postTags.Rows, []any{pt.postID, pt.tagID, ts(pt.created)})
 		}
 	}
 	for _, t := range d.tags {
-		tags.rows = append(tags.rows, []any{t.id, t.name, ts(t.created)})
+		tags.Rows = append(tags.Rows, []any{t.id, t.name, ts(t.created)})
 	}
 	// Foreign-key order.
 	return []table{emails, users, cats, posts, tags, postTags}
@@ -506,49 +450,5 @@ func write(w *bufio.Writer, d *dataset, scale int, engine string) error {
 	if engine != "" {
 		cmd += " -engine " + engine
 	}
-	fmt.Fprintf(w, "-- Data of the board example. Generated by\n--   %s\n-- Do not edit: change gen/main.go and regenerate.\n--\n", cmd)
-	fmt.Fprintf(w, "-- Rows:")
-	for _, t := range tbls {
-		fmt.Fprintf(w, " %s %d", t.name, len(t.rows))
-	}
-	fmt.Fprintf(w, "\n--\n")
-	session := sessionBoth
-	switch engine {
-	case "postgres":
-		session = sessionPostgres
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
-	case "mysql":
-		session = sessionMySQL
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
-	default:
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC. The next two statements\n"+
-			"-- tell both engines so. MySQL and MariaDB run the text inside the executable\n"+
-			"-- comments (SET NAMES and SET time_zone, plus unused user variables), while\n"+
-			"-- PostgreSQL skips the comments and runs SET client_encoding and SET TIME ZONE.\n")
-	}
-	for _, s := range session {
-		fmt.Fprintln(w, s)
-	}
-	for _, t := range tbls {
-		for start := 0; start < len(t.rows); start += maxRowsPerInsert {
-			end := min(start+maxRowsPerInsert, len(t.rows))
-			fmt.Fprintf(w, "\nINSERT INTO %s (%s) VALUES\n", t.name, strings.Join(t.cols, ", "))
-			for i, row := range t.rows[start:end] {
-				lits := make([]string, len(row))
-				for j, v := range row {
-					l, err := literal(v)
-					if err != nil {
-						return fmt.Errorf("%s row %d column %s: %w", t.name, start+i+1, t.cols[j], err)
-					}
-					lits[j] = l
-				}
-				sep := ","
-				if start+i == end-1 {
-					sep = ";"
-				}
-				fmt.Fprintf(w, "(%s)%s\n", strings.Join(lits, ", "), sep)
-			}
-		}
-	}
-	return nil
+	return sqlscript.Write(w, "board", cmd, engine, tbls)
 }

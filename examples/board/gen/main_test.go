@@ -113,33 +113,33 @@ func TestData(t *testing.T) {
 	}
 	keys := map[string]map[string]bool{} // table -> its primary keys
 	for _, tb := range tbls {
-		keys[tb.name] = map[string]bool{}
-		for ui, cols := range unique[tb.name] {
+		keys[tb.Name] = map[string]bool{}
+		for ui, cols := range unique[tb.Name] {
 			seen := map[string]bool{}
-			for _, row := range tb.rows {
+			for _, row := range tb.Rows {
 				var parts []any
 				for _, c := range cols {
 					parts = append(parts, row[c])
 				}
 				k := fmt.Sprint(parts...)
 				if seen[k] {
-					t.Errorf("%s: duplicate key %v: %s", tb.name, cols, k)
+					t.Errorf("%s: duplicate key %v: %s", tb.Name, cols, k)
 				}
 				seen[k] = true
 				if ui == 0 {
-					keys[tb.name][k] = true
+					keys[tb.Name][k] = true
 				}
 			}
 		}
-		for _, row := range tb.rows {
+		for _, row := range tb.Rows {
 			for i, v := range row {
 				if tm, ok := v.(ts); ok {
 					if tt := time.Time(tm); tt.Before(tsMin) || tt.After(tsMax) {
-						t.Errorf("%s %s: timestamp %v out of range", tb.name, tb.cols[i], tt)
+						t.Errorf("%s %s: timestamp %v out of range", tb.Name, tb.Cols[i], tt)
 					}
 				}
 				if _, err := literal(v); err != nil {
-					t.Errorf("%s %s: %v", tb.name, tb.cols[i], err)
+					t.Errorf("%s %s: %v", tb.Name, tb.Cols[i], err)
 				}
 			}
 		}

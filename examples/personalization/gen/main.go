@@ -24,7 +24,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,40 +33,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/remodel-dev/remodel/examples/internal/sqlscript"
 )
 
 // Seeds of the PCG generator. Change them and data.sql changes.
 const seed1, seed2 = 20240917, 0x7065727a
 
 // maxRowsPerInsert bounds the rows of one INSERT statement.
-const maxRowsPerInsert = 500
-
-// sessionBoth makes PostgreSQL and MySQL/MariaDB read the script as UTF-8
-// and its timestamps as UTC, with statements that both engines accept.
-// MySQL executes the text of a /*! ... */ comment; PostgreSQL skips it. So
-// MySQL runs
-//
-//	SET NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! '
-//	SET time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! '
-//
-// (the PostgreSQL part is the value of an unused user variable), and
-// PostgreSQL runs
-//
-//	SET client_encoding = UTF8
-//	SET TIME ZONE UTC
-//
-// The encoding matters: the mariadb client connects with utf8mb3 by default,
-// which cannot carry the four-byte characters (emoji) of the data.
-var sessionBoth = []string{
-	`SET /*! NAMES utf8mb4, @pg_client_encoding = ' */ client_encoding = UTF8 /*! ' */;`,
-	`SET /*! time_zone = '+00:00', @pg_time_zone = ' */ TIME ZONE UTC /*! ' */;`,
-}
-
-// First statements for -engine postgres and -engine mysql.
-var (
-	sessionPostgres = []string{`SET client_encoding = 'UTF8';`, `SET TIME ZONE 'UTC';`}
-	sessionMySQL    = []string{`SET NAMES utf8mb4;`, `SET time_zone = '+00:00';`}
-)
+const maxRowsPerInsert = sqlscript.MaxRowsPerInsert
 
 func main() {
 	scale := flag.Int("scale", 1, "multiply the row counts by `N` (N >= 1)")
@@ -638,71 +612,36 @@ func settingsJSON(r rnd, u *user, svc, settingType string) (string, error) {
 // ---------------------------------------------------------------------------
 // SQL output
 
-// Column values that need their own SQL rendering.
+// Column values that need their own SQL rendering, and the tables.
 type (
-	jsonText string
-	ts       time.Time
+	jsonText = sqlscript.JSON
+	ts       = sqlscript.TS
+	nullID   = sqlscript.NullID
+	table    = sqlscript.Table
 )
 
-func literal(v any) (string, error) {
-	switch v := v.(type) {
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case bool:
-		if v {
-			return "TRUE", nil
-		}
-		return "FALSE", nil
-	case string:
-		return quote(v)
-	case jsonText:
-		return quote(string(v))
-	case ts:
-		t := time.Time(v)
-		if t.Location() != time.UTC || t.Nanosecond() != 0 {
-			return "", fmt.Errorf("timestamp %v is not a whole-second UTC time", t)
-		}
-		return "'" + t.Format(time.DateTime) + "'", nil
-	}
-	return "", fmt.Errorf("no SQL literal for %T", v)
-}
-
-var errUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
-
-// quote renders a string literal that PostgreSQL and MySQL read the same way.
-func quote(s string) (string, error) {
-	if strings.ContainsAny(s, "\\;\x00\r\n") {
-		return "", fmt.Errorf("%w: %q", errUnsafe, s)
-	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'", nil
-}
-
-type table struct {
-	name string
-	cols []string
-	rows [][]any
-}
+func literal(v any) (string, error) { return sqlscript.Literal(v) }
 
 func tables(d *dataset) []table {
-	users := table{name: "users", cols: []string{"user_id", "email", "name", "is_active", "created_at"}}
-	svcs := table{name: "services", cols: []string{"service", "display_name", "created_at"}}
-	pers := table{name: "personal", cols: []string{"user_id", "service", "setting_type", "settings", "updated_at"}}
-	subs := table{name: "subscribe", cols: []string{"service", "content_type", "content_origin_id", "title", "created_at"}}
-	subu := table{name: "subscribe_user", cols: []string{"user_id", "service", "content_type", "content_origin_id", "subscribed_at"}}
+	users := table{Name: "users", Cols: []string{"user_id", "email", "name", "is_active", "created_at"}}
+	svcs := table{Name: "services", Cols: []string{"service", "display_name", "created_at"}}
+	pers := table{Name: "personal", Cols: []string{"user_id", "service", "setting_type", "settings", "updated_at"}}
+	subs := table{Name: "subscribe", Cols: []string{"service", "content_type", "content_origin_id", "title", "created_at"}}
+	subu := table{Name: "subscribe_user", Cols: []string{"user_id", "service", "content_type", "content_origin_id", "subscribed_at"}}
 	for _, u := range d.users {
-		users.rows = append(users.rows, []any{u.id, u.email, u.name, u.active, ts(u.created)})
+		users.Rows = append(users.Rows, []any{u.id, u.email, u.name, u.active, ts(u.created)})
 		for _, p := range u.settings {
-			pers.rows = append(pers.rows, []any{p.userID, p.service, p.settingType, jsonText(p.settingsJSON), ts(p.updated)})
+			pers.Rows = append(pers.Rows, []any{p.userID, p.service, p.settingType, jsonText(p.settingsJSON), ts(p.updated)})
 		}
 		for _, s := range u.subs {
-			subu.rows = append(subu.rows, []any{s.userID, s.service, s.contentType, s.originID, ts(s.subscribed)})
+			subu.Rows = append(subu.Rows, []any{s.userID, s.service, s.contentType, s.originID, ts(s.subscribed)})
 		}
 	}
 	for _, s := range d.services {
-		svcs.rows = append(svcs.rows, []any{s.name, s.display, ts(s.created)})
+		svcs.Rows = append(svcs.Rows, []any{s.name, s.display, ts(s.created)})
 	}
 	for _, s := range d.subscribes {
-		subs.rows = append(subs.rows, []any{s.service, s.contentType, s.originID, s.title, ts(s.created)})
+		subs.Rows = append(subs.Rows, []any{s.service, s.contentType, s.originID, s.title, ts(s.created)})
 	}
 	// Foreign-key order.
 	return []table{users, svcs, pers, subs, subu}
@@ -717,49 +656,5 @@ func write(w *bufio.Writer, d *dataset, scale int, engine string) error {
 	if engine != "" {
 		cmd += " -engine " + engine
 	}
-	fmt.Fprintf(w, "-- Data of the personalization example. Generated by\n--   %s\n-- Do not edit: change gen/main.go and regenerate.\n--\n", cmd)
-	fmt.Fprintf(w, "-- Rows:")
-	for _, t := range tbls {
-		fmt.Fprintf(w, " %s %d", t.name, len(t.rows))
-	}
-	fmt.Fprintf(w, "\n--\n")
-	session := sessionBoth
-	switch engine {
-	case "postgres":
-		session = sessionPostgres
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
-	case "mysql":
-		session = sessionMySQL
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC.\n")
-	default:
-		fmt.Fprintf(w, "-- The script is UTF-8 and its timestamps are UTC. The next two statements\n"+
-			"-- tell both engines so. MySQL and MariaDB run the text inside the executable\n"+
-			"-- comments (SET NAMES and SET time_zone, plus unused user variables), while\n"+
-			"-- PostgreSQL skips the comments and runs SET client_encoding and SET TIME ZONE.\n")
-	}
-	for _, s := range session {
-		fmt.Fprintln(w, s)
-	}
-	for _, t := range tbls {
-		for start := 0; start < len(t.rows); start += maxRowsPerInsert {
-			end := min(start+maxRowsPerInsert, len(t.rows))
-			fmt.Fprintf(w, "\nINSERT INTO %s (%s) VALUES\n", t.name, strings.Join(t.cols, ", "))
-			for i, row := range t.rows[start:end] {
-				lits := make([]string, len(row))
-				for j, v := range row {
-					l, err := literal(v)
-					if err != nil {
-						return fmt.Errorf("%s row %d column %s: %w", t.name, start+i+1, t.cols[j], err)
-					}
-					lits[j] = l
-				}
-				sep := ","
-				if start+i == end-1 {
-					sep = ";"
-				}
-				fmt.Fprintf(w, "(%s)%s\n", strings.Join(lits, ", "), sep)
-			}
-		}
-	}
-	return nil
+	return sqlscript.Write(w, "personalization", cmd, engine, tbls)
 }

@@ -107,30 +107,30 @@ func TestData(t *testing.T) {
 	pks := map[string]int{"users": 1, "services": 1, "personal": 3, "subscribe": 3, "subscribe_user": 4}
 	keys := map[string]map[string]bool{}
 	for _, tb := range tbls {
-		if n, ok := want[tb.name]; ok && len(tb.rows) != n {
-			t.Errorf("%s: %d rows, want %d", tb.name, len(tb.rows), n)
+		if n, ok := want[tb.Name]; ok && len(tb.Rows) != n {
+			t.Errorf("%s: %d rows, want %d", tb.Name, len(tb.Rows), n)
 		}
-		keys[tb.name] = map[string]bool{}
-		for _, row := range tb.rows {
-			k := fmt.Sprint(row[:pks[tb.name]]...)
-			if keys[tb.name][k] {
-				t.Errorf("%s: duplicate primary key %s", tb.name, k)
+		keys[tb.Name] = map[string]bool{}
+		for _, row := range tb.Rows {
+			k := fmt.Sprint(row[:pks[tb.Name]]...)
+			if keys[tb.Name][k] {
+				t.Errorf("%s: duplicate primary key %s", tb.Name, k)
 			}
-			keys[tb.name][k] = true
+			keys[tb.Name][k] = true
 			for i, v := range row {
 				switch v := v.(type) {
 				case ts:
 					tm := time.Time(v)
 					if tm.Before(tsMin) || tm.After(tsMax) || tm.Nanosecond() != 0 || tm.Location() != time.UTC {
-						t.Errorf("%s %s: timestamp %v out of range", tb.name, tb.cols[i], tm)
+						t.Errorf("%s %s: timestamp %v out of range", tb.Name, tb.Cols[i], tm)
 					}
 				case jsonText:
 					if !json.Valid([]byte(v)) || !strings.HasPrefix(string(v), "{") {
-						t.Errorf("%s %s: not a JSON object: %s", tb.name, tb.cols[i], v)
+						t.Errorf("%s %s: not a JSON object: %s", tb.Name, tb.Cols[i], v)
 					}
 				}
 				if _, err := literal(v); err != nil {
-					t.Errorf("%s %s: %v", tb.name, tb.cols[i], err)
+					t.Errorf("%s %s: %v", tb.Name, tb.Cols[i], err)
 				}
 			}
 		}
