@@ -404,10 +404,9 @@ func text(r rnd, kind string) (title, body string) {
 
 // Column values that need their own SQL rendering, and the tables.
 type (
-	jsonText = sqlscript.JSON
-	ts       = sqlscript.TS
-	nullID   = sqlscript.NullID
-	table    = sqlscript.Table
+	ts     = sqlscript.TS
+	nullID = sqlscript.NullID
+	table  = sqlscript.Table
 )
 
 func literal(v any) (string, error) { return sqlscript.Literal(v) }

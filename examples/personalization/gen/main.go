@@ -616,7 +616,6 @@ func settingsJSON(r rnd, u *user, svc, settingType string) (string, error) {
 type (
 	jsonText = sqlscript.JSON
 	ts       = sqlscript.TS
-	nullID   = sqlscript.NullID
 	table    = sqlscript.Table
 )
 
