@@ -41,13 +41,16 @@ type IndexDef struct {
 
 // Entity is one entity's key patterns and its first rows as items.
 type Entity struct {
-	Name     string            `json:"name"`
-	From     string            `json:"from"`            // schema.table, or "query"
-	Query    string            `json:"query,omitempty"` // the SELECT of an entity from a query
-	PK       string            `json:"pk"`
-	SK       string            `json:"sk,omitempty"`
-	Items    []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
-	Rejected []string          `json:"rejected,omitempty"`
+	Name  string            `json:"name"`
+	From  string            `json:"from"`            // schema.table, or "query"
+	Query string            `json:"query,omitempty"` // the SELECT of an entity from a query
+	PK    string            `json:"pk"`
+	SK    string            `json:"sk,omitempty"`
+	Items []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
+	// Values are the same items as attribute values, in the same order,
+	// for renderings of the preview (the modeling document, exports).
+	Values   []mapping.Item `json:"-"`
+	Rejected []string       `json:"rejected,omitempty"`
 }
 
 // Run renders the first rows rows of each entity (all entities when names is empty).
@@ -108,6 +111,7 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 				return err
 			}
 			pe.Items = append(pe.Items, bytes.TrimSpace(b.Bytes()))
+			pe.Values = append(pe.Values, item)
 			return nil
 		})
 		if err != nil {

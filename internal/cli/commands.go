@@ -25,13 +25,22 @@ func (a *app) previewCmd() *cobra.Command {
 	var o common
 	var rows int
 	var entities []string
+	var doc string
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show the items the first rows of every entity become, without touching DynamoDB",
 		Long: `preview renders the first --rows rows (in primary-key order) of every entity
 through the mapping and prints the table definition, each entity's key
 patterns and its items in DynamoDB JSON, and rows that would be rejected with
-the reason. Nothing is written anywhere.`,
+the reason. Nothing is written anywhere.
+
+--document FILE writes the modeling definition document instead: the
+source's ERD, the table and its indexes, each entity's key patterns and
+attributes, each access pattern's key condition and the SQL it replaces,
+and the items of the first --rows rows laid out per table and index,
+grouped by partition key. FILE ending in .md is Markdown (the ERD as a
+mermaid block), in .html one self-contained HTML file that works offline;
+- writes Markdown on stdout.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -39,6 +48,14 @@ the reason. Nothing is written anywhere.`,
 			c.atLeast("rows", int64(rows), 1)
 			if err := c.err(); err != nil {
 				return err
+			}
+			docFormat := ""
+			if doc != "" {
+				f, err := documentFormat(doc)
+				if err != nil {
+					return err
+				}
+				docFormat = f
 			}
 			p, src, err := o.plan(cmd.Context())
 			if err != nil {
@@ -54,6 +71,9 @@ the reason. Nothing is written anywhere.`,
 			if err != nil {
 				return err
 			}
+			if doc != "" {
+				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res)
+			}
 			if o.format == "json" {
 				return writeJSON(a.stdout, res)
 			}
@@ -66,6 +86,7 @@ the reason. Nothing is written anywhere.`,
 	o.formatFlag(cmd)
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
+	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
 	return cmd
 }
 
