@@ -216,7 +216,7 @@ func buildERD(p *mapping.Plan) ERD {
 		}
 	}
 	for _, t := range p.Schema.Tables {
-		et := ERDTable{Name: t.Label(), View: t.View, Mapped: mapped[t]}
+		et := ERDTable{Name: t.QualifiedName(), View: t.View, Mapped: mapped[t]}
 		markers := erd.KeyMarkers(t)
 		for _, c := range t.Columns {
 			et.Columns = append(et.Columns, ERDColumn{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Keys: strings.Join(markers[c.Name], ", ")})
@@ -235,7 +235,7 @@ func buildERD(p *mapping.Plan) ERD {
 			child = "0..1"
 		}
 		e.Relationships = append(e.Relationships, ERDRelationship{
-			Parent: r.Parent.Label(), Child: r.Child.Label(),
+			Parent: r.Parent.QualifiedName(), Child: r.Child.QualifiedName(),
 			Columns:     strings.Join(r.ForeignKey.Columns, ", "),
 			Cardinality: parent + " to " + child,
 		})

@@ -38,6 +38,10 @@ trap 'scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true' EXIT
 scripts/mermaid.sh fetch
 export REMODEL_TEST_MERMAID="$(scripts/mermaid.sh path)"
 
+# Headless Chromium opens the modeling document's HTML (document).
+scripts/chromium.sh fetch
+export REMODEL_TEST_CHROMIUM="${REMODEL_TEST_CHROMIUM:-$(scripts/chromium.sh path)}"
+
 export REMODEL_TEST_POSTGRES="${REMODEL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
 export REMODEL_TEST_MYSQL="${REMODEL_TEST_MYSQL:-mysql://root@127.0.0.1:3306/test}"
 export REMODEL_TEST_DYNAMODB="http://127.0.0.1:$port"

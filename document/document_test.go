@@ -1,0 +1,93 @@
+package document_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func remodel(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
+	return code, out.String()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
+	}
+}
+
+// personalization loads the personalization example into a fresh database
+// of the engine and returns its DSN and the database's name.
+func personalization(t *testing.T, engine string) (dsn, db string) {
+	t.Helper()
+	if engine == "postgres" {
+		dsn = testenv.Postgres(t)
+	} else {
+		dsn = testenv.MySQL(t)
+	}
+	testenv.LoadExample(t, engine, dsn, "../examples/personalization")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn, strings.TrimPrefix(u.Path, "/")
+}
+
+// document runs remodel preview --document into a file of the given
+// extension and returns the file's content.
+func document(t *testing.T, dsn, ext string, rows string) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "personalization"+ext)
+	code, out := remodel(t, "preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--rows", rows, "--document", path)
+	if code != 0 {
+		t.Fatalf("preview --document: exit %d\n%s", code, out)
+	}
+	if !strings.HasPrefix(out, "wrote the modeling document "+path) {
+		t.Errorf("preview --document printed %q", out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestPersonalizationMarkdown renders the document of the personalization
+// example on a real source of each engine and compares it with its golden
+// file (the database's unique name replaced by DB).
+func TestPersonalizationMarkdown(t *testing.T) {
+	for _, engine := range []string{"postgres", "mysql"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			dsn, db := personalization(t, engine)
+			md := document(t, dsn, ".md", "3")
+			md = bytes.ReplaceAll(md, []byte(db), []byte("DB"))
+			golden(t, "personalization."+engine+".md", md)
+		})
+	}
+}
