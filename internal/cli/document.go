@@ -53,4 +53,3 @@ func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mappi
 		path, format, len(d.Entities), len(d.Patterns), rows)
 	return nil
 }
-
