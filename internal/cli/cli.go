@@ -101,6 +101,7 @@ Typical flow:
 		a.previewCmd(),
 		a.migrateCmd(),
 		a.verifyCmd(),
+		a.exportCmd(),
 		a.versionCmd(),
 	)
 	return root
