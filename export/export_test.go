@@ -236,9 +236,9 @@ func TestCheckTemplateCanFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name  string
+		name   string
 		break_ func(p *export.TableProperties)
-		want  string
+		want   string
 	}{
 		{"unused definition", func(p *export.TableProperties) {
 			p.AttributeDefinitions = append(p.AttributeDefinitions, export.AttributeDefinition{AttributeName: "zzz", AttributeType: "S"})
