@@ -62,7 +62,7 @@ func browse(t *testing.T, browser, file string, args ...string) []byte {
 func TestHTMLInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dsn, _ := personalization(t, "postgres")
-	html := document(t, dsn, ".html", "3")
+	html := writeDocument(t, dsn, ".html", "3")
 	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:|//)[^"]*"|@import|url\(`).Find(html); m != nil {
 		t.Errorf("the HTML refers to something outside itself: %s", m)
 	}

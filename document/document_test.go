@@ -58,9 +58,9 @@ func personalization(t *testing.T, engine string) (dsn, db string) {
 	return dsn, strings.TrimPrefix(u.Path, "/")
 }
 
-// document runs remodel preview --document into a file of the given
+// writeDocument runs remodel preview --document into a file of the given
 // extension and returns the file's content.
-func document(t *testing.T, dsn, ext string, rows string) []byte {
+func writeDocument(t *testing.T, dsn, ext string, rows string) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "personalization"+ext)
 	code, out := remodel(t, "preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--rows", rows, "--document", path)
@@ -85,7 +85,7 @@ func TestPersonalizationMarkdown(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			dsn, db := personalization(t, engine)
-			md := document(t, dsn, ".md", "3")
+			md := writeDocument(t, dsn, ".md", "3")
 			md = bytes.ReplaceAll(md, []byte(db), []byte("DB"))
 			golden(t, "personalization."+engine+".md", md)
 		})
