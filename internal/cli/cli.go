@@ -82,6 +82,7 @@ Typical flow:
   remodel introspect --source $DSN
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
+  remodel preview    --source $DSN --mapping mapping.yaml --document design.html
   remodel migrate    --source $DSN --mapping mapping.yaml --create-table
   remodel verify     --source $DSN --mapping mapping.yaml
 
