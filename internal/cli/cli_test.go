@@ -26,7 +26,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help exited %d", code)
 	}
-	for _, c := range []string{"introspect", "validate", "preview", "migrate", "verify", "version"} {
+	for _, c := range []string{"introspect", "validate", "preview", "migrate", "verify", "export", "version"} {
 		if !regexp.MustCompile(`(?m)^\s+` + c + `\s`).MatchString(out) {
 			t.Errorf("--help does not list %s:\n%s", c, out)
 		}
@@ -143,7 +143,7 @@ func TestPasswordsNeverPrinted(t *testing.T) {
 // but --help must not print it.
 func TestHelpHidesTheSourcePassword(t *testing.T) {
 	t.Setenv("REMODEL_SOURCE", "postgres://app:TopSecret1@db:5432/shop")
-	for _, c := range []string{"introspect", "validate", "preview", "migrate", "verify"} {
+	for _, c := range []string{"introspect", "validate", "preview", "migrate", "verify", "export"} {
 		code, out, errOut := remodel(t, c, "--help")
 		if code != 0 || strings.Contains(out+errOut, "TopSecret1") {
 			t.Errorf("%s --help (exit %d) prints the password from $REMODEL_SOURCE:\n%s", c, code, out)
