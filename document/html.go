@@ -17,6 +17,7 @@ var htmlTemplate = template.Must(template.New("document").Funcs(template.FuncMap
 	"css":    func() template.CSS { return template.CSS(css) },
 	"join":   strings.Join,
 	"plural": plural,
+	"first":  firstItems,
 	"dash": func(s string) string {
 		if s == "" {
 			return "—"

@@ -103,7 +103,7 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 			p(", in %s sort key order", ap.Order)
 		}
 		if ap.Limit != "" {
-			p(", the first %s items", ap.Limit)
+			p(", %s", firstItems(ap.Limit))
 		}
 		p(". It replaces:\n\n")
 		for _, q := range ap.SQL {
@@ -230,4 +230,12 @@ func plural(n int, unit string) string {
 		return "1 " + unit
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// firstItems says how many items a pattern's limit takes.
+func firstItems(limit string) string {
+	if limit == "1" {
+		return "the first item"
+	}
+	return "the first " + limit + " items"
 }
