@@ -41,16 +41,17 @@ type IndexDef struct {
 
 // Entity is one entity's key patterns and its first rows as items.
 type Entity struct {
-	Name  string            `json:"name"`
-	From  string            `json:"from"`            // schema.table, or "query"
-	Query string            `json:"query,omitempty"` // the SELECT of an entity from a query
-	PK    string            `json:"pk"`
-	SK    string            `json:"sk,omitempty"`
-	Items []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
+	Name     string            `json:"name"`
+	From     string            `json:"from"`            // schema.table, or "query"
+	Query    string            `json:"query,omitempty"` // the SELECT of an entity from a query
+	PK       string            `json:"pk"`
+	SK       string            `json:"sk,omitempty"`
+	Items    []json.RawMessage `json:"items"` // DynamoDB JSON, as the AWS CLI shows items
+	Rejected []string          `json:"rejected,omitempty"`
+
 	// Values are the same items as attribute values, in the same order,
 	// for renderings of the preview (the modeling document, exports).
-	Values   []mapping.Item `json:"-"`
-	Rejected []string       `json:"rejected,omitempty"`
+	Values []mapping.Item `json:"-"`
 }
 
 // Run renders the first rows rows of each entity (all entities when names is empty).
