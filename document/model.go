@@ -196,8 +196,8 @@ func Build(p *mapping.Plan, res *preview.Result, o Options) *Document {
 	for _, e := range p.Entities {
 		d.Entities = append(d.Entities, buildEntity(p, e, byName[e.Name]))
 	}
-	for i, ap := range p.AccessPatterns {
-		d.Patterns = append(d.Patterns, buildPattern(ap, p.File.AccessPatterns[i]))
+	for _, ap := range p.AccessPatterns {
+		d.Patterns = append(d.Patterns, buildPattern(ap, patternDef(p.File, ap.Name)))
 	}
 	d.Grids = buildGrids(p, res)
 	return d
@@ -370,6 +370,16 @@ func buildEntity(p *mapping.Plan, e *mapping.Entity, pe *preview.Entity) EntityV
 		ev.Items, ev.Rejected = len(pe.Items), pe.Rejected
 	}
 	return ev
+}
+
+// patternDef is the access pattern as the file writes it.
+func patternDef(f *mapping.File, name string) *mapping.AccessPatternDef {
+	for _, ad := range f.AccessPatterns {
+		if ad.Name.Value == name {
+			return ad
+		}
+	}
+	return &mapping.AccessPatternDef{}
 }
 
 func buildPattern(ap *mapping.AccessPattern, def *mapping.AccessPatternDef) PatternView {

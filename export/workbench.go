@@ -152,12 +152,16 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 	}
 
 	var onIndex []string
-	for i, ap := range p.AccessPatterns {
+	defs := map[string]*mapping.AccessPatternDef{}
+	for _, ad := range p.File.AccessPatterns {
+		defs[ad.Name.Value] = ad
+	}
+	for _, ap := range p.AccessPatterns {
 		if ap.Index != nil {
 			onIndex = append(onIndex, ap.Name+" (index "+ap.Index.Name+")")
 			continue
 		}
-		def := p.File.AccessPatterns[i]
+		def := defs[ap.Name]
 		f := WorkbenchFacet{FacetName: ap.Name, TableData: []map[string]any{}, NonKeyAttributes: []string{}, DataAccess: map[string]struct{}{"MySql": {}}}
 		var pk []string
 		for _, s := range def.PK {
