@@ -65,7 +65,7 @@ access_patterns:
 		user, play, week, score int64
 		game                    string
 	}{
-		{10, 1, 3, 7, "chess|go"}, {9, 2, 3, 12, "chess|go"}, {10, 3, 3, 9, "chess|go"}, {100, 4, 1, 3, "go"},
+		{10, 1, 3, 7, "chess|go"}, {9, 2, 3, 12, "chess|go"}, {10, 3, 3, 9, "chess|go"}, {100, 4, 1, 3, "go_*<i>*"},
 	} {
 		var at any = mustTime(t, "2026-01-02T03:04:05Z")
 		item, err := e.Render([]any{r.user, r.play, r.game, r.week, r.score, at, r.score > 5})
@@ -97,7 +97,7 @@ func TestGrids(t *testing.T) {
 	}
 	want := []string{
 		"scores 9 / PLAY#2", "scores 10 / PLAY#1", "scores 10 / PLAY#3", "scores 100 / PLAY#4",
-		"ByGame chess|go | 3 / 7", "ByGame chess|go | 3 / 9", "ByGame chess|go | 3 / 12", "ByGame go | 1 / 3",
+		"ByGame chess|go | 3 / 7", "ByGame chess|go | 3 / 9", "ByGame chess|go | 3 / 12", "ByGame go_*<i>* | 1 / 3",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("grid order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -121,7 +121,9 @@ func TestGrids(t *testing.T) {
 	for _, s := range []string{
 		"| **chess\\|go \\| 3** | 7 | play |",
 		"| ByGame | global index | game (S), week (N) | score (N) | ALL |",
-		"| tag | S | template T\\|{game} | — | only when score > 5 |",
+		"| tag | S | template T\\|{game} | — | only when score \\> 5 |",
+		"| **go\\_\\*\\<i\\>\\* \\| 1** | 3 | play |",
+		"| \\_type | S | the entity's name (play) | — | — |",
 		"| expiresAt | N | epoch seconds of column at + 30d | — | the table's TTL |",
 		"| score | N | column score | integer | key of ByGame; left out when NULL |",
 		"| [top](#top) | ByGame | `game = {game} AND week = {week}` | desc | 2 |",

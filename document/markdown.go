@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 // WriteMarkdown renders the document as Markdown (GitHub's flavour: tables,
@@ -71,7 +72,7 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 		for _, r := range e.Rejected {
-			p("  - rejected %s\n", r)
+			p("  - rejected %s\n", cell(r))
 		}
 		if e.Query != "" {
 			p("\n```sql\n%s\n```\n", e.Query)
@@ -195,11 +196,26 @@ func anchor(s string) string {
 	return b.String()
 }
 
-// cell makes text safe in a Markdown table cell: no line breaks, pipes
-// escaped.
+// cell makes text safe in a Markdown table cell, and shows it as written:
+// no line breaks, pipes escaped, and the characters that Markdown reads as
+// emphasis, code, links or HTML escaped (an underscore only at the edge of
+// a word: inside one it is plain text).
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.ReplaceAll(s, "|", `\|`)
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	var b strings.Builder
+	word := func(i int) bool {
+		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
+	}
+	for i, c := range r {
+		switch {
+		case strings.ContainsRune("\\*`[]<>~|", c):
+			b.WriteByte('\\')
+		case c == '_' && !(word(i-1) && word(i+1)):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func orDash(s string) string {
@@ -211,7 +227,7 @@ func orDash(s string) string {
 
 // code is inline code that survives any backticks in s.
 func code(s string) string {
-	s = cell(s)
+	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
 	if s == "" {
 		return "—"
 	}
