@@ -25,18 +25,20 @@ func (a *app) previewCmd() *cobra.Command {
 	var o common
 	var rows int
 	var entities []string
+	var an analyzeFlags
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show the items the first rows of every entity become, without touching DynamoDB",
 		Long: `preview renders the first --rows rows (in primary-key order) of every entity
 through the mapping and prints the table definition, each entity's key
 patterns and its items in DynamoDB JSON, and rows that would be rejected with
-the reason. Nothing is written anywhere.`,
+the reason. Nothing is written anywhere.` + analyzeHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("rows", int64(rows), 1)
+			an.check(cmd, &c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -45,6 +47,9 @@ the reason. Nothing is written anywhere.`,
 				return err
 			}
 			defer src.Close()
+			if an.on {
+				return a.runAnalyze(cmd.Context(), &an, o.format, p, src)
+			}
 			for _, n := range entities {
 				if p.Entity(n) == nil {
 					return usagef("--entity %s: the mapping has no entity %q (entities: %s)", n, n, entityNames(p))
@@ -66,6 +71,7 @@ the reason. Nothing is written anywhere.`,
 	o.formatFlag(cmd)
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
+	an.register(cmd)
 	return cmd
 }
 
