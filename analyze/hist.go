@@ -50,22 +50,6 @@ func (h *hist) add(v int64) {
 	h.large[bucket(v)]++
 }
 
-func (h *hist) merge(o *hist) {
-	for i, c := range o.small {
-		h.small[i] += c
-	}
-	for b, c := range o.large {
-		if h.large == nil {
-			h.large = map[int]int64{}
-		}
-		h.large[b] += c
-	}
-	h.n += o.n
-	h.sum += o.sum
-	h.max = max(h.max, o.max)
-	h.near += o.near
-}
-
 // quantile is the smallest size s such that at least q of the sizes are
 // at most s (never above the largest size seen).
 func (h *hist) quantile(q float64) int64 {
