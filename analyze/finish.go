@@ -133,7 +133,7 @@ func (a *aggregate) indexWarnings(is *IndexStats, ia *indexAgg) []Warning {
 			msg = fmt.Sprintf("%s: all its %d items have one partition key value (%s = %s): a constant partition key; every write and read falls on one partition",
 				what, is.Items, is.PK, is.ByItems[0].Key)
 		}
-		w = append(w, Warning{Kind: "low-cardinality", Index: is.Name, Message: msg})
+		w = append(w, Warning{Kind: "low-cardinality", Index: is.Name, Message: msg + a.rateNote(is)})
 	}
 	if is.Partitions >= 2 && len(is.ByWriteUnits) > 0 {
 		p := is.ByWriteUnits[0]
