@@ -30,7 +30,7 @@ type Prices struct {
 	// data from S3 (ImportTable).
 	ImportGB float64 `json:"import_gb"`
 	// File is where the table was read from ("" for the embedded one).
-	File string `json:"file,omitempty"`
+	File string `json:"-"`
 }
 
 // Class is the prices of one table class.
