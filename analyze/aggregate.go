@@ -86,7 +86,14 @@ func (a *aggregate) add(rec record) {
 	ea.sizes.add(rec.size)
 	a.all.add(rec.size)
 	a.imports += rec.json
-	var coll int64
+	// A local index's entries live in the table's partitions: what a table
+	// partition takes includes the item's local index writes.
+	var coll, partitionWCU int64 = 0, wcu
+	for i, pk := range rec.pks {
+		if i > 0 && pk != "" && a.o.Plan.Table.Indexes[i-1].Local {
+			partitionWCU += wcu
+		}
+	}
 	for i, pk := range rec.pks {
 		if pk == "" {
 			continue
@@ -96,7 +103,11 @@ func (a *aggregate) add(rec record) {
 		ia.bytes += rec.size
 		ia.wcu += wcu
 		ia.parts.add(pk)
-		ia.weights.add(pk, name, [3]int64{1, rec.size, wcu})
+		w := wcu
+		if i == 0 {
+			w = partitionWCU
+		}
+		ia.weights.add(pk, name, [3]int64{1, rec.size, w})
 		if i == 0 || a.o.Plan.Table.Indexes[i-1].Local {
 			coll += rec.size + ItemOverhead
 		}

@@ -126,7 +126,8 @@ func TestSkewedTable(t *testing.T) {
 			if !hasWarning(rep, "hot-partition", "events", "TENANT#acme") {
 				t.Errorf("no hot-partition warning naming TENANT#acme on the table: %+v", rep.Warnings)
 			}
-			// 2000 units a second into the table, spread evenly: acme's share of them.
+			// 2000 units a second into the table, spread evenly: acme's write
+			// units (its local index's included) per unit into the table.
 			acme := table.ByWriteUnits[0]
 			if want := 2000 * float64(acme.Weight) / float64(table.WriteUnits); math.Abs(table.PeakRate-want) > 1e-6 {
 				t.Errorf("peak partition rate %v; want %v", table.PeakRate, want)

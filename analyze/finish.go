@@ -44,8 +44,8 @@ func (a *aggregate) report() *Report {
 		}
 		if es.Sizes.NearLimit > 0 {
 			r.Warnings = append(r.Warnings, Warning{Kind: "item-size", Entity: e.Name, Message: fmt.Sprintf(
-				"entity %s: %d items are 90%% of DynamoDB's 400 KB item limit or more (largest %d bytes): a little more data in a row and it is rejected",
-				e.Name, es.Sizes.NearLimit, es.Sizes.Max)})
+				"entity %s: %s at 90%% of DynamoDB's 400 KB item limit or more (largest %d bytes): a little more data in a row and it is rejected",
+				e.Name, plural(es.Sizes.NearLimit, "item"), es.Sizes.Max)})
 		}
 	}
 	r.Sizes = sizes(&a.all)
@@ -73,7 +73,7 @@ func (a *aggregate) report() *Report {
 		is.ByItems = ia.weights.top(0, o.Top)
 		is.ByBytes = ia.weights.top(1, o.Top)
 		is.ByWriteUnits = ia.weights.top(2, o.Top)
-		a.loadRates(&is, ia, base)
+		a.loadRates(&is, base)
 		r.Warnings = append(r.Warnings, a.indexWarnings(&is, ia)...)
 		r.Indexes = append(r.Indexes, is)
 	}
@@ -106,12 +106,12 @@ func ratio(a, b int64) float64 {
 // index's write units per table write unit, times the load's rate. Rows
 // are read in key order, so a partition's items often come together:
 // then it receives more, for a while (this is the lower bound).
-func (a *aggregate) loadRates(is *IndexStats, ia *indexAgg, base *indexAgg) {
+func (a *aggregate) loadRates(is *IndexStats, base *indexAgg) {
 	if len(is.ByWriteUnits) == 0 || base.wcu == 0 {
 		return
 	}
-	share := is.ByWriteUnits[0].Share
-	perTableUnit := ratio(ia.wcu, base.wcu) * share // this partition's units per unit written into the table
+	// The busiest partition's write units per write unit put into the table.
+	perTableUnit := ratio(is.ByWriteUnits[0].Weight, base.wcu)
 	if perTableUnit > 0 {
 		is.MaxRate = PartitionWriteLimit / perTableUnit
 	}
@@ -121,6 +121,9 @@ func (a *aggregate) loadRates(is *IndexStats, ia *indexAgg, base *indexAgg) {
 }
 
 func (a *aggregate) indexWarnings(is *IndexStats, ia *indexAgg) []Warning {
+	if is.Kind == "local" {
+		return nil // its partitions are the table's, which the table's warnings cover
+	}
 	var w []Warning
 	what := "index " + is.Name
 	if is.Kind == "table" {
@@ -137,9 +140,10 @@ func (a *aggregate) indexWarnings(is *IndexStats, ia *indexAgg) []Warning {
 	}
 	if is.Partitions >= 2 && len(is.ByWriteUnits) > 0 {
 		p := is.ByWriteUnits[0]
-		mean := float64(ia.wcu) / float64(is.Partitions)
+		total := float64(ia.weights.total[2]) // the table's include its local index writes
+		mean := total / float64(is.Partitions)
 		low := float64(p.Weight - p.Error) // what it surely has
-		if low >= hotFactor*mean && low >= hotShare*float64(ia.wcu) {
+		if low >= hotFactor*mean && low >= hotShare*total {
 			msg := fmt.Sprintf("%s: partition %s = %s takes %.0f%% of its write units (%d), %.0f times the mean of its %d partitions: a hot partition",
 				what, is.PK, p.Key, 100*p.Share, p.Weight, low/mean, is.Partitions)
 			w = append(w, Warning{Kind: "hot-partition", Index: is.Name, Entity: p.Entity, Message: msg + a.rateNote(is)})

@@ -78,7 +78,7 @@ func TestRejectsAsMigrate(t *testing.T) {
 			}
 			var near bool
 			for _, w := range rep.Warnings {
-				near = near || (w.Kind == "item-size" && w.Entity == "doc" && strings.Contains(w.Message, "1 items"))
+				near = near || (w.Kind == "item-size" && w.Entity == "doc" && strings.Contains(w.Message, "1 item at 90%"))
 			}
 			if !near || rep.Sizes.NearLimit != 1 {
 				t.Errorf("the item of 380000 bytes is not warned about: %d near the limit, %+v", rep.Sizes.NearLimit, rep.Warnings)

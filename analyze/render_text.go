@@ -40,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) {
 				fmt.Fprintln(w, "\nrejected rows (migrate would reject them, and write the rest)")
 				rejected = true
 			}
-			fmt.Fprintf(w, "  entity %s: %d rows: %s\n", e.Name, g.Rows, g.Kind)
+			fmt.Fprintf(w, "  entity %s: %s: %s\n", e.Name, plural(g.Rows, "row"), g.Kind)
 			fmt.Fprintf(w, "    row %s: %s\n", g.Examples[0], g.Reason)
 			if len(g.Examples) > 1 {
 				fmt.Fprintf(w, "    also rows %s\n", strings.Join(g.Examples[1:], "; "))
@@ -73,9 +73,13 @@ func (r *Report) WriteText(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(w, "\n  largest partitions of %s (%s)\n", is.Name, is.PK)
-		listPartitions(w, "by items", is.ByItems, func(n int64) string { return fmt.Sprintf("%d items", n) })
+		listPartitions(w, "by items", is.ByItems, func(n int64) string { return plural(n, "item") })
 		listPartitions(w, "by bytes", is.ByBytes, Bytes)
-		listPartitions(w, "by write units", is.ByWriteUnits, func(n int64) string { return fmt.Sprintf("%d units", n) })
+		label := "by write units"
+		if is.Kind == "table" && r.Collections != nil {
+			label += " (with the local indexes' writes, which the table's partitions take)"
+		}
+		listPartitions(w, label, is.ByWriteUnits, func(n int64) string { return plural(n, "unit") })
 		if r.RateLimit > 0 {
 			fmt.Fprintf(w, "    during a load at --rate-limit %d, spread evenly, the busiest partition receives %.0f write units per second (a partition takes %d)\n", r.RateLimit, is.PeakRate, PartitionWriteLimit)
 		} else if is.MaxRate > 0 {
@@ -101,7 +105,7 @@ func (r *Report) WriteText(w io.Writer) {
 		scaled = " (scaled from the sample)"
 	}
 	fmt.Fprintf(w, "\ntotals%s\n", scaled)
-	fmt.Fprintf(w, "  items           %d (%d rows rejected)\n", t.Items, t.Rejected)
+	fmt.Fprintf(w, "  items           %d (%s rejected)\n", t.Items, plural(t.Rejected, "row"))
 	fmt.Fprintf(w, "  write units     %d (%d into the table, %d into indexes)\n", t.WriteUnits, t.TableWriteUnits, t.WriteUnits-t.TableWriteUnits)
 	fmt.Fprintf(w, "  stored          %s (items %s; table and indexes with 100 bytes per item)\n", Bytes(t.StoredBytes), Bytes(t.DataBytes))
 	fmt.Fprintf(w, "  import files    %s of DynamoDB JSON, uncompressed\n", Bytes(t.ImportBytes))
@@ -118,8 +122,8 @@ func (r *Report) WriteText(w io.Writer) {
 		rate = fmt.Sprintf("%d write units per second (no --rate-limit given)", c.Load.ProvisionedRate)
 	}
 	fmt.Fprintf(w, "  load, on-demand      %s  (%d write request units, table and indexes)\n", money(c.Load.OnDemand), t.WriteUnits)
-	fmt.Fprintf(w, "  load, provisioned    %s  (%d WCU, table and global indexes, for %d started hour(s): the load takes %s at %s)\n",
-		money(c.Load.Provisioned), c.Load.ProvisionedWCU, c.Load.ProvisionedHours, seconds(c.Load.ProvisionedSeconds), rate)
+	fmt.Fprintf(w, "  load, provisioned    %s  (%d WCU, table and global indexes, for %s: the load takes %s at %s)\n",
+		money(c.Load.Provisioned), c.Load.ProvisionedWCU, plural(c.Load.ProvisionedHours, "started hour"), seconds(c.Load.ProvisionedSeconds), rate)
 	fmt.Fprintf(w, "  load, S3 import      %s  (%.3f GB of uncompressed DynamoDB JSON; no write units)\n", money(c.Load.Import), c.Load.ImportGB)
 	fmt.Fprintf(w, "  storage, a month     %s Standard, %s Standard-IA  (%.3f GB; no free tier)\n", money(c.StorageCost.Standard), money(c.StorageCost.StandardIA), c.StorageGB)
 	fmt.Fprintln(w, "  the access patterns' traffic is not priced")
@@ -162,4 +166,11 @@ func seconds(s float64) string {
 		return fmt.Sprintf("%.1f min", s/60)
 	}
 	return fmt.Sprintf("%.1f h", s/3600)
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

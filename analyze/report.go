@@ -94,7 +94,9 @@ type IndexStats struct {
 	// PeakRate is the write units per second the partition with the most
 	// write units receives during a load at RateLimit, if the load's writes
 	// were spread evenly over time (0 without a rate); MaxRate is the load
-	// rate (into the table) at which it receives PartitionWriteLimit.
+	// rate (into the table) at which it receives PartitionWriteLimit. The
+	// table's partitions take its local indexes' writes too: its
+	// ByWriteUnits weights include them.
 	PeakRate float64 `json:"peak_partition_rate,omitempty"`
 	MaxRate  float64 `json:"max_load_rate"`
 }
