@@ -21,6 +21,20 @@ type aggregate struct {
 	keys     map[[16]byte]string
 	all      hist
 	imports  int64
+	// runs are, per entity and per table/index, the current run of
+	// consecutive items with one partition key value in the read order;
+	// longest the longest finished run per table/index.
+	runs    [][]run
+	longest []run
+}
+
+// run is consecutive items of one entity, in the order migrate reads them,
+// with one partition key value in the table or an index.
+type run struct {
+	key        string
+	entity     string
+	items, wcu int64
+	base       int64 // the write units of its items' puts into the table
 }
 
 type entityAgg struct {
@@ -51,6 +65,11 @@ func newAggregate(o Options) *aggregate {
 	if local {
 		a.colls = newPartitionWeights()
 	}
+	a.runs = make([][]run, len(o.Plan.Entities))
+	for i := range a.runs {
+		a.runs[i] = make([]run, len(a.indexes))
+	}
+	a.longest = make([]run, len(a.indexes))
 	return a
 }
 
@@ -108,12 +127,36 @@ func (a *aggregate) add(rec record) {
 			w = partitionWCU
 		}
 		ia.weights.add(pk, name, [3]int64{1, rec.size, w})
+		if r := &a.runs[rec.entity][i]; r.key == pk && r.items > 0 {
+			r.items++
+			r.wcu += w
+			r.base += wcu
+		} else {
+			a.endRun(i, r)
+			*r = run{key: pk, entity: name, items: 1, wcu: w, base: wcu}
+		}
 		if i == 0 || a.o.Plan.Table.Indexes[i-1].Local {
 			coll += rec.size + ItemOverhead
 		}
 	}
 	if a.colls != nil {
 		a.colls.add(rec.pks[0], name, [3]int64{0, coll, 0})
+	}
+}
+
+// endRun keeps r if it is index i's longest run (by write units).
+func (a *aggregate) endRun(i int, r *run) {
+	if l := &a.longest[i]; r.wcu > l.wcu || (r.wcu == l.wcu && r.items > 0 && (l.items == 0 || r.key < l.key)) {
+		*l = *r
+	}
+}
+
+// endRuns ends every run (the entities are read).
+func (a *aggregate) endRuns() {
+	for _, rs := range a.runs {
+		for i := range rs {
+			a.endRun(i, &rs[i])
+		}
 	}
 }
 

@@ -135,7 +135,19 @@ func TestSkewedTable(t *testing.T) {
 			if table.PeakRate <= analyze.PartitionWriteLimit || !hasWarning(rep, "hot-partition", "events", "over the 1000") {
 				t.Errorf("at 2000 units a second acme should be over 1000: %v, %+v", table.PeakRate, rep.Warnings)
 			}
+			// acme's rows come first in key order, one after another (but the
+			// rejected id=7): one run of 599 items, which at 2000 units a
+			// second is a burst over what one partition takes.
+			if r := table.LongestRun; r == nil || r.Key != "TENANT#acme" || r.Items != skewHot-1 || r.WriteUnits != acme.Weight {
+				t.Errorf("longest run of the table %+v; want TENANT#acme, %d items, %d units", r, skewHot-1, acme.Weight)
+			}
+			if !hasWarning(rep, "load-burst", "events", "599 items of entity event with PK = TENANT#acme come one after another") {
+				t.Errorf("no load-burst warning for acme's run: %+v", rep.Warnings)
+			}
 			byKind := rep.Indexes[1]
+			if r := byKind.LongestRun; r == nil || r.Items != 1 || hasWarning(rep, "load-burst", "ByKind", "") {
+				t.Errorf("ByKind's kinds alternate in key order: longest run %+v, warnings %+v", r, rep.Warnings)
+			}
 			if byKind.Partitions != 2 || !hasWarning(rep, "low-cardinality", "ByKind", "2 partition key values") {
 				t.Errorf("ByKind: %d partitions, warnings %+v; want 2 and a low-cardinality warning", byKind.Partitions, rep.Warnings)
 			}

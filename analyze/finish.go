@@ -51,6 +51,7 @@ func (a *aggregate) report() *Report {
 	r.Sizes = sizes(&a.all)
 
 	base := a.indexes[0]
+	a.endRuns()
 	for i, ia := range a.indexes {
 		is := IndexStats{Name: t.Name, Kind: "table", PK: t.PK.Name,
 			Items: ia.items, DataBytes: ia.bytes, StoredBytes: ia.bytes + ItemOverhead*ia.items, WriteUnits: ia.wcu}
@@ -74,6 +75,9 @@ func (a *aggregate) report() *Report {
 		is.ByBytes = ia.weights.top(1, o.Top)
 		is.ByWriteUnits = ia.weights.top(2, o.Top)
 		a.loadRates(&is, base)
+		if l := a.longest[i]; l.items > 0 {
+			is.LongestRun = &KeyRun{Key: l.key, Entity: l.entity, Items: l.items, WriteUnits: l.wcu, TableWriteUnits: l.base}
+		}
 		r.Warnings = append(r.Warnings, a.indexWarnings(&is, ia)...)
 		r.Indexes = append(r.Indexes, is)
 	}
@@ -148,6 +152,17 @@ func (a *aggregate) indexWarnings(is *IndexStats, ia *indexAgg) []Warning {
 				what, is.PK, p.Key, 100*p.Share, p.Weight, low/mean, is.Partitions)
 			w = append(w, Warning{Kind: "hot-partition", Index: is.Name, Entity: p.Entity, Message: msg + a.rateNote(is)})
 		}
+	}
+	if l := is.LongestRun; l != nil && l.WriteUnits > PartitionWriteLimit && (a.o.RateLimit == 0 || a.o.RateLimit > PartitionWriteLimit) {
+		msg := fmt.Sprintf("%s: %d items of entity %s with %s = %s come one after another in the order migrate reads them (%d write units): while they are written, that partition receives up to the whole load rate",
+			what, l.Items, l.Entity, is.PK, l.Key, l.WriteUnits)
+		if a.o.RateLimit > 0 {
+			rate := float64(a.o.RateLimit) * ratio(l.WriteUnits, l.TableWriteUnits)
+			msg += fmt.Sprintf(", %.0f write units per second for %.1f s at --rate-limit %d, over the %d one partition takes", rate, float64(l.TableWriteUnits)/float64(a.o.RateLimit), a.o.RateLimit, PartitionWriteLimit)
+		} else {
+			msg += fmt.Sprintf(", more than the %d one partition takes when the load is faster than that (migrate --rate-limit)", PartitionWriteLimit)
+		}
+		w = append(w, Warning{Kind: "load-burst", Index: is.Name, Entity: l.Entity, Message: msg})
 	}
 	if is.PeakRate > PartitionWriteLimit && len(w) == 0 {
 		p := is.ByWriteUnits[0]

@@ -80,6 +80,9 @@ func (r *Report) WriteText(w io.Writer) {
 			label += " (with the local indexes' writes, which the table's partitions take)"
 		}
 		listPartitions(w, label, is.ByWriteUnits, func(n int64) string { return plural(n, "unit") })
+		if l := is.LongestRun; l != nil && l.Items > 1 {
+			fmt.Fprintf(w, "    longest run in the read order: %s, %s of entity %s one after another (%s)\n", l.Key, plural(l.Items, "item"), l.Entity, plural(l.WriteUnits, "write unit"))
+		}
 		if r.RateLimit > 0 {
 			fmt.Fprintf(w, "    during a load at --rate-limit %d, spread evenly, the busiest partition receives %.0f write units per second (a partition takes %d)\n", r.RateLimit, is.PeakRate, PartitionWriteLimit)
 		} else if is.MaxRate > 0 {

@@ -99,6 +99,22 @@ type IndexStats struct {
 	// ByWriteUnits weights include them.
 	PeakRate float64 `json:"peak_partition_rate,omitempty"`
 	MaxRate  float64 `json:"max_load_rate"`
+	// LongestRun is the longest run (by write units) of consecutive items
+	// of one entity, in the order migrate reads them, with one partition
+	// key value: while it is written the partition receives up to the
+	// whole load rate (times WriteUnits/TableWriteUnits), for
+	// TableWriteUnits / rate seconds.
+	LongestRun *KeyRun `json:"longest_run,omitempty"`
+}
+
+// KeyRun is consecutive items with one partition key value.
+type KeyRun struct {
+	Key        string `json:"key"`
+	Entity     string `json:"entity"`
+	Items      int64  `json:"items"`
+	WriteUnits int64  `json:"write_units"` // into this partition (the table's include its local indexes' writes)
+	// TableWriteUnits are the write units of its items' puts into the table.
+	TableWriteUnits int64 `json:"table_write_units"`
 }
 
 // Amplification is an index's writes per write into the table.
