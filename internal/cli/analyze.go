@@ -23,25 +23,29 @@ type analyzeFlags struct {
 }
 
 const analyzeHelp = `
+
 With --analyze, preview reads every row of every entity instead (from one
 consistent snapshot, or a fixed share of them with --sample), renders each
 as migrate does, and reports: the rows migrate would reject, by entity and
 reason, with example keys; the item size distribution (p50, p99, max)
 against DynamoDB's 400 KB; per table and index its items, stored bytes,
 write units, write amplification (an index's writes per write into the
-table), partitions and the largest ones by items, bytes and write units;
-the item collections against 10 GB when the table has a local index;
-warnings about the data (a hot partition, a constant or low-cardinality
-partition key, items near 400 KB, collections near 10 GB); totals of write
-units and stored bytes (with DynamoDB's 100 bytes per item, table and
-indexes); and the cost of the load (on-demand, provisioned at --rate-limit,
-S3 import) and of a month of storage (Standard, Standard-IA) from a price
-table (built in: us-east-1, with its date and source; --prices FILE for
-another). The access patterns' traffic is not priced.`
+table), partitions and the largest ones by items, bytes and write units,
+and what the busiest receives during a load at --rate-limit (against the
+1000 write units a second one partition takes); the item collections
+against 10 GB when the table has a local index; warnings about the data (a
+hot partition, a long run of one partition key in the read order, a
+constant or low-cardinality partition key, items near 400 KB, collections
+near 10 GB); totals of write units and stored bytes (with DynamoDB's 100
+bytes per item, table and indexes); and the cost of the load (on-demand,
+provisioned at --rate-limit, S3 import) and of a month of storage
+(Standard, Standard-IA) from a price table (built in: us-east-1, with its
+date and source; --prices FILE for another). The access patterns' traffic
+is not priced. docs/cli.md describes every figure.`
 
 func (f *analyzeFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.BoolVar(&f.on, "analyze", false, "analyse every row: rejects, sizes, partitions, indexes, warnings and cost (see below)")
+	fs.BoolVar(&f.on, "analyze", false, "analyse every row: rejects, sizes, partitions, indexes, warnings and cost (see above)")
 	fs.Float64Var(&f.sample, "sample", 1, "with --analyze: the share of each entity's rows to analyse (more than 0, at most 1), the same rows every run")
 	fs.Int64Var(&f.rateLimit, "rate-limit", 0, "with --analyze: the load's rate, write units per second into the table, as migrate --rate-limit (0: not given; the provisioned cost then assumes 1000)")
 	fs.IntVar(&f.readers, "readers", 4, "with --analyze: source connections reading entities in parallel")
