@@ -156,7 +156,7 @@ func (p *partitionWeights) top(i, n int) []Partition {
 		}
 		return es[a].key < es[b].key
 	})
-	var out []Partition
+	out := []Partition{}
 	for _, e := range es[:min(len(es), n)] {
 		out = append(out, Partition{Key: e.key, Entity: e.entity, Weight: e.weight, Error: e.err, Share: ratio(e.weight, p.total[i])})
 	}
