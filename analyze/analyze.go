@@ -39,6 +39,9 @@ type Options struct {
 	RateLimit int64
 	// Prices is the price table for the cost; nil: pricing.Default().
 	Prices *pricing.Prices
+	// Traffic are the rates of the access patterns whose month of queries
+	// is priced (by name; CheckTraffic checks them).
+	Traffic map[string]Traffic
 	// Top is how many of the largest partitions are listed (0: 5).
 	Top int
 	// Progress receives a line every ProgressEvery (0: 5s); nil for none.
@@ -92,6 +95,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Prices == nil {
 		o.Prices = pricing.Default()
+	}
+	if err := CheckTraffic(o.Plan, o.Traffic); err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	if o.Top < 1 {
 		o.Top = 5

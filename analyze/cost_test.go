@@ -88,3 +88,36 @@ func TestEstimate(t *testing.T) {
 		})
 	}
 }
+
+func TestQueryCost(t *testing.T) {
+	for _, tc := range []struct {
+		name                       string
+		perSecond, items, bytes    float64
+		units, onDemand, provision float64
+		rcu                        int64
+	}{
+		// 400 items of 169 bytes: 67 600 bytes, 17 blocks of 4 KB, 8.5 units.
+		// A month: 2 × 2 628 000 s × 8.5 = 44 676 000 units at 0.25 a
+		// million = 11.169; provisioned ceil(2 × 8.5) = 17 RCU × 730 h ×
+		// 0.00013 = 1.61330.
+		{"many items", 2, 400, 169, 8.5, 11.169, 1.6133, 17},
+		// One small item: half a unit. 100/s: 131 400 000 units = 32.85;
+		// 50 RCU × 730 × 0.00013 = 4.745.
+		{"one item", 100, 1, 120, 0.5, 32.85, 4.745, 50},
+		// Nothing found still costs half a unit; 0.3/s needs 1 RCU.
+		{"nothing found", 0.3, 0, 200, 0.5, 0.098550, 0.0949, 1},
+		// Exactly 4096 bytes: one block, half a unit; 1/s: 1 314 000 units =
+		// 0.3285.
+		{"one block", 1, 2, 2048, 0.5, 0.3285, 0.0949, 1},
+		// 4097 bytes: two blocks, one unit.
+		{"one byte over a block", 1, 1, 4097, 1, 0.657, 0.0949, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			units, od, pr, rcu := analyze.QueryCost(testPrices, tc.perSecond, tc.items, tc.bytes)
+			if units != tc.units || rcu != tc.rcu || math.Abs(od-tc.onDemand) > 1e-9 || math.Abs(pr-tc.provision) > 1e-9 {
+				t.Errorf("QueryCost = %v units, %v on demand, %v provisioned (%d RCU); want %v, %v, %v (%d RCU)",
+					units, od, pr, rcu, tc.units, tc.onDemand, tc.provision, tc.rcu)
+			}
+		})
+	}
+}

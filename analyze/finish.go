@@ -94,6 +94,7 @@ func (a *aggregate) report() *Report {
 	}
 	a.totals(r)
 	a.cost(r)
+	a.traffic(r)
 	return r
 }
 

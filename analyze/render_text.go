@@ -129,7 +129,29 @@ func (r *Report) WriteText(w io.Writer) {
 		money(c.Load.Provisioned), c.Load.ProvisionedWCU, plural(c.Load.ProvisionedHours, "started hour"), seconds(c.Load.ProvisionedSeconds), rate)
 	fmt.Fprintf(w, "  load, S3 import      %s  (%.3f GB of uncompressed DynamoDB JSON; no write units)\n", money(c.Load.Import), c.Load.ImportGB)
 	fmt.Fprintf(w, "  storage, a month     %s Standard, %s Standard-IA  (%.3f GB; no free tier)\n", money(c.StorageCost.Standard), money(c.StorageCost.StandardIA), c.StorageGB)
-	fmt.Fprintln(w, "  the access patterns' traffic is not priced")
+	if len(c.Traffic) == 0 {
+		fmt.Fprintln(w, "  the access patterns' traffic is not priced (give their rates with --traffic FILE)")
+		return
+	}
+	fmt.Fprintf(w, "\naccess patterns, a month of %d hours of eventually consistent queries (Standard)\n", MonthHours)
+	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  pattern\ton\tper second\titems a query\tread units a query\ton-demand\tprovisioned\t")
+	var od, pr float64
+	for _, t := range c.Traffic {
+		items := fmt.Sprintf("%.1f", t.Items)
+		switch {
+		case t.UpperBound:
+			items = "at most " + items + " (estimated)"
+		case t.Estimated:
+			items += " (estimated)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%g\t%s\t%g\t%s\t%s (%d RCU)\t\n", t.Pattern, t.Index, t.PerSecond, items, t.ReadUnits, money(t.OnDemand), money(t.Provisioned), t.ProvisionedRCU)
+		od += t.OnDemand
+		pr += t.Provisioned
+	}
+	fmt.Fprintf(tw, "  all\t\t\t\t\t%s\t%s\t\n", money(od), money(pr))
+	tw.Flush()
+	fmt.Fprintln(w, "  items estimated: the mean items per partition key value of the table or index (at most the pattern's limit); with a sort key condition, an upper bound")
 }
 
 func listPartitions(w io.Writer, label string, ps []Partition, weight func(int64) string) {

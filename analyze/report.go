@@ -169,13 +169,14 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// Cost is the money: the load three ways, and a month of storage.
-// Traffic (the access patterns' reads) is not priced.
+// Cost is the money: the load three ways, a month of storage, and a month
+// of the access patterns the user gave rates for (Options.Traffic).
 type Cost struct {
-	Prices      PriceRef    `json:"prices"`
-	Load        LoadCost    `json:"load"`
-	StorageGB   float64     `json:"storage_gb"`
-	StorageCost StorageCost `json:"storage_month"`
+	Prices      PriceRef      `json:"prices"`
+	Load        LoadCost      `json:"load"`
+	StorageGB   float64       `json:"storage_gb"`
+	StorageCost StorageCost   `json:"storage_month"`
+	Traffic     []PatternCost `json:"traffic_month,omitempty"`
 }
 
 // PriceRef says which price table the cost comes from.

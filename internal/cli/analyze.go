@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/pricing"
@@ -20,6 +25,7 @@ type analyzeFlags struct {
 	rateLimit int64
 	readers   int
 	prices    string
+	traffic   string
 }
 
 const analyzeHelp = `
@@ -40,8 +46,9 @@ near 10 GB); totals of write units and stored bytes (with DynamoDB's 100
 bytes per item, table and indexes); and the cost of the load (on-demand,
 provisioned at --rate-limit, S3 import) and of a month of storage
 (Standard, Standard-IA) from a price table (built in: us-east-1, with its
-date and source; --prices FILE for another). The access patterns' traffic
-is not priced. docs/cli.md describes every figure.`
+date and source; --prices FILE for another); with --traffic FILE, a month
+of the access patterns' queries at the rates it gives. docs/cli.md
+describes every figure.`
 
 func (f *analyzeFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
@@ -49,13 +56,14 @@ func (f *analyzeFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.sample, "sample", 1, "with --analyze: the share of each entity's rows to analyse (more than 0, at most 1), the same rows every run")
 	fs.Int64Var(&f.rateLimit, "rate-limit", 0, "with --analyze: the load's rate, write units per second into the table, as migrate --rate-limit (0: not given; the provisioned cost then assumes 1000)")
 	fs.IntVar(&f.readers, "readers", 4, "with --analyze: source connections reading entities in parallel")
+	fs.StringVar(&f.traffic, "traffic", "", "with --analyze: a YAML file of access pattern rates to price a month of their queries ({name: {per_second: N, items: M}}; items: estimated when left out)")
 	fs.StringVar(&f.prices, "prices", "", "with --analyze: a price table file in the shape of the built-in one (default: the built-in us-east-1 table)")
 }
 
 // check adds the problems with the analysis flags to c.
 func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 	if !f.on {
-		for _, name := range []string{"sample", "rate-limit", "readers", "prices"} {
+		for _, name := range []string{"sample", "rate-limit", "readers", "prices", "traffic"} {
 			if cmd.Flags().Changed(name) {
 				*c = append(*c, "--"+name+" is a flag of the analysis: give --analyze too")
 			}
@@ -83,9 +91,16 @@ func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p 
 			return err
 		}
 	}
+	var traffic map[string]analyze.Traffic
+	if f.traffic != "" {
+		var err error
+		if traffic, err = readTraffic(f.traffic, p); err != nil {
+			return err
+		}
+	}
 	rep, err := analyze.Run(ctx, analyze.Options{
 		Plan: p, Source: src, Readers: f.readers, SampleRate: f.sample, RateLimit: f.rateLimit,
-		Prices: prices, Progress: a.stderr,
+		Prices: prices, Traffic: traffic, Progress: a.stderr,
 	})
 	if err != nil {
 		return err
@@ -95,4 +110,23 @@ func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p 
 	}
 	rep.WriteText(a.stdout)
 	return nil
+}
+
+// readTraffic reads --traffic: a YAML map of access pattern name to
+// {per_second, items}, strictly (unknown fields and patterns are errors).
+func readTraffic(path string, p *mapping.Plan) (map[string]analyze.Traffic, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the traffic file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	t := map[string]analyze.Traffic{}
+	if err := dec.Decode(&t); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("traffic file %s: %w", path, err)
+	}
+	if err := analyze.CheckTraffic(p, t); err != nil {
+		return nil, fmt.Errorf("traffic file %s: %w", path, err)
+	}
+	return t, nil
 }

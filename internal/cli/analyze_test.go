@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ func TestAnalyzeUsageErrors(t *testing.T) {
 	}{
 		{[]string{"preview", "--sample", "0.5"}, "--sample is a flag of the analysis: give --analyze too"},
 		{[]string{"preview", "--prices", "p.json", "--rate-limit", "5"}, "--rate-limit is a flag of the analysis: give --analyze too\nremodel: --prices is a flag of the analysis: give --analyze too"},
+		{[]string{"preview", "--traffic", "t.yaml"}, "--traffic is a flag of the analysis: give --analyze too"},
 		{[]string{"preview", "--analyze", "--sample", "0"}, "--sample must be more than 0 and at most 1, got 0"},
 		{[]string{"preview", "--analyze", "--sample", "1.5"}, "--sample must be more than 0 and at most 1, got 1.5"},
 		{[]string{"preview", "--analyze", "--rate-limit", "-1"}, "--rate-limit must be at least 0, got -1"},
@@ -62,7 +64,8 @@ func TestAnalyzeCommand(t *testing.T) {
 			}
 
 			prices := writeFile(t, "prices.json", strings.Replace(pricesJSON, "0.625", "1.25", 1))
-			code, out, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--format", "json", "--prices", prices, "--sample", "0.5")
+			traffic := writeFile(t, "traffic.yaml", "findUserBySubscribeService: {per_second: 2, items: 400}\nfindPersonalByUserIdAndService: {per_second: 50}\n")
+			code, out, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--format", "json", "--prices", prices, "--sample", "0.5", "--traffic", traffic)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -84,6 +87,16 @@ func TestAnalyzeCommand(t *testing.T) {
 					Load struct {
 						OnDemand float64 `json:"on_demand"`
 					} `json:"load"`
+					Traffic []struct {
+						Pattern    string  `json:"pattern"`
+						Index      string  `json:"index"`
+						Items      float64 `json:"items"`
+						Estimated  bool    `json:"estimated"`
+						UpperBound bool    `json:"upper_bound"`
+						ItemBytes  float64 `json:"item_bytes"`
+						ReadUnits  float64 `json:"read_units"`
+						OnDemand   float64 `json:"on_demand"`
+					} `json:"traffic_month"`
 				} `json:"cost"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -95,12 +108,26 @@ func TestAnalyzeCommand(t *testing.T) {
 			if want := float64(rep.Totals.WriteUnits) / 1e6 * 1.25; rep.Cost.Load.OnDemand != want {
 				t.Errorf("on-demand %v for %d units; want %v at the file's 1.25 a million", rep.Cost.Load.OnDemand, rep.Totals.WriteUnits, want)
 			}
+			// In the mapping's order: findPersonalByUserIdAndService first.
+			if tr := rep.Cost.Traffic; len(tr) != 2 || tr[0].Pattern != "findPersonalByUserIdAndService" || !tr[0].Estimated || !tr[0].UpperBound ||
+				tr[1].Pattern != "findUserBySubscribeService" || tr[1].Index != "GSI2" || tr[1].Items != 400 || tr[1].Estimated {
+				t.Errorf("traffic %+v", tr)
+			} else {
+				units := math.Ceil(400*tr[1].ItemBytes/4096) / 2
+				if tr[1].ReadUnits != units || math.Abs(tr[1].OnDemand-2*730*3600*units/1e6*0.125) > 1e-9 {
+					t.Errorf("findUserBySubscribeService: %v units, %v on demand; want %v units of %v bytes", tr[1].ReadUnits, tr[1].OnDemand, units, tr[1].ItemBytes)
+				}
+			}
 			for _, e := range rep.Entities {
 				if e.Name == "personal" && (e.Rows != 3004 || e.Sampled == 0 || e.Sampled == e.Rows) {
 					t.Errorf("personal: %d rows, %d sampled", e.Rows, e.Sampled)
 				}
 			}
 
+			code, _, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--traffic", writeFile(t, "t.yaml", "findUser: {per_second: 1}\n"))
+			if code != exitError || !strings.Contains(errOut, `the mapping has no access pattern "findUser" (access patterns: findUserByUserId, `) {
+				t.Errorf("an unknown pattern in the traffic file: exit %d, %s", code, errOut)
+			}
 			bad := writeFile(t, "bad.json", `{"region": "x"}`)
 			code, _, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--prices", bad)
 			if code != exitError || !strings.Contains(errOut, "pricing: "+bad+": missing [currency date import_gb source standard standard_ia]") {
