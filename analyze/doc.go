@@ -7,8 +7,10 @@
 // largest of them, item collections where there is a local index, each
 // index's write amplification, the write units and stored bytes, warnings
 // about the data (hot partitions, low-cardinality index keys, large item
-// collections and items), and the cost of the load and of a month of
-// storage from a price table (package internal/pricing).
+// collections and items, long runs of one partition key in the read
+// order), and the cost of the load, of a month of storage and of a month
+// of the access patterns' queries at rates the user gives, from a price
+// table (package internal/pricing).
 //
 // Memory is bounded whatever the row count, except for one thing it shares
 // with migrate: the collision check keeps a 16-byte digest of every table
