@@ -26,6 +26,7 @@ func (a *app) previewCmd() *cobra.Command {
 	var rows int
 	var entities []string
 	var doc string
+	var an analyzeFlags
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show the items the first rows of every entity become, without touching DynamoDB",
@@ -40,12 +41,13 @@ attributes, each access pattern's key condition and the SQL it replaces,
 and the items of the first --rows rows laid out per table and index,
 grouped by partition key. FILE ending in .md is Markdown (the ERD as a
 mermaid block), in .html one self-contained HTML file that works offline;
-- writes Markdown on stdout.`,
+- writes Markdown on stdout.` + analyzeHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("rows", int64(rows), 1)
+			an.check(cmd, &c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -62,6 +64,12 @@ mermaid block), in .html one self-contained HTML file that works offline;
 				return err
 			}
 			defer src.Close()
+			if an.on && doc != "" {
+				return usagef("--document and --analyze: write the document and run the analysis separately")
+			}
+			if an.on {
+				return a.runAnalyze(cmd.Context(), &an, o.format, p, src)
+			}
 			for _, n := range entities {
 				if p.Entity(n) == nil {
 					return usagef("--entity %s: the mapping has no entity %q (entities: %s)", n, n, entityNames(p))
@@ -87,6 +95,7 @@ mermaid block), in .html one self-contained HTML file that works offline;
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
+	an.register(cmd)
 	return cmd
 }
 
