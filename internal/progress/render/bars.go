@@ -76,8 +76,11 @@ func (b *BarsPrinter) print(s progress.State, final bool) {
 			st.mu.Unlock()
 			bar := pb.bars[j]
 			total := t.Total
-			if total == progress.Unknown || t.Done > total {
-				total = t.Done // the bar cannot show an unknown share: the decorators say "?%"
+			switch {
+			case total == progress.Unknown:
+				total = 0 // an empty bar: the decorators say "?%"
+			case t.Done > total:
+				total = t.Done // past its estimate: full, and "?%"
 			}
 			bar.SetTotal(total, false)
 			bar.SetCurrent(t.Done)
@@ -106,17 +109,23 @@ func (b *BarsPrinter) add(p progress.PhaseState, width int) *phaseBars {
 			mpb.AppendDecorators(
 				decor.Any(func(decor.Statistics) string { return " " + count(st.get()) + " " + st.unit }, decor.WCSyncSpace),
 				decor.Any(func(decor.Statistics) string { return percent(st.get()) }, decor.WCSyncSpace),
-				decor.Any(func(decor.Statistics) string {
-					t := st.get()
-					if e := eta(t); e != "" {
-						return e
-					}
-					return duration(t.Elapsed)
-				}, decor.WCSyncSpace),
+				decor.Any(func(decor.Statistics) string { return barTime(st.get(), st.unit) }, decor.WCSyncSpace),
 			),
 		)
 		pb.bars = append(pb.bars, bar)
 		pb.state = append(pb.state, st)
 	}
 	return pb
+}
+
+// barTime is a finished task's time ("25s"), the ETA of one under way
+// ("ETA 54s"), or its rate when there is no ETA ("6 rows/s").
+func barTime(t progress.TaskState, unit string) string {
+	if pct, ok := t.Percent(); ok && pct == 100 && t.Exact {
+		return duration(t.Elapsed)
+	}
+	if e := eta(t); e != "" {
+		return e
+	}
+	return fmt.Sprintf("%.0f %s/s", t.Rate(), unit)
 }
