@@ -41,7 +41,9 @@ func (b *barState) get() progress.TaskState {
 
 // NewBars returns a bar printer drawing on w.
 func NewBars(w io.Writer) *BarsPrinter {
-	return &BarsPrinter{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(BarRefresh), mpb.WithAutoRefresh())}
+	// The width is the line's where the terminal's is not known (bars
+	// forced on a file); each bar is 32 wide.
+	return &BarsPrinter{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(160), mpb.WithRefreshRate(BarRefresh), mpb.WithAutoRefresh())}
 }
 
 // Print adds the bars of phases that started and sets every bar's counts.
@@ -86,7 +88,7 @@ func (b *BarsPrinter) print(s progress.State, final bool) {
 			bar.SetCurrent(t.Done)
 			if end {
 				if pct, ok := t.Percent(); ok && pct == 100 && t.Exact {
-					bar.SetTotal(t.Done, true)
+					bar.SetTotal(max(t.Done, 1), true) // full, also when it had nothing to do
 				} else {
 					bar.Abort(false)
 				}
@@ -104,7 +106,7 @@ func (b *BarsPrinter) add(p progress.PhaseState, width int) *phaseBars {
 		// Total 0: mpb would complete a bar by itself when its count
 		// reaches the total, and an estimate is no end; totals are set by
 		// Print, completion only at the phase's end.
-		bar := b.p.AddBar(0,
+		bar := b.p.AddBar(0, mpb.BarWidth(32),
 			mpb.PrependDecorators(decor.Name(label, decor.WC{C: decor.DindentRight})),
 			mpb.AppendDecorators(
 				decor.Any(func(decor.Statistics) string { return " " + count(st.get()) + " " + st.unit }, decor.WCSyncSpace),

@@ -3,7 +3,6 @@
 package render
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,32 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// lockedBuffer is a bytes.Buffer that a reading goroutine fills while the
-// test looks.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // openPTY opens a pseudo-terminal of 120 columns: the program's end (a
 // terminal) and the controller's end that reads what was drawn.

@@ -5,14 +5,35 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/progress"
 )
+
+// lockedBuffer is a bytes.Buffer that a reading goroutine fills while the
+// test looks.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
@@ -129,5 +150,29 @@ verify items: stopped after 12s: 700 of 1000 rows
 `
 	if got := b.String(); got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestBarsClose: bars forced on a writer that is no terminal draw, and
+// closing them returns, with no phase at all or with a phase that never
+// ended (an interrupted run): its bars are left where they got.
+func TestBarsClose(t *testing.T) {
+	done := make(chan string)
+	go func() {
+		NewBars(io.Discard).Close(progress.State{Command: "verify"})
+		var b lockedBuffer
+		bars := NewBars(&b)
+		s := copyState(6*time.Second, 1000, 200)
+		bars.Print(s)
+		bars.Close(s)
+		done <- b.String()
+	}()
+	select {
+	case out := <-done:
+		if !strings.Contains(out, "1000 of 1200 rows") {
+			t.Errorf("the bars drew:\n%s", out)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("closing the bars did not return in 30s")
 	}
 }
