@@ -84,4 +84,3 @@ func TestProgress(t *testing.T) {
 		})
 	}
 }
-
