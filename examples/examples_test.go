@@ -40,6 +40,10 @@ func examples() []example {
 			// per friend and for the user: 4485 fan-out items.
 			name: "leaderboard", engine: eng, mapping: "leaderboard/mapping.yaml", rows: 5556,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "leaderboard") },
+		}, example{
+			// 40 products and 1050 reviews.
+			name: "product-reviews", engine: eng, mapping: "product-reviews/mapping.yaml", rows: 1090,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "product-reviews") },
 		})
 	}
 	out = append(out, example{
