@@ -82,9 +82,11 @@ func migratedExample(t *testing.T, name string) (dsn, endpoint string, db *dynam
 
 func remodel(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	var out bytes.Buffer
-	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
-	return code, out.String()
+	// stdout, then stderr: the report first, whatever progress lines a
+	// slow run prints on stderr meanwhile.
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String() + errOut.String()
 }
 
 func TestExamples(t *testing.T) {
