@@ -40,6 +40,10 @@ func examples() []example {
 			// per friend and for the user: 4485 fan-out items.
 			name: "leaderboard", engine: eng, mapping: "leaderboard/mapping.yaml", rows: 5556,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "leaderboard") },
+		}, example{
+			// 40 products and 1050 reviews.
+			name: "product-reviews", engine: eng, mapping: "product-reviews/mapping.yaml", rows: 1090,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "product-reviews") },
 		})
 	}
 	out = append(out, example{
@@ -78,9 +82,11 @@ func migratedExample(t *testing.T, name string) (dsn, endpoint string, db *dynam
 
 func remodel(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	var out bytes.Buffer
-	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
-	return code, out.String()
+	// stdout, then stderr: the report first, whatever progress lines a
+	// slow run prints on stderr meanwhile.
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String() + errOut.String()
 }
 
 func TestExamples(t *testing.T) {

@@ -18,5 +18,7 @@
 // An optional rate limit (a token bucket of write units) paces the writers,
 // and a throttled answer pauses all of them together (rate.go). Into a table
 // that held items, the run counts them first and, at the end, finds (and on
-// request deletes) the items it did not write (stray.go).
+// request deletes) the items it did not write (stray.go). Progress: the
+// copy's rows per entity, read from the report's own counters, with totals
+// from the source's estimates or counted in the snapshot (progress.go).
 package migrate

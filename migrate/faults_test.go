@@ -1,40 +1,21 @@
 package migrate_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/faultproxy"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
 )
 
 var bwi = []string{faultproxy.BatchWriteItem}
-
-// syncBuffer is a bytes.Buffer safe for the progress goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestFaults migrates the example through a proxy that leaves items
 // unprocessed on most batches, throttles, answers 500 and 503 and drops
@@ -59,8 +40,8 @@ func TestFaults(t *testing.T) {
 			)
 			o := fx.options(db, table)
 			o.CreateTable = true
-			var progress syncBuffer
-			o.Progress, o.ProgressEvery = &progress, 20*time.Millisecond
+			tracker := progress.New("migrate")
+			o.Progress = tracker
 			rep, err := migrate.Run(testContext(t), o)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -86,8 +67,8 @@ func TestFaults(t *testing.T) {
 			if want := s.Injected[faultproxy.Throttle] + s.Injected[faultproxy.Throttling]; rep.Throttled != int64(want) {
 				t.Errorf("report: %d throttled, the proxy throttled %d times", rep.Throttled, want)
 			}
-			if !strings.Contains(progress.String(), "rows read") {
-				t.Errorf("no progress line in %q", progress.String())
+			if copied := tracker.Snapshot().Phases[0].Sum(); copied.Done != rep.RowsRead || copied.Total != rep.RowsRead {
+				t.Errorf("progress ends at %d of %d rows, the report read %d", copied.Done, copied.Total, rep.RowsRead)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -32,9 +32,11 @@ type Options struct {
 	MaxRejects    int64
 	RejectsPath   string // JSON-lines file of rejected rows; "" keeps them in the report only
 	Backoff       Backoff
-	// Progress receives a line every ProgressEvery; nil for none.
-	Progress      io.Writer
-	ProgressEvery time.Duration
+	// Progress receives the copy's counts per entity (progress.go); nil
+	// for none. ExactCounts counts every entity's rows in the snapshot
+	// first, for exact totals instead of the source's estimates.
+	Progress    *progress.Tracker
+	ExactCounts bool
 
 	// RequestTimeout is the deadline of every attempt of every DynamoDB
 	// request (0: DefaultRequestTimeout); an attempt without an answer by
@@ -71,9 +73,6 @@ func (o *Options) defaults() {
 	}
 	if o.Backoff == (Backoff{}) {
 		o.Backoff = DefaultBackoff
-	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = 5 * time.Second
 	}
 	o.runDefaults()
 }
@@ -164,23 +163,20 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		w.written = newKeySet()
 	}
 
-	stop := make(chan struct{})
-	progressDone := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		progress(o, c, rep.Started, stop)
-	}()
+	phase, err := copyPhase(ctx, o, snap.Readers(), c)
+	if err != nil {
+		return err
+	}
 
 	rep.writing = true
 	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
+	phase.End(err == nil)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
 		if w.written != nil {
 			err = strays(ctx, o, w, rep, call)
 		}
 	}
-	close(stop)
-	<-progressDone
 	if cerr := rej.close(); err == nil {
 		err = cerr
 	}
@@ -332,22 +328,4 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 		return ctx.Err()
 	}
 	return send()
-}
-
-func progress(o Options, c *counters, start time.Time, stop <-chan struct{}) {
-	if o.Progress == nil {
-		return
-	}
-	t := time.NewTicker(o.ProgressEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			el := time.Since(start)
-			fmt.Fprintf(o.Progress, "migrate: %s: %d rows read, %d items written (%.0f items/s), %d rejected, %d retries\n",
-				el.Round(time.Second), c.read.Load(), c.written.Load(), float64(c.written.Load())/el.Seconds(), c.rejected.Load(), c.retries.Load())
-		}
-	}
 }

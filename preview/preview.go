@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -54,8 +55,10 @@ type Entity struct {
 	Values []mapping.Item `json:"-"`
 }
 
-// Run renders the first rows rows of each entity (all entities when names is empty).
-func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, names []string) (*Result, error) {
+// Run renders the first rows rows of each entity (all entities when names
+// is empty). prog (nil: none) gets a "render" phase: per entity, the rows
+// rendered (or rejected) of the rows it can have (renderTotal).
+func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, names []string, prog *progress.Tracker) (*Result, error) {
 	t := p.Table
 	res := &Result{Table: TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}}
 	if t.SK != nil {
@@ -78,10 +81,16 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 	}
 	defer snap.Close()
 	r := snap.Readers()[0]
+	var shown []*mapping.Entity
 	for _, e := range p.Entities {
-		if len(want) > 0 && !want[e.Name] {
-			continue
+		if len(want) == 0 || want[e.Name] {
+			shown = append(shown, e)
 		}
+	}
+	phase := prog.Phase("render", "rows", renderTasks(shown, rows))
+	complete := false
+	defer func() { phase.End(complete) }()
+	for i, e := range shown {
 		pk, sk := e.KeyTemplates()
 		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
 		if e.Table.Query != "" {
@@ -90,6 +99,7 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		err := e.Stream(func(each func([]any) error) error {
 			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
 		}, func(row []any, dup *mapping.RowError) error {
+			defer phase.Counter(i).Add(1)
 			var item mapping.Item
 			var err error
 			if dup != nil {
@@ -118,8 +128,10 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		if err != nil {
 			return nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
 		}
+		phase.Counter(i).Finish()
 		res.Entities = append(res.Entities, pe)
 	}
+	complete = true
 	return res, nil
 }
 
@@ -203,4 +215,18 @@ func (r *Result) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  rejected %s\n", rj)
 		}
 	}
+}
+
+// renderTasks are the progress tasks of the entities: each reads at most
+// rows rows, fewer when the source's statistics say the table has fewer
+// (exact when the count is exact and the entity has no where).
+func renderTasks(ents []*mapping.Entity, rows int) []progress.Task {
+	tasks := make([]progress.Task, len(ents))
+	for i, e := range ents {
+		tasks[i] = progress.Task{Name: e.Name, Total: int64(rows)}
+		if n, exact, known := e.Table.Size.Rows(); known && n <= int64(rows) {
+			tasks[i].Total, tasks[i].Exact = n, exact && e.Where == ""
+		}
+	}
+	return tasks
 }

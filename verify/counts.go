@@ -26,7 +26,9 @@ func (v *verifier) counts(ctx context.Context, rep *Report) error {
 	}
 	per := map[string]int64{}
 	var mu sync.Mutex
+	scanned := v.scanPhase()
 	err := v.scan(ctx, func(it map[string]types.AttributeValue) {
+		scanned.Counter(0).Add(1)
 		if v.t.IsLock(it) { // a migrate run's lock item (mapping.LockKeyText) is no item of the data
 			return
 		}
@@ -45,9 +47,12 @@ func (v *verifier) counts(ctx context.Context, rep *Report) error {
 			v.keys.add(v.t.KeyString(it), i)
 		}
 	})
+	scanned.End(err == nil)
 	if err != nil {
 		return err
 	}
+	counted := v.countPhase()
+	defer func() { counted.End(ctx.Err() == nil) }()
 	for _, e := range v.o.Plan.Entities {
 		cc := CountCheck{Entity: e.Name, Items: per[e.Name], Problems: v.problems()}
 		if v.o.Rejects != nil {
@@ -77,6 +82,7 @@ func (v *verifier) counts(ctx context.Context, rep *Report) error {
 		}
 		cc.OK = cc.Problems.OK()
 		rep.Counts = append(rep.Counts, cc)
+		counted.Counter(0).Add(1)
 	}
 	return nil
 }

@@ -9,5 +9,6 @@
 //
 // The checks (counts.go, items.go, pattern.go, rejects.go, table.go) fill a
 // Report of structured Problems (problem.go); rendering it as text, JSON,
-// JUnit XML or Markdown lives apart, in render*.go.
+// JUnit XML or Markdown lives apart, in render*.go. Each check reports its
+// progress, counted where the report counts (progress.go).
 package verify

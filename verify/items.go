@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -65,7 +66,7 @@ type chunkResult struct {
 // them in chunks of 100 keys: a fixed pool of workers each renders a chunk,
 // reads its items with BatchGetItem and compares. The problems kept are the
 // first in Problem order, whatever the workers' timing.
-func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, error) {
+func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.Counter) (ItemCheck, error) {
 	rate := v.o.SampleRate
 	if rate <= 0 || rate > 1 {
 		rate = 1
@@ -110,6 +111,7 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity) (ItemCheck, err
 		}
 		err := e.Stream(scan, func(vals []any, dup *mapping.RowError) error {
 			ic.Rows++
+			prog.Add(1)
 			row := vals[:ncols]
 			if v.acceptedReject(e, row) {
 				return nil // migrate rejected it, and the rejects file says so

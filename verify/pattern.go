@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -23,7 +24,7 @@ import (
 // SQL returns. A pattern that cannot be checked (its SQL fails, the Query
 // is refused) fails with a KindPatternError problem and the run goes on; only
 // the end of ctx stops it.
-func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (PatternCheck, error) {
+func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern, prog *progress.Counter) (PatternCheck, error) {
 	pc := PatternCheck{Name: ap.Name, Target: ap.Target(), Problems: v.problems()}
 	fail := func(label string, err error) (PatternCheck, error) {
 		if ctx.Err() != nil {
@@ -53,8 +54,10 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern) (Patt
 		pc.Note = "no parameter values to sample: the source has no rows for it"
 		return pc, nil
 	}
+	prog.SetTotal(int64(len(samples)), true)
 	for _, params := range samples {
 		pc.Samples++
+		prog.Add(1)
 		label := paramLabel(ap, params)
 		pc.Params = append(pc.Params, label)
 		var want expectation

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -49,6 +50,9 @@ type Options struct {
 	// is repeated while it disagrees with the SQL, for the index to catch up
 	// with the table (GSIs are eventually consistent). Zero means 10 s.
 	Settle time.Duration
+	// Progress receives the counts of each check as it runs (progress.go);
+	// nil for none.
+	Progress *progress.Tracker
 }
 
 // Report is the outcome of a verification. OK is true only when every check
@@ -161,7 +165,8 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	}
 	v.listRejects(rep)
 	if !v.o.SkipItems {
-		for _, e := range v.o.Plan.Entities {
+		phase := v.itemsPhase(rep)
+		for i, e := range v.o.Plan.Entities {
 			if v.countFailed[e.Name] {
 				ic := ItemCheck{Entity: e.Name, Problems: v.problems()}
 				ic.Problems.Add(Problem{Kind: KindCheckError, Entity: e.Name,
@@ -169,12 +174,15 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 				rep.Items = append(rep.Items, ic)
 				continue
 			}
-			ic, err := v.items(ctx, e)
+			ic, err := v.items(ctx, e, phase.Counter(i))
 			if err != nil {
+				phase.End(false)
 				return err
 			}
+			phase.Counter(i).Finish()
 			rep.Items = append(rep.Items, ic)
 		}
+		phase.End(true)
 		v.checkRejects(rep)
 		if err := v.strays(ctx, rep); err != nil {
 			return err
@@ -186,14 +194,19 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	done := make([]bool, len(pcs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(patternWorkers)
+	phase := v.patternsPhase()
 	for i, ap := range v.o.Plan.AccessPatterns {
 		g.Go(func() error {
-			pc, err := v.pattern(gctx, ap)
+			pc, err := v.pattern(gctx, ap, phase.Counter(i))
 			pcs[i], done[i] = pc, err == nil
+			if err == nil {
+				phase.Counter(i).Finish()
+			}
 			return err
 		})
 	}
 	err = g.Wait()
+	phase.End(err == nil)
 	for i, pc := range pcs {
 		if done[i] { // a pattern the stopped run did not finish is left out
 			rep.Patterns = append(rep.Patterns, pc)

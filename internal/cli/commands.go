@@ -27,6 +27,7 @@ func (a *app) previewCmd() *cobra.Command {
 	var entities []string
 	var doc string
 	var an analyzeFlags
+	var prog progressFlags
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show the items the first rows of every entity become, without touching DynamoDB",
@@ -48,6 +49,7 @@ mermaid block), in .html one self-contained HTML file that works offline;
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("rows", int64(rows), 1)
 			an.check(cmd, &c)
+			prog.check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -75,7 +77,12 @@ mermaid block), in .html one self-contained HTML file that works offline;
 					return usagef("--entity %s: the mapping has no entity %q (entities: %s)", n, n, entityNames(p))
 				}
 			}
-			res, err := preview.Run(cmd.Context(), p, src, rows, entities)
+			tracker, stopProgress, err := prog.start(a, "preview")
+			if err != nil {
+				return err
+			}
+			res, err := preview.Run(cmd.Context(), p, src, rows, entities, tracker)
+			stopProgress()
 			if err != nil {
 				return err
 			}
@@ -96,6 +103,7 @@ mermaid block), in .html one self-contained HTML file that works offline;
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
 	an.register(cmd)
+	prog.register(cmd, false)
 	return cmd
 }
 
@@ -165,6 +173,7 @@ func (a *app) migrateCmd() *cobra.Command {
 	var m migrate.Options
 	var retryFor time.Duration
 	var reportJSON string
+	var prog progressFlags
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Write every source row into the DynamoDB table",
@@ -199,8 +208,11 @@ answers to their requests in flight (a few seconds at most) and the report
 counts exactly the items DynamoDB acknowledged; it says the table is
 partial. The exit status is then 130 (interrupted) or 1 or 3.
 
-It prints progress to stderr and a summary to stdout; the exit status is 0
-only if every row was written or, within --max-rejects, rejected.`,
+It shows progress on stderr (--progress: a bar per entity with percent and
+ETA on a terminal, a line every --progress-interval otherwise, or JSON
+lines), with totals from the source's row estimates, or exact ones with
+--exact-counts, and prints a summary to stdout; the exit status is 0 only if
+every row was written or, within --max-rejects, rejected.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -216,6 +228,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
 			d.check(&c)
+			prog.check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -225,10 +238,15 @@ only if every row was written or, within --max-rejects, rejected.`,
 			}
 			defer src.Close()
 			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
+			tracker, stopProgress, err := prog.start(a, "migrate")
+			if err != nil {
+				return err
+			}
+			m.Progress, m.ExactCounts = tracker, prog.exact
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
-			m.Progress = a.stderr
 			rep, runErr := migrate.Run(cmd.Context(), m)
+			stopProgress()
 			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
 				runErr = failedError{runErr} // the run stopped on its rejected rows
 			}
@@ -267,6 +285,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
+	prog.register(cmd, true)
 	return cmd
 }
 
@@ -276,6 +295,7 @@ func (a *app) verifyCmd() *cobra.Command {
 	var v verify.Options
 	var format, rejects string
 	var outputs []string
+	var prog progressFlags
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the DynamoDB table matches the source: counts, items and access patterns",
@@ -303,6 +323,10 @@ gets text. A report is written even when verify cannot finish.
 Sampled parameters are fixed by --seed; without it a seed is drawn and
 printed, so a failing run can be repeated with the same parameters.
 
+Progress goes to stderr (--progress): the table scan, the source counts,
+the rows the item check has read per entity (of the counted rows) and the
+samples checked per access pattern.
+
 The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -315,6 +339,7 @@ The exit status is 0 only when every check ran and passed.`,
 				c = append(c, fmt.Sprintf("--sample-rate must be more than 0 and at most 1, got %v", v.SampleRate))
 			}
 			d.check(&c)
+			prog.check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -372,7 +397,13 @@ The exit status is 0 only when every check ran and passed.`,
 				}
 			}
 			v.Plan, v.Source, v.DB, v.Table = p, src, db, d.table
+			tracker, stopProgress, err := prog.start(a, "verify")
+			if err != nil {
+				return err
+			}
+			v.Progress = tracker
 			rep, err := verify.Run(cmd.Context(), v)
+			stopProgress()
 			return report(rep, err)
 		},
 	}
@@ -389,6 +420,7 @@ The exit status is 0 only when every check ran and passed.`,
 	fl.BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
 	fl.Float64Var(&v.SampleRate, "sample-rate", 1, "share of each entity's rows the item check compares (0 < F <= 1), chosen by a hash of each row's key: every run compares the same rows")
 	fl.DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
+	prog.register(cmd, false)
 	return cmd
 }
 

@@ -58,7 +58,7 @@ or to the file -o names.`,
 				defer src.Close()
 				switch format {
 				case "workbench":
-					res, err := preview.Run(cmd.Context(), p, src, rows, nil)
+					res, err := preview.Run(cmd.Context(), p, src, rows, nil, nil)
 					if err != nil {
 						return err
 					}

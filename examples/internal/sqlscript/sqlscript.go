@@ -64,9 +64,11 @@ type (
 var ErrUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
 
 // Literal renders one value as an SQL literal: int64, bool, string, JSON,
-// TS and NullID.
+// TS and NullID, and nil as NULL.
 func Literal(v any) (string, error) {
 	switch v := v.(type) {
+	case nil:
+		return "NULL", nil
 	case int64:
 		return strconv.FormatInt(v, 10), nil
 	case bool:
