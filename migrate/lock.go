@@ -105,18 +105,26 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 		item[lockPID] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.held.pid, 10)}
 		item[lockStarted] = &types.AttributeValueMemberS{Value: l.held.started}
 		item[lockHeartbeat] = millis(time.Now())
-		out, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{
+		in := &dynamodb.PutItemInput{
 			TableName:                 aws.String(l.name),
 			Item:                      item,
 			ConditionExpression:       aws.String("attribute_not_exists(#pk) OR #hb < :stale"),
 			ExpressionAttributeNames:  map[string]string{"#pk": l.table.PK.Name, "#hb": lockHeartbeat},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":stale": millis(time.Now().Add(-l.stale))},
 			ReturnValues:              types.ReturnValueAllOld,
-		}, l.call)
+		}
+		if o.resumeOwner != "" { // --resume: the interrupted run's lock is taken over at once
+			*in.ConditionExpression += " OR #owner = :prev"
+			in.ExpressionAttributeNames["#owner"] = lockOwner
+			in.ExpressionAttributeValues[":prev"] = &types.AttributeValueMemberS{Value: o.resumeOwner}
+		}
+		out, err := l.db.PutItem(ctx, in, l.call)
 		var cf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			if len(out.Attributes) > 0 {
+			if len(out.Attributes) > 0 && readHolder(out.Attributes).owner == o.resumeOwner {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on table %s: %s", l.name, readHolder(out.Attributes)))
+			} else if len(out.Attributes) > 0 {
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on table %s: %s (older than %s: that run is taken to have died)",
 					l.name, readHolder(out.Attributes), l.stale))
 			}

@@ -56,6 +56,18 @@ type Options struct {
 	// DeleteStale deletes, after a successful run into a table that held
 	// items before (AllowNonEmpty), the items this run did not write.
 	DeleteStale bool
+
+	// CheckpointPath is the file where the run keeps its checkpoint
+	// (checkpoint.go); "" keeps none. Resume continues the job whose
+	// checkpoint it is. MappingDigest and SourceID name the mapping file and
+	// the source (without password) in it; CheckpointEvery is how often it
+	// is saved (0: DefaultCheckpointEvery).
+	CheckpointPath  string
+	Resume          bool
+	MappingDigest   string
+	SourceID        string
+	CheckpointEvery time.Duration
+	resumeOwner     string // the lock owner of the run being resumed
 }
 
 func (o *Options) defaults() {
@@ -97,6 +109,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 func run(ctx context.Context, o Options, rep *Report) (err error) {
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	tr, err := startCheckpoint(&o, rep, rej) // --resume: refused before anything is done if it is another job's
+	if err != nil {
+		return err
+	}
 	if o.CreateTable {
 		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
@@ -130,7 +147,10 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}()
 
-	if !o.AllowNonEmpty {
+	switch {
+	case o.Resume:
+		rep.ItemsBefore = tr.file.ItemsBefore
+	case !o.AllowNonEmpty:
 		empty, err := IsEmpty(ctx, o.DB, &o.Plan.Table, o.Table, call)
 		if err != nil {
 			return err
@@ -138,8 +158,13 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if !empty {
 			return fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
 		}
-	} else if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
-		return err
+	default:
+		if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
+			return err
+		}
+		if tr != nil {
+			tr.file.ItemsBefore = rep.ItemsBefore
+		}
 	}
 
 	snap, err := o.Source.Snapshot(ctx, o.Readers)
@@ -153,16 +178,22 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	for _, e := range o.Plan.Entities {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
-	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
-	if o.RejectsPath != "" { // a file left by an earlier run would tell of rows this run did not reject
+	if o.RejectsPath != "" && !o.Resume { // a file left by an earlier run would tell of rows this run did not reject
 		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
 		}
 	}
 	w := newWriter(o, c, rej)
-	if rep.ItemsBefore > 0 { // to find the items this run did not write
+	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
 		w.written = newKeySet()
 	}
+	if tr != nil { // the checkpoint names this run's lock from now on
+		tr.file.Owner = lk.held.owner
+		if err := tr.save(); err != nil {
+			return err
+		}
+	}
+	stopSaving := tr.saving(o, stopRun)
 
 	stop := make(chan struct{})
 	progressDone := make(chan struct{})
@@ -172,7 +203,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}()
 
 	rep.writing = true
-	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
+	err = pipeline(ctx, o, snap.Readers(), w, rej, c, tr)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
 		if w.written != nil {
@@ -181,47 +212,31 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	close(stop)
 	<-progressDone
+	if cerr := stopSaving(err == nil); cerr != nil {
+		if err == nil || errors.Is(err, context.Canceled) {
+			err = cerr
+		} else {
+			err = fmt.Errorf("%w; and %w", err, cerr)
+		}
+	}
 	if cerr := rej.close(); err == nil {
 		err = cerr
 	}
 	rep.finish(o.Plan, c, rej)
+	tr.report(rep)
 	if rej.n > 0 && o.RejectsPath != "" {
 		rep.RejectsFile = o.RejectsPath
 	}
 	return err
 }
 
-func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters) error {
+func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	g, ctx := errgroup.WithContext(ctx)
-	jobs := make(chan *mapping.Entity)
 	items := make(chan pending, 4*MaxBatch*o.Writers)
 	batches := make(chan []pending, o.Writers)
 
 	g.Go(func() error {
-		defer close(jobs)
-		for _, e := range o.Plan.Entities {
-			select {
-			case jobs <- e:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	})
-	g.Go(func() error {
-		defer close(items)
-		rg, rctx := errgroup.WithContext(ctx)
-		for _, r := range readers {
-			rg.Go(func() error {
-				for e := range jobs {
-					if err := readEntity(rctx, r, e, items, rej, c); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
-		return rg.Wait()
+		return readAll(ctx, o, readers, items, w, rej, c, tr)
 	})
 	g.Go(func() error {
 		defer close(batches)
@@ -242,17 +257,21 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 
 // readRows streams the rows of one entity (its table, view or query) from
 // r, each with the reason it cannot become an item when its key names
-// several rows (mapping.Entity.Stream).
-func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, fn func(row []any, dup *mapping.RowError) error) error {
+// several rows (mapping.Entity.Stream); kr restricts them to a key range.
+func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, fn func(row []any, dup *mapping.RowError) error) error {
 	return e.Stream(func(each func([]any) error) error {
+		if kr.After != nil || kr.UpTo != nil {
+			return r.ScanRange(ctx, e.Table, e.Where, kr, each)
+		}
 		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
 	}, fn)
 }
 
 // readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
+func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
 	ec := c.perEntity[e.Name]
-	return readRows(ctx, r, e, func(row []any, dup *mapping.RowError) error {
+	return readRows(ctx, r, e, kr, func(row []any, dup *mapping.RowError) error {
+		m := et.mark(row)
 		c.read.Add(1)
 		ec.read.Add(1)
 		var item mapping.Item
@@ -269,10 +288,14 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items c
 			}
 			c.rejected.Add(1)
 			ec.rejected.Add(1)
-			return rej.add(Rejection{Entity: re.Entity, Row: re.Key, Reason: re.Reason})
+			if err := rej.add(Rejection{Entity: re.Entity, Row: re.Key, Reason: re.Reason}); err != nil {
+				return err
+			}
+			m.settle(false)
+			return nil
 		}
 		select {
-		case items <- pending{item: item, entity: e.Name, source: e.SourceKey(row)}:
+		case items <- pending{item: item, entity: e.Name, source: e.SourceKey(row), mark: m}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -307,6 +330,10 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 		k := t.KeyString(p.item)
 		sum := sha256.Sum256([]byte(k))
 		digest := [16]byte(sum[:16])
+		if p.seen { // a row an earlier run settled: its key only
+			sent[digest] = struct{}{}
+			continue
+		}
 		prev, dup := keys[k]
 		if _, ok := sent[digest]; ok && !dup {
 			prev, dup = "an earlier row", true
@@ -317,6 +344,7 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 			if err := rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("key collision: renders the same key %s as %s", k, prev)}); err != nil {
 				return err
 			}
+			p.mark.settle(false)
 			continue
 		}
 		keys[k] = "entity " + p.entity + " row " + p.source

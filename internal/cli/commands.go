@@ -169,6 +169,20 @@ answers to their requests in flight (a few seconds at most) and the report
 counts exactly the items DynamoDB acknowledged; it says the table is
 partial. The exit status is then 130 (interrupted) or 1 or 3.
 
+Resume: while it writes, migrate keeps a checkpoint (--checkpoint, by
+default <table>.remodel-checkpoint.json), saved every 2 seconds and when the
+run stops: per entity, the source key up to which every row's item is
+acknowledged by DynamoDB or the row rejected. A run that succeeds removes
+it. After a crash, kill -9, SIGINT or a failure, migrate --resume (same
+mapping, source and table; refused otherwise) takes over the interrupted
+run's lock, reads a new snapshot, and writes only the rows after each
+entity's checkpoint key; it appends to the interrupted run's rejects file
+without listing a row twice, and its report counts the whole job. It reads
+the settled rows' keys again (nothing is written for them) for the
+collision check and to report, or with --delete-stale delete, the items no
+source row has any more. Rows changed before the checkpoint key since the
+interrupted run are not rewritten: verify finds them.
+
 It prints progress to stderr and a summary to stdout; the exit status is 0
 only if every row was written or, within --max-rejects, rejected.`,
 		Args: noArgs,
@@ -182,7 +196,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 			c.positive("request-timeout", m.RequestTimeout)
 			c.positive("table-timeout", m.TableTimeout)
 			c.atLeast("rate-limit", m.RateLimit, 0)
-			if m.DeleteStale && !m.AllowNonEmpty {
+			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
 			d.check(&c)
@@ -195,6 +209,9 @@ only if every row was written or, within --max-rejects, rejected.`,
 			}
 			defer src.Close()
 			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
+			if err := checkpointOptions(&m, &o); err != nil {
+				return err
+			}
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
 			m.Progress = a.stderr
@@ -237,6 +254,8 @@ only if every row was written or, within --max-rejects, rejected.`,
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
+	f.StringVar(&m.CheckpointPath, "checkpoint", "", "the file recording how far the run got, to --resume from (default <table>.remodel-checkpoint.json; removed when the run succeeds)")
+	f.BoolVar(&m.Resume, "resume", false, "continue the interrupted run whose --checkpoint this is: only the rows it did not settle are written")
 	return cmd
 }
 
