@@ -149,8 +149,8 @@ type entityTrack struct {
 	// The settled prefix: up to after (the last row whose key can bound a
 	// range), with its counts over every run; tail counts the settled rows
 	// after it, whose key cannot (they are read again on resume).
-	after    source.KeyBound
-	afterRow string
+	after                 source.KeyBound
+	afterRow              string
 	rows, items, rejected int64
 	tail                  struct{ rows, items, rejected int64 }
 	// What the earlier runs settled, for the report; resumeFrom is where
