@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -26,8 +27,9 @@ const DefaultCheckpointEvery = 2 * time.Second
 const checkpointVersion = 1
 
 // checkpointFile is what a checkpoint file holds: whose job it is (the
-// mapping's digest, the table, the source without its password, the run
-// holding the lock) and, per entity, the key up to which every row is
+// mapping's digest, the table, the source without its password, the runs
+// whose lock item --resume may take over: the one holding it and, for a
+// moment while a resumed run takes it, the one before) and, per entity, the key up to which every row is
 // settled: its item acknowledged by DynamoDB, or the row rejected (and in
 // the rejects file).
 type checkpointFile struct {
@@ -36,7 +38,7 @@ type checkpointFile struct {
 	Table       string             `json:"table"`
 	Source      string             `json:"source"`
 	Engine      string             `json:"engine"`
-	Owner       string             `json:"lock_owner"`
+	Owners      []string           `json:"lock_owners"`
 	Host        string             `json:"host"`
 	PID         int64              `json:"pid"`
 	Saved       time.Time          `json:"saved"`
@@ -498,12 +500,20 @@ func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.resumeOwner = ck.Owner
 		o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
 		if err := rej.loadEarlier(); err != nil {
 			return nil, err
 		}
 		tr.resumed = true
+		// The lock may be taken over from the runs the checkpoint names; this
+		// run is named too before it takes the lock, so that a run killed
+		// between taking the lock and its next save can be resumed as well.
+		o.resumeOwners = ck.Owners
+		o.lockOwner = newOwner()
+		tr.file.Owners = append(slices.Clone(ck.Owners), o.lockOwner)
+		if err := tr.save(); err != nil {
+			return nil, err
+		}
 	}
 	return tr, nil
 }

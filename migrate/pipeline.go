@@ -67,7 +67,8 @@ type Options struct {
 	MappingDigest   string
 	SourceID        string
 	CheckpointEvery time.Duration
-	resumeOwner     string // the lock owner of the run being resumed
+	resumeOwners    []string // --resume: the lock owners the checkpoint names, whose lock is taken over
+	lockOwner       string   // this run's lock owner id; "": a new one
 }
 
 func (o *Options) defaults() {
@@ -188,7 +189,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		w.written = newKeySet()
 	}
 	if tr != nil { // the checkpoint names this run's lock from now on
-		tr.file.Owner = lk.held.owner
+		tr.file.Owners = []string{lk.held.owner}
 		if err := tr.save(); err != nil {
 			return err
 		}

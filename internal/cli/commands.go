@@ -196,6 +196,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 			c.positive("request-timeout", m.RequestTimeout)
 			c.positive("table-timeout", m.TableTimeout)
 			c.atLeast("rate-limit", m.RateLimit, 0)
+			c.positive("checkpoint-every", m.CheckpointEvery)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
@@ -255,6 +256,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
 	f.StringVar(&m.CheckpointPath, "checkpoint", "", "the file recording how far the run got, to --resume from (default <table>.remodel-checkpoint.json; removed when the run succeeds)")
+	f.DurationVar(&m.CheckpointEvery, "checkpoint-every", migrate.DefaultCheckpointEvery, "how often the checkpoint is saved while the run writes")
 	f.BoolVar(&m.Resume, "resume", false, "continue the interrupted run whose --checkpoint this is: only the rows it did not settle are written")
 	return cmd
 }
