@@ -548,12 +548,25 @@ func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func
 		if failed != nil {
 			return failed
 		}
-		if ok {
+		if ok || !tr.resumed && tr.nothingSettled() { // nothing to resume from
 			tr.removed = true
 			return tr.remove()
 		}
 		return tr.save()
 	}
+}
+
+// nothingSettled says whether no row of any entity is settled yet.
+func (tr *tracker) nothingSettled() bool {
+	for _, et := range tr.ents {
+		et.mu.Lock()
+		some := et.done || et.readAll || et.after != nil || et.tail.rows > 0
+		et.mu.Unlock()
+		if some {
+			return false
+		}
+	}
+	return true
 }
 
 // report adds the checkpoint to the report: the file to resume from when
