@@ -253,3 +253,75 @@ func checkRejectsOnce(t *testing.T, path string) int {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// TestInterruptedThenResumed: SIGINT to a real remodel migrate: exit 130,
+// the checkpoint saved and the report saying how to resume. --resume with
+// another mapping file is refused with exit status 3 and writes nothing;
+// with the same one it finishes the job, and verify passes.
+func TestInterruptedThenResumed(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	bin := buildRemodel(t)
+	dsn := testenv.Postgres(t)
+	rows, rejected := killedData(t, "postgres", dsn, 1500, 60, 25)
+	m := writeFile(t, "killed.yaml", killedMapping)
+	db, table := testenv.DynamoDBTable(t)
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "job.json")
+	rj := filepath.Join(dir, "rejects.jsonl")
+	args := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+		"--checkpoint", ck, "--checkpoint-every", "100ms", "--rejects", rj, "--max-rejects", "1000", "--rate-limit", "1000"}
+
+	cmd := exec.Command(bin, append(args, "--create-table")...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for _, err := os.Stat(ck); err != nil && time.Now().Before(deadline); _, err = os.Stat(ck) {
+		time.Sleep(20 * time.Millisecond) // the table exists once the checkpoint does
+	}
+	for time.Now().Before(deadline) && count(t, db, table) < 500 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCode(t, cmd.Wait()); code != exitInterrupted {
+		t.Fatalf("exit %d after SIGINT:\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "migrate --resume --checkpoint "+ck+" continues from there") {
+		t.Errorf("the report does not say how to resume:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint after SIGINT: %v", err)
+	}
+	before := count(t, db, table)
+
+	other := writeFile(t, "other.yaml", killedMapping+"# changed\n")
+	otherArgs := append([]string(nil), args...)
+	otherArgs[4] = other
+	out, err := exec.Command(bin, append(otherArgs, "--resume")...).CombinedOutput()
+	if code := exitCode(t, err); code != exitError || !strings.Contains(string(out), "belongs to another migration: the mapping file changed since") {
+		t.Errorf("resume with another mapping: exit %d:\n%s", code, out)
+	}
+	if n := count(t, db, table); n != before {
+		t.Errorf("the refused resume changed the table: %d items, before %d", n, before)
+	}
+
+	out, err = exec.Command(bin, append(args, "--resume")...).CombinedOutput()
+	if code := exitCode(t, err); code != 0 {
+		t.Fatalf("resume: exit %d:\n%s", code, out)
+	}
+	if n := count(t, db, table); n != int64(rows-rejected) {
+		t.Errorf("the table holds %d items, want %d", n, rows-rejected)
+	}
+	if got := checkRejectsOnce(t, rj); got != rejected {
+		t.Errorf("the rejects file lists %d rows, want %d", got, rejected)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--rejects", rj, "--seed", "1")
+	if code != 0 {
+		t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
+	}
+}
