@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,106 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	o.CheckpointPath, o.Resume = filepath.Join(t.TempDir(), "none.json"), true
 	if _, err := migrate.Run(testContext(t), o); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
 		t.Errorf("resume without a checkpoint: %v", err)
+	}
+}
+
+// TestResumeAfterSourceChanged: between the interrupted run and --resume
+// the source changes. As documented: rows deleted leave stray items, which
+// --delete-stale deletes; a row updated after the checkpoint key is written
+// as it is now, one updated before it is not rewritten; a row inserted
+// after it is written, one inserted before it is not. On both engines.
+func TestResumeAfterSourceChanged(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	var script strings.Builder
+	script.WriteString("CREATE TABLE items (id INT PRIMARY KEY, k VARCHAR(20) NOT NULL);\n")
+	for i := 1; i <= 2000; i++ {
+		if i%500 == 1 {
+			if i > 1 {
+				script.WriteString(";\n")
+			}
+			script.WriteString("INSERT INTO items VALUES ")
+		} else {
+			script.WriteString(", ")
+		}
+		script.WriteString("(" + strconv.Itoa(i) + ", 'v1')")
+	}
+	script.WriteString(";\n")
+	const m = `version: 1
+table:
+  name: changed
+  key: {pk: PK}
+entities:
+  item:
+    from: items
+    pk: "ITEM#{id}"
+`
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, script.String())
+			fx := open(t, dsn, "mapping.yaml", m)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+			ck := filepath.Join(t.TempDir(), "c.json")
+			o := fx.options(slow, table)
+			o.CreateTable, o.Writers = true, 2
+			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			if _, err := migrate.Run(stopAfter(t, direct, table, 600), o); err == nil {
+				t.Fatal("the first run was not stopped")
+			}
+			ents := checkpointOf(t, ck)["entities"].([]any)
+			after := ents[0].(map[string]any)["after"].([]any)[0].(map[string]any)["v"].(string)
+			k, _ := strconv.Atoi(after)
+			if k < 20 || k > 1990 {
+				t.Fatalf("the checkpoint key is id %d: want the run stopped between 20 and 1990", k)
+			}
+			eng.Exec(t, dsn, fmt.Sprintf(`DELETE FROM items WHERE id <= 5;
+UPDATE items SET k = 'v2' WHERE id = 6 OR id = %d OR id = 2000;
+INSERT INTO items VALUES (-1, 'v2'), (%d, 'v2');`, k+1, 5000))
+
+			o2 := fx.options(direct, table)
+			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume, o2.DeleteStale = ck, "d", "s", true, true
+			rep, err := migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if rep.StrayItems != 5 || rep.StrayDeleted != 5 {
+				t.Errorf("stray items %d (%v), deleted %d; want the 5 items of the deleted rows", rep.StrayItems, rep.StrayKeys, rep.StrayDeleted)
+			}
+			got := map[string]string{}
+			p := dynamodb.NewScanPaginator(direct, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+			for p.HasMorePages() {
+				out, err := p.NextPage(testContext(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range out.Items {
+					got[it["PK"].(*types.AttributeValueMemberS).Value] = it["k"].(*types.AttributeValueMemberS).Value
+				}
+			}
+			want := map[string]string{}
+			for i := 6; i <= 2000; i++ {
+				want["ITEM#"+strconv.Itoa(i)] = "v1"
+			}
+			want["ITEM#"+strconv.Itoa(k+1)] = "v2" // updated after the key: rewritten
+			want["ITEM#2000"] = "v2"
+			want["ITEM#5000"] = "v2" // inserted after the key: written
+			// ITEM#6, updated before the key, keeps v1; ITEM#-1, inserted
+			// before it, is not written.
+			if len(got) != len(want) {
+				t.Errorf("the table holds %d items, want %d", len(got), len(want))
+			}
+			for key, v := range want {
+				if got[key] != v {
+					t.Errorf("item %s: k = %q, want %q", key, got[key], v)
+				}
+			}
+			for key := range got {
+				if _, ok := want[key]; !ok {
+					t.Errorf("item %s should not be there", key)
+				}
+			}
+		})
 	}
 }
