@@ -304,3 +304,84 @@ func keyArg(e introspect.Engine, c *introspect.Column, v any) (arg any, wrap str
 	}
 	return nil, "", false
 }
+
+// KeyBoundaries splits the rows of t matching where into up to n key
+// ranges of about the same number of rows, inside the reader's snapshot:
+// it returns the boundaries, ascending (the last key of each range but the
+// last), for KeyRange{After: b[i-1], UpTo: b[i]}. It reads every key once
+// (row_number over the key order). A boundary whose key cannot bound a
+// range (BoundValueOK) is left out, merging two ranges.
+func (r *pgReader) KeyBoundaries(ctx context.Context, t *introspect.Table, w string, n int) ([]KeyBound, error) {
+	q, cols, ok := boundariesSQL(t, w, n, pgIdent, pgTable(t), "/")
+	if !ok {
+		return nil, nil
+	}
+	var out []KeyBound
+	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, _ []any) error {
+		k := make(KeyBound, len(cols))
+		for i, c := range cols {
+			k[i] = decodeText(c, raw[i], introspect.Postgres)
+		}
+		if boundOK(introspect.Postgres, cols, k) {
+			out = append(out, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: splitting %s into key ranges: %w", pgLabel(t), err)
+	}
+	return out, nil
+}
+
+// KeyBoundaries: see pgReader.KeyBoundaries.
+func (r *myReader) KeyBoundaries(ctx context.Context, t *introspect.Table, w string, n int) ([]KeyBound, error) {
+	q, cols, ok := boundariesSQL(t, w, n, myIdent, myTable(t), "DIV")
+	if !ok {
+		return nil, nil
+	}
+	var out []KeyBound
+	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
+		k := make(KeyBound, len(cols))
+		for i, c := range cols {
+			k[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
+		}
+		if boundOK(introspect.MySQL, cols, k) {
+			out = append(out, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: splitting %s into key ranges: %w", myLabel(t), err)
+	}
+	return out, nil
+}
+
+func boundOK(e introspect.Engine, cols []*introspect.Column, k KeyBound) bool {
+	for i, c := range cols {
+		if !BoundValueOK(e, c, k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// boundariesSQL selects every per-th key in key order (per = the row count
+// divided by n, rounded up), the last row's aside. div is the engine's
+// integer division.
+func boundariesSQL(t *introspect.Table, w string, n int, ident func(string) string, table, div string) (string, []*introspect.Column, bool) {
+	if n < 2 || len(t.PrimaryKey) == 0 {
+		return "", nil, false
+	}
+	cols := make([]*introspect.Column, len(t.PrimaryKey))
+	keys := make([]string, len(t.PrimaryKey))
+	for i, name := range t.PrimaryKey {
+		if cols[i] = t.Column(name); cols[i] == nil {
+			return "", nil, false
+		}
+		keys[i] = ident(name)
+	}
+	list := strings.Join(keys, ", ")
+	per := "GREATEST((remodel_n + " + strconv.Itoa(n-1) + ") " + div + " " + strconv.Itoa(n) + ", 1)"
+	return "SELECT " + list + " FROM (SELECT " + list + ", row_number() OVER (ORDER BY " + list + ") AS remodel_rn, count(*) OVER () AS remodel_n FROM " +
+		table + where(w) + ") s WHERE MOD(remodel_rn, " + per + ") = 0 AND remodel_rn < remodel_n ORDER BY " + list, cols, true
+}

@@ -51,6 +51,7 @@ func TestScanRange(t *testing.T) {
 				checkRanges(t, src.Engine(), r, tab, "", all)
 				// With the entity's own condition besides.
 				checkRanges(t, src.Engine(), r, tab, "v = 'x'", all)
+				checkBoundaries(t, r, tab, all)
 			}
 
 			// A query whose key may be NULL: the NULL rows sort last on
@@ -134,6 +135,49 @@ func checkRanges(t *testing.T, eng introspect.Engine, r Reader, tab *introspect.
 	}
 	if cuts < 3 {
 		t.Errorf("%s: only %d rows could bound a range", tab.Label(), cuts)
+	}
+}
+
+// checkBoundaries splits the table into 2, 3 and 10 ranges: read one
+// after another they are all its rows in scan order, none empty, and
+// the ranges hold about as many rows each.
+func checkBoundaries(t *testing.T, r Reader, tab *introspect.Table, all [][]any) {
+	t.Helper()
+	ctx := testContext(t)
+	for _, n := range []int{2, 3, 10} {
+		bs, err := r.KeyBoundaries(ctx, tab, "", n)
+		if err != nil {
+			t.Fatalf("%s: KeyBoundaries(%d): %v", tab.Label(), n, err)
+		}
+		per := (len(all) + n - 1) / n
+		wantRanges := (len(all) + per - 1) / per
+		if len(bs) != wantRanges-1 {
+			t.Errorf("%s: KeyBoundaries(%d) = %d boundaries, want %d", tab.Label(), n, len(bs), wantRanges-1)
+		}
+		var got [][]any
+		var prev KeyBound
+		for i := 0; i <= len(bs); i++ {
+			var upTo KeyBound
+			if i < len(bs) {
+				upTo = bs[i]
+			}
+			var part [][]any
+			err := r.ScanRange(ctx, tab, "", KeyRange{After: prev, UpTo: upTo}, func(row []any) error {
+				part = append(part, append([]any(nil), row...))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(part) == 0 || i < len(bs) && len(part) != per {
+				t.Errorf("%s: range %d of %d holds %d rows (of %d)", tab.Label(), i+1, len(bs)+1, len(part), len(all))
+			}
+			got = append(got, part...)
+			prev = upTo
+		}
+		if show2(got) != show2(all) {
+			t.Errorf("%s: the %d ranges read\n%s\nwant\n%s", tab.Label(), len(bs)+1, show2(got), show2(all))
+		}
 	}
 }
 
