@@ -47,10 +47,14 @@ type checkpointFile struct {
 	Entities    []checkpointEntity `json:"entities"`
 }
 
-// checkpointEntity is one entity's progress. Rows, Items and Rejected
-// count the settled rows up to After, over every run of the job.
+// checkpointEntity is the progress of one entity, or of one key range of
+// it (--ranges): the rows after RangeAfter (nil: from the first) up to
+// RangeUpTo (nil: to the last). Rows, Items and Rejected count the settled
+// rows up to After, over every run of the job.
 type checkpointEntity struct {
-	Name string `json:"name"`
+	Name       string     `json:"name"`
+	RangeAfter []keyValue `json:"range_after,omitempty"`
+	RangeUpTo  []keyValue `json:"range_up_to,omitempty"`
 	// Done: every row was read and settled.
 	Done bool `json:"done"`
 	// After is the key of the last settled row (nil: none yet); AfterRow
@@ -126,19 +130,22 @@ func decodeKey(kv []keyValue) (source.KeyBound, error) {
 // last row of the contiguous settled prefix.
 type tracker struct {
 	path   string
+	plan   *mapping.Plan
 	engine introspect.Engine
 	mu     sync.Mutex // serialises saves
 	file   checkpointFile
 	ents   []*entityTrack
-	byName map[string]*entityTrack
+	byName map[string][]*entityTrack // an entity's tracks, one per key range
 	rej    *rejects
 	// resumed: the job's earlier runs left this checkpoint; removed: the
 	// job finished and its checkpoint is gone.
 	resumed, removed bool
 }
 
-// entityTrack is one entity's rows in flight and its settled prefix.
+// entityTrack is the rows in flight and the settled prefix of one entity,
+// or of one key range of it (lo, hi; nil: open).
 type entityTrack struct {
+	lo, hi source.KeyBound
 	e      *mapping.Entity
 	engine introspect.Engine
 	keyIdx []int
@@ -172,31 +179,70 @@ type rowMark struct {
 }
 
 func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
-	tr := &tracker{path: path, engine: o.Source.Engine(), byName: map[string]*entityTrack{}, rej: rej}
+	tr := &tracker{path: path, plan: o.Plan, engine: o.Source.Engine(), byName: map[string][]*entityTrack{}, rej: rej}
 	host, _ := os.Hostname()
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
 		Engine: string(o.Source.Engine()), Host: host, PID: int64(os.Getpid()), RejectsFile: o.RejectsPath,
 	}
 	for _, e := range o.Plan.Entities {
-		et := &entityTrack{e: e, engine: tr.engine, earlier: EntityReport{Name: e.Name}}
-		for _, name := range e.Table.PrimaryKey {
-			idx := -1
-			for i, c := range e.Columns {
-				if c.Name == name {
-					idx = i
-				}
-			}
-			if idx < 0 {
-				return nil, fmt.Errorf("migrate: entity %s: key column %s is not read", e.Name, name)
-			}
-			et.keyIdx = append(et.keyIdx, idx)
-			et.keyCol = append(et.keyCol, e.Columns[idx])
+		et, err := tr.newTrack(e, nil, nil)
+		if err != nil {
+			return nil, err
 		}
 		tr.ents = append(tr.ents, et)
-		tr.byName[e.Name] = et
+		tr.byName[e.Name] = []*entityTrack{et}
 	}
 	return tr, nil
+}
+
+// newTrack is a track of entity e's rows after lo up to hi.
+func (tr *tracker) newTrack(e *mapping.Entity, lo, hi source.KeyBound) (*entityTrack, error) {
+	et := &entityTrack{e: e, engine: tr.engine, lo: lo, hi: hi, earlier: EntityReport{Name: e.Name}}
+	for _, name := range e.Table.PrimaryKey {
+		idx := -1
+		for i, c := range e.Columns {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, fmt.Errorf("migrate: entity %s: key column %s is not read", e.Name, name)
+		}
+		et.keyIdx = append(et.keyIdx, idx)
+		et.keyCol = append(et.keyCol, e.Columns[idx])
+	}
+	return et, nil
+}
+
+// split replaces entity e's one track by one per key range, cut at the
+// boundaries, before any of its rows is read.
+func (tr *tracker) split(e *mapping.Entity, bounds []source.KeyBound) ([]*entityTrack, error) {
+	var tracks []*entityTrack
+	var lo source.KeyBound
+	for i := 0; i <= len(bounds); i++ {
+		var hi source.KeyBound
+		if i < len(bounds) {
+			hi = bounds[i]
+		}
+		et, err := tr.newTrack(e, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		tracks = append(tracks, et)
+		lo = hi
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var ents []*entityTrack
+	for _, et := range tr.ents {
+		if et.e != e {
+			ents = append(ents, et)
+		}
+	}
+	tr.ents = append(ents, tracks...)
+	tr.byName[e.Name] = tracks
+	return tracks, nil
 }
 
 // loadCheckpoint reads the checkpoint of an interrupted run for --resume
@@ -239,11 +285,32 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 	if host, _ := os.Hostname(); ck.Host == host && ck.PID > 0 && ck.PID != int64(os.Getpid()) && alive(int(ck.PID)) {
 		return nil, fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first", path, ck.PID)
 	}
+	// The tracks are the checkpoint's: the key ranges of the interrupted
+	// run, whatever the new snapshot holds.
+	tr.ents, tr.byName = nil, map[string][]*entityTrack{}
 	for _, ce := range ck.Entities {
-		et := tr.byName[ce.Name]
-		if et == nil {
+		e := entityNamed(tr.plan, ce.Name)
+		if e == nil {
 			return nil, fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, ce.Name)
 		}
+		var lo, hi source.KeyBound
+		var err error
+		if ce.RangeAfter != nil {
+			if lo, err = decodeKey(ce.RangeAfter); err != nil {
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+			}
+		}
+		if ce.RangeUpTo != nil {
+			if hi, err = decodeKey(ce.RangeUpTo); err != nil {
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+			}
+		}
+		et, err := tr.newTrack(e, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		tr.ents = append(tr.ents, et)
+		tr.byName[ce.Name] = append(tr.byName[ce.Name], et)
 		et.done = ce.Done
 		et.rows, et.items, et.rejected = ce.Rows, ce.Items, ce.Rejected
 		et.earlier = EntityReport{Name: ce.Name, Rows: ce.Rows, Items: ce.Items, Rejected: ce.Rejected}
@@ -255,8 +322,22 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 			et.after, et.afterRow, et.resumeFrom = k, ce.AfterRow, k
 		}
 	}
+	for _, e := range tr.plan.Entities {
+		if tr.byName[e.Name] == nil {
+			return nil, fmt.Errorf("migrate: --resume: checkpoint %s does not have entity %s", path, e.Name)
+		}
+	}
 	tr.file.ItemsBefore = ck.ItemsBefore
 	return &ck, nil
+}
+
+func entityNamed(p *mapping.Plan, name string) *mapping.Entity {
+	for _, e := range p.Entities {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
 }
 
 func short(digest string) string {
@@ -352,6 +433,17 @@ func (t *entityTrack) state() (checkpointEntity, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ce := checkpointEntity{Name: t.e.Name, Rows: t.rows, Items: t.items, Rejected: t.rejected, AfterRow: t.afterRow}
+	var err error
+	if t.lo != nil {
+		if ce.RangeAfter, err = encodeKey(t.lo); err != nil {
+			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
+		}
+	}
+	if t.hi != nil {
+		if ce.RangeUpTo, err = encodeKey(t.hi); err != nil {
+			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
+		}
+	}
 	if t.done || t.readAll && len(t.q) == 0 {
 		ce.Done = true
 		ce.Rows += t.tail.rows
@@ -464,16 +556,14 @@ type EarlierRuns struct {
 func (tr *tracker) addEarlier(r *Report) {
 	e := &EarlierRuns{Checkpoint: tr.path}
 	for i := range r.Entities {
-		et := tr.byName[r.Entities[i].Name]
-		if et == nil {
-			continue
+		for _, et := range tr.byName[r.Entities[i].Name] {
+			r.Entities[i].Rows += et.earlier.Rows
+			r.Entities[i].Items += et.earlier.Items
+			r.Entities[i].Rejected += et.earlier.Rejected
+			e.Rows += et.earlier.Rows
+			e.Items += et.earlier.Items
+			e.Rejected += et.earlier.Rejected
 		}
-		r.Entities[i].Rows += et.earlier.Rows
-		r.Entities[i].Items += et.earlier.Items
-		r.Entities[i].Rejected += et.earlier.Rejected
-		e.Rows += et.earlier.Rows
-		e.Items += et.earlier.Items
-		e.Rejected += et.earlier.Rejected
 	}
 	r.RowsRead += e.Rows
 	r.ItemsWritten += e.Items

@@ -62,8 +62,12 @@ type Options struct {
 	// checkpoint it is. MappingDigest and SourceID name the mapping file and
 	// the source (without password) in it; CheckpointEvery is how often it
 	// is saved (0: DefaultCheckpointEvery).
-	CheckpointPath  string
-	Resume          bool
+	CheckpointPath string
+	Resume         bool
+	// Ranges splits each entity into this many key ranges of about equal
+	// rows (read.go), read in parallel by the readers (Readers: each reads
+	// one entity or range at a time); 0 or 1: one.
+	Ranges          int
 	MappingDigest   string
 	SourceID        string
 	CheckpointEvery time.Duration
@@ -78,7 +82,7 @@ func (o *Options) defaults() {
 	if o.Readers < 1 {
 		o.Readers = 4
 	}
-	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)))
+	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)*max(1, o.Ranges)))
 	if o.Writers < 1 {
 		o.Writers = 8
 	}

@@ -10,16 +10,21 @@ import (
 	"github.com/remodel-dev/remodel/source"
 )
 
-// readJob is one entity for a reader: the rows of a key range, to write,
-// or (seen) the rows an earlier run settled, whose keys only are passed on.
+// readJob is one entity, or one key range of it, for a reader: its rows
+// to write, or (seen) the rows an earlier run settled, whose keys only are
+// passed on. et tracks the rows for the checkpoint (nil: none).
 type readJob struct {
 	e    *mapping.Entity
 	kr   source.KeyRange
 	seen bool
+	et   *entityTrack
 }
 
-// readAll reads every entity with the snapshot's readers, an entity to a
-// reader at a time, and closes items at the end. A resumed run first reads
+// readAll reads every entity with the snapshot's readers, an entity (or
+// one key range of it) to a reader at a time, and closes items at the end.
+// With o.Ranges > 1 a new job splits each entity into that many key ranges
+// of about equal rows, inside the snapshot (source's KeyBoundaries); a
+// resumed job reads the ranges its checkpoint names. A resumed run first reads
 // the rows the earlier runs settled (up to each entity's checkpoint key;
 // all of an entity they finished), every reader, before any row is read to
 // be written: their keys go through the batcher's collision check first,
@@ -29,17 +34,38 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, items chan
 	defer close(items)
 	var seen, write []readJob
 	for _, e := range o.Plan.Entities {
-		et := tr.entity(e.Name)
-		switch {
-		case et == nil:
+		tracks := tr.entity(e.Name)
+		if o.Ranges > 1 && (tr == nil || !tr.resumed) {
+			bounds, err := readers[0].KeyBoundaries(ctx, e.Table, e.Where, o.Ranges)
+			if err != nil {
+				return err
+			}
+			if tr == nil {
+				var lo source.KeyBound
+				for _, hi := range append(bounds, nil) {
+					write = append(write, readJob{e: e, kr: source.KeyRange{After: lo, UpTo: hi}})
+					lo = hi
+				}
+				continue
+			}
+			if tracks, err = tr.split(e, bounds); err != nil {
+				return err
+			}
+		}
+		if tracks == nil {
 			write = append(write, readJob{e: e})
-		case et.done:
-			seen = append(seen, readJob{e: e, seen: true})
-		case et.resumeFrom != nil:
-			seen = append(seen, readJob{e: e, kr: source.KeyRange{UpTo: et.resumeFrom}, seen: true})
-			write = append(write, readJob{e: e, kr: source.KeyRange{After: et.resumeFrom}})
-		default:
-			write = append(write, readJob{e: e})
+			continue
+		}
+		for _, et := range tracks {
+			switch {
+			case et.done:
+				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, seen: true})
+			case et.resumeFrom != nil:
+				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.resumeFrom}, seen: true})
+				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.resumeFrom, UpTo: et.hi}, et: et})
+			default:
+				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, et: et})
+			}
 		}
 	}
 	for _, phase := range [][]readJob{seen, write} {
@@ -47,10 +73,10 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, items chan
 			if j.seen {
 				return readSettled(ctx, r, j, items, w)
 			}
-			if err := readEntity(ctx, r, j.e, j.kr, items, rej, c, tr.entity(j.e.Name)); err != nil {
+			if err := readEntity(ctx, r, j.e, j.kr, items, rej, c, j.et); err != nil {
 				return err
 			}
-			tr.entity(j.e.Name).finished()
+			j.et.finished()
 			return nil
 		}); err != nil {
 			return err
@@ -120,8 +146,8 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- p
 	})
 }
 
-// entity is the tracker of one entity; nil without a checkpoint.
-func (tr *tracker) entity(name string) *entityTrack {
+// entity is the tracks of one entity; nil without a checkpoint.
+func (tr *tracker) entity(name string) []*entityTrack {
 	if tr == nil {
 		return nil
 	}

@@ -205,8 +205,9 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	}
 }
 
-// TestResumeAfterSourceChanged: between the interrupted run and --resume
-// the source changes. As documented: rows deleted leave stray items, which
+// TestResumeAfterSourceChanged: between the interrupted run (which reads
+// its one table as 3 key ranges, in parallel) and --resume the source
+// changes. As documented: rows deleted leave stray items, which
 // --delete-stale deletes; a row updated after the checkpoint key is written
 // as it is now, one updated before it is not rewritten; a row inserted
 // after it is written, one inserted before it is not. On both engines.
@@ -245,12 +246,20 @@ entities:
 			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
 			ck := filepath.Join(t.TempDir(), "c.json")
 			o := fx.options(slow, table)
-			o.CreateTable, o.Writers = true, 2
+			o.CreateTable, o.Writers, o.Readers, o.Ranges = true, 2, 3, 3
 			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
 			if _, err := migrate.Run(stopAfter(t, direct, table, 600), o); err == nil {
 				t.Fatal("the first run was not stopped")
 			}
 			ents := checkpointOf(t, ck)["entities"].([]any)
+			if len(ents) != 3 {
+				t.Fatalf("the checkpoint has %d parts, want the 3 key ranges of the entity: %v", len(ents), ents)
+			}
+			for i, e := range ents { // read in parallel: each range has begun
+				if e.(map[string]any)["after"] == nil {
+					t.Errorf("key range %d has no settled row: %v", i+1, e)
+				}
+			}
 			after := ents[0].(map[string]any)["after"].([]any)[0].(map[string]any)["v"].(string)
 			k, _ := strconv.Atoi(after)
 			if k < 20 || k > 1990 {

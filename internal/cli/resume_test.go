@@ -99,7 +99,8 @@ func buildRemodel(t *testing.T) string {
 	return bin
 }
 
-// TestKilledAndResumed: a real remodel migrate, killed with SIGKILL at a
+// TestKilledAndResumed: a real remodel migrate (each table read as 3 key
+// ranges by 3 readers), killed with SIGKILL at a
 // random moment (seeded; REMODEL_TEST_SEED repeats a run), is resumed with
 // --resume, which is itself killed at random moments a few times, until a
 // resumed run finishes. The table is then exact: verify (counts, every
@@ -127,7 +128,7 @@ func TestKilledAndResumed(t *testing.T) {
 			ck := filepath.Join(dir, "killed.checkpoint.json")
 			rj := filepath.Join(dir, "rejects.jsonl")
 			base := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
-				"--checkpoint", ck, "--checkpoint-every", "100ms", "--rejects", rj, "--max-rejects", "1000", "--writers", "3", "--rate-limit", "1000"}
+				"--checkpoint", ck, "--checkpoint-every", "100ms", "--rejects", rj, "--max-rejects", "1000", "--writers", "3", "--rate-limit", "1000", "--readers", "3", "--ranges", "3"}
 
 			run := func(args []string, kill bool) (killed bool, code int, out string) {
 				t.Helper()
