@@ -173,7 +173,7 @@ type entityTrack struct {
 type rowMark struct {
 	t       *entityTrack
 	key     source.KeyBound // nil: the key cannot bound a range
-	row     string
+	row     string          // the row's source key text; set (named) before the row is passed on
 	settled bool
 	written bool
 }
@@ -283,7 +283,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 		return nil, errors.New(msg + ". Resume with the mapping, source and table of the interrupted run, or start over with --allow-non-empty")
 	}
 	if host, _ := os.Hostname(); ck.Host == host && ck.PID > 0 && ck.PID != int64(os.Getpid()) && alive(int(ck.PID)) {
-		return nil, fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first", path, ck.PID)
+		return nil, fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first (if pid %d is another program now, set \"pid\" in the checkpoint to 0)", path, ck.PID, ck.PID)
 	}
 	// The tracks are the checkpoint's: the key ranges of the interrupted
 	// run, whatever the new snapshot holds.
@@ -362,7 +362,7 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	if t == nil {
 		return nil
 	}
-	m := &rowMark{t: t, row: t.e.SourceKey(row)}
+	m := &rowMark{t: t}
 	key := make(source.KeyBound, len(t.keyIdx))
 	for i, idx := range t.keyIdx {
 		v := row[idx]
@@ -380,6 +380,15 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	t.q = append(t.q, m)
 	t.mu.Unlock()
 	return m
+}
+
+// named sets the row's source key text (for people, in the checkpoint)
+// and returns it; it is set before the row goes on to be settled.
+func (m *rowMark) named(s string) string {
+	if m != nil {
+		m.row = s
+	}
+	return s
 }
 
 // settle records that the row is settled: its item written, or the row
@@ -593,6 +602,9 @@ func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
 		o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
 		if err := rej.loadEarlier(); err != nil {
 			return nil, err
+		}
+		for _, et := range tr.ents { // --max-rejects counts the whole job's
+			rej.n += et.earlier.Rejected
 		}
 		tr.resumed = true
 		// The lock may be taken over from the runs the checkpoint names; this

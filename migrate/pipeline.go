@@ -293,14 +293,14 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, kr sour
 			}
 			c.rejected.Add(1)
 			ec.rejected.Add(1)
-			if err := rej.add(Rejection{Entity: re.Entity, Row: re.Key, Reason: re.Reason}); err != nil {
+			if err := rej.add(Rejection{Entity: re.Entity, Row: m.named(re.Key), Reason: re.Reason}); err != nil {
 				return err
 			}
 			m.settle(false)
 			return nil
 		}
 		select {
-		case items <- pending{item: item, entity: e.Name, source: e.SourceKey(row), mark: m}:
+		case items <- pending{item: item, entity: e.Name, source: m.named(e.SourceKey(row)), mark: m}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()

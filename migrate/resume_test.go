@@ -158,23 +158,16 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	db := newDB(t, endpoint)
 	table := tableName(t, db)
 	ck := filepath.Join(t.TempDir(), "c.json")
-	o := fx.options(db, table)
+	_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+	o := fx.options(slow, table)
 	o.CreateTable = true
 	o.CheckpointPath, o.MappingDigest, o.SourceID = ck, "digest-1", "source-1"
-	// The first run is stopped as soon as its checkpoint exists.
-	ctx, cancel := context.WithCancel(testContext(t))
-	o.Progress = nil
-	go func() {
-		for range 2000 {
-			if _, err := os.Stat(ck); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
-	}()
-	if _, err := migrate.Run(ctx, o); err == nil {
+	// The first run is stopped once it has written some items.
+	if _, err := migrate.Run(stopAfter(t, db, table, 100), o); err == nil {
 		t.Fatal("the first run was not stopped")
+	}
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint after the stopped run: %v", err)
 	}
 	before, _ := scan(t, db, table)
 
