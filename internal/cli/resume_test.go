@@ -106,8 +106,8 @@ func buildRemodel(t *testing.T) string {
 // resumed run finishes. The table is then exact: verify (counts, every
 // item attribute by attribute, no stray item, the access pattern) passes
 // with the rejects file, which lists every rejected row exactly once, and
-// the table holds exactly one item per row that was not rejected. On both
-// engines.
+// the table holds exactly one item per row that was not rejected. Two
+// rounds (jobs) on each engine.
 func TestKilledAndResumed(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
@@ -123,92 +123,96 @@ func TestKilledAndResumed(t *testing.T) {
 			dsn := e.Fresh(t)
 			rows, rejected := killedData(t, e.Name, dsn, 1500, 60, 25)
 			m := writeFile(t, "killed.yaml", killedMapping)
-			db, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
-			ck := filepath.Join(dir, "killed.checkpoint.json")
-			rj := filepath.Join(dir, "rejects.jsonl")
-			base := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
-				"--checkpoint", ck, "--checkpoint-every", "100ms", "--rejects", rj, "--max-rejects", "1000", "--writers", "3", "--rate-limit", "1000", "--readers", "3", "--ranges", "3"}
+			for round := range 2 { // each a new job into a new table
+				t.Run("round "+strconv.Itoa(round+1), func(t *testing.T) {
+					db, table := testenv.DynamoDBTable(t)
+					dir := t.TempDir()
+					ck := filepath.Join(dir, "killed.checkpoint.json")
+					rj := filepath.Join(dir, "rejects.jsonl")
+					base := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+						"--checkpoint", ck, "--checkpoint-every", "100ms", "--rejects", rj, "--max-rejects", "1000", "--writers", "3", "--rate-limit", "1000", "--readers", "3", "--ranges", "3"}
 
-			run := func(args []string, kill bool) (killed bool, code int, out string) {
-				t.Helper()
-				cmd := exec.Command(bin, args...)
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error, 1)
-				go func() { done <- cmd.Wait() }()
-				if kill {
-					// Kill once the checkpoint exists (a run killed before
-					// it took the lock and saved has nothing to resume),
-					// somewhere in the next 2.5 s (a whole run, at 1000
-					// items a second, takes 3).
-					for range 3000 {
-						if _, err := os.Stat(ck); err == nil {
-							break
+					run := func(args []string, kill bool) (killed bool, code int, out string) {
+						t.Helper()
+						cmd := exec.Command(bin, args...)
+						var stdout, stderr bytes.Buffer
+						cmd.Stdout, cmd.Stderr = &stdout, &stderr
+						if err := cmd.Start(); err != nil {
+							t.Fatal(err)
 						}
-						select {
-						case err := <-done:
-							return false, exitCode(t, err), stdout.String() + stderr.String()
-						case <-time.After(5 * time.Millisecond):
+						done := make(chan error, 1)
+						go func() { done <- cmd.Wait() }()
+						if kill {
+							// Kill once the checkpoint exists (a run killed before
+							// it took the lock and saved has nothing to resume),
+							// somewhere in the next 2.5 s (a whole run, at 1000
+							// items a second, takes 3).
+							for range 3000 {
+								if _, err := os.Stat(ck); err == nil {
+									break
+								}
+								select {
+								case err := <-done:
+									return false, exitCode(t, err), stdout.String() + stderr.String()
+								case <-time.After(5 * time.Millisecond):
+								}
+							}
+							select {
+							case err := <-done:
+								return false, exitCode(t, err), stdout.String() + stderr.String()
+							case <-time.After(time.Duration(rng.Int64N(int64(2500 * time.Millisecond)))):
+							}
+							_ = cmd.Process.Signal(syscall.SIGKILL)
 						}
-					}
-					select {
-					case err := <-done:
+						err := <-done
+						var ee *exec.ExitError
+						if kill && errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+							return true, -1, stdout.String() + stderr.String()
+						}
 						return false, exitCode(t, err), stdout.String() + stderr.String()
-					case <-time.After(time.Duration(rng.Int64N(int64(2500 * time.Millisecond)))):
 					}
-					_ = cmd.Process.Signal(syscall.SIGKILL)
-				}
-				err := <-done
-				var ee *exec.ExitError
-				if kill && errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
-					return true, -1, stdout.String() + stderr.String()
-				}
-				return false, exitCode(t, err), stdout.String() + stderr.String()
-			}
 
-			killed, code, out := run(append(base, "--create-table"), true)
-			kills := 0
-			for killed && kills < 4 {
-				kills++
-				checkRejectsOnce(t, rj)
-				t.Logf("kill %d: the table holds %d items (the lock item included)", kills, count(t, db, table))
-				killed, code, out = run(append(base, "--resume"), kills < 4)
-			}
-			t.Logf("%d kills", kills)
-			if kills == 0 {
-				t.Fatalf("the first run finished before it was killed:\n%s", out)
-			}
-			if code != 0 {
-				t.Fatalf("the last run exited %d:\n%s", code, out)
-			}
-			if kills > 0 {
-				earlier := regexp.MustCompile(`resumed from ` + regexp.QuoteMeta(ck) + `: the counts include (\d+) rows`).FindStringSubmatch(out)
-				if earlier == nil || earlier[1] == "0" {
-					t.Errorf("the last report does not say it resumed after rows the earlier runs settled:\n%s", out)
-				}
-			}
-			want := fmt.Sprintf(`(?m)^  total +%d +%d +%d$`, rows, rows-rejected, rejected)
-			if !regexpMatch(want, out) {
-				t.Errorf("the last report does not count the whole job (%d rows, %d items, %d rejected):\n%s", rows, rows-rejected, rejected, out)
-			}
-			if got := checkRejectsOnce(t, rj); got != rejected {
-				t.Errorf("the rejects file lists %d rows, want %d", got, rejected)
-			}
-			if n := count(t, db, table); n != int64(rows-rejected) {
-				t.Errorf("the table holds %d items, want %d", n, rows-rejected)
-			}
-			if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("the checkpoint of the finished job is still there: %v", err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--rejects", rj, "--seed", "1")
-			if code != 0 {
-				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
+					killed, code, out := run(append(base, "--create-table"), true)
+					kills := 0
+					for killed && kills < 4 {
+						kills++
+						checkRejectsOnce(t, rj)
+						t.Logf("kill %d: the table holds %d items (the lock item included)", kills, count(t, db, table))
+						killed, code, out = run(append(base, "--resume"), kills < 4)
+					}
+					t.Logf("%d kills", kills)
+					if kills == 0 {
+						t.Fatalf("the first run finished before it was killed:\n%s", out)
+					}
+					if code != 0 {
+						t.Fatalf("the last run exited %d:\n%s", code, out)
+					}
+					if kills > 0 {
+						earlier := regexp.MustCompile(`resumed from ` + regexp.QuoteMeta(ck) + `: the counts include (\d+) rows`).FindStringSubmatch(out)
+						if earlier == nil || earlier[1] == "0" {
+							t.Errorf("the last report does not say it resumed after rows the earlier runs settled:\n%s", out)
+						}
+					}
+					want := fmt.Sprintf(`(?m)^  total +%d +%d +%d$`, rows, rows-rejected, rejected)
+					if !regexpMatch(want, out) {
+						t.Errorf("the last report does not count the whole job (%d rows, %d items, %d rejected):\n%s", rows, rows-rejected, rejected, out)
+					}
+					if got := checkRejectsOnce(t, rj); got != rejected {
+						t.Errorf("the rejects file lists %d rows, want %d", got, rejected)
+					}
+					if n := count(t, db, table); n != int64(rows-rejected) {
+						t.Errorf("the table holds %d items, want %d", n, rows-rejected)
+					}
+					if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("the checkpoint of the finished job is still there: %v", err)
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+					defer cancel()
+					code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--rejects", rj, "--seed", "1")
+					if code != 0 {
+						t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
+					}
+				})
 			}
 		})
 	}
