@@ -21,4 +21,15 @@
 // request deletes) the items it did not write (stray.go). Progress: the
 // copy's rows per entity, read from the report's own counters, with totals
 // from the source's estimates or counted in the snapshot (progress.go).
+//
+// Resume (checkpoint.go, read.go): rows are read in key order, and each
+// entity tracks its rows in flight; a row is settled when its item is
+// acknowledged or the row rejected, and the key of the last row of the
+// contiguous settled prefix is the entity's checkpoint, saved atomically at
+// intervals and when the run stops. A resumed run checks that the
+// checkpoint is this job's, takes the lock over from the run that wrote it,
+// reads the settled rows' keys again (for the collision check and the
+// stray items, writing nothing) and then the rows after each checkpoint
+// key, appends to the rejects file without repeating a row, and reports
+// the whole job (rejects_resume.go).
 package migrate

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,12 +84,21 @@ func millis(t time.Time) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
 }
 
+// newOwner is a random id for a run's lock.
+func newOwner() string {
+	id := make([]byte, 8)
+	_, _ = rand.Read(id)
+	return hex.EncodeToString(id)
+}
+
 // acquireLock puts the run's lock item into the table. Another run's lock
 // whose heartbeat is recent refuses the run, naming that run; a stale one is
 // taken over, and the report says so.
 func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
-	id := make([]byte, 8)
-	_, _ = rand.Read(id)
+	owner := o.lockOwner
+	if owner == "" {
+		owner = newOwner()
+	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown"
@@ -96,7 +107,7 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 	l := &lock{
 		db: o.DB, table: &o.Plan.Table, name: o.Table, stale: o.LockStale,
 		call: dynamo.AttemptTimeout(o.RequestTimeout),
-		held: lockHolder{owner: hex.EncodeToString(id), host: host, pid: int64(os.Getpid()), started: now.UTC().Format(time.RFC3339), heartbeat: now},
+		held: lockHolder{owner: owner, host: host, pid: int64(os.Getpid()), started: now.UTC().Format(time.RFC3339), heartbeat: now},
 	}
 	for range 3 { // a lock released between the put and the read is tried again
 		item := l.table.LockKey()
@@ -105,18 +116,31 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 		item[lockPID] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.held.pid, 10)}
 		item[lockStarted] = &types.AttributeValueMemberS{Value: l.held.started}
 		item[lockHeartbeat] = millis(time.Now())
-		out, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{
+		in := &dynamodb.PutItemInput{
 			TableName:                 aws.String(l.name),
 			Item:                      item,
 			ConditionExpression:       aws.String("attribute_not_exists(#pk) OR #hb < :stale"),
 			ExpressionAttributeNames:  map[string]string{"#pk": l.table.PK.Name, "#hb": lockHeartbeat},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":stale": millis(time.Now().Add(-l.stale))},
 			ReturnValues:              types.ReturnValueAllOld,
-		}, l.call)
+		}
+		if len(o.resumeOwners) > 0 { // --resume: the interrupted run's lock is taken over at once
+			var prev []string
+			for i, owner := range o.resumeOwners {
+				p := ":prev" + strconv.Itoa(i)
+				prev = append(prev, p)
+				in.ExpressionAttributeValues[p] = &types.AttributeValueMemberS{Value: owner}
+			}
+			*in.ConditionExpression += " OR #owner IN (" + strings.Join(prev, ", ") + ")"
+			in.ExpressionAttributeNames["#owner"] = lockOwner
+		}
+		out, err := l.db.PutItem(ctx, in, l.call)
 		var cf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			if len(out.Attributes) > 0 {
+			if len(out.Attributes) > 0 && slices.Contains(o.resumeOwners, readHolder(out.Attributes).owner) {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on table %s: %s", l.name, readHolder(out.Attributes)))
+			} else if len(out.Attributes) > 0 {
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on table %s: %s (older than %s: that run is taken to have died)",
 					l.name, readHolder(out.Attributes), l.stale))
 			}

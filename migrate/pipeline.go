@@ -58,6 +58,23 @@ type Options struct {
 	// DeleteStale deletes, after a successful run into a table that held
 	// items before (AllowNonEmpty), the items this run did not write.
 	DeleteStale bool
+
+	// CheckpointPath is the file where the run keeps its checkpoint
+	// (checkpoint.go); "" keeps none. Resume continues the job whose
+	// checkpoint it is. MappingDigest and SourceID name the mapping file and
+	// the source (without password) in it; CheckpointEvery is how often it
+	// is saved (0: DefaultCheckpointEvery).
+	CheckpointPath string
+	Resume         bool
+	// Ranges splits each entity into this many key ranges of about equal
+	// rows (read.go), read in parallel by the readers (Readers: each reads
+	// one entity or range at a time); 0 or 1: one.
+	Ranges          int
+	MappingDigest   string
+	SourceID        string
+	CheckpointEvery time.Duration
+	resumeOwners    []string // --resume: the lock owners the checkpoint names, whose lock is taken over
+	lockOwner       string   // this run's lock owner id; "": a new one
 }
 
 func (o *Options) defaults() {
@@ -67,7 +84,7 @@ func (o *Options) defaults() {
 	if o.Readers < 1 {
 		o.Readers = 4
 	}
-	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)))
+	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)*max(1, o.Ranges)))
 	if o.Writers < 1 {
 		o.Writers = 8
 	}
@@ -96,6 +113,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 func run(ctx context.Context, o Options, rep *Report) (err error) {
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	tr, err := startCheckpoint(&o, rep, rej) // --resume: refused before anything is done if it is another job's
+	if err != nil {
+		return err
+	}
 	if o.CreateTable {
 		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
@@ -129,7 +151,10 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}()
 
-	if !o.AllowNonEmpty {
+	switch {
+	case o.Resume:
+		rep.ItemsBefore = tr.file.ItemsBefore
+	case !o.AllowNonEmpty:
 		empty, err := IsEmpty(ctx, o.DB, &o.Plan.Table, o.Table, call)
 		if err != nil {
 			return err
@@ -137,8 +162,13 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if !empty {
 			return fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
 		}
-	} else if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
-		return err
+	default:
+		if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
+			return err
+		}
+		if tr != nil {
+			tr.file.ItemsBefore = rep.ItemsBefore
+		}
 	}
 
 	snap, err := o.Source.Snapshot(ctx, o.Readers)
@@ -152,16 +182,22 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	for _, e := range o.Plan.Entities {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
-	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
-	if o.RejectsPath != "" { // a file left by an earlier run would tell of rows this run did not reject
+	if o.RejectsPath != "" && !o.Resume { // a file left by an earlier run would tell of rows this run did not reject
 		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
 		}
 	}
 	w := newWriter(o, c, rej)
-	if rep.ItemsBefore > 0 { // to find the items this run did not write
+	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
 		w.written = newKeySet()
 	}
+	if tr != nil { // the checkpoint names this run's lock from now on
+		tr.file.Owners = []string{lk.held.owner}
+		if err := tr.save(); err != nil {
+			return err
+		}
+	}
+	stopSaving := tr.saving(o, stopRun)
 
 	phase, err := copyPhase(ctx, o, snap.Readers(), c)
 	if err != nil {
@@ -169,7 +205,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 
 	rep.writing = true
-	err = pipeline(ctx, o, snap.Readers(), w, rej, c)
+	err = pipeline(ctx, o, snap.Readers(), w, rej, c, tr)
 	phase.End(err == nil)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
@@ -177,47 +213,31 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			err = strays(ctx, o, w, rep, call)
 		}
 	}
+	if cerr := stopSaving(err == nil); cerr != nil {
+		if err == nil || errors.Is(err, context.Canceled) {
+			err = cerr
+		} else {
+			err = fmt.Errorf("%w; and %w", err, cerr)
+		}
+	}
 	if cerr := rej.close(); err == nil {
 		err = cerr
 	}
 	rep.finish(o.Plan, c, rej)
+	tr.report(rep)
 	if rej.n > 0 && o.RejectsPath != "" {
 		rep.RejectsFile = o.RejectsPath
 	}
 	return err
 }
 
-func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters) error {
+func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	g, ctx := errgroup.WithContext(ctx)
-	jobs := make(chan *mapping.Entity)
 	items := make(chan pending, 4*MaxBatch*o.Writers)
 	batches := make(chan []pending, o.Writers)
 
 	g.Go(func() error {
-		defer close(jobs)
-		for _, e := range o.Plan.Entities {
-			select {
-			case jobs <- e:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	})
-	g.Go(func() error {
-		defer close(items)
-		rg, rctx := errgroup.WithContext(ctx)
-		for _, r := range readers {
-			rg.Go(func() error {
-				for e := range jobs {
-					if err := readEntity(rctx, r, e, items, rej, c); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
-		return rg.Wait()
+		return readAll(ctx, o, readers, items, w, rej, c, tr)
 	})
 	g.Go(func() error {
 		defer close(batches)
@@ -238,17 +258,21 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 
 // readRows streams the rows of one entity (its table, view or query) from
 // r, each with the reason it cannot become an item when its key names
-// several rows (mapping.Entity.Stream).
-func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, fn func(row []any, dup *mapping.RowError) error) error {
+// several rows (mapping.Entity.Stream); kr restricts them to a key range.
+func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, fn func(row []any, dup *mapping.RowError) error) error {
 	return e.Stream(func(each func([]any) error) error {
+		if kr.After != nil || kr.UpTo != nil {
+			return r.ScanRange(ctx, e.Table, e.Where, kr, each)
+		}
 		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
 	}, fn)
 }
 
 // readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
+func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
 	ec := c.perEntity[e.Name]
-	return readRows(ctx, r, e, func(row []any, dup *mapping.RowError) error {
+	return readRows(ctx, r, e, kr, func(row []any, dup *mapping.RowError) error {
+		m := et.mark(row)
 		c.read.Add(1)
 		ec.read.Add(1)
 		var item mapping.Item
@@ -265,10 +289,14 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items c
 			}
 			c.rejected.Add(1)
 			ec.rejected.Add(1)
-			return rej.add(Rejection{Entity: re.Entity, Row: re.Key, Reason: re.Reason})
+			if err := rej.add(Rejection{Entity: re.Entity, Row: m.named(re.Key), Reason: re.Reason}); err != nil {
+				return err
+			}
+			m.settle(false)
+			return nil
 		}
 		select {
-		case items <- pending{item: item, entity: e.Name, source: e.SourceKey(row)}:
+		case items <- pending{item: item, entity: e.Name, source: m.named(e.SourceKey(row)), mark: m}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -303,6 +331,10 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 		k := t.KeyString(p.item)
 		sum := sha256.Sum256([]byte(k))
 		digest := [16]byte(sum[:16])
+		if p.seen { // a row an earlier run settled: its key only
+			sent[digest] = struct{}{}
+			continue
+		}
 		prev, dup := keys[k]
 		if _, ok := sent[digest]; ok && !dup {
 			prev, dup = "an earlier row", true
@@ -313,6 +345,7 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 			if err := rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("key collision: renders the same key %s as %s", k, prev)}); err != nil {
 				return err
 			}
+			p.mark.settle(false)
 			continue
 		}
 		keys[k] = "entity " + p.entity + " row " + p.source

@@ -25,6 +25,10 @@ type rejects struct {
 	max   int64
 	n     int64
 	first []Rejection
+	// earlier holds the rows an interrupted run of a resumed job already
+	// wrote to the file (entity and row): the file is appended to, and a
+	// row rejected again is not written twice (rejects_resume.go).
+	earlier map[string]bool
 }
 
 func (r *rejects) add(rej Rejection) error {
@@ -34,11 +38,11 @@ func (r *rejects) add(rej Rejection) error {
 	if len(r.first) < 20 {
 		r.first = append(r.first, rej)
 	}
-	if r.path != "" {
+	if r.path != "" && !r.earlier[rejectKey(rej)] {
 		if r.file == nil {
-			f, err := os.Create(r.path)
+			f, err := r.open()
 			if err != nil {
-				return fmt.Errorf("migrate: creating the rejected-rows file: %w", err)
+				return err
 			}
 			r.file, r.enc = f, json.NewEncoder(f)
 		}

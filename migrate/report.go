@@ -46,6 +46,11 @@ type Report struct {
 	StrayKeys    []string `json:"stray_keys,omitempty"`
 	// Warnings: a stale lock taken over, a lock that could not be removed.
 	Warnings []string `json:"warnings,omitempty"`
+	// Checkpoint is the file a run that did not finish left to resume
+	// from (migrate --resume); Earlier, in a resumed run, what the earlier
+	// runs of the job settled, included in the counts above.
+	Checkpoint string       `json:"checkpoint,omitempty"`
+	Earlier    *EarlierRuns `json:"earlier,omitempty"`
 
 	writing bool // the pipeline started: a run stopping now leaves a partial table
 }
@@ -100,8 +105,14 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.Error != "" && !r.Interrupted {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}
-	if r.Partial {
+	switch {
+	case r.Partial && r.Checkpoint != "":
+		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint)
+	case r.Partial:
 		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
+	}
+	if r.Earlier != nil {
+		fmt.Fprintf(w, "  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)
 	}
 	fmt.Fprintf(w, "  %-24s %10s %10s %10s\n", "entity", "rows", "items", "rejected")
 	for _, e := range r.Entities {

@@ -38,6 +38,8 @@ type pending struct {
 	entity string
 	source string // the row's source key
 	del    bool
+	mark   *rowMark // the row's place in the checkpoint; nil: not tracked
+	seen   bool     // the key of a row an earlier run settled: not written
 }
 
 // counters are the pipeline's running totals, updated concurrently.
@@ -126,6 +128,7 @@ func (w *writer) reserved(batch []pending) ([]pending, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.mark.settle(false)
 		return w.reserved(rest)
 	}
 	return batch, nil
@@ -161,7 +164,11 @@ func (w *writer) reject(p pending, err error) error {
 	if ec := w.c.perEntity[p.entity]; ec != nil {
 		ec.rejected.Add(1)
 	}
-	return w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: "DynamoDB refused the item: " + reason})
+	if err := w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: "DynamoDB refused the item: " + reason}); err != nil {
+		return err
+	}
+	p.mark.settle(false)
+	return nil
 }
 
 // put writes items with BatchWriteItem, retrying what is left unprocessed,
@@ -344,6 +351,7 @@ func (w *writer) acknowledged(done []pending) {
 		if w.written != nil {
 			w.written.add(w.table, p.item)
 		}
+		p.mark.settle(true)
 	}
 }
 

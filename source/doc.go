@@ -3,7 +3,9 @@
 // printing its password, consistent snapshots shared by several reader
 // connections, streaming the rows of a table, a view or a query (read as a
 // derived table) in key order, with conditions the mapping adds evaluated
-// in the same statement (introspect.Column.Expr), describing a query's
+// in the same statement (introspect.Column.Expr), or only the rows of a key
+// range (after one key, up to another, in that order: ranges.go),
+// describing a query's
 // result columns (QueryColumns), running
 // verification SQL with bound parameters, and decoding driver values into
 // the canonical Go values that package mapping converts (see its doc).

@@ -207,3 +207,23 @@ func TestOpenWrongPasswordHidesPassword(t *testing.T) {
 		checkNoSecret(t, u.String(), err)
 	})
 }
+
+func TestIdentity(t *testing.T) {
+	for _, tc := range []struct{ dsn, want string }{
+		{"postgres://u:secret@db.example:5433/shop?sslmode=disable", "postgres://u@db.example:5433/shop"},
+		{"postgresql://u@db.example/shop", "postgres://u@db.example:5432/shop"},
+		{"mysql://u:secret@db.example/shop?parseTime=false", "mysql://u@db.example:3306/shop"},
+		{"u:secret@tcp(db.example:3306)/shop", "mysql://u@db.example:3306/shop"},
+	} {
+		got, err := Identity(tc.dsn)
+		if err != nil || got != tc.want {
+			t.Errorf("Identity(%s) = %q, %v; want %q", Redact(tc.dsn), got, err, tc.want)
+		}
+		if strings.Contains(got, "secret") {
+			t.Errorf("Identity(%s) shows the password: %s", Redact(tc.dsn), got)
+		}
+	}
+	if _, err := Identity("postgres://u@host:notaport/db"); err == nil {
+		t.Error("Identity of a bad DSN: no error")
+	}
+}

@@ -48,6 +48,10 @@ type Reader interface {
 	// gives it). A column with an Expr is read as ((Expr) IS TRUE), a
 	// boolean evaluated by the database in the same statement.
 	ScanTable(ctx context.Context, t *introspect.Table, where string, limit int, fn func(row []any) error) error
+	// ScanRange is ScanTable over the rows of one key range (ranges.go).
+	ScanRange(ctx context.Context, t *introspect.Table, where string, kr KeyRange, fn func(row []any) error) error
+	// KeyBoundaries splits t's rows into up to n key ranges (ranges.go).
+	KeyBoundaries(ctx context.Context, t *introspect.Table, where string, n int) ([]KeyBound, error)
 	// Count counts the rows of t (a table, view or query) matching where.
 	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
 	// Sample returns up to n distinct tuples of the columns from t (rows

@@ -212,19 +212,35 @@ It shows progress on stderr (--progress: a bar per entity with percent and
 ETA on a terminal, a line every --progress-interval otherwise, or JSON
 lines), with totals from the source's row estimates, or exact ones with
 --exact-counts, and prints a summary to stdout; the exit status is 0 only if
-every row was written or, within --max-rejects, rejected.`,
+every row was written or, within --max-rejects, rejected.
+
+Resume: while it writes, migrate keeps a checkpoint (--checkpoint, by
+default <table>.remodel-checkpoint.json), saved every 2 seconds and when the
+run stops: per entity, the source key up to which every row's item is
+acknowledged by DynamoDB or the row rejected. A run that succeeds removes
+it. After a crash, kill -9, SIGINT or a failure, migrate --resume (same
+mapping, source and table; refused otherwise) takes over the interrupted
+run's lock, reads a new snapshot, and writes only the rows after each
+entity's checkpoint key; it appends to the interrupted run's rejects file
+without listing a row twice, and its report counts the whole job. It reads
+the settled rows' keys again (nothing is written for them) for the
+collision check and to report, or with --delete-stale delete, the items no
+source row has any more. Rows changed before the checkpoint key since the
+interrupted run are not rewritten: verify finds them.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("writers", int64(m.Writers), 1)
 			c.atLeast("readers", int64(m.Readers), 1)
+			c.atLeast("ranges", int64(m.Ranges), 1)
 			c.atLeast("max-rejects", m.MaxRejects, 0)
 			c.positive("retry-for", retryFor)
 			c.positive("request-timeout", m.RequestTimeout)
 			c.positive("table-timeout", m.TableTimeout)
 			c.atLeast("rate-limit", m.RateLimit, 0)
-			if m.DeleteStale && !m.AllowNonEmpty {
+			c.positive("checkpoint-every", m.CheckpointEvery)
+			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
 			d.check(&c)
@@ -243,6 +259,9 @@ every row was written or, within --max-rejects, rejected.`,
 				return err
 			}
 			m.Progress, m.ExactCounts = tracker, prog.exact
+			if err := checkpointOptions(&m, &o); err != nil {
+				return err
+			}
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
 			rep, runErr := migrate.Run(cmd.Context(), m)
@@ -276,7 +295,8 @@ every row was written or, within --max-rejects, rejected.`,
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
 	f.BoolVar(&m.AllowNonEmpty, "allow-non-empty", false, "write into a table that already holds items (items with the same key are replaced)")
 	f.IntVar(&m.Writers, "writers", 8, "concurrent BatchWriteItem writers")
-	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities in parallel")
+	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities, or key ranges of them, in parallel")
+	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's)")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
@@ -286,6 +306,9 @@ every row was written or, within --max-rejects, rejected.`,
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
 	prog.register(cmd, true)
+	f.StringVar(&m.CheckpointPath, "checkpoint", "", "the file recording how far the run got, to --resume from (default <table>.remodel-checkpoint.json; removed when the run succeeds)")
+	f.DurationVar(&m.CheckpointEvery, "checkpoint-every", migrate.DefaultCheckpointEvery, "how often the checkpoint is saved while the run writes")
+	f.BoolVar(&m.Resume, "resume", false, "continue the interrupted run whose --checkpoint this is: only the rows it did not settle are written")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,14 +92,15 @@ func TestMigrateInterrupted(t *testing.T) {
 	dsn, m := bigTiny(t)
 	endpoint := lateEndpoint(t, 100*time.Millisecond)
 	db, table := testenv.DynamoDBTable(t)
-	args := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--writers", "2", "--create-table"}
+	ck := filepath.Join(t.TempDir(), "tiny.checkpoint.json")
+	args := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--checkpoint", ck, "--writers", "2", "--create-table"}
 	code, out, errOut := interruptMidway(t, db, table, 0, args...)
 	if code != exitInterrupted || !strings.HasSuffix(errOut, "remodel: interrupted (interrupt signal received)\n") || strings.Count(errOut, "remodel: ") != 1 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	n := count(t, db, table)
 	want := regexp.MustCompile(`^migration of postgres into DynamoDB table ` + table + ` INTERRUPTED \(created\)
-  the table is partial: (\d+) items were written before the run stopped; migrate again with --allow-non-empty to write every row again \(items with the same key are replaced\)
+  the table is partial: (\d+) items are written; the checkpoint ` + regexp.QuoteMeta(ck) + ` records how far: migrate --resume --checkpoint ` + regexp.QuoteMeta(ck) + ` continues from there \(the same mapping, source and table\)
 `)
 	got := want.FindStringSubmatch(out)
 	if got == nil {

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// checkpointOptions completes migrate's checkpoint options: the file
+// (<table>.remodel-checkpoint.json by default), the mapping file's digest
+// and the source's identity (no password), which --resume checks.
+func checkpointOptions(m *migrate.Options, o *common) error {
+	if m.CheckpointPath == "" {
+		table := m.Table
+		if table == "" {
+			table = m.Plan.Table.Name
+		}
+		m.CheckpointPath = table + ".remodel-checkpoint.json"
+	}
+	b, err := os.ReadFile(o.mapping)
+	if err != nil {
+		return fmt.Errorf("reading the mapping file: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	m.MappingDigest = hex.EncodeToString(sum[:])
+	if m.SourceID, err = source.Identity(o.dsn()); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,686 @@
+package migrate
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// DefaultCheckpointEvery is how often a run saves its checkpoint.
+const DefaultCheckpointEvery = 2 * time.Second
+
+// checkpointVersion is the version of the checkpoint file's format.
+const checkpointVersion = 1
+
+// checkpointFile is what a checkpoint file holds: whose job it is (the
+// mapping's digest, the table, the source without its password, the runs
+// whose lock item --resume may take over: the one holding it and, for a
+// moment while a resumed run takes it, the one before) and, per entity, the key up to which every row is
+// settled: its item acknowledged by DynamoDB, or the row rejected (and in
+// the rejects file).
+type checkpointFile struct {
+	Version     int                `json:"version"`
+	Mapping     string             `json:"mapping_digest"`
+	Table       string             `json:"table"`
+	Source      string             `json:"source"`
+	Engine      string             `json:"engine"`
+	Owners      []string           `json:"lock_owners"`
+	Host        string             `json:"host"`
+	PID         int64              `json:"pid"`
+	Saved       time.Time          `json:"saved"`
+	RejectsFile string             `json:"rejects_file,omitempty"`
+	ItemsBefore int64              `json:"items_before"`
+	Entities    []checkpointEntity `json:"entities"`
+}
+
+// checkpointEntity is the progress of one entity, or of one key range of
+// it (--ranges): the rows after RangeAfter (nil: from the first) up to
+// RangeUpTo (nil: to the last). Rows, Items and Rejected count the settled
+// rows up to After, over every run of the job.
+type checkpointEntity struct {
+	Name       string     `json:"name"`
+	RangeAfter []keyValue `json:"range_after,omitempty"`
+	RangeUpTo  []keyValue `json:"range_up_to,omitempty"`
+	// Done: every row was read and settled.
+	Done bool `json:"done"`
+	// After is the key of the last settled row (nil: none yet); AfterRow
+	// names it for people.
+	After    []keyValue `json:"after,omitempty"`
+	AfterRow string     `json:"after_row,omitempty"`
+	Rows     int64      `json:"rows"`
+	Items    int64      `json:"items"`
+	Rejected int64      `json:"rejected"`
+}
+
+// keyValue is one canonical key value, typed: i int64, s string (text,
+// decimals, integers beyond int64), f float64, b bool, t time.Time
+// (RFC 3339, nanoseconds), x bytes (base64).
+type keyValue struct {
+	T string `json:"t"`
+	V string `json:"v"`
+}
+
+func encodeKey(k source.KeyBound) ([]keyValue, error) {
+	out := make([]keyValue, len(k))
+	for i, v := range k {
+		switch x := v.(type) {
+		case int64:
+			out[i] = keyValue{"i", strconv.FormatInt(x, 10)}
+		case string:
+			out[i] = keyValue{"s", x}
+		case float64:
+			out[i] = keyValue{"f", strconv.FormatFloat(x, 'g', -1, 64)}
+		case bool:
+			out[i] = keyValue{"b", strconv.FormatBool(x)}
+		case time.Time:
+			out[i] = keyValue{"t", x.UTC().Format(time.RFC3339Nano)}
+		case []byte:
+			out[i] = keyValue{"x", base64.StdEncoding.EncodeToString(x)}
+		default:
+			return nil, fmt.Errorf("a key value of type %T", v)
+		}
+	}
+	return out, nil
+}
+
+func decodeKey(kv []keyValue) (source.KeyBound, error) {
+	out := make(source.KeyBound, len(kv))
+	for i, v := range kv {
+		var err error
+		switch v.T {
+		case "i":
+			out[i], err = strconv.ParseInt(v.V, 10, 64)
+		case "s":
+			out[i] = v.V
+		case "f":
+			out[i], err = strconv.ParseFloat(v.V, 64)
+		case "b":
+			out[i], err = strconv.ParseBool(v.V)
+		case "t":
+			out[i], err = time.Parse(time.RFC3339Nano, v.V)
+		case "x":
+			out[i], err = base64.StdEncoding.DecodeString(v.V)
+		default:
+			err = fmt.Errorf("unknown type %q", v.T)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("key value %d (%q): %w", i+1, v.V, err)
+		}
+	}
+	return out, nil
+}
+
+// tracker follows, per entity, which rows are settled, and saves the
+// checkpoint. Rows are read in key order; their items finish in any order
+// (batches, writers, retries): an entity's checkpoint key is the key of the
+// last row of the contiguous settled prefix.
+type tracker struct {
+	path   string
+	plan   *mapping.Plan
+	engine introspect.Engine
+	mu     sync.Mutex // serialises saves
+	file   checkpointFile
+	ents   []*entityTrack
+	byName map[string][]*entityTrack // an entity's tracks, one per key range
+	rej    *rejects
+	// resumed: the job's earlier runs left this checkpoint; removed: the
+	// job finished and its checkpoint is gone.
+	resumed, removed bool
+}
+
+// entityTrack is the rows in flight and the settled prefix of one entity,
+// or of one key range of it (lo, hi; nil: open).
+type entityTrack struct {
+	lo, hi source.KeyBound
+	e      *mapping.Entity
+	engine introspect.Engine
+	keyIdx []int
+	keyCol []*introspect.Column
+
+	mu      sync.Mutex
+	q       []*rowMark // read and not yet part of the settled prefix, in key order
+	readAll bool       // every row of the entity has been read (and marked)
+	done    bool       // an earlier run settled every row
+	// The settled prefix: up to after (the last row whose key can bound a
+	// range), with its counts over every run; tail counts the settled rows
+	// after it, whose key cannot (they are read again on resume).
+	after                 source.KeyBound
+	afterRow              string
+	rows, items, rejected int64
+	tail                  struct{ rows, items, rejected int64 }
+	// What the earlier runs settled, for the report; resumeFrom is where
+	// this run starts reading (nil: from the first row).
+	earlier    EntityReport
+	resumeFrom source.KeyBound
+}
+
+// rowMark is one row on its way: settled when its item is acknowledged or
+// the row is rejected.
+type rowMark struct {
+	t       *entityTrack
+	key     source.KeyBound // nil: the key cannot bound a range
+	row     string          // the row's source key text; set (named) before the row is passed on
+	settled bool
+	written bool
+}
+
+func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
+	tr := &tracker{path: path, plan: o.Plan, engine: o.Source.Engine(), byName: map[string][]*entityTrack{}, rej: rej}
+	host, _ := os.Hostname()
+	tr.file = checkpointFile{
+		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
+		Engine: string(o.Source.Engine()), Host: host, PID: int64(os.Getpid()), RejectsFile: o.RejectsPath,
+	}
+	for _, e := range o.Plan.Entities {
+		et, err := tr.newTrack(e, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		tr.ents = append(tr.ents, et)
+		tr.byName[e.Name] = []*entityTrack{et}
+	}
+	return tr, nil
+}
+
+// newTrack is a track of entity e's rows after lo up to hi.
+func (tr *tracker) newTrack(e *mapping.Entity, lo, hi source.KeyBound) (*entityTrack, error) {
+	et := &entityTrack{e: e, engine: tr.engine, lo: lo, hi: hi, earlier: EntityReport{Name: e.Name}}
+	for _, name := range e.Table.PrimaryKey {
+		idx := -1
+		for i, c := range e.Columns {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, fmt.Errorf("migrate: entity %s: key column %s is not read", e.Name, name)
+		}
+		et.keyIdx = append(et.keyIdx, idx)
+		et.keyCol = append(et.keyCol, e.Columns[idx])
+	}
+	return et, nil
+}
+
+// split replaces entity e's one track by one per key range, cut at the
+// boundaries, before any of its rows is read.
+func (tr *tracker) split(e *mapping.Entity, bounds []source.KeyBound) ([]*entityTrack, error) {
+	var tracks []*entityTrack
+	var lo source.KeyBound
+	for i := 0; i <= len(bounds); i++ {
+		var hi source.KeyBound
+		if i < len(bounds) {
+			hi = bounds[i]
+		}
+		et, err := tr.newTrack(e, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		tracks = append(tracks, et)
+		lo = hi
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var ents []*entityTrack
+	for _, et := range tr.ents {
+		if et.e != e {
+			ents = append(ents, et)
+		}
+	}
+	tr.ents = append(ents, tracks...)
+	tr.byName[e.Name] = tracks
+	return tracks, nil
+}
+
+// loadCheckpoint reads the checkpoint of an interrupted run for --resume
+// and checks that it is this job's: the same mapping, table and source.
+func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("migrate: --resume: no checkpoint %s: nothing to resume (a run that succeeds removes its checkpoint; --checkpoint names another file)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("migrate: --resume: reading the checkpoint: %w", err)
+	}
+	var ck checkpointFile
+	if err := json.Unmarshal(b, &ck); err != nil {
+		return nil, fmt.Errorf("migrate: --resume: checkpoint %s is not a remodel checkpoint: %w", path, err)
+	}
+	if ck.Version != checkpointVersion {
+		return nil, fmt.Errorf("migrate: --resume: checkpoint %s has format version %d; this remodel reads version %d", path, ck.Version, checkpointVersion)
+	}
+	var diffs []string
+	if ck.Mapping != tr.file.Mapping {
+		diffs = append(diffs, "the mapping file changed since (its digest was "+short(ck.Mapping)+", now "+short(tr.file.Mapping)+")")
+	}
+	if ck.Table != tr.file.Table {
+		diffs = append(diffs, fmt.Sprintf("it is of table %s, not %s", ck.Table, tr.file.Table))
+	}
+	if ck.Source != tr.file.Source {
+		diffs = append(diffs, fmt.Sprintf("it read the source %s, not %s", ck.Source, tr.file.Source))
+	}
+	if len(diffs) > 0 {
+		msg := fmt.Sprintf("migrate: --resume: checkpoint %s belongs to another migration: ", path)
+		for i, d := range diffs {
+			if i > 0 {
+				msg += "; "
+			}
+			msg += d
+		}
+		return nil, errors.New(msg + ". Resume with the mapping, source and table of the interrupted run, or start over with --allow-non-empty")
+	}
+	if host, _ := os.Hostname(); ck.Host == host && ck.PID > 0 && ck.PID != int64(os.Getpid()) && alive(int(ck.PID)) {
+		return nil, fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first (if pid %d is another program now, set \"pid\" in the checkpoint to 0)", path, ck.PID, ck.PID)
+	}
+	// The tracks are the checkpoint's: the key ranges of the interrupted
+	// run, whatever the new snapshot holds.
+	tr.ents, tr.byName = nil, map[string][]*entityTrack{}
+	for _, ce := range ck.Entities {
+		e := entityNamed(tr.plan, ce.Name)
+		if e == nil {
+			return nil, fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, ce.Name)
+		}
+		var lo, hi source.KeyBound
+		var err error
+		if ce.RangeAfter != nil {
+			if lo, err = decodeKey(ce.RangeAfter); err != nil {
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+			}
+		}
+		if ce.RangeUpTo != nil {
+			if hi, err = decodeKey(ce.RangeUpTo); err != nil {
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+			}
+		}
+		et, err := tr.newTrack(e, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		tr.ents = append(tr.ents, et)
+		tr.byName[ce.Name] = append(tr.byName[ce.Name], et)
+		et.done = ce.Done
+		et.rows, et.items, et.rejected = ce.Rows, ce.Items, ce.Rejected
+		et.earlier = EntityReport{Name: ce.Name, Rows: ce.Rows, Items: ce.Items, Rejected: ce.Rejected}
+		if ce.After != nil {
+			k, err := decodeKey(ce.After)
+			if err != nil {
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+			}
+			et.after, et.afterRow, et.resumeFrom = k, ce.AfterRow, k
+		}
+	}
+	for _, e := range tr.plan.Entities {
+		if tr.byName[e.Name] == nil {
+			return nil, fmt.Errorf("migrate: --resume: checkpoint %s does not have entity %s", path, e.Name)
+		}
+	}
+	tr.file.ItemsBefore = ck.ItemsBefore
+	return &ck, nil
+}
+
+func entityNamed(p *mapping.Plan, name string) *mapping.Entity {
+	for _, e := range p.Entities {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+func short(digest string) string {
+	if len(digest) > 12 {
+		return digest[:12]
+	}
+	if digest == "" {
+		return "none"
+	}
+	return digest
+}
+
+// alive says whether a process with this pid exists on this host.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// mark records a row read (row is the reader's, valid during the call)
+// and returns its mark; nil when t is nil.
+func (t *entityTrack) mark(row []any) *rowMark {
+	if t == nil {
+		return nil
+	}
+	m := &rowMark{t: t}
+	key := make(source.KeyBound, len(t.keyIdx))
+	for i, idx := range t.keyIdx {
+		v := row[idx]
+		if !source.BoundValueOK(t.engine, t.keyCol[i], v) {
+			key = nil
+			break
+		}
+		if b, ok := v.([]byte); ok {
+			v = append([]byte(nil), b...)
+		}
+		key[i] = v
+	}
+	m.key = key
+	t.mu.Lock()
+	t.q = append(t.q, m)
+	t.mu.Unlock()
+	return m
+}
+
+// named sets the row's source key text (for people, in the checkpoint)
+// and returns it; it is set before the row goes on to be settled.
+func (m *rowMark) named(s string) string {
+	if m != nil {
+		m.row = s
+	}
+	return s
+}
+
+// settle records that the row is settled: its item written, or the row
+// rejected. nil is a row nobody tracks.
+func (m *rowMark) settle(written bool) {
+	if m == nil {
+		return
+	}
+	t := m.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m.settled, m.written = true, written
+	n := 0
+	for _, r := range t.q {
+		if !r.settled {
+			break
+		}
+		n++
+		t.tail.rows++
+		if r.written {
+			t.tail.items++
+		} else {
+			t.tail.rejected++
+		}
+		if r.key != nil {
+			t.after, t.afterRow = r.key, r.row
+			t.rows += t.tail.rows
+			t.items += t.tail.items
+			t.rejected += t.tail.rejected
+			t.tail = struct{ rows, items, rejected int64 }{}
+		}
+	}
+	if n > 0 {
+		clear(t.q[:n])
+		t.q = t.q[n:]
+	}
+}
+
+// finished records that every row of the entity has been read.
+func (t *entityTrack) finished() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.readAll = true
+	t.mu.Unlock()
+}
+
+// state is the entity's part of the checkpoint.
+func (t *entityTrack) state() (checkpointEntity, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ce := checkpointEntity{Name: t.e.Name, Rows: t.rows, Items: t.items, Rejected: t.rejected, AfterRow: t.afterRow}
+	var err error
+	if t.lo != nil {
+		if ce.RangeAfter, err = encodeKey(t.lo); err != nil {
+			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
+		}
+	}
+	if t.hi != nil {
+		if ce.RangeUpTo, err = encodeKey(t.hi); err != nil {
+			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
+		}
+	}
+	if t.done || t.readAll && len(t.q) == 0 {
+		ce.Done = true
+		ce.Rows += t.tail.rows
+		ce.Items += t.tail.items
+		ce.Rejected += t.tail.rejected
+		ce.AfterRow = ""
+		return ce, nil
+	}
+	if t.after != nil {
+		kv, err := encodeKey(t.after)
+		if err != nil {
+			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
+		}
+		ce.After = kv
+	}
+	return ce, nil
+}
+
+// save writes the checkpoint atomically: the rejects file is synced
+// first (the checkpoint counts rows as rejected only once their line is
+// stored), then a temporary file is written, synced and renamed over the
+// checkpoint, and the directory synced.
+func (tr *tracker) save() error {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if err := tr.rej.sync(); err != nil {
+		return err
+	}
+	f := tr.file
+	f.Saved = time.Now().UTC()
+	f.Entities = nil
+	for _, et := range tr.ents {
+		ce, err := et.state()
+		if err != nil {
+			return err
+		}
+		f.Entities = append(f.Entities, ce)
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("migrate: encoding the checkpoint: %w", err)
+	}
+	dir := filepath.Dir(tr.path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(tr.path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), tr.path); err != nil {
+		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// remove deletes the checkpoint of a job that finished.
+func (tr *tracker) remove() error {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if err := os.Remove(tr.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("migrate: removing the checkpoint of the finished job: %w", err)
+	}
+	return nil
+}
+
+// keepSaving saves the checkpoint every interval until stop is closed.
+// A save that fails ends the run: a run whose checkpoint falls behind
+// would, once killed, be resumed from a stale point without a word.
+func (tr *tracker) keepSaving(every time.Duration, stop <-chan struct{}, fail func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if err := tr.save(); err != nil {
+				fail(err)
+				return
+			}
+		}
+	}
+}
+
+// EarlierRuns is what the interrupted runs of a resumed job settled: the
+// rows up to each entity's checkpoint key, included in the report's counts.
+type EarlierRuns struct {
+	Checkpoint string `json:"checkpoint"`
+	Rows       int64  `json:"rows"`
+	Items      int64  `json:"items"`
+	Rejected   int64  `json:"rejected"`
+}
+
+// addEarlier adds what the earlier runs settled to the report of a resumed
+// run, per entity and in total, so that the report counts the whole job.
+func (tr *tracker) addEarlier(r *Report) {
+	e := &EarlierRuns{Checkpoint: tr.path}
+	for i := range r.Entities {
+		for _, et := range tr.byName[r.Entities[i].Name] {
+			r.Entities[i].Rows += et.earlier.Rows
+			r.Entities[i].Items += et.earlier.Items
+			r.Entities[i].Rejected += et.earlier.Rejected
+			e.Rows += et.earlier.Rows
+			e.Items += et.earlier.Items
+			e.Rejected += et.earlier.Rejected
+		}
+	}
+	r.RowsRead += e.Rows
+	r.ItemsWritten += e.Items
+	r.Rejected += e.Rejected
+	r.Earlier = e
+}
+
+// startCheckpoint sets up the run's checkpoint: none without a path; for
+// --resume, the interrupted run's, checked to be of this job, whose lock
+// this run takes over and whose rejects file it appends to.
+func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
+	if o.CheckpointPath == "" {
+		if o.Resume {
+			return nil, errors.New("migrate: --resume needs the checkpoint file of the interrupted run")
+		}
+		return nil, nil
+	}
+	tr, err := newTracker(o.CheckpointPath, *o, rej)
+	if err != nil {
+		return nil, err
+	}
+	if o.Resume {
+		ck, err := loadCheckpoint(o.CheckpointPath, tr)
+		if err != nil {
+			return nil, err
+		}
+		o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
+		if err := rej.loadEarlier(); err != nil {
+			return nil, err
+		}
+		for _, et := range tr.ents { // --max-rejects counts the whole job's
+			rej.n += et.earlier.Rejected
+		}
+		tr.resumed = true
+		// The lock may be taken over from the runs the checkpoint names; this
+		// run is named too before it takes the lock, so that a run killed
+		// between taking the lock and its next save can be resumed as well.
+		o.resumeOwners = ck.Owners
+		o.lockOwner = newOwner()
+		tr.file.Owners = append(slices.Clone(ck.Owners), o.lockOwner)
+		if err := tr.save(); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+// saving saves the checkpoint every o.CheckpointEvery while the pipeline
+// runs; a save that fails stops the run. The returned stop ends that and
+// removes the checkpoint when the job is finished (ok), or saves it one
+// last time, when every request in flight has had its answer. It returns
+// the error of a save that failed.
+func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func(ok bool) error) {
+	if tr == nil {
+		return func(bool) error { return nil }
+	}
+	every := o.CheckpointEvery
+	if every <= 0 {
+		every = DefaultCheckpointEvery
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var failed error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tr.keepSaving(every, done, func(err error) {
+			failed = err
+			stopRun(err)
+		})
+	}()
+	return func(ok bool) error {
+		close(done)
+		wg.Wait()
+		if failed != nil {
+			return failed
+		}
+		if ok || !tr.resumed && tr.nothingSettled() { // nothing to resume from
+			tr.removed = true
+			return tr.remove()
+		}
+		return tr.save()
+	}
+}
+
+// nothingSettled says whether no row of any entity is settled yet.
+func (tr *tracker) nothingSettled() bool {
+	for _, et := range tr.ents {
+		et.mu.Lock()
+		some := et.done || et.readAll || et.after != nil || et.tail.rows > 0
+		et.mu.Unlock()
+		if some {
+			return false
+		}
+	}
+	return true
+}
+
+// report adds the checkpoint to the report: the file to resume from when
+// the job is not finished, and in a resumed run what the earlier runs did.
+func (tr *tracker) report(r *Report) {
+	if tr == nil {
+		return
+	}
+	if !tr.removed {
+		r.Checkpoint = tr.path
+	}
+	if tr.resumed {
+		tr.addEarlier(r)
+	}
+}

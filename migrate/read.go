@@ -1,0 +1,155 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// readJob is one entity, or one key range of it, for a reader: its rows
+// to write, or (seen) the rows an earlier run settled, whose keys only are
+// passed on. et tracks the rows for the checkpoint (nil: none).
+type readJob struct {
+	e    *mapping.Entity
+	kr   source.KeyRange
+	seen bool
+	et   *entityTrack
+}
+
+// readAll reads every entity with the snapshot's readers, an entity (or
+// one key range of it) to a reader at a time, and closes items at the end.
+// With o.Ranges > 1 a new job splits each entity into that many key ranges
+// of about equal rows, inside the snapshot (source's KeyBoundaries); a
+// resumed job reads the ranges its checkpoint names. A resumed run first reads
+// the rows the earlier runs settled (up to each entity's checkpoint key;
+// all of an entity they finished), every reader, before any row is read to
+// be written: their keys go through the batcher's collision check first,
+// and into the set of keys the job wrote (for the stray items). Then the
+// rest of each entity is read and written.
+func readAll(ctx context.Context, o Options, readers []source.Reader, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
+	defer close(items)
+	var seen, write []readJob
+	for _, e := range o.Plan.Entities {
+		tracks := tr.entity(e.Name)
+		if o.Ranges > 1 && (tr == nil || !tr.resumed) {
+			bounds, err := readers[0].KeyBoundaries(ctx, e.Table, e.Where, o.Ranges)
+			if err != nil {
+				return err
+			}
+			if tr == nil {
+				var lo source.KeyBound
+				for _, hi := range append(bounds, nil) {
+					write = append(write, readJob{e: e, kr: source.KeyRange{After: lo, UpTo: hi}})
+					lo = hi
+				}
+				continue
+			}
+			if tracks, err = tr.split(e, bounds); err != nil {
+				return err
+			}
+		}
+		if tracks == nil {
+			write = append(write, readJob{e: e})
+			continue
+		}
+		for _, et := range tracks {
+			switch {
+			case et.done:
+				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, seen: true})
+			case et.resumeFrom != nil:
+				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.resumeFrom}, seen: true})
+				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.resumeFrom, UpTo: et.hi}, et: et})
+			default:
+				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, et: et})
+			}
+		}
+	}
+	for _, phase := range [][]readJob{seen, write} {
+		if err := readJobs(ctx, readers, phase, func(ctx context.Context, r source.Reader, j readJob) error {
+			if j.seen {
+				return readSettled(ctx, r, j, items, w)
+			}
+			if err := readEntity(ctx, r, j.e, j.kr, items, rej, c, j.et); err != nil {
+				return err
+			}
+			j.et.finished()
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readJobs hands the jobs out to the readers, one at a time each.
+func readJobs(ctx context.Context, readers []source.Reader, jobs []readJob, read func(context.Context, source.Reader, readJob) error) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	ch := make(chan readJob)
+	g.Go(func() error {
+		defer close(ch)
+		for _, j := range jobs {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	for _, r := range readers {
+		g.Go(func() error {
+			for j := range ch {
+				if err := read(ctx, r, j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// readSettled passes on the keys of rows an earlier run settled: they are
+// not written again, but a later row rendering the same key is a
+// collision, and the item with that key is one the job wrote. A row whose
+// key does not render was rejected.
+func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- pending, w *writer) error {
+	e := j.e
+	return readRows(ctx, r, e, j.kr, func(row []any, dup *mapping.RowError) error {
+		if dup != nil {
+			return nil
+		}
+		key, err := e.RenderKey(row)
+		if err != nil {
+			var re *mapping.RowError
+			if errors.As(err, &re) {
+				return nil
+			}
+			return err
+		}
+		if w.written != nil {
+			w.written.add(w.table, key)
+		}
+		select {
+		case items <- pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// entity is the tracks of one entity; nil without a checkpoint.
+func (tr *tracker) entity(name string) []*entityTrack {
+	if tr == nil {
+		return nil
+	}
+	return tr.byName[name]
+}

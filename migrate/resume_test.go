@@ -1,0 +1,309 @@
+package migrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/faultproxy"
+	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/verify"
+)
+
+// stopAfter cancels the returned context once the table holds more than
+// n items (the lock item aside), as SIGINT would.
+func stopAfter(t *testing.T, db *dynamodb.Client, table string, n int64) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testContext(t))
+	t.Cleanup(cancel)
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			var got int64
+			p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount, ConsistentRead: aws.Bool(true)})
+			for p.HasMorePages() {
+				out, err := p.NextPage(ctx)
+				if err != nil {
+					got = -1
+					break
+				}
+				got += int64(out.Count)
+			}
+			if got > n+1 {
+				return
+			}
+		}
+	}()
+	return ctx
+}
+
+// checkpointOf reads a checkpoint file.
+func checkpointOf(t *testing.T, path string) map[string]any {
+	t.Helper()
+	var ck map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, path)), &ck); err != nil {
+		t.Fatalf("checkpoint %s: %v", path, err)
+	}
+	return ck
+}
+
+// verifyExact runs verify's checks (counts, every item attribute by
+// attribute, stray items, access patterns) and fails the test on any
+// problem.
+func verifyExact(t *testing.T, fx *fixture, db *dynamodb.Client, table string) {
+	t.Helper()
+	rep, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, DB: db, Table: table, Samples: 3, Seed: 1, Settle: 30 * time.Second})
+	if err != nil || !rep.OK {
+		var b strings.Builder
+		_ = rep.WriteText(&b)
+		t.Fatalf("verify: %v\n%s", err, b.String())
+	}
+}
+
+// TestResumeAfterStop: a run stopped mid-way (a canceled context, as
+// SIGINT) leaves its checkpoint, says how to resume, and --resume finishes
+// the job: every row's item exact, nothing extra, the report counting the
+// whole job, the rows the first run settled not written again, and the
+// checkpoint removed. On both engines.
+func TestResumeAfterStop(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			fx := personalization(t, eng)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			// Answers held back a little, so that the run is stopped mid-way.
+			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+			ck := filepath.Join(t.TempDir(), "job.checkpoint.json")
+			rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+			o := fx.options(slow, table)
+			o.CreateTable = true
+			o.Writers = 2
+			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "digest-1", "source-1"
+			o.RejectsPath = rejects
+			rep, err := migrate.Run(stopAfter(t, direct, table, 1000), o)
+			if err == nil || !rep.Interrupted || !rep.Partial {
+				t.Fatalf("the first run was not stopped mid-way: %v, %+v", err, rep)
+			}
+			if rep.Checkpoint != ck {
+				t.Errorf("report's checkpoint = %q, want %q", rep.Checkpoint, ck)
+			}
+			var text strings.Builder
+			rep.WriteText(&text)
+			if !strings.Contains(text.String(), "migrate --resume --checkpoint "+ck) {
+				t.Errorf("the report of the stopped run does not say how to resume:\n%s", text.String())
+			}
+			first := rep.ItemsWritten
+			saved := checkpointOf(t, ck)
+			var settled int64
+			for _, e := range saved["entities"].([]any) {
+				settled += int64(e.(map[string]any)["items"].(float64))
+			}
+			if settled == 0 || settled > first {
+				t.Fatalf("the checkpoint settles %d items, the run acknowledged %d", settled, first)
+			}
+			if first >= fx.total {
+				t.Fatalf("the first run wrote all %d items", first)
+			}
+
+			o2 := fx.options(direct, table)
+			o2.Writers = 2
+			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume = ck, "digest-1", "source-1", true
+			o2.RejectsPath = rejects
+			rep2, err := migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			checkLanded(t, fx, rep2, direct, table)
+			if rep2.Earlier == nil || rep2.Earlier.Items != settled {
+				t.Errorf("the resumed report's earlier runs: %+v, want %d items", rep2.Earlier, settled)
+			}
+			if again := rep2.ItemsWritten - rep2.Earlier.Items; again != fx.total-settled {
+				t.Errorf("the resumed run wrote %d items, want the %d the checkpoint did not settle", again, fx.total-settled)
+			}
+			if rep2.StrayItems != 0 {
+				t.Errorf("the resumed run found %d stray items: %v", rep2.StrayItems, rep2.StrayKeys)
+			}
+			if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the checkpoint of the finished job is still there: %v", err)
+			}
+			if rep2.Checkpoint != "" {
+				t.Errorf("the finished job's report names checkpoint %q", rep2.Checkpoint)
+			}
+			verifyExact(t, fx, direct, table)
+		})
+	}
+}
+
+// TestResumeRefusesAnotherJob: --resume with a checkpoint of another
+// mapping, table or source is refused, naming the difference, before
+// anything is written; without a checkpoint it says there is nothing to
+// resume.
+func TestResumeRefusesAnotherJob(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	eng := testenv.Engines[0]
+	fx := personalization(t, eng)
+	db := newDB(t, endpoint)
+	table := tableName(t, db)
+	ck := filepath.Join(t.TempDir(), "c.json")
+	_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+	o := fx.options(slow, table)
+	o.CreateTable = true
+	o.CheckpointPath, o.MappingDigest, o.SourceID = ck, "digest-1", "source-1"
+	// The first run is stopped once it has written some items.
+	if _, err := migrate.Run(stopAfter(t, db, table, 100), o); err == nil {
+		t.Fatal("the first run was not stopped")
+	}
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint after the stopped run: %v", err)
+	}
+	before, _ := scan(t, db, table)
+
+	for _, tc := range []struct {
+		name             string
+		digest, src, tab string
+		want             string
+	}{
+		{"mapping", "digest-2", "source-1", table, "the mapping file changed since"},
+		{"source", "digest-1", "source-2", table, "it read the source source-1, not source-2"},
+		{"table", "digest-1", "source-1", table + "_other", "it is of table " + table + ", not " + table + "_other"},
+	} {
+		o := fx.options(db, tc.tab)
+		o.CheckpointPath, o.MappingDigest, o.SourceID, o.Resume = ck, tc.digest, tc.src, true
+		_, err := migrate.Run(testContext(t), o)
+		if err == nil || !strings.Contains(err.Error(), "belongs to another migration") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: resume with another %s: %v, want it refused saying %q", tc.name, tc.name, err, tc.want)
+		}
+	}
+	if after, _ := scan(t, db, table); after != before {
+		t.Errorf("the refused runs changed the table: %d items, before %d", after, before)
+	}
+
+	o = fx.options(db, table)
+	o.CheckpointPath, o.Resume = filepath.Join(t.TempDir(), "none.json"), true
+	if _, err := migrate.Run(testContext(t), o); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
+		t.Errorf("resume without a checkpoint: %v", err)
+	}
+}
+
+// TestResumeAfterSourceChanged: between the interrupted run (which reads
+// its one table as 3 key ranges, in parallel) and --resume the source
+// changes. As documented: rows deleted leave stray items, which
+// --delete-stale deletes; a row updated after the checkpoint key is written
+// as it is now, one updated before it is not rewritten; a row inserted
+// after it is written, one inserted before it is not. On both engines.
+func TestResumeAfterSourceChanged(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	var script strings.Builder
+	script.WriteString("CREATE TABLE items (id INT PRIMARY KEY, k VARCHAR(20) NOT NULL);\n")
+	for i := 1; i <= 2000; i++ {
+		if i%500 == 1 {
+			if i > 1 {
+				script.WriteString(";\n")
+			}
+			script.WriteString("INSERT INTO items VALUES ")
+		} else {
+			script.WriteString(", ")
+		}
+		script.WriteString("(" + strconv.Itoa(i) + ", 'v1')")
+	}
+	script.WriteString(";\n")
+	const m = `version: 1
+table:
+  name: changed
+  key: {pk: PK}
+entities:
+  item:
+    from: items
+    pk: "ITEM#{id}"
+`
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, script.String())
+			fx := open(t, dsn, "mapping.yaml", m)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+			ck := filepath.Join(t.TempDir(), "c.json")
+			o := fx.options(slow, table)
+			o.CreateTable, o.Writers, o.Readers, o.Ranges = true, 2, 3, 3
+			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			if _, err := migrate.Run(stopAfter(t, direct, table, 600), o); err == nil {
+				t.Fatal("the first run was not stopped")
+			}
+			ents := checkpointOf(t, ck)["entities"].([]any)
+			if len(ents) != 3 {
+				t.Fatalf("the checkpoint has %d parts, want the 3 key ranges of the entity: %v", len(ents), ents)
+			}
+			for i, e := range ents { // read in parallel: each range has begun
+				if e.(map[string]any)["after"] == nil {
+					t.Errorf("key range %d has no settled row: %v", i+1, e)
+				}
+			}
+			after := ents[0].(map[string]any)["after"].([]any)[0].(map[string]any)["v"].(string)
+			k, _ := strconv.Atoi(after)
+			if k < 20 || k > 1990 {
+				t.Fatalf("the checkpoint key is id %d: want the run stopped between 20 and 1990", k)
+			}
+			eng.Exec(t, dsn, fmt.Sprintf(`DELETE FROM items WHERE id <= 5;
+UPDATE items SET k = 'v2' WHERE id = 6 OR id = %d OR id = 2000;
+INSERT INTO items VALUES (-1, 'v2'), (%d, 'v2');`, k+1, 5000))
+
+			o2 := fx.options(direct, table)
+			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume, o2.DeleteStale = ck, "d", "s", true, true
+			rep, err := migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if rep.StrayItems != 5 || rep.StrayDeleted != 5 {
+				t.Errorf("stray items %d (%v), deleted %d; want the 5 items of the deleted rows", rep.StrayItems, rep.StrayKeys, rep.StrayDeleted)
+			}
+			got := map[string]string{}
+			p := dynamodb.NewScanPaginator(direct, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+			for p.HasMorePages() {
+				out, err := p.NextPage(testContext(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range out.Items {
+					got[it["PK"].(*types.AttributeValueMemberS).Value] = it["k"].(*types.AttributeValueMemberS).Value
+				}
+			}
+			want := map[string]string{}
+			for i := 6; i <= 2000; i++ {
+				want["ITEM#"+strconv.Itoa(i)] = "v1"
+			}
+			want["ITEM#"+strconv.Itoa(k+1)] = "v2" // updated after the key: rewritten
+			want["ITEM#2000"] = "v2"
+			want["ITEM#5000"] = "v2" // inserted after the key: written
+			// ITEM#6, updated before the key, keeps v1; ITEM#-1, inserted
+			// before it, is not written.
+			if len(got) != len(want) {
+				t.Errorf("the table holds %d items, want %d", len(got), len(want))
+			}
+			for key, v := range want {
+				if got[key] != v {
+					t.Errorf("item %s: k = %q, want %q", key, got[key], v)
+				}
+			}
+			for key := range got {
+				if _, ok := want[key]; !ok {
+					t.Errorf("item %s should not be there", key)
+				}
+			}
+		})
+	}
+}
