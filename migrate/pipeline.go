@@ -142,7 +142,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 
-	snap, err := o.Source.Snapshot(ctx, o.Readers)
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedReaders(o.Plan, o.Readers))
 	if err != nil {
 		return err
 	}
@@ -193,6 +193,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters) error {
 	g, ctx := errgroup.WithContext(ctx)
+	readers, pool := readers[:o.Readers], newReaderPool(readers[o.Readers:])
 	jobs := make(chan *mapping.Entity)
 	items := make(chan pending, 4*MaxBatch*o.Writers)
 	batches := make(chan []pending, o.Writers)
@@ -214,7 +215,7 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 		for _, r := range readers {
 			rg.Go(func() error {
 				for e := range jobs {
-					if err := readEntity(rctx, r, e, items, rej, c); err != nil {
+					if err := readEntity(rctx, r, pool, e, items, rej, c); err != nil {
 						return err
 					}
 				}
@@ -240,19 +241,10 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 	return g.Wait()
 }
 
-// readRows streams the rows of one entity (its table, view or query) from
-// r, each with the reason it cannot become an item when its key names
-// several rows (mapping.Entity.Stream).
-func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, fn func(row []any, dup *mapping.RowError) error) error {
-	return e.Stream(func(each func([]any) error) error {
-		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
-	}, fn)
-}
-
 // readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
+func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mapping.Entity, items chan<- pending, rej *rejects, c *counters) error {
 	ec := c.perEntity[e.Name]
-	return readRows(ctx, r, e, func(row []any, dup *mapping.RowError) error {
+	return streamRows(ctx, r, pool, e, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 		c.read.Add(1)
 		ec.read.Add(1)
 		var item mapping.Item
@@ -260,7 +252,7 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, items c
 		if dup != nil {
 			err = dup // the key names several rows: none becomes an item
 		} else {
-			item, err = e.Render(row)
+			item, err = e.Render(e.WithChildren(row, kids))
 		}
 		if err != nil {
 			var re *mapping.RowError

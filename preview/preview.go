@@ -68,12 +68,13 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		}
 		want[n] = true
 	}
-	snap, err := src.Snapshot(ctx, 1)
+	snap, err := src.Snapshot(ctx, 1+p.MaxEmbeds())
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	r := snap.Readers()[0]
+	r, kr := snap.Readers()[0], snap.Readers()[1:] // kr read embedded rows
+
 	for _, e := range p.Entities {
 		if len(want) > 0 && !want[e.Name] {
 			continue
@@ -83,15 +84,18 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		if e.Table.Query != "" {
 			pe.From, pe.Query = "query", e.Table.Query
 		}
-		err := e.Stream(func(each func([]any) error) error {
+		err := e.StreamEmbedded(ctx, func(each func([]any) error) error {
 			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
-		}, func(row []any, dup *mapping.RowError) error {
+		}, func(ctx context.Context, i int, each func([]any) error) error {
+			m := e.Embeds()[i]
+			return kr[i].ScanTable(ctx, m.Scan(rows), m.Where, 0, each)
+		}, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 			var item mapping.Item
 			var err error
 			if dup != nil {
 				err = dup // the key names several rows: none becomes an item
 			} else {
-				item, err = e.Render(row)
+				item, err = e.Render(e.WithChildren(row, kids))
 			}
 			if err != nil {
 				var re *mapping.RowError
