@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"go.yaml.in/yaml/v3"
@@ -130,18 +131,20 @@ type OrderCol struct {
 }
 
 // ParseOrder reads one order_by entry: "column", "column asc" or
-// "column desc" (the direction in any case, after one or more spaces).
+// "column desc" (the direction in any case, after one or more spaces; a
+// column name has no white space).
 func ParseOrder(s string) (OrderCol, error) {
-	f := strings.Fields(s)
-	switch {
-	case len(f) == 1 && f[0] == s:
-		return OrderCol{Column: s}, nil
-	case len(f) == 2 && strings.TrimSpace(s) == s:
-		switch strings.ToLower(f[1]) {
-		case "asc":
-			return OrderCol{Column: f[0]}, nil
+	col, dir, _ := strings.Cut(s, " ")
+	dir = strings.TrimLeft(dir, " ")
+	if col != "" && !strings.ContainsFunc(col, unicode.IsSpace) {
+		switch strings.ToLower(dir) {
+		case "", "asc":
+			if dir == "" && strings.HasSuffix(s, " ") {
+				break
+			}
+			return OrderCol{Column: col}, nil
 		case "desc":
-			return OrderCol{Column: f[0], Desc: true}, nil
+			return OrderCol{Column: col, Desc: true}, nil
 		}
 	}
 	return OrderCol{}, fmt.Errorf("%q is not a column, \"column asc\" or \"column desc\"", s)
