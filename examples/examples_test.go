@@ -40,6 +40,11 @@ func examples() []example {
 			// per friend and for the user: 4485 fan-out items.
 			name: "leaderboard", engine: eng, mapping: "leaderboard/mapping.yaml", rows: 5556,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "leaderboard") },
+		}, example{
+			// 5256 rows; the 1581 user_servers rows are embedded in the
+			// users' items, not items of their own.
+			name: "game-profile", engine: eng, mapping: "game-profile/mapping.yaml", rows: 3675,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "game-profile") },
 		})
 	}
 	out = append(out, example{
