@@ -228,7 +228,7 @@ only if every row was written or, within --max-rejects, rejected.`,
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
 	f.BoolVar(&m.AllowNonEmpty, "allow-non-empty", false, "write into a table that already holds items (items with the same key are replaced)")
 	f.IntVar(&m.Writers, "writers", 8, "concurrent BatchWriteItem writers")
-	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities in parallel")
+	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities in parallel (reading an entity with embeds takes one more per embed)")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
