@@ -55,10 +55,20 @@ func (q *itemQuery) embedColumns(engine introspect.Engine, e *mapping.Entity, re
 		}
 		var agg string
 		if engine == introspect.MySQL {
+			// Only the columns the elements hold (and the map key): the
+			// aggregate is capped by group_concat_max_len (1 MB by
+			// default on MariaDB), which a large excluded column
+			// would fill.
+			used := map[int]bool{columnIndexOf(child, m.MapKey): true}
+			for _, a := range m.Attributes() {
+				used[a.Index] = true
+			}
 			args := make([]string, 0, 2*len(child.Columns))
 			for j, c := range child.Columns {
 				ej.keys = append(ej.keys, strconv.Itoa(j))
-				args = append(args, "'"+strconv.Itoa(j)+"'", myJSONExpr(c))
+				if used[j] {
+					args = append(args, "'"+strconv.Itoa(j)+"'", myJSONExpr(c))
+				}
 			}
 			agg = "JSON_ARRAYAGG(JSON_OBJECT(" + strings.Join(args, ", ") + ") ORDER BY " + strings.Join(order, ", ") + ")"
 		} else {
