@@ -19,4 +19,8 @@
 // and a throttled answer pauses all of them together (rate.go). Into a table
 // that held items, the run counts them first and, at the end, finds (and on
 // request deletes) the items it did not write (stray.go).
+//
+// An entity with embeds has its child rows read beside its own rows, by
+// readers taken from a pool of extra snapshot connections (embed.go), and
+// merged by mapping.Entity.StreamEmbedded.
 package migrate
