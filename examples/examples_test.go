@@ -44,6 +44,11 @@ func examples() []example {
 			// 40 products and 1050 reviews.
 			name: "product-reviews", engine: eng, mapping: "product-reviews/mapping.yaml", rows: 1090,
 			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "product-reviews") },
+		}, example{
+			// 5256 rows; the 1581 user_servers rows are embedded in the
+			// users' items, not items of their own.
+			name: "game-profile", engine: eng, mapping: "game-profile/mapping.yaml", rows: 3675,
+			load: func(t *testing.T, dsn string) { testenv.LoadExample(t, eng, dsn, "game-profile") },
 		})
 	}
 	out = append(out, example{

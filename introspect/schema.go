@@ -88,6 +88,9 @@ type Table struct {
 	Comment    string    `json:"comment,omitempty"`
 	Columns    []*Column `json:"columns"`
 	PrimaryKey []string  `json:"primary_key,omitempty"`
+	// KeyDesc marks the PrimaryKey columns a reader sorts in descending
+	// order (the order of an embed's child rows); nil for all ascending.
+	KeyDesc []bool `json:"-"`
 	// UniqueKeys are the other sets of columns whose values the engine
 	// keeps unique: UNIQUE constraints, and unique indexes on plain
 	// columns that have no predicate (a partial or expression index is

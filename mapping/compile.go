@@ -470,6 +470,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		rel.Columns = append(slices.Clip(tbl.Columns), conds...)
 		e.Table, e.Columns = &rel, rel.Columns
 	}
+	c.embeds(e, ed, path, claim)
 	return e
 }
 

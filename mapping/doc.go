@@ -2,7 +2,8 @@
 // errors (Parse), validation against the introspected schema (Compile), key
 // templates and their formatters, the conversion of canonical source values
 // to DynamoDB attribute values, and rendering one source row into the item it
-// becomes.
+// becomes, with the rows of child tables embedded in it (embed.go; the merge
+// of parent and child rows read side by side, embed_stream.go).
 //
 // Canonical source values (what the source package decodes a column into,
 // chosen by the column's introspect.Kind):

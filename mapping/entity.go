@@ -46,6 +46,7 @@ type Entity struct {
 	attrs       []attrRule
 	sets        []setRule
 	ttl         *ttlRule
+	embeds      []*Embed // child rows, at len(Columns)+i of a row (embed.go)
 }
 
 // ttlRule writes the table's TTL attribute from a date or timestamp column.
@@ -216,6 +217,9 @@ func (e *Entity) Render(row []any) (Item, error) {
 		default:
 			return nil, e.reject(row, "ttl column %s holds a %T, not a date or timestamp", r.col.Name, v)
 		}
+	}
+	if err := e.renderEmbeds(row, item); err != nil {
+		return nil, err
 	}
 	if size := ItemSize(item); size > MaxItemSize {
 		return nil, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)

@@ -88,6 +88,7 @@ type EntityDef struct {
 	Rename  []KV
 	Set     []SetDef // extra attributes from templates or constants
 	TTL     *TTLDef
+	Embed   []*EmbedDef // child rows folded into the item (embed.go)
 	Pos
 }
 
@@ -567,6 +568,7 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 			"key":   func(v *yaml.Node, path string) { e.KeyPos = pos(v); e.Key = p.keyColumns(v, path) },
 			"where": func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
 			"ttl":   func(v *yaml.Node, path string) { e.TTL = p.ttl(v, path) },
+			"embed": func(v *yaml.Node, path string) { e.Embed = p.embeds(v, path) },
 			"pk":    func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
 			"sk":    func(v *yaml.Node, path string) { e.SK = p.str(v, path) },
 			"attributes": func(v *yaml.Node, path string) {

@@ -78,7 +78,7 @@ func jsonable(v any) any {
 func mappingFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"../examples/*/mapping*.yaml", "testdata/compile/*.yaml", "testdata/personalization/*.yaml"} {
+	for _, pat := range []string{"../examples/*/mapping*.yaml", "testdata/compile/*.yaml", "testdata/embed/*.yaml", "testdata/personalization/*.yaml"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)

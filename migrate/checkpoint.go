@@ -364,7 +364,13 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	}
 	m := &rowMark{t: t}
 	key := make(source.KeyBound, len(t.keyIdx))
+	if len(t.e.Embeds()) > 0 {
+		key = nil // an entity with embeds is read whole: its checkpoint stays at its start
+	}
 	for i, idx := range t.keyIdx {
+		if key == nil {
+			break
+		}
 		v := row[idx]
 		if !source.BoundValueOK(t.engine, t.keyCol[i], v) {
 			key = nil

@@ -32,4 +32,9 @@
 // stray items, writing nothing) and then the rows after each checkpoint
 // key, appends to the rejects file without repeating a row, and reports
 // the whole job (rejects_resume.go).
+//
+// An entity with embeds has its child rows read beside its own rows, by
+// readers taken from a pool of extra snapshot connections (embed.go), and
+// merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no
+// key ranges), and its checkpoint stays at its start until it is done.
 package migrate

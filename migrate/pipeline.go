@@ -171,7 +171,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 
-	snap, err := o.Source.Snapshot(ctx, o.Readers)
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedReaders(o.Plan, o.Readers))
 	if err != nil {
 		return err
 	}
@@ -233,11 +233,12 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	g, ctx := errgroup.WithContext(ctx)
+	readers, pool := readers[:o.Readers], newReaderPool(readers[o.Readers:])
 	items := make(chan pending, 4*MaxBatch*o.Writers)
 	batches := make(chan []pending, o.Writers)
 
 	g.Go(func() error {
-		return readAll(ctx, o, readers, items, w, rej, c, tr)
+		return readAll(ctx, o, readers, pool, items, w, rej, c, tr)
 	})
 	g.Go(func() error {
 		defer close(batches)
@@ -257,21 +258,33 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 }
 
 // readRows streams the rows of one entity (its table, view or query) from
-// r, each with the reason it cannot become an item when its key names
-// several rows (mapping.Entity.Stream); kr restricts them to a key range.
-func readRows(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, fn func(row []any, dup *mapping.RowError) error) error {
-	return e.Stream(func(each func([]any) error) error {
-		if kr.After != nil || kr.UpTo != nil {
-			return r.ScanRange(ctx, e.Table, e.Where, kr, each)
-		}
-		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
-	}, fn)
+// r, each with its embedded child rows (read by readers taken from pool)
+// and with the reason it cannot become an item when its key names several
+// rows (mapping.Entity.StreamEmbedded); kr restricts them to a key range.
+// An entity with embeds is read whole (readAll never splits it, and its
+// checkpoint does not advance): its child rows are read by the parent's
+// key order, not by a range of it. A nil pool reads no child rows (kids is
+// nil): for the keys of settled rows.
+func readRows(ctx context.Context, r source.Reader, pool readerPool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+	ranged := kr.After != nil || kr.UpTo != nil
+	if pool == nil || len(e.Embeds()) == 0 {
+		return e.Stream(func(each func([]any) error) error {
+			if ranged {
+				return r.ScanRange(ctx, e.Table, e.Where, kr, each)
+			}
+			return r.ScanTable(ctx, e.Table, e.Where, 0, each)
+		}, func(row []any, dup *mapping.RowError) error { return fn(row, nil, dup) })
+	}
+	if ranged {
+		return fmt.Errorf("migrate: entity %s has embedded rows and cannot be read by key range", e.Name)
+	}
+	return streamRows(ctx, r, pool, e, fn)
 }
 
 // readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
+func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
 	ec := c.perEntity[e.Name]
-	return readRows(ctx, r, e, kr, func(row []any, dup *mapping.RowError) error {
+	return readRows(ctx, r, pool, e, kr, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 		m := et.mark(row)
 		c.read.Add(1)
 		ec.read.Add(1)
@@ -280,7 +293,7 @@ func readEntity(ctx context.Context, r source.Reader, e *mapping.Entity, kr sour
 		if dup != nil {
 			err = dup // the key names several rows: none becomes an item
 		} else {
-			item, err = e.Render(row)
+			item, err = e.Render(e.WithChildren(row, kids))
 		}
 		if err != nil {
 			var re *mapping.RowError

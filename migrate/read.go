@@ -30,12 +30,12 @@ type readJob struct {
 // be written: their keys go through the batcher's collision check first,
 // and into the set of keys the job wrote (for the stray items). Then the
 // rest of each entity is read and written.
-func readAll(ctx context.Context, o Options, readers []source.Reader, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
+func readAll(ctx context.Context, o Options, readers []source.Reader, pool readerPool, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	defer close(items)
 	var seen, write []readJob
 	for _, e := range o.Plan.Entities {
 		tracks := tr.entity(e.Name)
-		if o.Ranges > 1 && (tr == nil || !tr.resumed) {
+		if o.Ranges > 1 && len(e.Embeds()) == 0 && (tr == nil || !tr.resumed) { // an entity with embeds is read whole
 			bounds, err := readers[0].KeyBoundaries(ctx, e.Table, e.Where, o.Ranges)
 			if err != nil {
 				return err
@@ -73,7 +73,7 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, items chan
 			if j.seen {
 				return readSettled(ctx, r, j, items, w)
 			}
-			if err := readEntity(ctx, r, j.e, j.kr, items, rej, c, j.et); err != nil {
+			if err := readEntity(ctx, r, pool, j.e, j.kr, items, rej, c, j.et); err != nil {
 				return err
 			}
 			j.et.finished()
@@ -122,7 +122,7 @@ func readJobs(ctx context.Context, readers []source.Reader, jobs []readJob, read
 // key does not render was rejected.
 func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- pending, w *writer) error {
 	e := j.e
-	return readRows(ctx, r, e, j.kr, func(row []any, dup *mapping.RowError) error {
+	return readRows(ctx, r, nil, e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
 		if dup != nil {
 			return nil
 		}

@@ -75,12 +75,12 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		}
 		want[n] = true
 	}
-	snap, err := src.Snapshot(ctx, 1)
+	snap, err := src.Snapshot(ctx, 1+p.MaxEmbeds())
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	r := snap.Readers()[0]
+	r, kr := snap.Readers()[0], snap.Readers()[1:] // kr read embedded rows
 	var shown []*mapping.Entity
 	for _, e := range p.Entities {
 		if len(want) == 0 || want[e.Name] {
@@ -90,22 +90,25 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 	phase := prog.Phase("render", "rows", renderTasks(shown, rows))
 	complete := false
 	defer func() { phase.End(complete) }()
-	for i, e := range shown {
+	for n, e := range shown {
 		pk, sk := e.KeyTemplates()
 		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
 		if e.Table.Query != "" {
 			pe.From, pe.Query = "query", e.Table.Query
 		}
-		err := e.Stream(func(each func([]any) error) error {
+		err := e.StreamEmbedded(ctx, func(each func([]any) error) error {
 			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
-		}, func(row []any, dup *mapping.RowError) error {
-			defer phase.Counter(i).Add(1)
+		}, func(ctx context.Context, i int, each func([]any) error) error {
+			m := e.Embeds()[i]
+			return kr[i].ScanTable(ctx, m.Scan(rows), m.Where, 0, each)
+		}, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+			defer phase.Counter(n).Add(1)
 			var item mapping.Item
 			var err error
 			if dup != nil {
 				err = dup // the key names several rows: none becomes an item
 			} else {
-				item, err = e.Render(row)
+				item, err = e.Render(e.WithChildren(row, kids))
 			}
 			if err != nil {
 				var re *mapping.RowError
@@ -128,7 +131,7 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		if err != nil {
 			return nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
 		}
-		phase.Counter(i).Finish()
+		phase.Counter(n).Finish()
 		res.Entities = append(res.Entities, pe)
 	}
 	complete = true

@@ -2,7 +2,8 @@
 // from a DSN (postgres://, mysql:// or the go-sql-driver form) without ever
 // printing its password, consistent snapshots shared by several reader
 // connections, streaming the rows of a table, a view or a query (read as a
-// derived table) in key order, with conditions the mapping adds evaluated
+// derived table) in key order (a column descending where Table.KeyDesc
+// says: an embed's order_by), with conditions the mapping adds evaluated
 // in the same statement (introspect.Column.Expr), or only the rows of a key
 // range (after one key, up to another, in that order: ranges.go),
 // describing a query's

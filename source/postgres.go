@@ -267,6 +267,9 @@ func scanSQL(t *introspect.Table, w string, limit int, ident func(string) string
 		pk := make([]string, len(t.PrimaryKey))
 		for i, c := range t.PrimaryKey {
 			pk[i] = qual + "." + ident(c)
+			if i < len(t.KeyDesc) && t.KeyDesc[i] {
+				pk[i] += " DESC"
+			}
 		}
 		q += " ORDER BY " + strings.Join(pk, ", ")
 	}

@@ -51,6 +51,7 @@ const getBatch = 100
 type srcRow struct {
 	row []any             // canonical values, in the entity's column order
 	js  any               // the engine's JSON rendering of the row (text)
+	ejs []any             // the engine's JSON arrays of the row's child rows, per embed
 	key string            // the row's source key
 	dup *mapping.RowError // set when the row's key names several rows
 }
@@ -103,16 +104,19 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.
 		// every row of a key that is not unique.
 		scan := func(each func([]any) error) error {
 			return v.r.Query(gctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
-				if len(vals) != ncols+1 || names[ncols] != q.jsonCol {
-					return fmt.Errorf("the item query returned %d columns, want %d", len(vals), ncols+1)
+				if len(vals) != ncols+1+len(q.embeds) || names[ncols] != q.jsonCol {
+					return fmt.Errorf("the item query returned %d columns, want %d", len(vals), ncols+1+len(q.embeds))
 				}
 				return each(vals)
 			})
 		}
-		err := e.Stream(scan, func(vals []any, dup *mapping.RowError) error {
+		err := e.StreamEmbedded(gctx, scan, func(ctx context.Context, i int, each func([]any) error) error {
+			m := e.Embeds()[i]
+			return v.kr[i].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
+		}, func(vals []any, kids [][][]any, dup *mapping.RowError) error {
 			ic.Rows++
 			prog.Add(1)
-			row := vals[:ncols]
+			row := e.WithChildren(vals[:ncols], kids)
 			if v.acceptedReject(e, row) {
 				return nil // migrate rejected it, and the rejects file says so
 			}
@@ -121,7 +125,7 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.
 				return nil
 			}
 			ic.Sampled++
-			cur = append(cur, srcRow{row: slices.Clone(row), js: vals[ncols], key: key, dup: dup})
+			cur = append(cur, srcRow{row: slices.Clone(row), js: vals[ncols], ejs: slices.Clone(vals[ncols+1:]), key: key, dup: dup})
 			if len(cur) == getBatch {
 				return send()
 			}
@@ -253,6 +257,7 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 		} else {
 			findings = q.oracle.check(js, x.src.row, have, flagged)
 		}
+		findings = append(findings, q.oracle.checkEmbeds(q.embeds, x.src.ejs, x.src.row, have)...)
 		for _, f := range findings {
 			p := Problem{Kind: KindValueMismatch, Entity: e.Name, Key: x.key, SourceKey: x.src.key, Attribute: f.attr, Want: f.want, Got: f.got}
 			if f.note != "" {

@@ -37,6 +37,7 @@ type itemQuery struct {
 	table   *introspect.Table
 	jsonCol string // the result column holding the row's JSON
 	oracle  *oracle
+	embeds  []embedJSON // after jsonCol: each embed's child rows as JSON (embed.go)
 }
 
 // oracle compares stored attributes with the engine's JSON values.
@@ -80,6 +81,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		}
 		cols = append(cols, "to_jsonb("+ref+".*) AS "+ident(q.jsonCol))
 	}
+	cols = append(cols, q.embedColumns(engine, e, ref)...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
 	if strings.TrimSpace(e.Where) != "" {
 		sql += " WHERE (" + e.Where + ")"
@@ -105,6 +107,11 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 func (q *itemQuery) kindOf(name string) *introspect.Column {
 	if name == q.jsonCol {
 		return nil
+	}
+	for _, ej := range q.embeds {
+		if name == ej.col {
+			return nil
+		}
 	}
 	return q.table.Column(name)
 }

@@ -149,13 +149,13 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	if err := v.checkTable(ctx); err != nil {
 		return err
 	}
-	snap, err := v.o.Source.Snapshot(ctx, 1)
+	snap, err := v.o.Source.Snapshot(ctx, 1+v.o.Plan.MaxEmbeds())
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
 	rep.Warning = snap.Warning()
-	v.r = snap.Readers()[0]
+	v.r, v.kr = snap.Readers()[0], snap.Readers()[1:]
 	if v.itemsComplete() {
 		v.keys = newKeySet()
 	}
@@ -265,6 +265,8 @@ func (rep *Report) FailedChecks() (failed, total int) {
 type verifier struct {
 	o Options
 	r source.Reader
+	// kr read the child rows of embeds, beside r (one per embed).
+	kr []source.Reader
 	// rmu serializes the access patterns' use of r (a reader is one
 	// connection): their SQL runs one at a time, their Queries on DynamoDB
 	// and the waits for a global index to settle overlap.

@@ -140,8 +140,9 @@ func dedupe(l mapping.ErrorList) mapping.ErrorList {
 }
 
 // prepareAll has the source prepare every entity's where and every
-// condition of its set attributes (in the statement that reads the entity)
-// and every access pattern's sql and params. A
+// condition of its set attributes (in the statement that reads the entity),
+// every embed's where (on its child table), and every access pattern's sql
+// and params. A
 // statement the database refuses is a problem located at its field; what
 // cannot be parsed or looked up here is left to Compile and Check, which
 // report it.
@@ -185,6 +186,16 @@ func prepareAll(ctx context.Context, src source.Source, f *mapping.File, schema 
 			withCond.PrimaryKey = nil
 			withCond.Columns = append(slices.Clip(t.Columns), mapping.WhenColumn(t, nil, sd.When.Value))
 			if err := prepare(source.ScanSQL(engine, &withCond, ""), sd.When, path+".attributes.set."+sd.Key.Value+".when"); err != nil {
+				return nil, err
+			}
+		}
+		// An embed's where, on its child table.
+		for _, d := range e.Embed {
+			child, err := schema.Table(d.From.Value)
+			if d.Where.Value == "" || err != nil {
+				continue
+			}
+			if err := prepare(source.ScanSQL(engine, child, d.Where.Value), d.Where, path+".embed."+d.Name.Value+".where"); err != nil {
 				return nil, err
 			}
 		}

@@ -63,8 +63,8 @@ type (
 // read alike.
 var ErrUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
 
-// Literal renders one value as an SQL literal: int64, bool, string, JSON,
-// TS and NullID, and nil as NULL.
+// Literal renders one value as an SQL literal: nil (NULL), int64, bool,
+// string, JSON, TS and NullID.
 func Literal(v any) (string, error) {
 	switch v := v.(type) {
 	case nil:
