@@ -14,7 +14,11 @@
 #   REPEAT                rounds of the four measurements; each figure is its median (1)
 #   CPUPROFILE            also profile one more null-sink run of remodel into this file
 #                         (FILE.postgres and FILE.mysql with ENGINE=both)
-#   BENCH_KEEP_DB=1       keep the database remodel_bench after the run
+#   BENCH_DB              the database to generate (remodel_bench; dropped at the end)
+#   BENCH_KEEP_DB=1       keep the database after the run
+#   NULL_ONLY=1           measure only the raw read and the null sink: nothing is
+#                         stored in DynamoDB Local (for 10 million rows, which it
+#                         would take hours to store)
 #
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
@@ -25,7 +29,7 @@ cd "$(dirname "$0")/.."
 rows="${ROWS:-100000}"
 engine="${ENGINE:-postgres}"
 port="${BENCH_DYNAMODB_PORT:-8767}"
-db=remodel_bench
+db="${BENCH_DB:-remodel_bench}"
 ex=examples/personalization
 
 [[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROWS must be a positive whole number, got '$rows'" >&2; exit 2; }
@@ -41,7 +45,9 @@ esac
 scale=$(((rows + 3410) / 6820))
 ((scale >= 1)) || scale=1
 # DynamoDB Local's heap: it keeps every item, and the JVM grows with them.
-if [[ -z "${DYNAMODB_XMX:-}" ]]; then
+if [[ -z "${DYNAMODB_XMX:-}" && "${NULL_ONLY:-}" == 1 ]]; then
+	export DYNAMODB_XMX=1g # it stores nothing
+elif [[ -z "${DYNAMODB_XMX:-}" ]]; then
 	gb=$((1 + (rows + 499999) / 500000))
 	((gb <= 16)) || gb=16
 	export DYNAMODB_XMX="${gb}g"
@@ -94,6 +100,7 @@ for e in "${engines[@]}"; do
 	args=(-source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port"
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
 		-note "examples/personalization/gen -scale $scale; DynamoDB Local -Xmx$DYNAMODB_XMX")
+	[[ "${NULL_ONLY:-}" != 1 ]] || args+=(-null-only)
 	if [[ -n "${CPUPROFILE:-}" ]]; then
 		prof="$CPUPROFILE"
 		((${#engines[@]} == 1)) || prof="$CPUPROFILE.$e"
