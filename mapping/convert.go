@@ -151,6 +151,15 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 // lone UTF-16 surrogate escape or bytes that are not UTF-8 (both would
 // silently become U+FFFD).
 func jsonToAV(raw []byte, depth int) (types.AttributeValue, error) {
+	if av, ok := fastJSONToAV(raw, depth); ok {
+		return av, nil
+	}
+	return jsonTokensToAV(raw, depth)
+}
+
+// jsonTokensToAV is jsonToAV reading token by token: for every document
+// fastJSONToAV leaves to it, and the one that words the errors.
+func jsonTokensToAV(raw []byte, depth int) (types.AttributeValue, error) {
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("json: not valid UTF-8 (byte offset %d)", invalidUTF8At(raw))
 	}

@@ -236,7 +236,7 @@ func templateProof(b *bound, attr string, covered map[string]bool) (string, bool
 			return fmt.Sprintf("%s %s: {%s} is followed by another placeholder and has no fixed width", attr, b.t.Src, p.field), false
 		}
 		if s.alpha.has(next.lit[0]) {
-			return fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, typeName(b.cols[i]), next.lit[:1]), false
+			return fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, b.cols[i].Type, next.lit[:1]), false
 		}
 	}
 	return "", true

@@ -36,8 +36,20 @@ var DefaultBackoff = backoff.Default
 type pending struct {
 	item   mapping.Item
 	entity string
-	source string // the row's source key
+	source string // the row's source key; "" for a row named by ent and key
 	del    bool
+	ent    *mapping.Entity
+	key    []any // the row's source key values (ent.KeyValues)
+	units  int   // the item's write units (itemUnits); 0: not known yet
+}
+
+// sourceKey names the item's row by its source key. It is built only when
+// needed (a rejection), not for every row.
+func (p *pending) sourceKey() string {
+	if p.source == "" && p.ent != nil {
+		return p.ent.SourceKeyOf(p.key)
+	}
+	return p.source
 }
 
 // counters are the pipeline's running totals, updated concurrently.
@@ -122,7 +134,7 @@ func (w *writer) reserved(batch []pending) ([]pending, error) {
 		if ec := w.c.perEntity[p.entity]; ec != nil {
 			ec.rejected.Add(1)
 		}
-		err := w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("the key %s is reserved for remodel's lock item", w.table.KeyString(p.item))})
+		err := w.rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: fmt.Sprintf("the key %s is reserved for remodel's lock item", w.table.KeyString(p.item))})
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +173,7 @@ func (w *writer) reject(p pending, err error) error {
 	if ec := w.c.perEntity[p.entity]; ec != nil {
 		ec.rejected.Add(1)
 	}
-	return w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: "DynamoDB refused the item: " + reason})
+	return w.rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: "DynamoDB refused the item: " + reason})
 }
 
 // put writes items with BatchWriteItem, retrying what is left unprocessed,
@@ -191,14 +203,12 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 		}
 		sent := time.Now()
 		out, err := w.db.BatchWriteItem(inflight, &dynamodb.BatchWriteItemInput{
-			RequestItems:           map[string][]types.WriteRequest{w.name: reqs},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, noRetry, dynamo.AttemptTimeout(w.timeout))
 		throttled := false
 		switch {
 		case err == nil:
 			w.gate.succeeded()
-			w.account(out.ConsumedCapacity)
 			left := out.UnprocessedItems[w.name]
 			rest, done, err := w.unprocessed(items, left)
 			if err != nil {
@@ -332,6 +342,7 @@ func (w *writer) unprocessed(items []pending, left []types.WriteRequest) (rest, 
 // acknowledged counts the items DynamoDB acknowledged, in total and per
 // entity, and remembers their keys when the run keeps them.
 func (w *writer) acknowledged(done []pending) {
+	w.account(done)
 	for _, p := range done {
 		if p.del {
 			w.c.deleted.Add(1)
@@ -347,13 +358,6 @@ func (w *writer) acknowledged(done []pending) {
 	}
 }
 
-func (w *writer) account(cc []types.ConsumedCapacity) {
-	w.c.mu.Lock()
-	defer w.c.mu.Unlock()
-	for _, c := range cc {
-		w.c.units += aws.ToFloat64(c.CapacityUnits)
-	}
-}
 
 // keys names up to five items by their key, for error messages.
 func (w *writer) keys(items []pending) string {
