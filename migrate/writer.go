@@ -358,7 +358,6 @@ func (w *writer) acknowledged(done []pending) {
 	}
 }
 
-
 // keys names up to five items by their key, for error messages.
 func (w *writer) keys(items []pending) string {
 	var out []string
