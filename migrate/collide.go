@@ -69,12 +69,17 @@ type collider struct {
 	w      *bufio.Writer
 	length int64 // bytes written to the file
 
-	recent     map[uint64]pending // the last keys accepted, by hash
-	recentRing []uint64
+	recent     []recentKey // the last keys accepted, a ring
 	recentNext int
 
 	held []heldItem
 	key  []byte // scratch for encoding a key
+}
+
+type recentKey struct {
+	hash uint64
+	p    pending
+	ok   bool
 }
 
 type heldItem struct {
@@ -128,13 +133,15 @@ func (c *collider) add(p pending, emit func(pending) error, collide func(p pendi
 
 func rowName(p pending) string { return "entity " + p.entity + " row " + p.sourceKey() }
 
-// recentMatch finds the recent item with this key.
+// recentMatch finds the recent item with this key (looked for only when
+// a fingerprint is seen again: rarely).
 func (c *collider) recentMatch(h uint64, key []byte) (pending, bool) {
-	prev, ok := c.recent[h]
-	if !ok || !bytes.Equal(appendKey(nil, c.t, prev.item), key) {
-		return pending{}, false
+	for _, r := range c.recent {
+		if r.ok && r.hash == h && bytes.Equal(appendKey(nil, c.t, r.p.item), key) {
+			return r.p, true
+		}
 	}
-	return prev, true
+	return pending{}, false
 }
 
 // flush settles the items held back; the run's last items follow.
@@ -170,8 +177,7 @@ func (c *collider) accept(p pending, h uint64, key []byte) error {
 			return fmt.Errorf("migrate: the key collision check's file: %w", err)
 		}
 		c.file, c.w = f, bufio.NewWriterSize(f, 1<<20)
-		c.recent = make(map[uint64]pending, recentKeys)
-		c.recentRing = make([]uint64, recentKeys)
+		c.recent = make([]recentKey, recentKeys)
 	}
 	var head [8 + binary.MaxVarintLen64]byte
 	binary.LittleEndian.PutUint64(head[:8], h)
@@ -183,12 +189,8 @@ func (c *collider) accept(p pending, h uint64, key []byte) error {
 		return fmt.Errorf("migrate: writing the key collision check's file: %w", err)
 	}
 	c.length += int64(n + len(key))
-	if old := c.recentRing[c.recentNext]; old != 0 {
-		delete(c.recent, old)
-	}
-	c.recentRing[c.recentNext] = h
+	c.recent[c.recentNext] = recentKey{hash: h, p: p, ok: true}
 	c.recentNext = (c.recentNext + 1) % recentKeys
-	c.recent[h] = p
 	return nil
 }
 
@@ -292,21 +294,18 @@ func appendKey(b []byte, t *mapping.Table, item mapping.Item) []byte {
 }
 
 func appendKeyValue(b []byte, av types.AttributeValue) []byte {
-	var typ byte
-	var v []byte
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		typ, v = 'S', []byte(x.Value)
+		b = binary.AppendUvarint(append(b, 'S'), uint64(len(x.Value)))
+		return append(b, x.Value...)
 	case *types.AttributeValueMemberN:
-		typ, v = 'N', []byte(x.Value)
+		b = binary.AppendUvarint(append(b, 'N'), uint64(len(x.Value)))
+		return append(b, x.Value...)
 	case *types.AttributeValueMemberB:
-		typ, v = 'B', x.Value
-	default:
-		typ = '?'
+		b = binary.AppendUvarint(append(b, 'B'), uint64(len(x.Value)))
+		return append(b, x.Value...)
 	}
-	b = append(b, typ)
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
+	return append(b, '?', 0)
 }
 
 // fingerprints is a set of 32-bit fingerprints of 64-bit hashes, in 4096
