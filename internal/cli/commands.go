@@ -170,9 +170,14 @@ counts exactly the items DynamoDB acknowledged; it says the table is
 partial. The exit status is then 130 (interrupted) or 1 or 3.
 
 It prints progress to stderr and a summary to stdout; the exit status is 0
-only if every row was written or, within --max-rejects, rejected.`,
+only if every row was written or, within --max-rejects, rejected.
+
+Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
+GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
+work for some memory, which stays under the limit.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneGC()
 			var c checks
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("writers", int64(m.Writers), 1)
