@@ -19,4 +19,11 @@
 // and a throttled answer pauses all of them together (rate.go). Into a table
 // that held items, the run counts them first and, at the end, finds (and on
 // request deletes) the items it did not write (stray.go).
+//
+// The key collision check (collide.go) rejects a row whose item has the key
+// of an earlier row's; it is skipped when the mapping proves the keys
+// distinct (mapping.Plan.ProveKeysDistinct) and otherwise keeps the keys on
+// disk and 4-byte fingerprints in memory. The report's write units are
+// counted from the items' sizes and indexes (units.go), not asked of
+// DynamoDB.
 package migrate
