@@ -151,6 +151,15 @@ func arrayToAV(elem *introspect.Column, elems []any, depth int) (types.Attribute
 // lone UTF-16 surrogate escape or bytes that are not UTF-8 (both would
 // silently become U+FFFD).
 func jsonToAV(raw []byte, depth int) (types.AttributeValue, error) {
+	if av, ok := fastJSONToAV(raw, depth); ok {
+		return av, nil
+	}
+	return jsonTokensToAV(raw, depth)
+}
+
+// jsonTokensToAV is jsonToAV reading token by token: for every document
+// fastJSONToAV leaves to it, and the one that words the errors.
+func jsonTokensToAV(raw []byte, depth int) (types.AttributeValue, error) {
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("json: not valid UTF-8 (byte offset %d)", invalidUTF8At(raw))
 	}
@@ -437,15 +446,26 @@ func allDigits(s string) bool {
 // YYYY-MM-DD, timestamps as YYYY-MM-DDThh:mm:ss with exactly the column's
 // fractional digits, and "Z" where the zone is known (UTC).
 func formatTime(c *introspect.Column, t time.Time) string {
+	p := min(max(c.Precision, 0), 9)
 	switch c.Kind {
 	case introspect.KindDate:
 		return t.Format("2006-01-02")
 	case introspect.KindTimestampTZ:
-		return t.UTC().Format(timeLayout(c.Precision) + "Z")
+		return t.UTC().Format(utcLayouts[p])
 	default:
-		return t.Format(timeLayout(c.Precision))
+		return t.Format(localLayouts[p])
 	}
 }
+
+// localLayouts and utcLayouts are timeLayout(p) and timeLayout(p)+"Z" for
+// p = 0..9, made once rather than for every value.
+var localLayouts, utcLayouts = func() (l, u [10]string) {
+	for p := range l {
+		l[p] = timeLayout(p)
+		u[p] = l[p] + "Z"
+	}
+	return l, u
+}()
 
 func timeLayout(precision int) string {
 	l := "2006-01-02T15:04:05"

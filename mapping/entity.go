@@ -139,16 +139,23 @@ func (e *Entity) reject(row []any, format string, args ...any) *RowError {
 // Render turns one source row into its item, or returns a *RowError saying
 // why the row cannot become one.
 func (e *Entity) Render(row []any) (Item, error) {
+	item, _, err := e.RenderSized(row)
+	return item, err
+}
+
+// RenderSized is Render, with the item's size as DynamoDB counts it
+// (ItemSize), which it computes anyway.
+func (e *Entity) RenderSized(row []any) (Item, int, error) {
 	item := make(Item, len(e.attrs)+len(e.sets)+3)
 	if err := e.renderKey(row, item); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	item[e.table.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
 	hook := convertHook.Load()
 	for _, a := range e.attrs {
 		av, err := Convert(a.col, row[a.idx])
 		if err != nil {
-			return nil, e.reject(row, "column %s (%s): %v", a.col.Name, a.col.Type, err)
+			return nil, 0, e.reject(row, "column %s (%s): %v", a.col.Name, a.col.Type, err)
 		}
 		if av == nil {
 			continue
@@ -158,10 +165,10 @@ func (e *Entity) Render(row []any) (Item, error) {
 		}
 		if a.limit > 0 {
 			if isEmptyKey(av) {
-				return nil, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
+				return nil, 0, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
 			}
 			if n := keySize(av); n > a.limit {
-				return nil, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", a.name, n, a.limit)
+				return nil, 0, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", a.name, n, a.limit)
 			}
 		}
 		item[a.name] = av
@@ -176,9 +183,9 @@ func (e *Entity) Render(row []any) (Item, error) {
 			case nil:
 				continue // NULL: not true
 			case error:
-				return nil, e.reject(row, "the condition of attribute %s: %v", s.name, v)
+				return nil, 0, e.reject(row, "the condition of attribute %s: %v", s.name, v)
 			default:
-				return nil, e.reject(row, "the condition of attribute %s is a %T, not a boolean", s.name, v)
+				return nil, 0, e.reject(row, "the condition of attribute %s is a %T, not a boolean", s.name, v)
 			}
 		}
 		v, err := s.t.render(row)
@@ -187,22 +194,22 @@ func (e *Entity) Render(row []any) (Item, error) {
 			continue // like a NULL column, a set attribute over NULL is left out (sparse indexes)
 		}
 		if err != nil {
-			return nil, e.reject(row, "rendering attribute %s: %v", s.name, err)
+			return nil, 0, e.reject(row, "rendering attribute %s: %v", s.name, err)
 		}
 		if s.typ == "N" {
 			n, err := normalizeNumber(v)
 			if err != nil {
-				return nil, e.reject(row, "attribute %s must be a number: %v", s.name, err)
+				return nil, 0, e.reject(row, "attribute %s must be a number: %v", s.name, err)
 			}
 			item[s.name] = &types.AttributeValueMemberN{Value: n}
 			continue
 		}
 		if s.limit > 0 {
 			if v == "" {
-				return nil, e.reject(row, "attribute %s renders empty but is an index key", s.name)
+				return nil, 0, e.reject(row, "attribute %s renders empty but is an index key", s.name)
 			}
 			if len(v) > s.limit {
-				return nil, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", s.name, len(v), s.limit)
+				return nil, 0, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", s.name, len(v), s.limit)
 			}
 		}
 		item[s.name] = &types.AttributeValueMemberS{Value: v}
@@ -211,20 +218,21 @@ func (e *Entity) Render(row []any) (Item, error) {
 		switch v := row[r.idx].(type) {
 		case nil: // no expiry time: the item does not expire
 		case error:
-			return nil, e.reject(row, "column %s (%s): %v", r.col.Name, r.col.Type, v)
+			return nil, 0, e.reject(row, "column %s (%s): %v", r.col.Name, r.col.Type, v)
 		case time.Time:
 			item[r.name] = &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Add(r.after).Unix(), 10)}
 		default:
-			return nil, e.reject(row, "ttl column %s holds a %T, not a date or timestamp", r.col.Name, v)
+			return nil, 0, e.reject(row, "ttl column %s holds a %T, not a date or timestamp", r.col.Name, v)
 		}
 	}
 	if err := e.renderEmbeds(row, item); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if size := ItemSize(item); size > MaxItemSize {
-		return nil, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
+	size := ItemSize(item)
+	if size > MaxItemSize {
+		return nil, 0, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
 	}
-	return item, nil
+	return item, size, nil
 }
 
 // keySize is the size DynamoDB limits for a string or binary key value.

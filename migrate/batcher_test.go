@@ -38,7 +38,7 @@ func runBatcher(t *testing.T, keys []string) ([][]pending, *rejects, *counters) 
 	errc := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		errc <- batcher(context.Background(), testTable, items, batches, rej, c)
+		errc <- batcher(context.Background(), testTable, false, items, batches, rej, c)
 	}()
 	go func() {
 		defer close(items)
@@ -82,13 +82,15 @@ func TestBatcherSizes(t *testing.T) {
 }
 
 // TestBatcherCollisions: a key seen before is rejected, in the same batch
-// (naming the earlier row) or in a later one; the first row wins.
+// or in a later one (naming the earlier row when it is one of the last
+// recentKeys, else "an earlier row"); the first row wins.
 func TestBatcherCollisions(t *testing.T) {
 	var keys []string
-	for i := range 60 {
+	for i := range recentKeys + 60 {
 		keys = append(keys, fmt.Sprint(i))
 	}
-	keys = append(keys, "3", "59", "59") // 3 is batches behind; 59 is in the current batch
+	// 3 is further back than the recent keys; 300 is batches behind; 315 is in the current batch
+	keys = append(keys, "3", "300", "315", "315")
 	batches, rej, c := runBatcher(t, keys)
 	seen := map[string]bool{}
 	total := 0
@@ -102,13 +104,14 @@ func TestBatcherCollisions(t *testing.T) {
 		}
 		total += len(b)
 	}
-	if total != 60 || rej.n != 3 || c.rejected.Load() != 3 || c.perEntity["e"].rejected.Load() != 3 {
-		t.Fatalf("%d items batched, %d rejected (counters %d, %d); want 60 and 3", total, rej.n, c.rejected.Load(), c.perEntity["e"].rejected.Load())
+	if total != recentKeys+60 || rej.n != 4 || c.rejected.Load() != 4 || c.perEntity["e"].rejected.Load() != 4 {
+		t.Fatalf("%d items batched, %d rejected (counters %d, %d); want %d and 4", total, rej.n, c.rejected.Load(), c.perEntity["e"].rejected.Load(), recentKeys+60)
 	}
 	want := []string{
 		"key collision: renders the same key PK=3 SK=X as an earlier row",
-		"key collision: renders the same key PK=59 SK=X as entity e row id=59",
-		"key collision: renders the same key PK=59 SK=X as entity e row id=59",
+		"key collision: renders the same key PK=300 SK=X as entity e row id=300",
+		"key collision: renders the same key PK=315 SK=X as entity e row id=315",
+		"key collision: renders the same key PK=315 SK=X as entity e row id=315",
 	}
 	for i, r := range rej.first {
 		if r.Reason != want[i] || r.Entity != "e" {
@@ -125,7 +128,7 @@ func TestBatcherStopsOnCancel(t *testing.T) {
 		items <- item(fmt.Sprint(i))
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- batcher(ctx, testTable, items, make(chan []pending), &rejects{}, c) }()
+	go func() { errc <- batcher(ctx, testTable, false, items, make(chan []pending), &rejects{}, c) }()
 	time.Sleep(20 * time.Millisecond) // the batcher now waits to send a full batch nobody takes
 	cancel()
 	select {

@@ -159,7 +159,8 @@ type entityTrack struct {
 	// range), with its counts over every run; tail counts the settled rows
 	// after it, whose key cannot (they are read again on resume).
 	after                 source.KeyBound
-	afterRow              string
+	afterRow              string   // of an earlier run's checkpoint
+	afterMark             *rowMark // this run's: named when the checkpoint is saved
 	rows, items, rejected int64
 	tail                  struct{ rows, items, rejected int64 }
 	// What the earlier runs settled, for the report; resumeFrom is where
@@ -173,7 +174,9 @@ type entityTrack struct {
 type rowMark struct {
 	t       *entityTrack
 	key     source.KeyBound // nil: the key cannot bound a range
-	row     string          // the row's source key text; set (named) before the row is passed on
+	row     string          // the row's source key text (name); set when it is rejected
+	ent     *mapping.Entity // with keyVals: how to name it otherwise (named)
+	keyVals []any
 	settled bool
 	written bool
 }
@@ -388,13 +391,30 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	return m
 }
 
-// named sets the row's source key text (for people, in the checkpoint)
-// and returns it; it is set before the row goes on to be settled.
-func (m *rowMark) named(s string) string {
+// named records how the row is named in the checkpoint (its source key,
+// built only when a checkpoint is saved naming it) and returns p.
+func (m *rowMark) named(p pending) pending {
+	if m != nil {
+		m.ent, m.keyVals = p.ent, p.key
+	}
+	return p
+}
+
+// rejected records the name of a rejected row (its source key text) and
+// returns it.
+func (m *rowMark) rejected(s string) string {
 	if m != nil {
 		m.row = s
 	}
 	return s
+}
+
+// name is the row's source key text.
+func (m *rowMark) name() string {
+	if m.row == "" && m.ent != nil {
+		m.row = m.ent.SourceKeyOf(m.keyVals)
+	}
+	return m.row
 }
 
 // settle records that the row is settled: its item written, or the row
@@ -420,7 +440,7 @@ func (m *rowMark) settle(written bool) {
 			t.tail.rejected++
 		}
 		if r.key != nil {
-			t.after, t.afterRow = r.key, r.row
+			t.after, t.afterMark = r.key, r
 			t.rows += t.tail.rows
 			t.items += t.tail.items
 			t.rejected += t.tail.rejected
@@ -443,11 +463,19 @@ func (t *entityTrack) finished() {
 	t.mu.Unlock()
 }
 
+// afterName names the last row of the settled prefix (t.mu held).
+func (t *entityTrack) afterName() string {
+	if t.afterMark != nil {
+		return t.afterMark.name()
+	}
+	return t.afterRow
+}
+
 // state is the entity's part of the checkpoint.
 func (t *entityTrack) state() (checkpointEntity, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ce := checkpointEntity{Name: t.e.Name, Rows: t.rows, Items: t.items, Rejected: t.rejected, AfterRow: t.afterRow}
+	ce := checkpointEntity{Name: t.e.Name, Rows: t.rows, Items: t.items, Rejected: t.rejected, AfterRow: t.afterName()}
 	var err error
 	if t.lo != nil {
 		if ce.RangeAfter, err = encodeKey(t.lo); err != nil {

@@ -37,4 +37,11 @@
 // readers taken from a pool of extra snapshot connections (embed.go), and
 // merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no
 // key ranges), and its checkpoint stays at its start until it is done.
+//
+// The key collision check (collide.go) rejects a row whose item has the key
+// of an earlier row's; it is skipped when the mapping proves the keys
+// distinct (mapping.Plan.ProveKeysDistinct) and otherwise keeps the keys on
+// disk and 4-byte fingerprints in memory. The report's write units are
+// counted from the items' sizes and indexes (units.go), not asked of
+// DynamoDB.
 package migrate

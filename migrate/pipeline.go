@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,6 +74,7 @@ type Options struct {
 	CheckpointEvery time.Duration
 	resumeOwners    []string // --resume: the lock owners the checkpoint names, whose lock is taken over
 	lockOwner       string   // this run's lock owner id; "": a new one
+	keysDistinct    bool     // the mapping proves the table keys distinct: no collision check (collide.go)
 }
 
 func (o *Options) defaults() {
@@ -199,6 +199,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
+	keyCheck(&o, rep) // before the goroutines that read o
 	phase, err := copyPhase(ctx, o, snap.Readers(), c)
 	if err != nil {
 		return err
@@ -242,7 +243,7 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 	})
 	g.Go(func() error {
 		defer close(batches)
-		return batcher(ctx, &o.Plan.Table, items, batches, rej, c)
+		return batcher(ctx, &o.Plan.Table, o.keysDistinct, items, batches, rej, c)
 	})
 	for range o.Writers {
 		g.Go(func() error {
@@ -289,11 +290,12 @@ func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mappin
 		c.read.Add(1)
 		ec.read.Add(1)
 		var item mapping.Item
+		var size int
 		var err error
 		if dup != nil {
 			err = dup // the key names several rows: none becomes an item
 		} else {
-			item, err = e.Render(e.WithChildren(row, kids))
+			item, size, err = e.RenderSized(e.WithChildren(row, kids))
 		}
 		if err != nil {
 			var re *mapping.RowError
@@ -302,14 +304,14 @@ func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mappin
 			}
 			c.rejected.Add(1)
 			ec.rejected.Add(1)
-			if err := rej.add(Rejection{Entity: re.Entity, Row: m.named(re.Key), Reason: re.Reason}); err != nil {
+			if err := rej.add(Rejection{Entity: re.Entity, Row: m.rejected(re.Key), Reason: re.Reason}); err != nil {
 				return err
 			}
 			m.settle(false)
 			return nil
 		}
 		select {
-		case items <- pending{item: item, entity: e.Name, source: m.named(e.SourceKey(row)), mark: m}:
+		case items <- m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: itemUnits(size), mark: m}):
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -319,14 +321,14 @@ func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mappin
 
 // batcher groups items into batches of MaxBatch. Two items with the same key
 // cannot share a batch (DynamoDB refuses it) and would replace one another:
-// the later row is rejected as a collision, naming both rows. Every key
-// accepted is also remembered as a 16-byte digest (about 40 bytes of memory
-// per item), so a row colliding with one in an earlier batch is rejected too,
-// instead of its put silently replacing the earlier item.
-func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batches chan<- []pending, rej *rejects, c *counters) error {
+// the later row is rejected as a key collision, naming the key and, when it
+// is one of the last keys, the earlier row. The check is skipped when the
+// mapping proves the keys distinct (distinct), and otherwise holds a few
+// bytes a key in memory (collide.go).
+func batcher(ctx context.Context, t *mapping.Table, distinct bool, items <-chan pending, batches chan<- []pending, rej *rejects, c *counters) error {
 	batch := make([]pending, 0, MaxBatch)
-	keys := make(map[string]string, MaxBatch)
-	sent := make(map[[16]byte]struct{})
+	coll := newCollider(t, distinct)
+	defer coll.close()
 	send := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -337,41 +339,37 @@ func batcher(ctx context.Context, t *mapping.Table, items <-chan pending, batche
 			return ctx.Err()
 		}
 		batch = make([]pending, 0, MaxBatch)
-		clear(keys)
+		return nil
+	}
+	emit := func(p pending) error {
+		batch = append(batch, p)
+		if len(batch) == MaxBatch {
+			return send()
+		}
+		return nil
+	}
+	collide := func(p pending, earlier string) error {
+		if earlier == "" {
+			earlier = "an earlier row"
+		}
+		c.rejected.Add(1)
+		c.perEntity[p.entity].rejected.Add(1)
+		if err := rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: fmt.Sprintf("key collision: renders the same key %s as %s", t.KeyString(p.item), earlier)}); err != nil {
+			return err
+		}
+		p.mark.settle(false)
 		return nil
 	}
 	for p := range items {
-		k := t.KeyString(p.item)
-		sum := sha256.Sum256([]byte(k))
-		digest := [16]byte(sum[:16])
-		if p.seen { // a row an earlier run settled: its key only
-			sent[digest] = struct{}{}
-			continue
-		}
-		prev, dup := keys[k]
-		if _, ok := sent[digest]; ok && !dup {
-			prev, dup = "an earlier row", true
-		}
-		if dup {
-			c.rejected.Add(1)
-			c.perEntity[p.entity].rejected.Add(1)
-			if err := rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("key collision: renders the same key %s as %s", k, prev)}); err != nil {
-				return err
-			}
-			p.mark.settle(false)
-			continue
-		}
-		keys[k] = "entity " + p.entity + " row " + p.source
-		sent[digest] = struct{}{}
-		batch = append(batch, p)
-		if len(batch) == MaxBatch {
-			if err := send(); err != nil {
-				return err
-			}
+		if err := coll.add(p, emit, collide); err != nil {
+			return err
 		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if err := coll.flush(emit, collide); err != nil {
+		return err
 	}
 	return send()
 }

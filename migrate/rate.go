@@ -24,7 +24,11 @@ func writeUnits(items []pending) int {
 			n++
 			continue
 		}
-		n += max(1, (mapping.ItemSize(p.item)+1023)/1024)
+		if p.units > 0 {
+			n += p.units
+		} else {
+			n += itemUnits(mapping.ItemSize(p.item))
+		}
 	}
 	return n
 }
@@ -146,3 +150,7 @@ func pause(b Backoff, n int) time.Duration {
 	}
 	return d/2 + rand.N(d-d/2)
 }
+
+// itemUnits is what writing an item of size bytes costs: one write unit
+// per started KB.
+func itemUnits(size int) int { return max(1, (size+1023)/1024) }

@@ -44,6 +44,11 @@ type Report struct {
 	StrayItems   int64    `json:"stray_items"`
 	StrayDeleted int64    `json:"stray_deleted"`
 	StrayKeys    []string `json:"stray_keys,omitempty"`
+	// KeysDistinct is true when the mapping proves that no two rows render
+	// the same table key, so the key collision check was skipped; KeyProof
+	// says why, or what the proof could not show (collide.go).
+	KeysDistinct bool     `json:"keys_distinct"`
+	KeyProof     []string `json:"key_proof,omitempty"`
 	// Warnings: a stale lock taken over, a lock that could not be removed.
 	Warnings []string `json:"warnings,omitempty"`
 	// Checkpoint is the file a run that did not finish left to resume
@@ -146,6 +151,7 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  ... and %d more stray items\n", int(r.StrayItems)-len(r.StrayKeys))
 		}
 	}
+	r.writeKeyCheck(w)
 	if r.SnapshotWarning != "" {
 		fmt.Fprintf(w, "  warning: %s\n", r.SnapshotWarning)
 	}

@@ -36,10 +36,22 @@ var DefaultBackoff = backoff.Default
 type pending struct {
 	item   mapping.Item
 	entity string
-	source string // the row's source key
+	source string // the row's source key; "" for a row named by ent and key
 	del    bool
 	mark   *rowMark // the row's place in the checkpoint; nil: not tracked
 	seen   bool     // the key of a row an earlier run settled: not written
+	ent    *mapping.Entity
+	key    []any // the row's source key values (ent.KeyValues)
+	units  int   // the item's write units (itemUnits); 0: not known yet
+}
+
+// sourceKey names the item's row by its source key. It is built only when
+// needed (a rejection), not for every row.
+func (p *pending) sourceKey() string {
+	if p.source == "" && p.ent != nil {
+		return p.ent.SourceKeyOf(p.key)
+	}
+	return p.source
 }
 
 // counters are the pipeline's running totals, updated concurrently.
@@ -124,7 +136,7 @@ func (w *writer) reserved(batch []pending) ([]pending, error) {
 		if ec := w.c.perEntity[p.entity]; ec != nil {
 			ec.rejected.Add(1)
 		}
-		err := w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: fmt.Sprintf("the key %s is reserved for remodel's lock item", w.table.KeyString(p.item))})
+		err := w.rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: fmt.Sprintf("the key %s is reserved for remodel's lock item", w.table.KeyString(p.item))})
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +176,7 @@ func (w *writer) reject(p pending, err error) error {
 	if ec := w.c.perEntity[p.entity]; ec != nil {
 		ec.rejected.Add(1)
 	}
-	if err := w.rej.add(Rejection{Entity: p.entity, Row: p.source, Reason: "DynamoDB refused the item: " + reason}); err != nil {
+	if err := w.rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: "DynamoDB refused the item: " + reason}); err != nil {
 		return err
 	}
 	p.mark.settle(false)
@@ -198,14 +210,12 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 		}
 		sent := time.Now()
 		out, err := w.db.BatchWriteItem(inflight, &dynamodb.BatchWriteItemInput{
-			RequestItems:           map[string][]types.WriteRequest{w.name: reqs},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, noRetry, dynamo.AttemptTimeout(w.timeout))
 		throttled := false
 		switch {
 		case err == nil:
 			w.gate.succeeded()
-			w.account(out.ConsumedCapacity)
 			left := out.UnprocessedItems[w.name]
 			rest, done, err := w.unprocessed(items, left)
 			if err != nil {
@@ -339,6 +349,7 @@ func (w *writer) unprocessed(items []pending, left []types.WriteRequest) (rest, 
 // acknowledged counts the items DynamoDB acknowledged, in total and per
 // entity, and remembers their keys when the run keeps them.
 func (w *writer) acknowledged(done []pending) {
+	w.account(done)
 	for _, p := range done {
 		if p.del {
 			w.c.deleted.Add(1)
@@ -352,14 +363,6 @@ func (w *writer) acknowledged(done []pending) {
 			w.written.add(w.table, p.item)
 		}
 		p.mark.settle(true)
-	}
-}
-
-func (w *writer) account(cc []types.ConsumedCapacity) {
-	w.c.mu.Lock()
-	defer w.c.mu.Unlock()
-	for _, c := range cc {
-		w.c.units += aws.ToFloat64(c.CapacityUnits)
 	}
 }
 

@@ -14,7 +14,13 @@
 #   REPEAT                rounds of the four measurements; each figure is its median (1)
 #   CPUPROFILE            also profile one more null-sink run of remodel into this file
 #                         (FILE.postgres and FILE.mysql with ENGINE=both)
-#   BENCH_KEEP_DB=1       keep the database remodel_bench after the run
+#   BENCH_DB              the database to generate (remodel_bench; dropped at the end)
+#   BENCH_KEEP_DB=1       keep the database after the run
+#   BENCH_COPIES=N        PostgreSQL: generate ROWS/N rows and add N-1 copies with shifted
+#                         ids in SQL (scripts/bench-copies.sql): 10 million rows in minutes
+#   NULL_ONLY=1           measure only the raw read and the null sink: nothing is
+#                         stored in DynamoDB Local (for 10 million rows, which it
+#                         would take hours to store)
 #
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
@@ -25,7 +31,7 @@ cd "$(dirname "$0")/.."
 rows="${ROWS:-100000}"
 engine="${ENGINE:-postgres}"
 port="${BENCH_DYNAMODB_PORT:-8767}"
-db=remodel_bench
+db="${BENCH_DB:-remodel_bench}"
 ex=examples/personalization
 
 [[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROWS must be a positive whole number, got '$rows'" >&2; exit 2; }
@@ -38,10 +44,18 @@ esac
 
 # gen -scale 1 makes about 6 820 rows (1 000 users, ~3 000 settings, ~2 500
 # subscriptions, ~300 contents, 6 services); the count scales linearly.
-scale=$(((rows + 3410) / 6820))
+copies="${BENCH_COPIES:-1}"
+[[ "$copies" =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_COPIES must be a positive whole number, got '$copies'" >&2; exit 2; }
+if ((copies > 1)) && [[ "$engine" != postgres ]]; then
+	echo "bench: BENCH_COPIES works with ENGINE=postgres only" >&2
+	exit 2
+fi
+scale=$(((rows / copies + 3410) / 6820))
 ((scale >= 1)) || scale=1
 # DynamoDB Local's heap: it keeps every item, and the JVM grows with them.
-if [[ -z "${DYNAMODB_XMX:-}" ]]; then
+if [[ -z "${DYNAMODB_XMX:-}" && "${NULL_ONLY:-}" == 1 ]]; then
+	export DYNAMODB_XMX=1g # it stores nothing
+elif [[ -z "${DYNAMODB_XMX:-}" ]]; then
 	gb=$((1 + (rows + 499999) / 500000))
 	((gb <= 16)) || gb=16
 	export DYNAMODB_XMX="${gb}g"
@@ -73,6 +87,10 @@ for e in "${engines[@]}"; do
 		psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 		PGOPTIONS='-c client_min_messages=warning' psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" \
 			-f "$ex/schema.postgres.sql" -f "$tmp/data.sql"
+		if ((copies > 1)); then
+			say "$e: adding $((copies - 1)) copies of the rows with shifted ids (scripts/bench-copies.sql)"
+			psql -q -h 127.0.0.1 -U postgres -d "$db" -v copies="$copies" -f scripts/bench-copies.sql
+		fi
 		# Set hint bits and statistics now, so the first reader does not pay for them.
 		psql -q -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM (FREEZE, ANALYZE)"
 		dsn="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
@@ -93,7 +111,8 @@ for e in "${engines[@]}"; do
 
 	args=(-source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port"
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
-		-note "examples/personalization/gen -scale $scale; DynamoDB Local -Xmx$DYNAMODB_XMX")
+		-note "examples/personalization/gen -scale $scale$( ((copies == 1)) || echo " ×$copies (copies with shifted ids)"); DynamoDB Local -Xmx$DYNAMODB_XMX")
+	[[ "${NULL_ONLY:-}" != 1 ]] || args+=(-null-only)
 	if [[ -n "${CPUPROFILE:-}" ]]; then
 		prof="$CPUPROFILE"
 		((${#engines[@]} == 1)) || prof="$CPUPROFILE.$e"

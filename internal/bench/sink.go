@@ -143,8 +143,7 @@ func writeBatch(ctx context.Context, db *dynamodb.Client, table string, reqs []t
 			return fmt.Errorf("bench: %d items still unprocessed after 100 attempts", len(reqs))
 		}
 		out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems:           map[string][]types.WriteRequest{table: reqs},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			RequestItems: map[string][]types.WriteRequest{table: reqs}, // as remodel writes: without ReturnConsumedCapacity
 		}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 		if err != nil {
 			return fmt.Errorf("bench: writing %d items: %w", len(reqs), err)

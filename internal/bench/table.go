@@ -119,6 +119,9 @@ func (r *report) write(w io.Writer) {
 		rss    bool
 		marker string
 	}{{r.Read, false, "*"}, {r.Sink, false, "*"}, {r.Remodel, true, ""}, {r.Null, true, ""}} {
+		if m.r.Name == "" { // not measured (-null-only)
+			continue
+		}
 		rss := "-"
 		if m.rss {
 			rss = mib(m.r.MaxRSS)
@@ -132,7 +135,11 @@ func (r *report) write(w io.Writer) {
 	}
 	e2e, null := r.ratios()
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  %-38s %5.2f\n", "end to end / min(raw read, raw sink)", e2e)
+	if r.Remodel.Name == "" {
+		fmt.Fprintf(w, "  %-38s %5s\n", "end to end / min(raw read, raw sink)", "-")
+	} else {
+		fmt.Fprintf(w, "  %-38s %5.2f\n", "end to end / min(raw read, raw sink)", e2e)
+	}
 	fmt.Fprintf(w, "  %-38s %5.2f\n", "null sink / raw read", null)
 	fmt.Fprintln(w)
 	if r.Sink.Emulator > 0 && r.Remodel.Emulator > 0 {

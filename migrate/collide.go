@@ -1,0 +1,406 @@
+package migrate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/mapping"
+)
+
+// The key collision check: a row whose item has the table key of an earlier
+// row's item is rejected (naming the key), instead of its put silently
+// replacing the earlier item; the first row wins.
+//
+// When the mapping proves that no two rows can render the same key
+// (mapping.Plan.ProveKeysDistinct) the check is skipped: it costs nothing.
+// Otherwise its memory is bounded by a few bytes a key, not the keys
+// themselves:
+//
+//   - every key accepted is appended, exactly (attribute types, lengths and
+//     bytes), to a temporary file, with a 64-bit hash of it;
+//   - in memory, a set of 32-bit fingerprints of those hashes (4096 shards
+//     of open addressing, 5 to 11 bytes a key) says whether a key may have
+//     been seen: a miss proves it new, so almost every key passes at once;
+//   - a hit (the same key, or rarely another with the same fingerprint) is
+//     settled exactly: against the last keys accepted (kept in memory, so
+//     a collision within a batch names the earlier row), or else the item
+//     is held back, and the held items are compared with every key in the
+//     file in one read of it, when maxHeld are waiting and at the end.
+//     Only a key found equal is a collision: never a false one, never a
+//     missed one.
+//
+// keyCheck decides whether the run needs the collision check and says so
+// in the report.
+func keyCheck(o *Options, rep *Report) {
+	proof := o.Plan.ProveKeysDistinct()
+	o.keysDistinct = proof.Proven
+	rep.KeysDistinct, rep.KeyProof = proof.Proven, proof.Reasons
+}
+
+// writeKeyCheck prints the key collision check's line of the report.
+func (r *Report) writeKeyCheck(w io.Writer) {
+	if r.KeyProof == nil && !r.KeysDistinct {
+		return // the run stopped before
+	}
+	if r.KeysDistinct {
+		fmt.Fprintf(w, "  key collision check: skipped, proven unnecessary: %s\n", strings.Join(r.KeyProof, "; "))
+		return
+	}
+	fmt.Fprintf(w, "  key collision check: on (the keys are not proven distinct: %s)\n", strings.Join(r.KeyProof, "; "))
+}
+
+// A collider is used by one goroutine (the batcher).
+type collider struct {
+	t    *mapping.Table
+	off  bool                // proven unnecessary
+	hash func([]byte) uint64 // of an encoded key (tests put a weak one in)
+
+	fps    *fingerprints
+	file   *os.File
+	w      *bufio.Writer
+	length int64 // bytes written to the file
+
+	recent     []recentKey // the last keys accepted, a ring
+	recentNext int
+
+	held []heldItem
+	key  []byte // scratch for encoding a key
+}
+
+type recentKey struct {
+	hash uint64
+	p    pending
+	ok   bool
+}
+
+type heldItem struct {
+	p       pending
+	hash    uint64
+	key     []byte
+	suspect bool // its fingerprint was in the set: settle looks for its key
+}
+
+const (
+	maxHeld    = 1024 // items held back before the file is read to settle them
+	recentKeys = 256  // keys remembered to name the earlier row of a collision
+)
+
+// newCollider returns the collision check for a run; off skips it (the
+// keys are proven distinct).
+func newCollider(t *mapping.Table, off bool) *collider {
+	seed := maphash.MakeSeed()
+	return &collider{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }}
+}
+
+// add takes the next item. It calls emit for every item that may be
+// written (this one, or items held before and now settled) and collide for
+// every item whose key an earlier item has, with the earlier row's name
+// when it is known ("" when not). Items keep their order: once one is held
+// back, the ones after it wait with it.
+//
+// An item marked seen (the key of a row an earlier run of a resumed job
+// settled; they all come first) is only recorded, never emitted.
+func (c *collider) add(p pending, emit func(pending) error, collide func(p pending, earlier string) error) error {
+	if p.seen {
+		if c.off {
+			return nil
+		}
+		c.key = appendKey(c.key[:0], c.t, p.item)
+		h := c.hash(c.key)
+		c.fingerprints().add(h)
+		return c.accept(p, h, c.key)
+	}
+	if c.off {
+		return emit(p)
+	}
+	c.key = appendKey(c.key[:0], c.t, p.item)
+	h := c.hash(c.key)
+	hit := c.fingerprints().add(h)
+	if len(c.held) == 0 {
+		if !hit { // certainly new
+			if err := c.accept(p, h, c.key); err != nil {
+				return err
+			}
+			return emit(p)
+		}
+		if prev, ok := c.recentMatch(h, c.key); ok {
+			return collide(p, rowName(prev))
+		}
+	}
+	c.held = append(c.held, heldItem{p: p, hash: h, key: bytes.Clone(c.key), suspect: hit})
+	if len(c.held) < maxHeld {
+		return nil
+	}
+	return c.settle(emit, collide)
+}
+
+func rowName(p pending) string { return "entity " + p.entity + " row " + p.sourceKey() }
+
+// recentMatch finds the recent item with this key (looked for only when
+// a fingerprint is seen again: rarely).
+func (c *collider) recentMatch(h uint64, key []byte) (pending, bool) {
+	for _, r := range c.recent {
+		if r.ok && r.hash == h && bytes.Equal(appendKey(nil, c.t, r.p.item), key) {
+			return r.p, true
+		}
+	}
+	return pending{}, false
+}
+
+// flush settles the items held back; the run's last items follow.
+func (c *collider) flush(emit func(pending) error, collide func(pending, string) error) error {
+	if c.off || len(c.held) == 0 {
+		return nil
+	}
+	return c.settle(emit, collide)
+}
+
+// close removes the file.
+func (c *collider) close() {
+	if c.file != nil {
+		c.file.Close()
+		os.Remove(c.file.Name())
+		c.file = nil
+	}
+}
+
+func (c *collider) fingerprints() *fingerprints {
+	if c.fps == nil {
+		c.fps = newFingerprints()
+	}
+	return c.fps
+}
+
+// accept records a key as written: in the file and among the recent ones.
+// Its fingerprint is already in the set.
+func (c *collider) accept(p pending, h uint64, key []byte) error {
+	if c.file == nil {
+		f, err := os.CreateTemp("", "remodel-keys-*")
+		if err != nil {
+			return fmt.Errorf("migrate: the key collision check's file: %w", err)
+		}
+		c.file, c.w = f, bufio.NewWriterSize(f, 1<<20)
+		c.recent = make([]recentKey, recentKeys)
+	}
+	var head [8 + binary.MaxVarintLen64]byte
+	binary.LittleEndian.PutUint64(head[:8], h)
+	n := 8 + binary.PutUvarint(head[8:], uint64(len(key)))
+	if _, err := c.w.Write(head[:n]); err != nil {
+		return fmt.Errorf("migrate: writing the key collision check's file: %w", err)
+	}
+	if _, err := c.w.Write(key); err != nil {
+		return fmt.Errorf("migrate: writing the key collision check's file: %w", err)
+	}
+	c.length += int64(n + len(key))
+	c.recent[c.recentNext] = recentKey{hash: h, p: p, ok: true}
+	c.recentNext = (c.recentNext + 1) % recentKeys
+	return nil
+}
+
+// settle compares the held suspects' keys with every key written so far,
+// in one read of the file, then goes through the held items in order: a
+// suspect whose key is in the file, or is an earlier held item's, is a
+// collision; every other item is accepted and emitted.
+func (c *collider) settle(emit func(pending) error, collide func(pending, string) error) error {
+	held := c.held
+	c.held = nil
+	found := make([]bool, len(held))
+	byHash := make(map[uint64][]int)
+	for i, x := range held {
+		if x.suspect {
+			byHash[x.hash] = append(byHash[x.hash], i)
+		}
+	}
+	if c.file != nil && len(byHash) > 0 {
+		if err := c.w.Flush(); err != nil {
+			return fmt.Errorf("migrate: writing the key collision check's file: %w", err)
+		}
+		if err := scanKeys(io.NewSectionReader(c.file, 0, c.length), func(h uint64, key []byte) {
+			for _, i := range byHash[h] {
+				if !found[i] && bytes.Equal(held[i].key, key) {
+					found[i] = true
+				}
+			}
+		}); err != nil {
+			return fmt.Errorf("migrate: reading the key collision check's file: %w", err)
+		}
+	}
+	round := map[string]pending{} // the held items accepted
+	for i, x := range held {
+		if x.suspect {
+			if prev, ok := c.recentMatch(x.hash, x.key); ok {
+				if err := collide(x.p, rowName(prev)); err != nil {
+					return err
+				}
+				continue
+			}
+			if prev, ok := round[string(x.key)]; ok {
+				if err := collide(x.p, rowName(prev)); err != nil {
+					return err
+				}
+				continue
+			}
+			if found[i] {
+				if err := collide(x.p, ""); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		round[string(x.key)] = x.p
+		if err := c.accept(x.p, x.hash, x.key); err != nil {
+			return err
+		}
+		if err := emit(x.p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanKeys reads the records of the file: hash, length, key.
+func scanKeys(r io.Reader, fn func(h uint64, key []byte)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var head [8]byte
+	var key []byte
+	for {
+		if _, err := io.ReadFull(br, head[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		n, err := binary.ReadUvarint(br)
+		if err != nil {
+			return err
+		}
+		if uint64(cap(key)) < n {
+			key = make([]byte, n)
+		}
+		key = key[:n]
+		if _, err := io.ReadFull(br, key); err != nil {
+			return err
+		}
+		fn(binary.LittleEndian.Uint64(head[:]), key)
+	}
+}
+
+// appendKey encodes an item's table key exactly: for each key attribute its
+// type, length and bytes, so that two keys encode alike only when DynamoDB
+// would take them for one (numbers are normalised when rendered).
+func appendKey(b []byte, t *mapping.Table, item mapping.Item) []byte {
+	b = appendKeyValue(b, item[t.PK.Name])
+	if t.SK != nil {
+		b = appendKeyValue(b, item[t.SK.Name])
+	}
+	return b
+}
+
+func appendKeyValue(b []byte, av types.AttributeValue) []byte {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		b = binary.AppendUvarint(append(b, 'S'), uint64(len(x.Value)))
+		return append(b, x.Value...)
+	case *types.AttributeValueMemberN:
+		b = binary.AppendUvarint(append(b, 'N'), uint64(len(x.Value)))
+		return append(b, x.Value...)
+	case *types.AttributeValueMemberB:
+		b = binary.AppendUvarint(append(b, 'B'), uint64(len(x.Value)))
+		return append(b, x.Value...)
+	}
+	return append(b, '?', 0)
+}
+
+// fingerprints is a set of 32-bit fingerprints of 64-bit hashes, in 4096
+// shards (by the hash's top 12 bits) of linear probing, each grown on its
+// own: growing one never holds two copies of the whole set. A fingerprint
+// is the hash's low 32 bits (0 is stored as 1: 0 marks a free slot); two
+// hashes share shard and fingerprint with odds of 1 in 2^44.
+type fingerprints struct {
+	shards [fpShards]fpShard
+}
+
+const (
+	fpShardBits = 12
+	fpShards    = 1 << fpShardBits
+	fpMinSlots  = 8
+)
+
+type fpShard struct {
+	slots []uint32
+	n     int
+}
+
+func newFingerprints() *fingerprints { return &fingerprints{} }
+
+// add inserts h's fingerprint and reports whether it was there already.
+func (f *fingerprints) add(h uint64) bool {
+	s := &f.shards[h>>(64-fpShardBits)]
+	fp := uint32(h)
+	if fp == 0 {
+		fp = 1
+	}
+	if s.slots == nil {
+		s.slots = make([]uint32, fpMinSlots)
+	}
+	if s.has(fp) {
+		return true
+	}
+	if (s.n+1)*4 > len(s.slots)*3 { // over 3/4 full: double
+		old := s.slots
+		s.slots, s.n = make([]uint32, 2*len(old)), 0
+		for _, x := range old {
+			if x != 0 {
+				s.insert(x)
+			}
+		}
+	}
+	s.insert(fp)
+	return false
+}
+
+// home is a fingerprint's first slot: its bits mixed, so that fingerprints
+// that differ only in high bits spread.
+func (s *fpShard) home(fp uint32) int {
+	return int((fp * 0x9E3779B1) >> 7 & uint32(len(s.slots)-1))
+}
+
+func (s *fpShard) has(fp uint32) bool {
+	mask := len(s.slots) - 1
+	for i := s.home(fp); ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case fp:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+func (s *fpShard) insert(fp uint32) {
+	mask := len(s.slots) - 1
+	i := s.home(fp)
+	for s.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	s.slots[i] = fp
+	s.n++
+}
+
+// bytes is the memory the set holds.
+func (f *fingerprints) bytes() int {
+	n := 0
+	for i := range f.shards {
+		n += 4 * len(f.shards[i].slots)
+	}
+	return n
+}
