@@ -71,6 +71,10 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 				continue // a condition, not a column of the row
 			}
 			keys[i] = strconv.Itoa(i)
+			if c.From != "" { // a column a typed attribute reads in another form
+				args = append(args, "'"+keys[i]+"'", myTypedJSONExpr(c))
+				continue
+			}
 			args = append(args, "'"+keys[i]+"'", myJSONExpr(c))
 		}
 		cols = append(cols, "JSON_OBJECT("+strings.Join(args, ", ")+") AS "+ident(q.jsonCol))
@@ -78,7 +82,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		for i, c := range t.Columns {
 			keys[i] = c.Name
 		}
-		cols = append(cols, "to_jsonb("+ref+".*) AS "+ident(q.jsonCol))
+		cols = append(cols, "to_jsonb("+ref+".*)"+pgTypedJSON(t)+" AS "+ident(q.jsonCol))
 	}
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
 	if strings.TrimSpace(e.Where) != "" {
@@ -200,6 +204,9 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 func (o *oracle) value(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
 	c := a.Column
 	f := finding{attr: a.Attr, column: c.Name, got: Text(got), want: jsonText(jv)}
+	if a.Type != "" {
+		return o.typedValue(a, jv, sqlNull, got, f)
+	}
 	if jv == nil {
 		if c.Kind == introspect.KindJSON && !sqlNull {
 			// A JSON document that is the JSON null.
