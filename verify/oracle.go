@@ -66,9 +66,10 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		// Keys by position: no column name has to be written as an SQL
 		// string literal (whose escaping depends on sql_mode).
 		args := make([]string, 0, 2*len(t.Columns))
+		typed := typedFrom(t)
 		for i, c := range t.Columns {
-			if c.Expr != "" {
-				continue // a condition, not a column of the row
+			if c.Expr != "" || typed[c.Name] {
+				continue // a condition, or a column a typed attribute reads in another form
 			}
 			keys[i] = strconv.Itoa(i)
 			if c.From != "" { // a column a typed attribute reads in another form
@@ -82,7 +83,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		for i, c := range t.Columns {
 			keys[i] = c.Name
 		}
-		cols = append(cols, "to_jsonb("+ref+".*)"+pgTypedJSON(t)+" AS "+ident(q.jsonCol))
+		cols = append(cols, pgTypedJSON(t, "to_jsonb("+ref+".*)")+" AS "+ident(q.jsonCol))
 	}
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
 	if strings.TrimSpace(e.Where) != "" {

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,10 +35,33 @@ import (
 //	                        SQL_ASCII); MySQL the text and HEX of its bytes
 //	spatial as B            the SRID and HEX of ST_AsBinary, "4326:0101…"
 
-// pgTypedJSON adds to to_jsonb(row) the renderings of t's columns that
-// read a stored column in another form (Column.From), under their names.
-func pgTypedJSON(t *introspect.Table) string {
+// typedFrom lists the stored columns that typed attributes read in another
+// form (the Column.From of t's columns). The oracle leaves them out of the
+// row's rendering: the attribute is checked against the other form, and
+// the stored form may not even render (text that is not UTF-8).
+func typedFrom(t *introspect.Table) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range t.Columns {
+		if c.From != "" {
+			m[c.From] = true
+		}
+	}
+	return m
+}
+
+// pgTypedJSON is row, the to_jsonb rendering of a row, without the stored
+// columns typed attributes read in another form (typedFrom) and with those
+// renderings added under the names of t's columns that read them.
+func pgTypedJSON(t *introspect.Table, row string) string {
+	if len(typedFrom(t)) == 0 {
+		return row
+	}
 	var b strings.Builder
+	b.WriteString("(" + row)
+	for _, from := range slices.Sorted(maps.Keys(typedFrom(t))) {
+		b.WriteString(" - '" + strings.ReplaceAll(from, "'", "''") + "'")
+	}
+	b.WriteString(")")
 	for _, c := range t.Columns {
 		if c.From == "" {
 			continue

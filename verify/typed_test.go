@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -342,4 +343,195 @@ func plantTyped(_ *mapping.Entity, a mapping.ColumnAttribute, av types.Attribute
 		}
 	}
 	return av
+}
+
+// typedBadSQL holds, per engine, one row per value a typed attribute
+// cannot hold; row 1 holds none.
+var typedBadSQL = map[string]string{
+	"postgres": `
+CREATE TABLE bad (
+  id int PRIMARY KEY, flag_int int, flag_txt text, n_text text, tags text[], nums numeric[],
+  at timestamp(6), created timestamptz(3), doc jsonb, list json
+);
+INSERT INTO bad (id) VALUES (1);
+INSERT INTO bad (id, flag_int) VALUES (2, 2);
+INSERT INTO bad (id, flag_txt) VALUES (3, 'maybe');
+INSERT INTO bad (id, n_text) VALUES (4, '12 apples');
+INSERT INTO bad (id, tags) VALUES (5, '{"a","b","a"}'), (6, '{"a",NULL}');
+INSERT INTO bad (id, nums) VALUES (7, '{{1},{2}}'), (8, '{1.0,1}');
+INSERT INTO bad (id, at) VALUES (9, '2024-01-01 00:00:00.000001');
+INSERT INTO bad (id, created) VALUES (10, '2024-01-01 00:00:00.5+00');
+INSERT INTO bad (id, doc) VALUES (11, '[1]');
+INSERT INTO bad (id, list) VALUES (12, '{"a": 1}');
+`,
+	"mysql": `
+CREATE TABLE bad (
+  id int PRIMARY KEY, flag_int int NULL, flag_txt varchar(10) NULL, n_text varchar(20) NULL,
+  at datetime(6) NULL, created timestamp(3) NULL DEFAULT NULL, doc json NULL, list json NULL
+);
+INSERT INTO bad (id) VALUES (1);
+INSERT INTO bad (id, flag_int) VALUES (2, 2);
+INSERT INTO bad (id, flag_txt) VALUES (3, 'maybe');
+INSERT INTO bad (id, n_text) VALUES (4, '12 apples');
+INSERT INTO bad (id, at) VALUES (9, '2024-01-01 00:00:00.000001');
+INSERT INTO bad (id, created) VALUES (10, '2024-01-01 00:00:00.5');
+INSERT INTO bad (id, doc) VALUES (11, '[1]');
+INSERT INTO bad (id, list) VALUES (12, '{"a": 1}');
+`,
+}
+
+// TestTypedRejects: a value its type cannot hold rejects the row, naming
+// the column, its type, the attribute's type and the value, on both
+// engines; the other rows are written and verify, told of the rejects,
+// passes.
+func TestTypedRejects(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := eng.Fresh(t)
+			script := typedBadSQL[eng.Name]
+			if eng.Name == "mysql" {
+				script = "SET time_zone = '+00:00';" + script
+			}
+			eng.Exec(t, dsn, script)
+			db, table := testenv.DynamoDBTable(t)
+			src, err := source.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			typed := "flag_int: BOOL, flag_txt: BOOL, n_text: N, at: unixms, created: unix, doc: M, list: L"
+			if eng.Name == "postgres" {
+				typed += ", tags: SS, nums: NS"
+			}
+			plan := compile(t, src, `version: 1
+table: {name: bad, key: {pk: PK}}
+entities:
+  bad:
+    from: bad
+    pk: "B#{id}"
+    attributes:
+      types: {`+typed+`}
+`)
+			rejects := t.TempDir() + "/rejects.jsonl"
+			rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db, Table: table, CreateTable: true, MaxRejects: 100, RejectsPath: rejects})
+			if err != nil {
+				t.Fatalf("migrate: %v", err)
+			}
+			want := map[string]string{
+				"id=2":  "column flag_int (integer) as BOOL: 2 is not a boolean (BOOL takes 0 or 1)",
+				"id=3":  `column flag_txt (text) as BOOL: text "maybe" is not a boolean (BOOL takes true/false, t/f, yes/no, y/n or 1/0, in any case)`,
+				"id=4":  `column n_text (text) as N: text "12 apples" is not a number`,
+				"id=5":  `column tags (text[]) as SS: elements 1 and 3 are both "a": a set (SS) holds each member once`,
+				"id=6":  "column tags (text[]) as SS: element 2 is NULL, which a set (SS) cannot hold",
+				"id=7":  "column nums (numeric[]) as NS: a multi-dimensional array cannot be a set (NS)",
+				"id=8":  "column nums (numeric[]) as NS: elements 1 and 2 are both 1: a set (NS) holds each member once",
+				"id=9":  "column at (timestamp(6) without time zone) as unixms: 2024-01-01T00:00:00.000001Z has a fraction of a millisecond, which unixms cannot hold",
+				"id=10": "column created (timestamp(3) with time zone) as unix: 2024-01-01T00:00:00.5Z has a fraction of a second, which unix cannot hold (unixms keeps milliseconds)",
+				"id=11": "column doc (jsonb) as M: json: the document is a list, not an object (type M)",
+				"id=12": "column list (json) as L: json: the document is an object, not a list (type L)",
+			}
+			if eng.Name == "mysql" {
+				for _, k := range []string{"id=5", "id=6", "id=7", "id=8"} {
+					delete(want, k)
+				}
+				want["id=2"] = "column flag_int (int(11)) as BOOL: 2 is not a boolean (BOOL takes 0 or 1)"
+				want["id=3"] = strings.Replace(want["id=3"], "(text)", "(varchar(10))", 1)
+				want["id=4"] = strings.Replace(want["id=4"], "(text)", "(varchar(20))", 1)
+				want["id=9"] = strings.Replace(want["id=9"], "timestamp(6) without time zone", "datetime(6)", 1)
+				want["id=10"] = strings.Replace(want["id=10"], "timestamp(3) with time zone", "timestamp(3)", 1)
+				want["id=11"] = strings.Replace(want["id=11"], "jsonb", "longtext", 1)
+				want["id=12"] = strings.Replace(want["id=12"], "json)", "longtext)", 1)
+			}
+			got := map[string]string{}
+			for _, r := range rep.Rejections {
+				got[r.Row] = r.Reason
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("row %s rejected with\n  %q\nwant\n  %q", k, got[k], w)
+				}
+			}
+			if int(rep.Rejected) != len(want) || rep.ItemsWritten != 1 {
+				t.Errorf("rejected %d rows and wrote %d items, want %d and 1: %+v", rep.Rejected, rep.ItemsWritten, len(want), rep.Rejections)
+			}
+			rj, err := verify.ReadRejects(rejects, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vrep := run(t, verify.Options{Plan: plan, Source: src, DB: db, Table: table, Samples: 1, MaxProblems: 50, Rejects: rj})
+			if !vrep.OK {
+				t.Errorf("verify with the rejects accepted:\n%s", text(vrep))
+			}
+		})
+	}
+}
+
+// TestTypedInvalidUTF8AsBytes: text that is not UTF-8 (a PostgreSQL
+// SQL_ASCII database) is rejected by default, and stored as its own bytes
+// where the mapping types its column B; verify checks those bytes against
+// the engine's textsend.
+func TestTypedInvalidUTF8AsBytes(t *testing.T) {
+	ctx := context.Background()
+	dsn := testenv.PostgresWith(t, "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+	testenv.ExecPostgres(t, dsn, `
+CREATE TABLE words (id int PRIMARY KEY, note text);
+INSERT INTO words VALUES (1, E'caf\xe9'), (2, 'café'), (3, E'\xff\xfe'), (4, NULL);`)
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for _, tc := range []struct {
+		types    string
+		rejected int64
+	}{{"{}", 2}, {"{note: B}", 0}} {
+		db, table := testenv.DynamoDBTable(t)
+		plan := compile(t, src, `version: 1
+table: {name: words, key: {pk: PK}}
+entities:
+  word: {from: words, pk: "W#{id}", attributes: {types: `+tc.types+`}}
+`)
+		rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db, Table: table, CreateTable: true, MaxRejects: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Rejected != tc.rejected {
+			t.Fatalf("types %s: %d rows rejected, want %d: %+v", tc.types, rep.Rejected, tc.rejected, rep.Rejections)
+		}
+		if tc.rejected > 0 {
+			continue
+		}
+		out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, it := range out.Items {
+			got[mapping.AVText(it["PK"])] = storedText(it["note"])
+		}
+		want := map[string]string{"W#1": "B 636166e9", "W#2": "B 636166c3a9", "W#3": "B fffe", "W#4": "nothing"}
+		if !maps.Equal(got, want) {
+			t.Fatalf("stored %v, want %v", got, want)
+		}
+		if vrep := run(t, verify.Options{Plan: plan, Source: src, DB: db, Table: table, Samples: 1, MaxProblems: 50}); !vrep.OK {
+			t.Fatalf("verify:\n%s", text(vrep))
+		}
+		// A stored byte changed to U+FFFD, as a decoder would: verify sees it.
+		restore := mapping.SetConvertHook(func(_ *mapping.Entity, a mapping.ColumnAttribute, av types.AttributeValue) types.AttributeValue {
+			if b, ok := av.(*types.AttributeValueMemberB); ok && len(b.Value) == 4 && b.Value[3] == 0xe9 {
+				return &types.AttributeValueMemberB{Value: []byte("caf\uFFFD")}
+			}
+			return av
+		})
+		db2, table2 := testenv.DynamoDBTable(t)
+		if _, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db2, Table: table2, CreateTable: true}); err != nil {
+			t.Fatal(err)
+		}
+		vrep := run(t, verify.Options{Plan: plan, Source: src, DB: db2, Table: table2, Samples: 1, MaxProblems: 50})
+		restore()
+		if vrep.OK || vrep.Items[0].Problems.Total != 1 || vrep.Items[0].Problems.List[0].SourceKey != "id=1" {
+			t.Fatalf("verify did not name row id=1 alone:\n%s", text(vrep))
+		}
+	}
 }
