@@ -95,6 +95,9 @@ func asNumber(c *introspect.Column, v any) (types.AttributeValue, error) {
 	return &types.AttributeValueMemberN{Value: s}, nil
 }
 
+// asString renders a scalar as S: the text the column renders as in a
+// template ({column}), so that an index key fed by a typed column and an
+// access pattern's template agree; bytes and JSON as their text.
 func asString(c *introspect.Column, v any) (types.AttributeValue, error) {
 	var s string
 	switch x := v.(type) {
@@ -110,7 +113,14 @@ func asString(c *introspect.Column, v any) (types.AttributeValue, error) {
 		s = strconv.FormatBool(x)
 	case time.Time:
 		s = formatTime(c, x)
-	case string: // text, decimals as the engine prints them (1.50 keeps its scale)
+	case string: // text; a decimal as a template renders it (1.50 is 1.5)
+		if c.Kind == introspect.KindDecimal || c.Kind == introspect.KindInt {
+			n, err := normalizeNumber(x)
+			if err != nil {
+				return nil, err
+			}
+			x = n
+		}
 		s = x
 	case []byte: // bytes and JSON documents: their text, which must be UTF-8
 		if !utf8.Valid(x) {

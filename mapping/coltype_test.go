@@ -51,7 +51,8 @@ func TestConvertAs(t *testing.T) {
 		{"N from text not a number", text, TypeN, "12 apples", nil, `text "12 apples" is not a number`},
 		{"N from text with 39 digits", text, TypeN, strings.Repeat("9", 39), nil, "has 39 significant digits; DynamoDB keeps at most 38"},
 		{"N from money read as numeric", dec, TypeN, "-1234.56", N("-1234.56"), ""},
-		{"S from decimal keeps its text", dec, TypeS, "1.50", S("1.50"), ""},
+		{"S from decimal as a template renders it", dec, TypeS, "1.50", S("1.5"), ""},
+		{"S from NaN decimal", dec, TypeS, "NaN", nil, "NaN cannot be stored as a DynamoDB number"},
 		{"S from int", integer, TypeS, int64(42), S("42"), ""},
 		{"S from float", float, TypeS, 1e21, S("1000000000000000000000"), ""},
 		{"S from bool", boolean, TypeS, true, S("true"), ""},
@@ -208,7 +209,7 @@ entities:
 		"PK": &types.AttributeValueMemberS{Value: "THING#1"}, "SK": &types.AttributeValueMemberS{Value: "AT#2024-01-02T03:04:05.006000Z"},
 		"_type": &types.AttributeValueMemberS{Value: "thing"},
 		"code":  &types.AttributeValueMemberBOOL{Value: true},
-		"cost":  &types.AttributeValueMemberS{Value: "1.50"},
+		"cost":  &types.AttributeValueMemberS{Value: "1.5"},
 		"ts":    &types.AttributeValueMemberN{Value: "1704164645006"},
 		"opts":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "c"}}},
 	}
@@ -221,8 +222,7 @@ entities:
 		t.Fatalf("error %v\nwant %s", err, wantErr)
 	}
 	_, err = e.Render(thingsRow(e, map[string]any{"id": int64(3), "price": "", "ts": at}))
-	_ = err // price is S "" here: an empty index key
-	wantErr = "entity thing, row id=3: column price is empty but attribute cost is an index key (an empty key value is not allowed)"
+	wantErr = `entity thing, row id=3: column price (numeric) as S: "" is not a number`
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("error %v\nwant %s", err, wantErr)
 	}
@@ -274,6 +274,41 @@ entities:
 		t.Errorf("PK %q", pk)
 	}
 	if b, ok := item["code"].(*types.AttributeValueMemberB); !ok || string(b.Value) != "abc" {
+		t.Errorf("code %#v", item["code"])
+	}
+}
+
+// TestRenderTypedIndexKey: a typed attribute that feeds an index key is
+// held to the key's limits: an empty value rejects the row.
+func TestRenderTypedIndexKey(t *testing.T) {
+	p := compileString(t, `version: 1
+table:
+  name: things
+  key: {pk: PK, sk: SK}
+  indexes: [{name: ByCode, pk: {name: code, type: B}}]
+entities:
+  thing:
+    from: things
+    pk: "THING#{id}"
+    sk: "T"
+    attributes:
+      include: [code]
+      types: {code: B}
+`, testSchema())
+	e := p.Entity("thing")
+	row := make([]any, len(e.Columns))
+	row[0], row[1], row[len(e.Columns)-1] = int64(1), "", []byte{}
+	_, err := e.Render(row)
+	want := "entity thing, row id=1: column code is empty but attribute code is an index key (an empty key value is not allowed)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant %s", err, want)
+	}
+	row[1], row[len(e.Columns)-1] = "x", []byte("x")
+	item, err := e.Render(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := item["code"].(*types.AttributeValueMemberB); !ok || string(b.Value) != "x" {
 		t.Errorf("code %#v", item["code"])
 	}
 }

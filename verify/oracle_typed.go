@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -263,11 +264,14 @@ func boolOf(s string) types.AttributeValue {
 	return &types.AttributeValueMemberS{Value: s}
 }
 
-// sameDecimalText: a number kept as S must be the engine's own text of the
-// value (the same value, with the same digits after the point).
+// sameDecimalText: a number kept as S has the value of the engine's JSON
+// number, written as a template writes it: no sign on zero, no leading
+// zeros, no trailing zeros after the point (1.50 is "1.5").
 func sameDecimalText(want, got string) bool {
-	return want == got
+	return sameDecimal(want, got) && canonicalDecimal.MatchString(got)
 }
+
+var canonicalDecimal = regexp.MustCompile(`^(0|-?[1-9][0-9]*(\.[0-9]*[1-9])?|-?0\.[0-9]*[1-9]|-?[1-9](\.[0-9]*[1-9])?E-?[1-9][0-9]*)$`)
 
 // jsonTextMeans reports whether s is JSON text of the value jv.
 func jsonTextMeans(s string, jv any) bool {
