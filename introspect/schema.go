@@ -15,6 +15,18 @@ const (
 	MySQL    Engine = "mysql"
 )
 
+// The forms a reader can be asked for (Column.Read).
+const (
+	// ReadBytes reads text as its bytes, unchecked: the UTF-8 text, or the
+	// stored bytes where they are not valid UTF-8 (a PostgreSQL SQL_ASCII
+	// database) or do not convert from their MySQL character set; and a
+	// spatial value as its WKB (EWKB, with the SRID, when that is not 0).
+	ReadBytes = "bytes"
+	// ReadNumeric reads a PostgreSQL money value as numeric: its exact
+	// value, whatever lc_monetary says about printing it.
+	ReadNumeric = "numeric"
+)
+
 // Kind is the canonical category of a column type. It decides how values of
 // the column are decoded from the source and converted to DynamoDB.
 type Kind string
@@ -197,6 +209,13 @@ type Column struct {
 	// mapping adds such columns for what the source evaluates in the same
 	// scan (a set attribute's when). An inspector never sets it.
 	Expr string `json:"expr,omitempty"`
+	// Read, when set, asks a reader for another form of a stored column
+	// than its Kind's default (ReadBytes, ReadNumeric); From then names the
+	// stored column, which the reader selects in that form under Name.
+	// Package mapping adds such columns for attributes whose type the
+	// mapping overrides (attributes.types). An inspector never sets them.
+	Read string `json:"read,omitempty"`
+	From string `json:"from,omitempty"`
 	// Charset is the character set of a MySQL/MariaDB text column (char,
 	// varchar, text types, enum, set) when it is not a UTF-8 one: latin1,
 	// ascii, cp1251, ... Such text reaches a utf8mb4 connection through the

@@ -14,6 +14,11 @@ type ColumnAttribute struct {
 	Attr   string             // the attribute's name in the item
 	Column *introspect.Column // the source column
 	Index  int                // the column's position in Entity.Columns (and in a row)
+	// Type is the attribute's type from attributes.types, or "" for the
+	// default conversion of the column's kind. A type that needs the column
+	// read in another form has Column as a column the mapping adds
+	// (introspect.Column.From names the stored one).
+	Type ColType
 }
 
 // ColumnAttributes lists the attributes an entity's items take from source
@@ -22,7 +27,7 @@ type ColumnAttribute struct {
 func (e *Entity) ColumnAttributes() []ColumnAttribute {
 	out := make([]ColumnAttribute, len(e.attrs))
 	for i, a := range e.attrs {
-		out[i] = ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx}
+		out[i] = ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx, Type: a.typ}
 	}
 	return out
 }

@@ -76,6 +76,7 @@ func (c *compiler) checkEntity(ed *EntityDef) {
 			c.errorf(kv.Value.Pos, path+".attributes.rename."+kv.Key.Value, "attribute %s collides with %s: rename it", kv.Value.Value, why)
 		}
 	}
+	c.typeKeyConflicts(ed, path)
 	keyTypes := t.KeyTypes()
 	for _, kv := range ed.Set {
 		fpath := path + ".attributes.set." + kv.Key.Value

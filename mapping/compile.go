@@ -419,6 +419,8 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		}
 		rename[kv.Key.Value] = kv.Value
 	}
+	typeConflicts := c.typeKeyConflicts(ed, path)
+	colTypes := c.columnTypes(ed, tbl, selected, typeConflicts, path)
 	for i, col := range tbl.Columns {
 		p, ok := selected[col.Name]
 		if !ok {
@@ -431,11 +433,15 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 		if !claim(name, p, fpath) {
 			continue
 		}
-		if typ, ok := keyAttrs[name]; ok && !kindFits(col.Kind, typ) {
+		if typeConflicts[col.Name] {
+			continue // its type does not fit the key it feeds: reported
+		}
+		ct, typed := colTypes[col.Name]
+		if typ, ok := keyAttrs[name]; ok && !typed && !kindFits(col.Kind, typ) {
 			c.errorf(p, fpath, "column %s (%s) becomes attribute %s, which an index or TTL needs as type %s", col.Name, col.Type, name, typ)
 			continue
 		}
-		e.attrs = append(e.attrs, attrRule{name: name, idx: i, col: col, limit: limits[name]})
+		e.attrs = append(e.attrs, attrRule{name: name, idx: i, col: col, limit: limits[name], typ: ct})
 	}
 	var conds []*introspect.Column // the set attributes' conditions, read with the row
 	for _, kv := range ed.Set {
@@ -462,12 +468,14 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 	if d := ed.TTL; d != nil {
 		c.entityTTL(e, d, path+".ttl", claim)
 	}
-	if ed.Key != nil || len(conds) > 0 {
+	reads := typedReads(c.plan.Schema.Engine, tbl, e.attrs, append(slices.Clip(tbl.Columns), conds...))
+	if ed.Key != nil || len(reads) > len(tbl.Columns) {
 		// What the source reads for this entity: the relation with the
-		// entity's key and the conditions after its columns.
+		// entity's key, and after its columns the conditions and the
+		// columns that typed attributes read in another form.
 		rel := *tbl
 		rel.PrimaryKey = keyNames
-		rel.Columns = append(slices.Clip(tbl.Columns), conds...)
+		rel.Columns = reads
 		e.Table, e.Columns = &rel, rel.Columns
 	}
 	c.embeds(e, ed, path, claim)

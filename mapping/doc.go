@@ -22,4 +22,11 @@
 //	[]string                            KindSet
 //	error                               a value the source could not decode (the row is rejected;
 //	                                    one with a KeyText() string method names its row's key)
+//
+// An attribute whose column the entity types (attributes.types, a ColType)
+// is converted by ConvertAs instead of Convert. A type that needs the
+// column in another form (text or a spatial value as bytes, PostgreSQL
+// money as numeric) adds a column to Entity.Columns that reads the stored
+// one in that form (introspect.Column.Read and From): []byte, or decimal
+// text for money.
 package mapping

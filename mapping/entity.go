@@ -61,7 +61,8 @@ type attrRule struct {
 	name  string
 	idx   int
 	col   *introspect.Column
-	limit int // > 0: the attribute is an index key of at most limit bytes, and not empty
+	limit int     // > 0: the attribute is an index key of at most limit bytes, and not empty
+	typ   ColType // attributes.types; "" for the column kind's default conversion
 }
 
 type setRule struct {
@@ -153,19 +154,28 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 	item[e.table.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
 	hook := convertHook.Load()
 	for _, a := range e.attrs {
-		av, err := Convert(a.col, row[a.idx])
+		var av types.AttributeValue
+		var err error
+		if a.typ != "" {
+			av, err = ConvertAs(a.col, a.typ, row[a.idx])
+		} else {
+			av, err = Convert(a.col, row[a.idx])
+		}
 		if err != nil {
+			if a.typ != "" {
+				return nil, 0, e.reject(row, "column %s (%s) as %s: %v", storedName(a.col), a.col.Type, a.typ, err)
+			}
 			return nil, 0, e.reject(row, "column %s (%s): %v", a.col.Name, a.col.Type, err)
 		}
 		if av == nil {
 			continue
 		}
 		if hook != nil {
-			av = (*hook)(e, ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx}, av)
+			av = (*hook)(e, ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx, Type: a.typ}, av)
 		}
 		if a.limit > 0 {
 			if isEmptyKey(av) {
-				return nil, 0, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", a.col.Name, a.name)
+				return nil, 0, e.reject(row, "column %s is empty but attribute %s is an index key (an empty key value is not allowed)", storedName(a.col), a.name)
 			}
 			if n := keySize(av); n > a.limit {
 				return nil, 0, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", a.name, n, a.limit)

@@ -86,6 +86,7 @@ type EntityDef struct {
 	Include []Str // nil: every column
 	Exclude []Str
 	Rename  []KV
+	Types   []KV     // column → ColType name (attributes.types)
 	Set     []SetDef // extra attributes from templates or constants
 	TTL     *TTLDef
 	Embed   []*EmbedDef // child rows folded into the item (embed.go)
@@ -581,6 +582,7 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 					},
 					"exclude": func(v *yaml.Node, path string) { e.Exclude = p.strList(v, path) },
 					"rename":  func(v *yaml.Node, path string) { e.Rename = p.renames(v, path) },
+					"types":   func(v *yaml.Node, path string) { e.Types = p.columnTypes(v, path) },
 					"set":     func(v *yaml.Node, path string) { e.Set = p.sets(v, path) },
 				})
 				if e.Include != nil && e.Exclude != nil {

@@ -21,6 +21,9 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	if raw == nil {
 		return nil
 	}
+	if c != nil && c.Read != "" {
+		return decodeReadAs(c, raw, engine)
+	}
 	s := string(raw)
 	kind := introspect.KindString
 	if c != nil {

@@ -218,14 +218,22 @@ func (r *myReader) Placeholder(int) string { return "?" }
 func myRead(c *introspect.Column, q string) string {
 	switch {
 	case c == nil:
+	case c.Read != "":
+		return myReadAs(c, q)
 	case c.Kind == introspect.KindGeometry:
 		return "IF(ST_SRID(" + q + ") = 0, ST_AsText(" + q + "), CONCAT('SRID=', ST_SRID(" + q + "), ';', ST_AsText(" + q + "))) AS " + q
 	case c.Charset != "" && isCharsetName(c.Charset):
-		utf8 := "CONVERT(" + q + " USING utf8mb4)"
-		raw := "CAST(" + q + " AS BINARY)"
-		return "IF(CAST(CONVERT(" + utf8 + " USING " + c.Charset + ") AS BINARY) = " + raw + ", " + utf8 + ", CONCAT(X'FF', " + raw + ")) AS " + q
+		return myConverted(c, q) + " AS " + q
 	}
 	return q
+}
+
+// myConverted is text column c (quoted as q) converted to UTF-8 when that
+// loses nothing, else its bytes after a 0xFF mark (see myRead).
+func myConverted(c *introspect.Column, q string) string {
+	utf8 := "CONVERT(" + q + " USING utf8mb4)"
+	raw := "CAST(" + q + " AS BINARY)"
+	return "IF(CAST(CONVERT(" + utf8 + " USING " + c.Charset + ") AS BINARY) = " + raw + ", " + utf8 + ", CONCAT(X'FF', " + raw + "))"
 }
 
 // isCharsetName reports whether s can be pasted into SQL as a character
@@ -242,8 +250,8 @@ func isCharsetName(s string) bool {
 // unconvertible turns the marked bytes myRead selects for text that does
 // not convert to UTF-8 into an error value; everything else passes.
 func unconvertible(c *introspect.Column, v any) any {
-	if c == nil || c.Charset == "" {
-		return v
+	if c == nil || c.Charset == "" || c.Read != "" {
+		return v // a column read as bytes keeps its mark for decodeReadAs
 	}
 	b, ok := v.([]byte)
 	if !ok || len(b) == 0 || b[0] != 0xff {

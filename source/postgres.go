@@ -244,6 +244,9 @@ func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(
 // in the text form decodeText expects: PostGIS values as EWKT (WKT, with
 // "SRID=n;" in front when the value has an SRID), not their hex EWKB.
 func pgRead(c *introspect.Column, q string) string {
+	if c != nil && c.Read != "" {
+		return pgReadAs(c, q)
+	}
 	if c != nil && c.Kind == introspect.KindGeometry {
 		return "ST_AsEWKT(" + q + ") AS " + q
 	}
@@ -286,6 +289,10 @@ func scanColumns(t *introspect.Table, ident func(string) string, read func(*intr
 	for i, c := range t.Columns {
 		if c.Expr != "" {
 			cols[i] = "((" + c.Expr + "\n) IS TRUE) AS " + ident(c.Name)
+			continue
+		}
+		if c.From != "" { // a stored column read in another form, under c.Name
+			cols[i] = read(c, ident(c.From))
 			continue
 		}
 		cols[i] = read(c, ident(c.Name))

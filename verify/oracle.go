@@ -67,11 +67,16 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		// Keys by position: no column name has to be written as an SQL
 		// string literal (whose escaping depends on sql_mode).
 		args := make([]string, 0, 2*len(t.Columns))
+		typed := typedFrom(t)
 		for i, c := range t.Columns {
-			if c.Expr != "" {
-				continue // a condition, not a column of the row
+			if c.Expr != "" || typed[c.Name] {
+				continue // a condition, or a column a typed attribute reads in another form
 			}
 			keys[i] = strconv.Itoa(i)
+			if c.From != "" { // a column a typed attribute reads in another form
+				args = append(args, "'"+keys[i]+"'", myTypedJSONExpr(c))
+				continue
+			}
 			args = append(args, "'"+keys[i]+"'", myJSONExpr(c))
 		}
 		cols = append(cols, "JSON_OBJECT("+strings.Join(args, ", ")+") AS "+ident(q.jsonCol))
@@ -79,7 +84,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		for i, c := range t.Columns {
 			keys[i] = c.Name
 		}
-		cols = append(cols, "to_jsonb("+ref+".*) AS "+ident(q.jsonCol))
+		cols = append(cols, pgTypedJSON(t, "to_jsonb("+ref+".*)")+" AS "+ident(q.jsonCol))
 	}
 	cols = append(cols, q.embedColumns(engine, e, ref)...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
@@ -207,6 +212,9 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 func (o *oracle) value(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
 	c := a.Column
 	f := finding{attr: a.Attr, column: c.Name, got: Text(got), want: jsonText(jv)}
+	if a.Type != "" {
+		return o.typedValue(a, jv, sqlNull, got, f)
+	}
 	if jv == nil {
 		if c.Kind == introspect.KindJSON && !sqlNull {
 			// A JSON document that is the JSON null.
