@@ -97,6 +97,7 @@ Typical flow:
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print debug lines on stderr, the AWS SDK's own included (retries, checksum and credential warnings)")
 	root.AddCommand(
 		a.introspectCmd(),
+		a.initCmd(),
 		a.validateCmd(),
 		a.previewCmd(),
 		a.migrateCmd(),
