@@ -164,8 +164,8 @@ func (w *writer) entity(e *entity) {
 	case p == nil:
 		what += ": an item collection of its own"
 	case p.other != nil:
-		what += fmt.Sprintf(": a join table of %s and %s, written as adjacency items in %s's item collection "+
-			"(foreign key %s), with %s's key as the sort key; GSI1 reads them from %s's side (foreign key %s)",
+		what += fmt.Sprintf(": a join table of %s and %s, written as adjacency items in the item collection of %s "+
+			"(foreign key %s), with the key of %s as the sort key; GSI1 reads them from the side of %s (foreign key %s)",
 			p.parent.name, p.other.name, p.parent.name, p.fk.Name, p.other.name, p.other.name, p.otherFK.Name)
 	default:
 		what += fmt.Sprintf(": placed in the item collection of %s (foreign key %s); GSI1 reads it by its own key",
