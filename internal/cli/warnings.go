@@ -13,7 +13,7 @@ import (
 func (a *app) warn(f *mapping.File, s *introspect.Schema) string {
 	ws := mapping.Warnings(f, s)
 	for _, w := range ws {
-		fmt.Fprintln(a.stderr, w.String())
+		fmt.Fprintln(a.stderr, "remodel: "+w.String())
 	}
 	switch len(ws) {
 	case 0:
