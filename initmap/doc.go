@@ -25,6 +25,11 @@
 //     children by parent (both sides of an N:M), and the lookup by each
 //     unique key.
 //
-// Nothing here talks to a database: the caller introspects, filters the
-// tables and passes the schema.
+// Statement statistics: ReadStatistics reads the SELECT statements the
+// source ran most often (PostgreSQL pg_stat_statements, MySQL/MariaDB
+// performance_schema digests), in one short transaction of one connection
+// (package source); Generate lists them in a comment, each with the access
+// pattern that answers it (same table, same columns compared to a
+// parameter) or none. Everything else here works on the schema alone: the
+// caller introspects, filters the tables and passes it.
 package initmap

@@ -17,6 +17,9 @@ type Options struct {
 	// Table is the DynamoDB table's name; empty: the database's name, made
 	// a valid table name.
 	Table string
+	// Statistics, when not nil, are listed in a comment, each statement
+	// with the access pattern that answers it (see ReadStatistics).
+	Statistics *Statistics
 }
 
 // Generate writes a starting mapping for the tables of s. The same schema
@@ -29,9 +32,11 @@ func Generate(s *introspect.Schema, o Options) []byte {
 }
 
 type writer struct {
-	d     *design
-	buf   bytes.Buffer
-	names map[string]bool // access pattern names used
+	d        *design
+	buf      bytes.Buffer
+	names    map[string]bool // access pattern names used
+	written  []written       // the single-entity patterns, for the statistics
+	lastName string
 }
 
 func (w *writer) line(indent int, format string, args ...any) {
@@ -86,6 +91,10 @@ func tableName(s *introspect.Schema, o Options) string {
 
 func (w *writer) file(o Options) {
 	d := w.d
+	pats := &writer{d: d, names: w.names}
+	for _, e := range d.entities {
+		pats.patterns(e)
+	}
 	w.line(0, "# yaml-language-server: $schema=https://raw.githubusercontent.com/remodel-dev/remodel/main/docs/mapping.schema.json")
 	w.comment(0, fmt.Sprintf("A starting mapping that remodel init wrote from the ERD of the %s database %s (%d tables and views, %d entities). "+
 		"It is a draft to read and change: the keys follow the foreign keys, not the application's queries, which only you know. "+
@@ -97,6 +106,9 @@ func (w *writer) file(o Options) {
 		"A join table (its primary key is two such foreign keys) becomes adjacency items, PK = A#{a}, SK = B#{b}. "+
 		"Key values are joined with # and not padded: a text key holding # can make two rows one key (migrate rejects the second), "+
 		"and numbers sort as text (add |pad:N where order matters).")
+	if o.Statistics != nil {
+		w.statistics(o.Statistics, pats.written)
+	}
 	w.line(0, "version: 1")
 	w.line(0, "table:")
 	w.line(1, "name: %s", q(tableName(d.s, o)))
@@ -132,10 +144,6 @@ func (w *writer) file(o Options) {
 		w.entity(e)
 	}
 	w.line(0, "")
-	pats := &writer{d: d, names: w.names}
-	for _, e := range d.entities {
-		pats.patterns(e)
-	}
 	if pats.buf.Len() == 0 {
 		w.line(0, "access_patterns: {}")
 		return
@@ -263,7 +271,8 @@ type pattern struct {
 }
 
 func (w *writer) pattern(p pattern) {
-	w.line(1, "%s:", yamlKey(w.patternName(p.name)))
+	w.lastName = w.patternName(p.name)
+	w.line(1, "%s:", yamlKey(w.lastName))
 	w.comment(2, p.comment)
 	if p.index != "" {
 		w.line(2, "index: %s", p.index)
@@ -282,6 +291,39 @@ func (w *writer) pattern(p pattern) {
 	}
 	w.line(2, "entity: %s", yamlKey(p.entity))
 	w.line(2, "sql: %s", q(p.sql))
+	if t, cols, ok := parseStatement(placeholderRE.ReplaceAllString(p.sql, "$$1")); ok {
+		w.written = append(w.written, written{name: w.lastName, table: t, cols: cols})
+	}
+}
+
+var placeholderRE = regexp.MustCompile(`\{[^}]*\}`)
+
+// statistics lists the statements the source ran most often, each with
+// the access pattern that answers it.
+func (w *writer) statistics(st *Statistics, pats []written) {
+	if st.Unavailable != "" {
+		w.comment(0, fmt.Sprintf("Statement statistics: none read: %s.", st.Unavailable))
+		return
+	}
+	w.comment(0, fmt.Sprintf("Statement statistics (%s): the SELECT statements this database ran most often, "+
+		"and the access pattern below that answers each:", st.From))
+	for _, s := range st.Statements {
+		sql := strings.Join(strings.Fields(s.SQL), " ")
+		if len(sql) > 300 {
+			sql = sql[:300] + "…"
+		}
+		name, table, cols, ok := answers(pats, s)
+		var what string
+		switch {
+		case !ok:
+			what = "not a lookup of one table by equality: design its key or index by hand"
+		case name == "":
+			what = fmt.Sprintf("no pattern: a key or an index on %s (%s) would answer it", table, strings.Join(cols, ", "))
+		default:
+			what = name
+		}
+		w.comment(0, fmt.Sprintf("- %d calls: %s → %s", s.Calls, sql, what))
+	}
 }
 
 func beginsWith(prefix string) string { return "{begins_with: " + q(prefix+"#") + "}" }

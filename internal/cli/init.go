@@ -45,6 +45,9 @@ file. The design it writes:
 
 The mapping validates, migrates and verifies as written; the keys follow
 the foreign keys, not your application's queries, so change it to fit them.
+Where the source keeps statement statistics (PostgreSQL pg_stat_statements,
+MySQL/MariaDB performance_schema), a comment lists the SELECT statements run
+most often, each with the access pattern that answers it or none.
 
 --table PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out, as for introspect. The file goes to
@@ -92,7 +95,11 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 				return fmt.Errorf("%s", strings.Join(lines, "\n"))
 			}
 			s = s.Filter(tables, excludes)
-			out := initmap.Generate(s, initmap.Options{Table: name})
+			st, err := initmap.ReadStatistics(cmd.Context(), src)
+			if err != nil {
+				return err
+			}
+			out := initmap.Generate(s, initmap.Options{Table: name, Statistics: &st})
 			if output == "" {
 				_, err := a.stdout.Write(out)
 				return err
