@@ -168,7 +168,9 @@ func (w *warner) coverage(e *EntityDef, t *introspect.Table) {
 			}
 			whole := true
 			for _, f := range p.fmts {
-				whole = whole && !lossy[f.name]
+				// date keeps all of a date, and drops a timestamp's time.
+				isDate := f.name == "date" && t.Column(p.field) != nil && t.Column(p.field).Kind == introspect.KindDate
+				whole = whole && (!lossy[f.name] || isDate)
 			}
 			if whole {
 				covered[p.field] = true

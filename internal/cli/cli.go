@@ -80,6 +80,7 @@ AWS_ENDPOINT_URL_DYNAMODB, ~/.aws/config and credentials, SSO, roles).
 
 Typical flow:
   remodel introspect --source $DSN
+  remodel init       --source $DSN -o mapping.yaml
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
   remodel migrate    --source $DSN --mapping mapping.yaml --create-table
