@@ -225,11 +225,17 @@ func (w *writer) entity(e *entity) {
 
 // yamlKey writes a map key, quoted unless it is a plain word.
 func yamlKey(s string) string {
-	if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(s) {
+	switch strings.ToLower(s) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return q(s) // words other YAML readers take for booleans or null
+	}
+	if plainKey.MatchString(s) {
 		return s
 	}
 	return q(s)
 }
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // camel turns a name into CamelCase words: film_actor → FilmActor.
 func camel(s string) string {

@@ -75,7 +75,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"bogus"}, `unknown command "bogus" (see remodel --help)`},
 		{[]string{"migrat"}, `unknown command "migrat" (did you mean migrate? see remodel --help)`},
-		{[]string{"--sourc", "x"}, `unknown flag: --sourc (--source is a flag of the commands, as in remodel introspect --source; see remodel --help)`},
+		{[]string{"--sourc", "x"}, `unknown flag: --sourc (--source is a flag of the commands, as in remodel init --source; see remodel --help)`},
 		{[]string{"--no-such-flag"}, `unknown flag: --no-such-flag (see remodel --help)`},
 		{[]string{"migrate", "--no-such-flag"}, `unknown flag: --no-such-flag (see remodel migrate --help)`},
 		{[]string{"migrate", "--tabel", "x"}, `unknown flag: --tabel (did you mean --table? see remodel migrate --help)`},
