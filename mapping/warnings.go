@@ -27,24 +27,25 @@ func (w *Warning) String() string {
 // Warnings looks for design risks in a mapping file that has no problems
 // (see Check and Compile). Without a schema (s nil) it sees what the file
 // says on its own: a begins_with prefix that ends in a placeholder without
-// a separator, and a key template that is a constant on an index's
-// partition key. With the source's schema it also sees key templates that
-// do not cover a unique key of their table, nullable columns in index keys
-// (a sparse index, or one key attribute of an index written without the
-// other), and tables that no entity reads. They come in file order; the
+// a separator, and a global index's partition key that is a constant for
+// an entity (a set template, or its pk or sk feeding an inverted index).
+// With the source's schema it also sees index partition keys of booleans
+// and enums alone (a few partitions), key templates that do not cover a
+// unique key of their table, nullable columns in index keys (a sparse
+// index, or one key attribute of an index written without the other), and
+// tables that no entity reads. They come in file order; the
 // tables no entity reads last.
 func Warnings(f *File, s *introspect.Schema) []*Warning {
 	w := &warner{f: f, s: s}
 	for _, ap := range f.AccessPatterns {
 		w.beginsWith(ap)
 	}
-	keyAttrs := w.indexKeys()
 	for _, e := range f.Entities {
-		w.constantKeys(e, keyAttrs)
-		if s == nil {
-			continue
+		var t *introspect.Table
+		if s != nil {
+			t = w.relation(e)
 		}
-		t := w.relation(e)
+		w.partitionKeys(e, t)
 		if t == nil {
 			continue
 		}
@@ -102,38 +103,123 @@ func (w *warner) beginsWith(ap *AccessPatternDef) {
 		v.Value, last.field, last.field)
 }
 
-// indexKeys maps each attribute that is a partition key of a global index
-// to the index names.
-func (w *warner) indexKeys() map[string][]string {
-	out := map[string][]string{}
+// partitionKeys warns about a global index whose partition key an entity
+// writes as a constant (every item of the entity in one partition of the
+// index: from set templates, or from the table's own key when the index's
+// partition key is the table's pk or sk, as an inverted index's is), and,
+// with the schema, as a function of boolean and enum columns alone (a few
+// partitions at most). t is nil without the schema.
+func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
+	tableKey := map[string]Str{w.f.Table.PK.Name.Value: e.PK}
+	keyPath := map[string]string{w.f.Table.PK.Name.Value: "pk"}
+	if w.f.Table.SK != nil {
+		tableKey[w.f.Table.SK.Name.Value] = e.SK
+		keyPath[w.f.Table.SK.Name.Value] = "sk"
+	}
+	path := "entities." + e.Name.Value
 	for _, ix := range w.f.Table.Indexes {
 		if ix.Local {
 			continue
 		}
+		type part struct {
+			attr string
+			tmpl *Template // nil: a column
+			col  *introspect.Column
+			at   Str
+			path string
+		}
+		var parts []part
+		complete := true
 		for _, a := range ix.PK {
-			out[a.Name.Value] = append(out[a.Name.Value], ix.Name.Value)
+			n := a.Name.Value
+			var p part
+			switch {
+			case slices.ContainsFunc(e.Set, func(sd SetDef) bool { return sd.Key.Value == n }):
+				i := slices.IndexFunc(e.Set, func(sd SetDef) bool { return sd.Key.Value == n })
+				p = part{attr: n, at: e.Set[i].Value, path: path + ".attributes.set." + n}
+			case tableKey[n].Line != 0:
+				p = part{attr: n, at: tableKey[n], path: path + "." + keyPath[n]}
+			case t != nil:
+				src := w.attrSource(e, t, n)
+				if src == nil || src.col == nil {
+					complete = false
+					continue
+				}
+				p = part{attr: n, col: src.col, at: src.where, path: src.path}
+			default:
+				complete = false
+				continue
+			}
+			if p.col == nil {
+				tp, err := ParseTemplate(p.at.Value)
+				if err != nil {
+					complete = false
+					continue
+				}
+				p.tmpl = tp
+			}
+			parts = append(parts, p)
+		}
+		if !complete || len(parts) == 0 {
+			continue // not in the index, or not known
+		}
+		constant := true
+		for _, p := range parts {
+			constant = constant && p.tmpl != nil && p.tmpl.Constant()
+		}
+		if constant {
+			w.warnf(parts[0].at.Pos, parts[0].path,
+				"%s is the constant %q on every item of %s, and it is the partition key of %s: all those items are one partition of the index (a hot partition: at most 1 000 writes and 3 000 reads a second); add a column, or {col|shard:N}, to spread them",
+				parts[0].attr, parts[0].at.Value, e.Name.Value, ix.Name.Value)
+			continue
+		}
+		if t == nil {
+			continue
+		}
+		// Low cardinality: every value comes from booleans and enums.
+		n, cols := 1, []string{}
+		for _, p := range parts {
+			var cs []*introspect.Column
+			if p.col != nil {
+				cs = []*introspect.Column{p.col}
+			} else {
+				for _, f := range p.tmpl.parts {
+					if f.field == "" {
+						continue
+					}
+					c := t.Column(f.field)
+					if c == nil || slices.ContainsFunc(f.fmts, func(x formatter) bool { return x.name == "shard" }) {
+						n = 1 << 30
+						continue
+					}
+					cs = append(cs, c)
+				}
+			}
+			for _, c := range cs {
+				switch {
+				case c.Kind == introspect.KindBool:
+					n *= 2
+				case len(c.Values) > 0 && c.Kind != introspect.KindSet:
+					n *= len(c.Values)
+				default:
+					n = 1 << 30
+				}
+				if !slices.Contains(cols, c.Name) {
+					cols = append(cols, c.Name)
+				}
+			}
+		}
+		if n <= maxFewPartitions && len(cols) > 0 {
+			w.warnf(parts[0].at.Pos, parts[0].path,
+				"the partition key of %s comes from %s alone (booleans and enums): the items of %s fall into at most %d partitions of the index (hot partitions); add a column, or {col|shard:N}, to spread them",
+				ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, n)
 		}
 	}
-	return out
 }
 
-// constantKeys warns about an index partition key that an entity sets to a
-// constant: every item of the entity in one partition of the index.
-func (w *warner) constantKeys(e *EntityDef, pkOf map[string][]string) {
-	for _, sd := range e.Set {
-		ixs := pkOf[sd.Key.Value]
-		if len(ixs) == 0 {
-			continue
-		}
-		t, err := ParseTemplate(sd.Value.Value)
-		if err != nil || !t.Constant() {
-			continue
-		}
-		w.warnf(sd.Value.Pos, "entities."+e.Name.Value+".attributes.set."+sd.Key.Value,
-			"%s is the constant %q on every item of %s, and it is the partition key of %s: all those items are one partition of the index (a hot partition: at most 1 000 writes and 3 000 reads a second); add a column, or {col|shard:N}, to spread them",
-			sd.Key.Value, sd.Value.Value, e.Name.Value, strings.Join(ixs, ", "))
-	}
-}
+// maxFewPartitions is the most partitions an index key of booleans and
+// enums may make before it is no longer warned about.
+const maxFewPartitions = 100
 
 // relation is the table or view an entity reads from, or nil (a query, or
 // a name the schema does not resolve: Compile reports that).
