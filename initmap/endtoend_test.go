@@ -106,7 +106,13 @@ func TestInitMigrateVerify(t *testing.T) {
 					t.Errorf("no statement statistics comment:\n%s", m)
 				}
 				m := stats.ReplaceAll(m, nil)
-				golden(t, "tricky/mapping."+db.engine+".yaml", regexp.MustCompile(`remodel_test_[0-9a-f]+`).ReplaceAll(m, []byte("DB")))
+				// Nor the test database's name, nor the row counts (MySQL's
+				// are the engine's estimates), with the comments unwrapped
+				// so that a count's width does not move the line breaks.
+				m = regexp.MustCompile(`remodel_test_[0-9a-f]+`).ReplaceAll(m, []byte("DB"))
+				m = regexp.MustCompile(`\n *#   `).ReplaceAll(m, []byte(" "))
+				m = regexp.MustCompile(`\((about )?\d+ rows|\(rows unknown`).ReplaceAll(m, []byte("(N rows"))
+				golden(t, "tricky/mapping."+db.engine+".yaml", m)
 			}
 			code, out := remodel(t, "validate", "--source", dsn, "-m", file)
 			if code != 0 {
