@@ -80,6 +80,7 @@ AWS_ENDPOINT_URL_DYNAMODB, ~/.aws/config and credentials, SSO, roles).
 
 Typical flow:
   remodel introspect --source $DSN
+  remodel init       --source $DSN -o mapping.yaml
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml --document design.html
@@ -98,6 +99,7 @@ Typical flow:
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print debug lines on stderr, the AWS SDK's own included (retries, checksum and credential warnings)")
 	root.AddCommand(
 		a.introspectCmd(),
+		a.initCmd(),
 		a.validateCmd(),
 		a.previewCmd(),
 		a.migrateCmd(),

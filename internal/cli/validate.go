@@ -16,6 +16,7 @@ import (
 
 func (a *app) validateCmd() *cobra.Command {
 	var o common
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check a mapping file, against the source when --source is given",
@@ -36,18 +37,29 @@ exit status is then 1. A valid mapping is followed by whether migrate's key
 collision check is needed: it is proven unnecessary when every entity's
 table key renders its whole source key in a form that can be read back and
 the entities' keys differ in a constant prefix or suffix (docs/mapping.md,
-"Key collisions"); the lines after it say why, or what could not be shown.`,
+"Key collisions"); the lines after it say why, or what could not be shown.
+
+A valid mapping is also checked for design risks, printed on stderr as
+file:line:col: warning: path: message: a begins_with prefix that ends in a
+placeholder without a separator after it, and an index partition key set to
+a constant (one hot partition); with --source also key templates that do not
+hold a unique key of their table (key collisions), index key attributes from
+nullable columns or written only under a when condition (a sparse index, or
+one key attribute of an index without the other), and tables of the source
+that no entity reads. Warnings leave the exit status 0 unless --strict is
+given, which makes it 1.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.validate(cmd.Context(), &o)
+			return a.validate(cmd.Context(), &o, strict)
 		},
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 1 when there are warnings, as for problems")
 	return cmd
 }
 
-func (a *app) validate(ctx context.Context, o *common) error {
+func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 	f, err := mapping.ParseFile(o.mapping)
 	if err != nil {
 		return problems(err)
@@ -56,8 +68,9 @@ func (a *app) validate(ctx context.Context, o *common) error {
 		if err := mapping.Check(f); err != nil {
 			return problems(err)
 		}
-		fmt.Fprintf(a.stdout, "%s: valid on its own (%d entities, %d access patterns); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns))
-		return nil
+		warned := a.warn(f, nil)
+		fmt.Fprintf(a.stdout, "%s: valid on its own (%d entities, %d access patterns%s); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns), warned)
+		return strictly(strict, warned)
 	}
 	src, err := o.open(ctx)
 	if err != nil {
@@ -90,9 +103,10 @@ func (a *app) validate(ctx context.Context, o *common) error {
 	if len(all) > 0 {
 		return failedError{dedupe(all)}
 	}
-	fmt.Fprintf(a.stdout, "%s: valid against %s database %s (%d entities, %d access patterns; every where and SQL prepared)\n", o.mapping, schema.Engine, schema.Database, len(f.Entities), len(f.AccessPatterns))
+	warned := a.warn(f, schema)
+	fmt.Fprintf(a.stdout, "%s: valid against %s database %s (%d entities, %d access patterns%s; every where and SQL prepared)\n", o.mapping, schema.Engine, schema.Database, len(f.Entities), len(f.AccessPatterns), warned)
 	fmt.Fprintln(a.stdout, plan.ProveKeysDistinct()) // whether migrate needs its key collision check, and why
-	return nil
+	return strictly(strict, warned)
 }
 
 // problems marks the problems found in a mapping file as failed checks; any

@@ -1,0 +1,35 @@
+// Package initmap owns remodel init: writing a starting mapping file from a
+// source's ERD (an introspect.Schema), deterministic (the same ERD gives the
+// same bytes) and explained in YAML comments.
+//
+// The design it writes, for a table of the ERD:
+//
+//   - every table is an entity keyed by its primary key (a table without one
+//     by a unique key whose columns are NOT NULL, named with key:; without
+//     such a key, and every view, it is left out with a comment saying why);
+//     a partitioned table is mapped once, as its parent;
+//   - a root entity's item is PK = SK = NAME#{key} in an item collection of
+//     its own;
+//   - a leaf table (no other table refers to it) with a NOT NULL foreign key
+//     to the whole key of a root is placed in that root's item collection:
+//     PK = PARENT#{fk}, SK = NAME#{key};
+//   - a join table (its primary key is exactly two such foreign keys) is
+//     written as adjacency items, PK = A#{a}, SK = B#{b}, and the inverted
+//     index GSI1 (pk SK, sk PK) reads the other side;
+//   - every other foreign key, and every unique key, gets an overloaded
+//     global index of its own slot (GSI2, GSI3, ...: attributes GSInPK and
+//     GSInSK, set from templates), for the children by parent and for the
+//     lookup by the unique key;
+//   - an access pattern, with its SQL, for each path: an entity by its key,
+//     a parent with its children (one Query for the item collection), the
+//     children by parent (both sides of an N:M), and the lookup by each
+//     unique key.
+//
+// Statement statistics: ReadStatistics reads the SELECT statements the
+// source ran most often (PostgreSQL pg_stat_statements, MySQL/MariaDB
+// performance_schema digests), in one short transaction of one connection
+// (package source); Generate lists them in a comment, each with the access
+// pattern that answers it (same table, same columns compared to a
+// parameter) or none. Everything else here works on the schema alone: the
+// caller introspects, filters the tables and passes it.
+package initmap

@@ -1,0 +1,145 @@
+package initmap_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/testenv"
+)
+
+func remodel(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
+	return code, out.String()
+}
+
+type database struct {
+	name, engine string
+	load         func(t *testing.T, dsn string)
+}
+
+func databases() []database {
+	out := []database{{
+		name: "pagila", engine: "postgres",
+		load: func(t *testing.T, dsn string) { testenv.LoadPagila(t, dsn) },
+	}, {
+		name: "chinook", engine: "postgres",
+		load: func(t *testing.T, dsn string) {
+			testenv.LoadScript(t, dsn, "chinook/Chinook_PostgreSql.sql", testenv.ExecPostgres,
+				"DROP DATABASE IF EXISTS chinook;", "CREATE DATABASE chinook;", `\c chinook;`)
+		},
+	}, {
+		name: "chinook", engine: "mysql",
+		load: func(t *testing.T, dsn string) {
+			testenv.LoadScript(t, dsn, "chinook/Chinook_MySql.sql", testenv.ExecMySQL,
+				"DROP DATABASE IF EXISTS `Chinook`;", "CREATE DATABASE `Chinook`;", "USE `Chinook`;")
+		},
+	}}
+	for _, eng := range []string{"postgres", "mysql"} {
+		// Names that need quoting, a reserved word, a table without a
+		// primary key (and one without any key), a composite key, a join
+		// table, a self-reference, a text and a bytes key, a partitioned
+		// table, a view and a column named like the table's key.
+		out = append(out, database{name: "tricky", engine: eng, load: func(t *testing.T, dsn string) {
+			exec := testenv.ExecPostgres
+			if eng == "mysql" {
+				exec = testenv.ExecMySQL
+			}
+			for _, f := range []string{"schema." + eng + ".sql", "data." + eng + ".sql"} {
+				b, err := os.ReadFile(filepath.Join("testdata", "tricky", f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				exec(t, dsn, string(b))
+			}
+		}})
+	}
+	for _, ex := range []string{"personalization", "board", "leaderboard"} {
+		for _, eng := range []string{"postgres", "mysql"} {
+			out = append(out, database{name: ex, engine: eng, load: func(t *testing.T, dsn string) {
+				testenv.LoadExample(t, eng, dsn, filepath.Join("..", "examples", ex))
+			}})
+		}
+	}
+	return out
+}
+
+// TestInitMigrateVerify writes the mapping of each real database and each
+// example schema with remodel init, and runs it unchanged: validate,
+// migrate into a fresh DynamoDB Local table (every row read is written,
+// none rejected) and verify (counts, every item, every access pattern).
+func TestInitMigrateVerify(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	t.Setenv("AWS_REGION", "us-east-1")
+	fresh := map[string]func(testing.TB) string{"postgres": testenv.Postgres, "mysql": testenv.MySQL}
+	if os.Getenv("REMODEL_TEST_POSTGRES") == "" && !testenv.Require() {
+		t.Skip("REMODEL_TEST_POSTGRES is not set")
+	}
+	for _, db := range databases() {
+		t.Run(db.name+"/"+db.engine, func(t *testing.T) {
+			dsn := fresh[db.engine](t)
+			db.load(t, dsn)
+			_, table := testenv.DynamoDBTable(t)
+			file := filepath.Join(t.TempDir(), "mapping.yaml")
+			if code, out := remodel(t, "init", "--source", dsn, "-o", file); code != 0 {
+				t.Fatalf("init: exit %d\n%s", code, out)
+			}
+			m, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db.name == "tricky" {
+				// The database's name is the test's own: golden without it.
+				// Whether the server keeps statement statistics is the
+				// machine's: the golden file leaves that comment out.
+				stats := regexp.MustCompile(`(?m)^# Statement statistics.*\n(#  .*\n|# - .*\n)*`)
+				if !stats.Match(m) {
+					t.Errorf("no statement statistics comment:\n%s", m)
+				}
+				m := stats.ReplaceAll(m, nil)
+				// Nor the test database's name, nor the row counts (MySQL's
+				// are the engine's estimates), with the comments unwrapped
+				// so that a count's width does not move the line breaks.
+				m = regexp.MustCompile(`remodel_test_[0-9a-f]+`).ReplaceAll(m, []byte("DB"))
+				m = regexp.MustCompile(`\n *#   `).ReplaceAll(m, []byte(" "))
+				m = regexp.MustCompile(`\((about )?\d+ rows|\(rows unknown`).ReplaceAll(m, []byte("(N rows"))
+				golden(t, "tricky/mapping."+db.engine+".yaml", m)
+			}
+			code, out := remodel(t, "validate", "--source", dsn, "-m", file)
+			if code != 0 {
+				t.Fatalf("validate: exit %d\n%s\n%s", code, out, m)
+			}
+			// init's design has none of these risks: its key templates hold
+			// the key, its prefixes end in #, no index key is a constant,
+			// and every table it leaves out is a view or has no key.
+			for _, risk := range []string{"key collision", "without a separator", "is the constant", "never in"} {
+				if strings.Contains(out, risk) {
+					t.Errorf("validate warns about the generated mapping (%q):\n%s", risk, out)
+				}
+			}
+			if n := strings.Count(out, "is not read by any entity"); n != strings.Count(string(m), "\n  # - table ") {
+				t.Errorf("validate warns of %d tables not read, init says it left out %d:\n%s", n, strings.Count(string(m), "\n  # - table "), out)
+			}
+			t.Logf("%s", out)
+			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table")
+			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
+			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] == "0" {
+				t.Fatalf("migrate: exit %d, want every row read written and none rejected:\n%s\n%s", code, out, m)
+			}
+			code, out = remodel(t, "verify", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--samples", "3")
+			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
+				t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
+			}
+			t.Logf("%s rows migrated and verified", total[1])
+		})
+	}
+}

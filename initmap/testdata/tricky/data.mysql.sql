@@ -1,0 +1,10 @@
+INSERT INTO users VALUES (1, 'ann@example.com', 'ann', 'x'), (2, 'bob@example.com', NULL, NULL), (3, 'cy@example.com', 'cy', 'USER#1'), (11, 'dee@example.com', 'dee', NULL);
+INSERT INTO `groups` VALUES (1, 'admins'), (2, 'users'), (10, 'ops');
+INSERT INTO memberships VALUES (1, 1, '2024-01-02'), (1, 2, '2024-01-03'), (2, 2, '2024-02-01'), (11, 10, '2025-05-05'), (3, 10, '2025-06-06');
+INSERT INTO `order items` VALUES (1, 1, 7, 'first'), (2, 1, 8, NULL), (3, NULL, 9, 'nobody''s'), (4, 11, 10, 'a {brace}');
+INSERT INTO codes VALUES ('A-1', 'one'), ('A-10', 'ten'), ('B#2', NULL);
+INSERT INTO loose VALUES (1, 1), (1, 1);
+INSERT INTO employees VALUES (1, NULL, 'boss'), (2, 1, 'second'), (3, 2, 'third'), (4, 1, 'fourth');
+INSERT INTO tags VALUES ('go'), ('go lang'), ('sql#1');
+INSERT INTO events VALUES (1, '2024-03-01', 1), (1, '2025-03-01', 2), (2, '2025-04-01', 1);
+INSERT INTO blobs VALUES (X'0102', 2), (X'01', 1), (X'FF00FF', 3);

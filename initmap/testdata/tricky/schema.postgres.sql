@@ -1,0 +1,13 @@
+CREATE TABLE users (id integer PRIMARY KEY, email varchar(80) NOT NULL UNIQUE, nickname varchar(20) UNIQUE, "PK" text);
+CREATE TABLE "groups" (id integer PRIMARY KEY, "name" text NOT NULL);
+CREATE TABLE memberships (user_id integer NOT NULL REFERENCES users, group_id integer NOT NULL REFERENCES "groups", since date NOT NULL, PRIMARY KEY (user_id, group_id));
+CREATE TABLE "order items" (id integer PRIMARY KEY, "user id" integer REFERENCES users, "order" integer NOT NULL, note text);
+CREATE TABLE codes (code varchar(12) NOT NULL UNIQUE, label text);
+CREATE TABLE loose (a integer, b integer);
+CREATE TABLE employees (id integer PRIMARY KEY, manager_id integer REFERENCES employees, name text NOT NULL);
+CREATE TABLE tags (name text PRIMARY KEY);
+CREATE TABLE blobs (digest bytea PRIMARY KEY, size integer NOT NULL);
+CREATE TABLE events (id integer NOT NULL, at date NOT NULL, user_id integer NOT NULL REFERENCES users, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+CREATE TABLE events_2024 PARTITION OF events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE events_2025 PARTITION OF events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+CREATE VIEW active_users AS SELECT id, email FROM users WHERE nickname IS NOT NULL;

@@ -1,0 +1,466 @@
+package initmap
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// Options are what init is told besides the ERD.
+type Options struct {
+	// Table is the DynamoDB table's name; empty: the database's name, made
+	// a valid table name.
+	Table string
+	// Statistics, when not nil, are listed in a comment, each statement
+	// with the access pattern that answers it (see ReadStatistics).
+	Statistics *Statistics
+}
+
+// Generate writes a starting mapping for the tables of s. The same schema
+// and options give the same bytes.
+func Generate(s *introspect.Schema, o Options) []byte {
+	d := newDesign(s)
+	w := &writer{d: d, names: map[string]bool{}}
+	w.file(o)
+	return w.buf.Bytes()
+}
+
+type writer struct {
+	d        *design
+	buf      bytes.Buffer
+	names    map[string]bool // access pattern names used
+	written  []written       // the single-entity patterns, for the statistics
+	lastName string
+}
+
+func (w *writer) line(indent int, format string, args ...any) {
+	w.buf.WriteString(strings.Repeat("  ", indent))
+	fmt.Fprintf(&w.buf, format, args...)
+	w.buf.WriteByte('\n')
+}
+
+// comment writes text as comment lines at indent, wrapped at about 90
+// columns.
+func (w *writer) comment(indent int, text string) {
+	prefix := strings.Repeat("  ", indent) + "# "
+	for _, para := range strings.Split(text, "\n") {
+		line := prefix
+		for i, word := range strings.Fields(para) {
+			if i > 0 && len(line)+1+len(word) > 92 {
+				w.buf.WriteString(strings.TrimRight(line, " ") + "\n")
+				line = prefix + "  "
+			} else if i > 0 {
+				line += " "
+			}
+			line += word
+		}
+		w.buf.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+// q quotes s as a YAML (JSON) double-quoted string.
+func q(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+var tableNameRE = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+func tableName(s *introspect.Schema, o Options) string {
+	if o.Table != "" {
+		return o.Table
+	}
+	n := tableNameRE.ReplaceAllString(s.Database, "_")
+	for len(n) < 3 {
+		n += "_"
+	}
+	if len(n) > 255 {
+		n = n[:255]
+	}
+	return n
+}
+
+func (w *writer) file(o Options) {
+	d := w.d
+	pats := &writer{d: d, names: w.names}
+	for _, e := range d.entities {
+		pats.patterns(e)
+	}
+	w.line(0, "# yaml-language-server: $schema=https://raw.githubusercontent.com/remodel-dev/remodel/main/docs/mapping.schema.json")
+	w.comment(0, fmt.Sprintf("A starting mapping that remodel init wrote from the ERD of the %s database %s (%d tables and views, %d entities). "+
+		"It is a draft to read and change: the keys follow the foreign keys, not the application's queries, which only you know. "+
+		"Check it with remodel validate --source DSN -m FILE (which also warns about risky designs), "+
+		"look at the items with remodel preview, then migrate and verify.", d.s.Engine, d.s.Database, len(d.s.Tables), len(d.entities)))
+	w.comment(0, "The design: each table is an entity whose items are keyed by its primary key, PK = SK = NAME#{key} "+
+		"(an item collection of its own). A table that no other table refers to, with a NOT NULL foreign key to the whole key of "+
+		"such a table, is placed in that parent's item collection: PK = PARENT#{foreign key}, SK = NAME#{key}. "+
+		"A join table (its primary key is two such foreign keys) becomes adjacency items, PK = A#{a}, SK = B#{b}. "+
+		"Key values are joined with # and not padded: a text key holding # can make two rows one key (migrate rejects the second), "+
+		"and numbers sort as text (add |pad:N where order matters).")
+	if o.Statistics != nil {
+		w.statistics(o.Statistics, pats.written)
+	}
+	w.line(0, "version: 1")
+	w.line(0, "table:")
+	w.line(1, "name: %s", q(tableName(d.s, o)))
+	w.line(1, "key: {pk: PK, sk: SK}")
+	if d.inverted || d.slots > 0 {
+		w.line(1, "indexes:")
+		if d.inverted {
+			w.comment(2, "The inverted index: the other side of each adjacency item (the A rows of a B), and each item "+
+				"placed in a parent's collection by its own key.")
+			w.line(2, "- {name: GSI1, pk: SK, sk: PK}")
+		}
+		if d.slots > 0 {
+			w.comment(2, "Overloaded indexes: each entity writes GSInPK and GSInSK for one more path to its items, the children "+
+				"of a parent by a foreign key or a row by a unique key (see the comments of each entity's set:). "+
+				"An item without the attribute (a NULL column) is not in the index.")
+		}
+		for i := 2; i <= d.slots+1; i++ {
+			w.line(2, "- {name: GSI%d, pk: GSI%dPK, sk: GSI%dSK}", i, i, i)
+		}
+	}
+	w.line(0, "")
+	w.line(0, "entities:")
+	if len(d.skipped) > 0 {
+		w.comment(1, "Not mapped:")
+		for _, s := range d.skipped {
+			w.comment(1, "- "+s)
+		}
+	}
+	if len(d.entities) == 0 {
+		w.line(1, "{}")
+	}
+	for _, e := range d.entities {
+		w.entity(e)
+	}
+	w.line(0, "")
+	if pats.buf.Len() == 0 {
+		w.line(0, "access_patterns: {}")
+		return
+	}
+	w.line(0, "access_patterns:")
+	w.buf.Write(pats.buf.Bytes())
+}
+
+func (w *writer) entity(e *entity) {
+	t := e.t
+	w.line(1, "%s:", yamlKey(e.name))
+	rows := "rows unknown"
+	if n, exact, known := t.Rows(); known {
+		rows = fmt.Sprintf("%d rows", n)
+		if !exact {
+			rows = "about " + rows
+		}
+	}
+	what := fmt.Sprintf("%s (%s)", t.Label(), rows)
+	if t.Partitioning != nil {
+		what += fmt.Sprintf(", partitioned by %s (%s) into %d partitions, read as one table", t.Partitioning.Strategy, t.Partitioning.Key, len(t.Partitioning.Partitions))
+	}
+	switch p := e.place; {
+	case p == nil && e.referenced:
+		what += ": an item collection of its own (other tables refer to it)"
+	case p == nil:
+		what += ": an item collection of its own"
+	case p.other != nil:
+		what += fmt.Sprintf(": a join table of %s and %s, written as adjacency items in the item collection of %s "+
+			"(foreign key %s), with the key of %s as the sort key; GSI1 reads them from the side of %s (foreign key %s)",
+			p.parent.name, p.other.name, p.parent.name, p.fk.Name, p.other.name, p.other.name, p.otherFK.Name)
+	default:
+		what += fmt.Sprintf(": placed in the item collection of %s (foreign key %s); GSI1 reads it by its own key",
+			p.parent.name, p.fk.Name)
+	}
+	if t.Comment != "" {
+		what += ". Comment: " + t.Comment
+	}
+	w.comment(2, what)
+	if e.keyUK != "" {
+		w.comment(2, fmt.Sprintf("no primary key: its rows are identified by the unique key %s, whose columns are NOT NULL", e.keyUK))
+	}
+	for _, n := range e.notes {
+		w.comment(2, n)
+	}
+	if n := keyLimitNote(t, e.prefix, e.key, 1024, "its key"); n != "" {
+		w.comment(2, n)
+	}
+	w.line(2, "from: %s", q(e.from))
+	if e.keyUK != "" {
+		keys := make([]string, len(e.key))
+		for i, k := range e.key {
+			keys[i] = q(k)
+		}
+		w.line(2, "key: [%s]", strings.Join(keys, ", "))
+	}
+	w.line(2, "pk: %s", q(e.pk()))
+	w.line(2, "sk: %s", q(e.sk()))
+	if len(e.renames) == 0 && len(e.slots) == 0 {
+		return
+	}
+	w.line(2, "attributes:")
+	if len(e.renames) > 0 {
+		w.comment(3, "these columns are named like a key attribute or the entity attribute")
+		w.line(3, "rename:")
+		for _, r := range e.renames {
+			w.line(4, "%s: %s", q(r[0]), q(r[1]))
+		}
+	}
+	if len(e.slots) > 0 {
+		w.line(3, "set:")
+		for i, l := range e.slots {
+			w.comment(4, fmt.Sprintf("GSI%d: %s", i+2, l.target))
+			w.line(4, "GSI%dPK: %s", i+2, q(l.pk))
+			w.line(4, "GSI%dSK: %s", i+2, q(e.ownSK()))
+		}
+	}
+}
+
+// yamlKey writes a map key, quoted unless it is a plain word.
+func yamlKey(s string) string {
+	switch strings.ToLower(s) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return q(s) // words other YAML readers take for booleans or null
+	}
+	if plainKey.MatchString(s) {
+		return s
+	}
+	return q(s)
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// camel turns a name into CamelCase words: film_actor → FilmActor.
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (w *writer) patternName(base string) string {
+	n := base
+	for i := 2; w.names[n]; i++ {
+		n = base + strconv.Itoa(i)
+	}
+	w.names[n] = true
+	return n
+}
+
+// pattern writes one access pattern.
+type pattern struct {
+	name    string
+	comment string
+	index   string
+	pk      string
+	sk      string // the whole sk: value, already YAML
+	entity  string
+	sql     string
+	multi   [][2]string // entity → SQL, for an item collection
+}
+
+func (w *writer) pattern(p pattern) {
+	w.lastName = w.patternName(p.name)
+	w.line(1, "%s:", yamlKey(w.lastName))
+	w.comment(2, p.comment)
+	if p.index != "" {
+		w.line(2, "index: %s", p.index)
+	}
+	if p.sk != "" {
+		w.line(2, "query: {pk: %s, sk: %s}", q(p.pk), p.sk)
+	} else {
+		w.line(2, "query: {pk: %s}", q(p.pk))
+	}
+	if len(p.multi) > 0 {
+		w.line(2, "sql:")
+		for _, kv := range p.multi {
+			w.line(3, "%s: %s", yamlKey(kv[0]), q(kv[1]))
+		}
+		return
+	}
+	w.line(2, "entity: %s", yamlKey(p.entity))
+	w.line(2, "sql: %s", q(p.sql))
+	if t, cols, ok := parseStatement(placeholderRE.ReplaceAllString(p.sql, "$$1")); ok {
+		w.written = append(w.written, written{name: w.lastName, table: t, cols: cols})
+	}
+}
+
+var placeholderRE = regexp.MustCompile(`\{[^}]*\}`)
+
+// statistics lists the statements the source ran most often, each with
+// the access pattern that answers it.
+func (w *writer) statistics(st *Statistics, pats []written) {
+	if st.Unavailable != "" {
+		w.comment(0, fmt.Sprintf("Statement statistics: none read: %s.", st.Unavailable))
+		return
+	}
+	w.comment(0, fmt.Sprintf("Statement statistics (%s): the SELECT statements this database ran most often, "+
+		"and the access pattern below that answers each:", st.From))
+	for _, s := range st.Statements {
+		sql := strings.Join(strings.Fields(s.SQL), " ")
+		if len(sql) > 300 {
+			sql = sql[:300] + "…"
+		}
+		name, table, cols, ok := answers(pats, s)
+		var what string
+		switch {
+		case !ok:
+			what = "not a lookup of one table by equality: design its key or index by hand"
+		case name == "":
+			what = fmt.Sprintf("no pattern: a key or an index on %s (%s) would answer it", table, strings.Join(cols, ", "))
+		default:
+			what = name
+		}
+		w.comment(0, fmt.Sprintf("- %d calls: %s → %s", s.Calls, sql, what))
+	}
+}
+
+func beginsWith(prefix string) string { return "{begins_with: " + q(prefix+"#") + "}" }
+
+// patterns writes the access patterns of an entity: by its key, its item
+// collection with its children, the children by parent on each side, and
+// the lookups of its overloaded indexes.
+func (w *writer) patterns(e *entity) {
+	d := w.d
+	name := camel(e.name)
+	keyCols := strings.Join(e.key, ", ")
+	switch p := e.place; {
+	case p == nil:
+		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
+			comment: fmt.Sprintf("one %s row by its key (%s)", e.name, keyCols),
+			sql:     w.selectWhere(e, e.key, e.key)})
+	case p.other != nil:
+		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
+			comment: fmt.Sprintf("one %s row by its key (%s)", e.name, keyCols),
+			sql:     w.selectWhere(e, e.key, e.key)})
+	default:
+		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: e.sk(),
+			comment: fmt.Sprintf("one %s row by its key (%s), through the inverted index", e.name, keyCols),
+			sql:     w.selectWhere(e, e.key, e.key)})
+	}
+	// The item collection of a parent: the parent and what is placed in it.
+	var kids []*entity
+	for _, c := range d.entities {
+		if c.place != nil && c.place.parent == e {
+			kids = append(kids, c)
+		}
+	}
+	if e.place == nil && len(kids) > 0 {
+		multi := [][2]string{{e.name, w.selectWhere(e, e.key, e.key)}}
+		var names []string
+		for _, c := range kids {
+			multi = append(multi, [2]string{c.name, w.selectWhere(c, c.place.fkCols, e.key)})
+			names = append(names, c.name)
+		}
+		w.pattern(pattern{name: "get" + name + "WithItems", pk: e.pk(), multi: multi,
+			comment: fmt.Sprintf("one %s row with its item collection (%s): one Query", e.name, strings.Join(names, ", "))})
+	}
+	if p := e.place; p != nil {
+		w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.fkCols, "_")), entity: e.name,
+			pk: e.pk(), sk: beginsWith(prefixOfSK(e)),
+			comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, p.parent.name, p.fk.Name),
+			sql:     w.selectWhere(e, p.fkCols, p.fkCols)})
+		if p.other != nil {
+			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.otherCols, "_")), index: "GSI1", entity: e.name,
+				pk: e.sk(), sk: beginsWith(p.parent.prefix),
+				comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s): the other side of the N:M, through the inverted index",
+					e.name, p.other.name, p.otherFK.Name),
+				sql: w.selectWhere(e, p.otherCols, p.otherCols)})
+		}
+	}
+	for i, l := range e.slots {
+		ix := fmt.Sprintf("GSI%d", i+2)
+		if l.fk != nil {
+			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
+				pk: l.pk, sk: beginsWith(e.prefix), comment: l.target,
+				sql: w.selectWhere(e, l.cols, l.cols)})
+			continue
+		}
+		w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
+			pk: l.pk, comment: l.target, sql: w.selectWhere(e, l.cols, l.cols)})
+	}
+}
+
+// prefixOfSK is the prefix of the sort keys of e's items in its parent's
+// collection: its own name, or the other parent's for a join table.
+func prefixOfSK(e *entity) string {
+	if e.place != nil && e.place.other != nil {
+		return e.place.other.prefix
+	}
+	return e.prefix
+}
+
+// selectWhere is SELECT * FROM e's table WHERE col_i = {param_i}.
+func (w *writer) selectWhere(e *entity, cols, params []string) string {
+	eng := w.d.s.Engine
+	var b strings.Builder
+	b.WriteString("SELECT * FROM ")
+	if eng == introspect.Postgres && e.t.Schema != "public" {
+		b.WriteString(ident(eng, e.t.Schema) + ".")
+	}
+	b.WriteString(ident(eng, e.t.Name))
+	for i, c := range cols {
+		if i == 0 {
+			b.WriteString(" WHERE ")
+		} else {
+			b.WriteString(" AND ")
+		}
+		fmt.Fprintf(&b, "%s = {%s}", ident(eng, c), params[i])
+	}
+	return b.String()
+}
+
+var (
+	pgPlain    = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	mysqlPlain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// reserved are words quoted as identifiers on both engines (the
+	// reserved words of PostgreSQL and MySQL that name columns and tables
+	// in practice, and every one a plain identifier might collide with).
+	reserved = map[string]bool{}
+)
+
+func init() {
+	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric both case cast check collate column
+	constraint create current_catalog current_date current_role current_time current_timestamp current_user default
+	deferrable desc distinct do else end except false fetch for foreign from grant group having in initially
+	intersect into key keys lateral leading limit localtime localtimestamp not null offset on only or order placing
+	primary references returning select session_user some symmetric table then to trailing true union unique user
+	using variadic when where window with index range rows rank groups interval change condition div dual
+	explain fulltext ignore inout lines load lock long match mod natural option outer read release rename repeat
+	replace require return schema separator show signal spatial sql ssl starting straight_join terminated trigger
+	undo unlock unsigned update usage use values varying while write xor zerofill delete insert exists
+	year_month leave loop iterate declare cursor call procedure function database databases int integer`) {
+		reserved[w] = true
+	}
+}
+
+// ident quotes an identifier for the engine when it is not a plain word.
+func ident(eng introspect.Engine, name string) string {
+	if eng == introspect.MySQL {
+		if mysqlPlain.MatchString(name) && !reserved[strings.ToLower(name)] {
+			return name
+		}
+		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	}
+	if pgPlain.MatchString(name) && !reserved[name] {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
