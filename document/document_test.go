@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,9 @@ func writeDocument(t *testing.T, dsn, ext string, rows string, more ...string) [
 	// The analysis may print a progress line on stderr first (every 5s).
 	if !strings.Contains(out, "wrote the modeling document "+path) {
 		t.Errorf("preview --document printed %q", out)
+	}
+	if slices.Contains(more, "--analyze") && !strings.Contains(out, "; the analysis and cost of every row)\n") {
+		t.Errorf("preview --document --analyze printed %q", out)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
