@@ -54,15 +54,16 @@ func browse(t *testing.T, browser, file string, args ...string) []byte {
 	return stdout.Bytes()
 }
 
-// TestHTMLInBrowser opens the HTML document of the personalization example
-// in headless Chromium: the DOM the browser builds has every grid, every
-// ERD table and every access pattern, with the rows the items make, and a
-// screenshot is taken (its path is in the log). The file must not refer to
-// anything outside itself.
+// TestHTMLInBrowser opens the HTML document of the personalization example,
+// with the analysis and the cost (preview --document --analyze), in
+// headless Chromium: the DOM the browser builds has every grid, every ERD
+// table and every access pattern, with the rows the items make, and the
+// analysis's and the cost's tables with theirs; a screenshot is taken (its
+// path is in the log). The file must not refer to anything outside itself.
 func TestHTMLInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dsn, _ := personalization(t, "postgres")
-	html := writeDocument(t, dsn, ".html", "3")
+	html := writeDocument(t, dsn, ".html", "3", "--analyze", "--readers", "1", "--rate-limit", "8000", "--traffic", "testdata/traffic.yaml")
 	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:|//)[^"]*"|@import|url\(`).Find(html); m != nil {
 		t.Errorf("the HTML refers to something outside itself: %s", m)
 	}
@@ -95,14 +96,38 @@ func TestHTMLInBrowser(t *testing.T) {
 		{"access pattern sections", `<h3 id="pattern-`, 6},
 		{"partition key cells (table: 9 partitions, GSI1: 9, GSI2: 1)", `<td class="pk"`, 19},
 		{"items in the grids (3 rows of 5 entities, 15 in the table and in GSI1, 3 in GSI2)", `<td class="entity">`, 33},
-		{"sections", `<section id=`, 5},
+		{"sections (5 built in, the analysis, the cost)", `<section id=`, 7},
 	}
 	for _, c := range checks {
 		if got := count(c.re); got != c.want {
 			t.Errorf("%s: the DOM has %d of %s, want %d", c.what, got, c.re, c.want)
 		}
 	}
-	for _, s := range []string{"USER#1", "SUBSCRIBE_USER", "begins_with(SK, PERSONAL#{service}#)", "SELECT * FROM personal WHERE user_id = {user_id}"} {
+	// The analysis's and the cost's tables, counted in their own section.
+	for _, c := range []struct {
+		in, what, re string
+		want         int
+	}{
+		{"analysis", "the items table", `<table class="analysis-items"`, 1},
+		{"analysis", "rows of the items table (5 entities, all)", `<tr><td>(user|service|personal|subscribe|subscribe_user|all)</td><td>`, 6},
+		{"analysis", "no rejected rows, no table of them", `<table class="analysis-rejects"`, 0},
+		{"analysis", "the table and indexes", `<table class="analysis-indexes"`, 1},
+		{"analysis", "rows of table and indexes", `<tr><td>(personalization|GSI1|GSI2)</td><td>(table|global)</td>`, 3},
+		{"analysis", "largest partitions (table, GSI1, GSI2)", `<table class="analysis-partitions"`, 3},
+		{"analysis", "largest partitions rows (5+5+5, 5+5+5, 1+1+1)", `<tr><td>(items|bytes|write units)</td>`, 33},
+		{"analysis", "warnings (1 on GSI1, 2 on GSI2)", `<li>index GSI[12]: `, 3},
+		{"cost", "the load and storage table", `<table class="cost"`, 1},
+		{"cost", "its rows", `<tr><td>(load|storage), `, 5},
+		{"cost", "the traffic table", `<table class="cost-traffic"`, 1},
+		{"cost", "the priced patterns and their sum", `<tr><td>(findPersonalByUserIdAndService|findUserBySubscribeService|all)</td>`, 3},
+	} {
+		section := regexp.MustCompile(`(?s)<section id="` + c.in + `">.*?</section>`).FindString(dom)
+		if got := len(regexp.MustCompile(c.re).FindAllStringIndex(section, -1)); got != c.want {
+			t.Errorf("section %s: %s: the DOM has %d of %s, want %d", c.in, c.what, got, c.re, c.want)
+		}
+	}
+	for _, s := range []string{"USER#1", "SUBSCRIBE_USER", "begins_with(SK, PERSONAL#{service}#)", "SELECT * FROM personal WHERE user_id = {user_id}",
+		`<a href="#analysis">Analysis</a><a href="#cost">Cost</a>`, "<td>2483 items</td>", "as of 2024-11-01"} {
 		if !strings.Contains(dom, strings.ReplaceAll(s, "&", "&amp;")) {
 			t.Errorf("the DOM lacks %q", s)
 		}

@@ -14,8 +14,13 @@
 // (NoSQL Workbench's aggregate view).
 //
 // A Document is plain data; WriteMarkdown and WriteHTML render it. More
-// sections (an analysis, a cost estimate) are added by other packages as
-// Sections: each brings its own Markdown and HTML body and is rendered
-// after the built-in ones, listed in the table of contents. Nothing here
-// reads a database or talks to DynamoDB.
+// sections are added as Sections: each brings its own Markdown and HTML
+// body and is rendered after the built-in ones, listed in the table of
+// contents. AddAnalysis adds package analyze's report of every row that
+// way, as the sections Analysis (rejects, sizes, partitions, write
+// amplification, warnings, totals) and Cost (the load, storage and the
+// access patterns' traffic, with the price table's date, region and
+// source): the report stays data, and how it reads in the document is
+// decided here (analysis.go). Nothing here reads a database or talks to
+// DynamoDB.
 package document

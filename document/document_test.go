@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,17 +59,23 @@ func personalization(t *testing.T, engine string) (dsn, db string) {
 	return dsn, strings.TrimPrefix(u.Path, "/")
 }
 
-// writeDocument runs remodel preview --document into a file of the given
-// extension and returns the file's content.
-func writeDocument(t *testing.T, dsn, ext string, rows string) []byte {
+// writeDocument runs remodel preview --document (with more flags, such as
+// --analyze) into a file of the given extension and returns the file's
+// content.
+func writeDocument(t *testing.T, dsn, ext string, rows string, more ...string) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "personalization"+ext)
-	code, out := remodel(t, "preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--rows", rows, "--document", path)
+	args := append([]string{"preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--rows", rows, "--document", path}, more...)
+	code, out := remodel(t, args...)
 	if code != 0 {
 		t.Fatalf("preview --document: exit %d\n%s", code, out)
 	}
-	if !strings.HasPrefix(out, "wrote the modeling document "+path) {
+	// The analysis may print a progress line on stderr first (every 5s).
+	if !strings.Contains(out, "wrote the modeling document "+path) {
 		t.Errorf("preview --document printed %q", out)
+	}
+	if slices.Contains(more, "--analyze") && !strings.Contains(out, "; the analysis and cost of every row)\n") {
+		t.Errorf("preview --document --analyze printed %q", out)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -71,6 +71,9 @@ func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 		return
 	}
 	for _, name := range []string{"rows", "entity"} {
+		if name == "rows" && cmd.Flags().Changed("document") {
+			continue // the document's example data is of the first --rows rows
+		}
 		if cmd.Flags().Changed(name) {
 			*c = append(*c, "--"+name+" is for the item preview; --analyze reads every entity's rows (--sample takes a share of them)")
 		}
@@ -84,24 +87,7 @@ func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 
 // runAnalyze runs the analysis and prints its report.
 func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p *mapping.Plan, src source.Source) error {
-	prices := pricing.Default()
-	if f.prices != "" {
-		var err error
-		if prices, err = pricing.Load(f.prices); err != nil {
-			return err
-		}
-	}
-	var traffic map[string]analyze.Traffic
-	if f.traffic != "" {
-		var err error
-		if traffic, err = readTraffic(f.traffic, p); err != nil {
-			return err
-		}
-	}
-	rep, err := analyze.Run(ctx, analyze.Options{
-		Plan: p, Source: src, Readers: f.readers, SampleRate: f.sample, RateLimit: f.rateLimit,
-		Prices: prices, Traffic: traffic, Progress: a.stderr,
-	})
+	rep, err := a.analyze(ctx, f, p, src)
 	if err != nil {
 		return err
 	}
@@ -110,6 +96,28 @@ func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p 
 	}
 	rep.WriteText(a.stdout)
 	return nil
+}
+
+// analyze runs the analysis the flags describe and returns its report.
+func (a *app) analyze(ctx context.Context, f *analyzeFlags, p *mapping.Plan, src source.Source) (*analyze.Report, error) {
+	prices := pricing.Default()
+	if f.prices != "" {
+		var err error
+		if prices, err = pricing.Load(f.prices); err != nil {
+			return nil, err
+		}
+	}
+	var traffic map[string]analyze.Traffic
+	if f.traffic != "" {
+		var err error
+		if traffic, err = readTraffic(f.traffic, p); err != nil {
+			return nil, err
+		}
+	}
+	return analyze.Run(ctx, analyze.Options{
+		Plan: p, Source: src, Readers: f.readers, SampleRate: f.sample, RateLimit: f.rateLimit,
+		Prices: prices, Traffic: traffic, Progress: a.stderr,
+	})
 }
 
 // readTraffic reads --traffic: a YAML map of access pattern name to

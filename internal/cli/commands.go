@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -42,7 +43,9 @@ attributes, each access pattern's key condition and the SQL it replaces,
 and the items of the first --rows rows laid out per table and index,
 grouped by partition key. FILE ending in .md is Markdown (the ERD as a
 mermaid block), in .html one self-contained HTML file that works offline;
-- writes Markdown on stdout.` + analyzeHelp,
+- writes Markdown on stdout. With --analyze too, the document also holds the
+analysis of every row and the cost (see below), as its sections Analysis
+and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -66,10 +69,7 @@ mermaid block), in .html one self-contained HTML file that works offline;
 				return err
 			}
 			defer src.Close()
-			if an.on && doc != "" {
-				return usagef("--document and --analyze: write the document and run the analysis separately")
-			}
-			if an.on {
+			if an.on && doc == "" {
 				return a.runAnalyze(cmd.Context(), &an, o.format, p, src)
 			}
 			for _, n := range entities {
@@ -87,7 +87,13 @@ mermaid block), in .html one self-contained HTML file that works offline;
 				return err
 			}
 			if doc != "" {
-				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res)
+				var rep *analyze.Report
+				if an.on {
+					if rep, err = a.analyze(cmd.Context(), &an, p, src); err != nil {
+						return err
+					}
+				}
+				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res, rep)
 			}
 			if o.format == "json" {
 				return writeJSON(a.stdout, res)

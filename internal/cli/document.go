@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/document"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/preview"
@@ -27,10 +28,19 @@ func documentFormat(path string) (string, error) {
 	return "", usagef("--document %s: the file must end in .md (Markdown) or .html (one self-contained HTML file), or be - for Markdown on stdout", path)
 }
 
-// writeDocument builds the modeling document of a preview and writes it
-// to path in the format its extension says (- is stdout).
-func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mapping.Plan, res *preview.Result) error {
+// writeDocument builds the modeling document of a preview, with the
+// analysis when rep is not nil, and writes it to path in the format its
+// extension says (- is stdout).
+func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mapping.Plan, res *preview.Result, rep *analyze.Report) error {
 	d := document.Build(p, res, document.Options{MappingFile: filepath.Base(mappingFile), Rows: rows})
+	with := ""
+	if rep != nil {
+		d.AddAnalysis(rep)
+		with = "; the analysis and cost of every row"
+		if rep.SampleRate < 1 {
+			with = "; the analysis and cost of a sample of the rows"
+		}
+	}
 	render := d.WriteMarkdown
 	if format == "html" {
 		render = d.WriteHTML
@@ -49,7 +59,7 @@ func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mappi
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("preview: writing the document %s: %w", path, err)
 	}
-	fmt.Fprintf(a.stdout, "wrote the modeling document %s (%s: %d entities, %d access patterns, %d rows each at most)\n",
-		path, format, len(d.Entities), len(d.Patterns), rows)
+	fmt.Fprintf(a.stdout, "wrote the modeling document %s (%s: %d entities, %d access patterns, %d rows each at most%s)\n",
+		path, format, len(d.Entities), len(d.Patterns), rows, with)
 	return nil
 }

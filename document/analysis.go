@@ -1,0 +1,333 @@
+package document
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"strings"
+
+	"github.com/remodel-dev/remodel/analyze"
+)
+
+// AddAnalysis adds the analysis of every row (package analyze's report) to
+// the document as two sections, "Analysis" and "Cost", in both formats.
+// The report stays data; how it reads in the document is decided here.
+func (d *Document) AddAnalysis(r *analyze.Report) {
+	for _, s := range []struct {
+		id, title string
+		blocks    []block
+	}{
+		{"analysis", "Analysis", analysisBlocks(r)},
+		{"cost", "Cost", costBlocks(r)},
+	} {
+		d.AddSection(Section{ID: s.id, Title: s.title, Markdown: blocksMarkdown(s.blocks), HTML: blocksHTML(s.blocks)})
+	}
+}
+
+// block is one paragraph, heading, list or table of an added section,
+// rendered the same way into Markdown and HTML.
+type block struct {
+	heading string // an h3
+	para    string
+	list    []string
+	table   *figures
+}
+
+// figures is a table: a class for the HTML, a header row and rows of text.
+type figures struct {
+	class string
+	head  []string
+	rows  [][]string
+}
+
+func analysisBlocks(r *analyze.Report) []block {
+	var out []block
+	add := func(b block) { out = append(out, b) }
+	what := "every row of every entity"
+	if r.SampleRate < 1 {
+		what = fmt.Sprintf("a sample of %s of each entity's rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", percent(r.SampleRate))
+	}
+	add(block{para: fmt.Sprintf("From %s of the %s source, rendered as migrate renders them (not only the rows of the example data): what table %s would hold.", what, r.Engine, r.Table)})
+	if r.SnapshotWarning != "" {
+		add(block{para: "Warning: " + r.SnapshotWarning})
+	}
+
+	add(block{heading: "Items"})
+	items := &figures{class: "analysis-items", head: []string{"entity", "rows", "items", "rejected", "p50", "p99", "max", "mean", "write units"}}
+	for _, e := range r.Entities {
+		rows := fmt.Sprint(e.Rows)
+		if r.SampleRate < 1 {
+			rows = fmt.Sprintf("%d of %d", e.Sampled, e.Rows)
+		}
+		items.rows = append(items.rows, []string{e.Name, rows, fmt.Sprint(e.Items), fmt.Sprint(e.Rejected),
+			fmt.Sprint(e.Sizes.P50), fmt.Sprint(e.Sizes.P99), fmt.Sprint(e.Sizes.Max), fmt.Sprintf("%.0f", e.Sizes.Mean), fmt.Sprint(e.WriteUnits)})
+	}
+	s := r.Sizes
+	items.rows = append(items.rows, []string{"all", "", fmt.Sprint(s.Items), "", fmt.Sprint(s.P50), fmt.Sprint(s.P99), fmt.Sprint(s.Max), fmt.Sprintf("%.0f", s.Mean), ""})
+	add(block{table: items})
+	add(block{para: fmt.Sprintf("Sizes in bytes, as DynamoDB counts them. Its limit is 400 KB (409600 bytes) an item: the largest is %s of it; %s at 90%% of it or more.",
+		percent(float64(s.Max)/409600), pluralN(s.NearLimit, "item is", "items are"))})
+
+	add(block{heading: "Rejected rows"})
+	rej := &figures{class: "analysis-rejects", head: []string{"entity", "rows", "reason", "first row", "also rows"}}
+	for _, e := range r.Entities {
+		for _, g := range e.Rejects {
+			first, also := "", ""
+			if len(g.Examples) > 0 {
+				first = g.Examples[0] + ": " + g.Reason
+				also = strings.Join(g.Examples[1:], "; ")
+			}
+			rej.rows = append(rej.rows, []string{e.Name, fmt.Sprint(g.Rows), g.Kind, first, also})
+		}
+	}
+	if len(rej.rows) == 0 {
+		add(block{para: "None: every row becomes an item."})
+	} else {
+		add(block{para: "The rows migrate would reject (and write the rest), by entity and kind of reason."})
+		add(block{table: rej})
+	}
+
+	add(block{heading: "Table and indexes"})
+	ix := &figures{class: "analysis-indexes", head: []string{"name", "kind", "key", "items", "stored", "write units", "per table write", "partitions", "items/partition"}}
+	for _, is := range r.Indexes {
+		key := is.PK
+		if is.SK != "" {
+			key += " / " + is.SK
+		}
+		amp := "—"
+		if is.Amplification != nil {
+			amp = fmt.Sprintf("%.2f items, %.2f units", is.Amplification.Items, is.Amplification.WriteUnits)
+		}
+		parts := fmt.Sprint(is.Partitions)
+		if is.Estimated {
+			parts = "about " + parts
+		}
+		ix.rows = append(ix.rows, []string{is.Name, is.Kind, key, fmt.Sprint(is.Items), analyze.Bytes(is.StoredBytes), fmt.Sprint(is.WriteUnits), amp, parts, fmt.Sprintf("%.1f", is.MeanItems)})
+	}
+	add(block{table: ix})
+	add(block{para: "Every index projects all attributes. Stored: the items' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
+
+	for _, is := range r.Indexes {
+		if len(is.ByItems) == 0 {
+			continue
+		}
+		add(block{heading: fmt.Sprintf("Largest partitions of %s (%s)", is.Name, is.PK)})
+		byWU := "write units"
+		if is.Kind == "table" && r.Collections != nil {
+			byWU = "write units (with the local indexes' writes)"
+		}
+		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity of its first item read", "weight", "share"}}
+		partitionRows(t, "items", is.ByItems, func(n int64) string { return pluralN(n, "item", "items") })
+		partitionRows(t, "bytes", is.ByBytes, analyze.Bytes)
+		partitionRows(t, byWU, is.ByWriteUnits, func(n int64) string { return pluralN(n, "unit", "units") })
+		add(block{table: t})
+		var notes []string
+		if l := is.LongestRun; l != nil && l.Items > 1 {
+			notes = append(notes, fmt.Sprintf("Longest run in the order migrate reads the rows: %s, %s of entity %s one after another (%s).", l.Key, pluralN(l.Items, "item", "items"), l.Entity, pluralN(l.WriteUnits, "write unit", "write units")))
+		}
+		if r.RateLimit > 0 {
+			notes = append(notes, fmt.Sprintf("During a load at --rate-limit %d, spread evenly, the busiest partition receives %.0f write units per second (a partition takes %d).", r.RateLimit, is.PeakRate, analyze.PartitionWriteLimit))
+		} else if is.MaxRate > 0 {
+			notes = append(notes, fmt.Sprintf("The busiest partition receives %d write units per second when the load writes %.0f per second into the table, spread evenly.", analyze.PartitionWriteLimit, is.MaxRate))
+		}
+		if len(notes) > 0 {
+			add(block{para: strings.Join(notes, " ")})
+		}
+	}
+	if r.Collections != nil {
+		add(block{heading: "Item collections"})
+		add(block{para: "The table has a local index: the items of one partition key value with their local index entries are at most 10 GB."})
+		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity of its first item read", "weight", "share"}}
+		partitionRows(t, "bytes", r.Collections.Largest, analyze.Bytes)
+		add(block{table: t})
+	}
+
+	add(block{heading: "Warnings"})
+	if len(r.Warnings) == 0 {
+		add(block{para: "None."})
+	} else {
+		var ws []string
+		for _, w := range r.Warnings {
+			ws = append(ws, w.Message)
+		}
+		add(block{list: ws})
+	}
+
+	t := r.Totals
+	head := "Totals"
+	if t.Scaled {
+		head += " (scaled from the sample)"
+	}
+	add(block{heading: head})
+	add(block{list: []string{
+		fmt.Sprintf("items: %d (%s rejected)", t.Items, pluralN(t.Rejected, "row", "rows")),
+		fmt.Sprintf("write units: %d (%d into the table, %d into indexes)", t.WriteUnits, t.TableWriteUnits, t.WriteUnits-t.TableWriteUnits),
+		fmt.Sprintf("stored: %s (items %s; table and indexes with 100 bytes per item)", analyze.Bytes(t.StoredBytes), analyze.Bytes(t.DataBytes)),
+		fmt.Sprintf("import files: %s of DynamoDB JSON, uncompressed", analyze.Bytes(t.ImportBytes)),
+	}})
+	return out
+}
+
+func partitionRows(t *figures, by string, ps []analyze.Partition, weight func(int64) string) {
+	for _, p := range ps {
+		w := weight(p.Weight)
+		if p.Error > 0 {
+			w += fmt.Sprintf(" (at most %s overstated)", weight(p.Error))
+		}
+		t.rows = append(t.rows, []string{by, p.Key, p.Entity, w, percent(p.Share)})
+	}
+}
+
+func costBlocks(r *analyze.Report) []block {
+	c := r.Cost
+	p := c.Prices
+	var out []block
+	add := func(b block) { out = append(out, b) }
+	from := "the built-in price table"
+	if p.File != "" {
+		from = "the price table " + p.File
+	}
+	add(block{para: fmt.Sprintf("In %s, at the list prices of %s as of %s, from %s (source: %s).", p.Currency, p.Region, p.Date, from, p.Source)})
+	if p.Note != "" {
+		add(block{para: "About the prices: " + p.Note})
+	}
+	rate := fmt.Sprintf("--rate-limit %d", c.Load.ProvisionedRate)
+	if r.RateLimit == 0 {
+		rate = fmt.Sprintf("%d write units per second (no --rate-limit given)", c.Load.ProvisionedRate)
+	}
+	add(block{table: &figures{class: "cost", head: []string{"what", p.Currency, "how"}, rows: [][]string{
+		{"load, on-demand", money(c.Load.OnDemand), fmt.Sprintf("%d write request units, table and indexes", r.Totals.WriteUnits)},
+		{"load, provisioned", money(c.Load.Provisioned), fmt.Sprintf("%d WCU, table and global indexes, for %s: the load takes %s at %s",
+			c.Load.ProvisionedWCU, pluralN(c.Load.ProvisionedHours, "started hour", "started hours"), seconds(c.Load.ProvisionedSeconds), rate)},
+		{"load, S3 import", money(c.Load.Import), fmt.Sprintf("%.3f GB of uncompressed DynamoDB JSON; no write units", c.Load.ImportGB)},
+		{"storage, a month, Standard", money(c.StorageCost.Standard), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
+		{"storage, a month, Standard-IA", money(c.StorageCost.StandardIA), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
+	}}})
+	add(block{heading: "Access patterns, a month"})
+	if len(c.Traffic) == 0 {
+		add(block{para: "Not priced: the access patterns' rates were not given (preview --analyze --traffic FILE gives them)."})
+		return out
+	}
+	add(block{para: fmt.Sprintf("A month of %d hours of eventually consistent queries, Standard table class, at the rates given.", analyze.MonthHours)})
+	t := &figures{class: "cost-traffic", head: []string{"pattern", "on", "per second", "items a query", "read units a query", "on-demand", "provisioned"}}
+	var od, pr float64
+	for _, x := range c.Traffic {
+		items := fmt.Sprintf("%.1f", x.Items)
+		switch {
+		case x.UpperBound:
+			items = "at most " + items + " (estimated)"
+		case x.Estimated:
+			items += " (estimated)"
+		}
+		t.rows = append(t.rows, []string{x.Pattern, x.Index, fmt.Sprint(x.PerSecond), items, fmt.Sprint(x.ReadUnits), money(x.OnDemand), fmt.Sprintf("%s (%d RCU)", money(x.Provisioned), x.ProvisionedRCU)})
+		od += x.OnDemand
+		pr += x.Provisioned
+	}
+	t.rows = append(t.rows, []string{"all", "", "", "", "", money(od), money(pr)})
+	add(block{table: t})
+	add(block{para: "Items estimated: the mean items per partition key value of the table or index (at most the pattern's limit); with a sort key condition, an upper bound."})
+	return out
+}
+
+func blocksMarkdown(bs []block) string {
+	var b strings.Builder
+	for i, x := range bs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch {
+		case x.heading != "":
+			fmt.Fprintf(&b, "### %s\n", x.heading)
+		case x.para != "":
+			fmt.Fprintf(&b, "%s\n", cell(x.para))
+		case x.list != nil:
+			for _, it := range x.list {
+				fmt.Fprintf(&b, "- %s\n", cell(it))
+			}
+		case x.table != nil:
+			row := func(cells []string) {
+				b.WriteString("|")
+				for _, c := range cells {
+					fmt.Fprintf(&b, " %s |", cell(c))
+				}
+				b.WriteString("\n")
+			}
+			row(x.table.head)
+			b.WriteString(strings.Repeat("|---", len(x.table.head)) + "|\n")
+			for _, r := range x.table.rows {
+				row(r)
+			}
+		}
+	}
+	return b.String()
+}
+
+func blocksHTML(bs []block) template.HTML {
+	var b strings.Builder
+	e := html.EscapeString
+	for _, x := range bs {
+		switch {
+		case x.heading != "":
+			fmt.Fprintf(&b, "<h3>%s</h3>\n", e(x.heading))
+		case x.para != "":
+			fmt.Fprintf(&b, "<p>%s</p>\n", e(x.para))
+		case x.list != nil:
+			b.WriteString("<ul>")
+			for _, it := range x.list {
+				fmt.Fprintf(&b, "<li>%s</li>", e(it))
+			}
+			b.WriteString("</ul>\n")
+		case x.table != nil:
+			fmt.Fprintf(&b, "<table class=\"%s\">\n<tr>", e(x.table.class))
+			for _, h := range x.table.head {
+				fmt.Fprintf(&b, "<th>%s</th>", e(h))
+			}
+			b.WriteString("</tr>\n")
+			for _, r := range x.table.rows {
+				b.WriteString("<tr>")
+				for _, c := range r {
+					fmt.Fprintf(&b, "<td>%s</td>", e(c))
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</table>\n")
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// The figures are written as the analysis's text report writes them.
+
+func percent(f float64) string {
+	switch {
+	case f >= 0.1:
+		return fmt.Sprintf("%.0f%%", 100*f)
+	case f >= 0.001:
+		return fmt.Sprintf("%.1f%%", 100*f)
+	}
+	return fmt.Sprintf("%.2g%%", 100*f)
+}
+
+func money(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+func seconds(s float64) string {
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 3600:
+		return fmt.Sprintf("%.1f min", s/60)
+	}
+	return fmt.Sprintf("%.1f h", s/3600)
+}
+
+func pluralN(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
