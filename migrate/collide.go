@@ -9,7 +9,6 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -46,16 +45,26 @@ func keyCheck(o *Options, rep *Report) {
 	rep.KeysDistinct, rep.KeyProof = proof.Proven, proof.Reasons
 }
 
-// writeKeyCheck prints the key collision check's line of the report.
+// writeKeyCheck prints the key collision check's lines of the report: the
+// verdict, then its reasons one a line (the first few; the JSON report and
+// remodel validate list them all).
 func (r *Report) writeKeyCheck(w io.Writer) {
 	if r.KeyProof == nil && !r.KeysDistinct {
 		return // the run stopped before
 	}
 	if r.KeysDistinct {
-		fmt.Fprintf(w, "  key collision check: skipped, proven unnecessary: %s\n", strings.Join(r.KeyProof, "; "))
-		return
+		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary:")
+	} else {
+		fmt.Fprintln(w, "  key collision check: on (the keys are not proven distinct):")
 	}
-	fmt.Fprintf(w, "  key collision check: on (the keys are not proven distinct: %s)\n", strings.Join(r.KeyProof, "; "))
+	const shown = 3
+	for i, reason := range r.KeyProof {
+		if i == shown {
+			fmt.Fprintf(w, "    … and %d more (remodel validate --source lists them)\n", len(r.KeyProof)-shown)
+			break
+		}
+		fmt.Fprintf(w, "    %s\n", reason)
+	}
 }
 
 // A collider is used by one goroutine (the batcher).

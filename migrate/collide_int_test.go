@@ -74,7 +74,7 @@ func TestKeyCheck(t *testing.T) {
 			}
 			var text bytes.Buffer
 			rep.WriteText(&text)
-			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct: entity event: the key column tenant is not in the key") {
+			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct):\n    entity event: the key column tenant is not in the key") {
 				t.Errorf("keys distinct %v; report:\n%s", rep.KeysDistinct, text.String())
 			}
 
@@ -90,7 +90,7 @@ func TestKeyCheck(t *testing.T) {
 			text.Reset()
 			rep.WriteText(&text)
 			if !rep.KeysDistinct || rep.ItemsWritten != fx.total || n != fx.total || rep.Rejected != 0 ||
-				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary: entity event: the primary key (tenant, id)") {
+				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary:\n    entity event: the primary key (tenant, id)") {
 				t.Errorf("proven: keys distinct %v, %d items written, %d in the table, of %d rows; report:\n%s", rep.KeysDistinct, rep.ItemsWritten, n, fx.total, text.String())
 			}
 		})
