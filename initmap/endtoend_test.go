@@ -121,8 +121,14 @@ func TestInitMigrateVerify(t *testing.T) {
 			// init's design has none of these risks: its key templates hold
 			// the key, its prefixes end in #, no index key is a constant,
 			// and every table it leaves out is a view or has no key.
+			var warnings strings.Builder // validate's warnings, not its key-collision verdict
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, ": warning: ") {
+					warnings.WriteString(line + "\n")
+				}
+			}
 			for _, risk := range []string{"key collision", "without a separator", "is the constant", "never in"} {
-				if strings.Contains(out, risk) {
+				if strings.Contains(warnings.String(), risk) {
 					t.Errorf("validate warns about the generated mapping (%q):\n%s", risk, out)
 				}
 			}
