@@ -100,18 +100,39 @@ func TestLockConcurrent(t *testing.T) {
 		t.Errorf("second run: %d items written, ok %v, partial %v", rep.ItemsWritten, rep.OK, rep.Partial)
 	}
 
-	// The first run's lock is still there, and its heartbeat moves on.
+	// The first run's lock is still there, and its heartbeat moves on while
+	// the run goes on: watch the lock item until a later heartbeat shows up
+	// (a refresh is due every 100ms; a loaded machine may take much longer).
 	again := lockItem(t, direct, fx, table)
-	time.Sleep(300 * time.Millisecond)
-	later := lockItem(t, direct, fx, table)
-	r := <-done
-	if again == nil || later == nil || attrText(again, "remodel_owner") != attrText(lock, "remodel_owner") {
-		t.Fatalf("the first run's lock is gone or changed after the second run: %v, %v", again, later)
+	if again == nil || attrText(again, "remodel_owner") != attrText(lock, "remodel_owner") {
+		t.Fatalf("the first run's lock is gone or changed after the second run: %v", again)
 	}
 	hb1, _ := strconv.ParseInt(attrText(again, "remodel_heartbeat"), 10, 64)
-	hb2, _ := strconv.ParseInt(attrText(later, "remodel_heartbeat"), 10, 64)
-	if hb2 <= hb1 {
-		t.Errorf("the heartbeat did not move in 300ms with a refresh every 100ms: %d, then %d", hb1, hb2)
+	var r result
+	running := true
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		select {
+		case r = <-done:
+			running = false
+		default:
+		}
+		later := lockItem(t, direct, fx, table)
+		if later != nil && attrText(later, "remodel_owner") != attrText(lock, "remodel_owner") {
+			t.Fatalf("the first run's lock changed owner: %v", later)
+		}
+		hb2, _ := strconv.ParseInt(attrText(later, "remodel_heartbeat"), 10, 64)
+		if later != nil && hb2 > hb1 {
+			break
+		}
+		if !running || later == nil {
+			t.Fatalf("the first run's heartbeat never moved from %d (refreshed every 100ms) before its lock was gone (run ended: %v)", hb1, !running)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first run's heartbeat did not move from %d in 30s, with a refresh due every 100ms", hb1)
+		}
+	}
+	if running {
+		r = <-done
 	}
 
 	if r.err != nil {
@@ -143,14 +164,25 @@ func TestLockStale(t *testing.T) {
 	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: dead}); err != nil {
 		t.Fatal(err)
 	}
+	written := time.Now()
 	rep, err := migrate.Run(ctx, fx.options(db, table))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := "took over a stale lock on table " + table + ": owner deadbeefdeadbeef on host gone.example (pid 4242), started 2024-06-01T10:00:00Z, last heartbeat 1h0m0s ago (older than 2m0s: that run is taken to have died)"
-	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
-		t.Errorf("warnings %q\nwant %q", rep.Warnings, want)
+	// The heartbeat's age is rounded to the second: an hour, plus however
+	// long the run took to get to the lock on a loaded machine.
+	wantRE := regexp.MustCompile(`^took over a stale lock on table ` + table + `: owner deadbeefdeadbeef on host gone\.example \(pid 4242\), started 2024-06-01T10:00:00Z, last heartbeat 1h0m(\d+)s ago \(older than 2m0s: that run is taken to have died\)$`)
+	var m []string
+	if len(rep.Warnings) == 1 {
+		m = wantRE.FindStringSubmatch(rep.Warnings[0])
 	}
+	if m == nil {
+		t.Fatalf("warnings %q\nwant %s", rep.Warnings, wantRE)
+	}
+	if sec, _ := strconv.Atoi(m[1]); time.Duration(sec)*time.Second > time.Since(written)+time.Second {
+		t.Errorf("the warning says the heartbeat is 1h0m%ds old; it was an hour old %s ago", sec, time.Since(written).Round(time.Second))
+	}
+	want := rep.Warnings[0]
 	var text strings.Builder
 	rep.WriteText(&text)
 	if !strings.Contains(text.String(), "  warning: "+want+"\n") {

@@ -186,7 +186,7 @@ func (w *writer) reject(p pending, err error) error {
 // put writes items with BatchWriteItem, retrying what is left unprocessed,
 // throttled, failed with a 5xx or unanswered within the attempt's deadline,
 // until the backoff's deadline has passed since the first attempt (time
-// spent waiting for the rate limit does not count). A ValidationException
+// spent waiting for the rate limit does not count), and at least once. A ValidationException
 // comes back as a *refusedError holding the items not written.
 //
 // Requests are sent with inflight, which outlives ctx by the grace period:
@@ -241,7 +241,9 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 			return err
 		}
 		elapsed := time.Since(first) - waited
-		if elapsed > w.backoff.Deadline {
+		// A batch is retried at least once: a first attempt that alone
+		// outlasted the deadline (a slow answer) does not end it.
+		if attempt > 1 && elapsed > w.backoff.Deadline {
 			reason := "left unprocessed"
 			if err != nil {
 				reason = w.reason(err)

@@ -40,22 +40,28 @@ func TestAttemptTimeout(t *testing.T) {
 		srv, calls := silentServer(t)
 		db := client(t, srv.URL, nil)
 		start := time.Now()
-		err := describeWith(context.Background(), db, AttemptTimeout(100*time.Millisecond))
+		// 500ms: long enough for each attempt to reach the server on a
+		// loaded machine (the server counts what it received).
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // attempts not cut fail here, not hang
+		defer cancel()
+		err := describeWith(ctx, db, AttemptTimeout(500*time.Millisecond))
 		var na *NoAnswerError
-		if want := "operation error DynamoDB: DescribeTable, exceeded maximum number of attempts, 3, no answer within 100ms"; err == nil || err.Error() != want || !errors.As(err, &na) {
+		if want := "operation error DynamoDB: DescribeTable, exceeded maximum number of attempts, 3, no answer within 500ms"; err == nil || err.Error() != want || !errors.As(err, &na) {
 			t.Fatalf("DescribeTable: %v\nwant %s", err, want)
 		}
 		if calls.Load() != 3 {
 			t.Errorf("%d attempts, want the SDK's 3", calls.Load())
 		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("3 attempts of 100ms took %s", d)
+		// Each attempt waited out its deadline, and no more: the server
+		// never answers, so an attempt not cut would hang.
+		if d := time.Since(start); d < 1500*time.Millisecond || d > 15*time.Second {
+			t.Errorf("3 attempts of 500ms took %s", d)
 		}
 	})
 	t.Run("answered on the second attempt", func(t *testing.T) {
 		srv, calls := fakeDynamoDB(t, func(n int, w http.ResponseWriter) {
 			if n == 1 {
-				time.Sleep(time.Second) // past the attempt's deadline
+				time.Sleep(3 * time.Second) // far past the attempt's deadline (srv.Close waits for it)
 			}
 			answerWith(w, crc(tableBody), tableBody)
 		})
@@ -64,14 +70,16 @@ func TestAttemptTimeout(t *testing.T) {
 		if err := describeWith(context.Background(), db, AttemptTimeout(200*time.Millisecond)); err != nil || calls.Load() != 2 {
 			t.Fatalf("DescribeTable: %v after %d calls, want success on the second", err, calls.Load())
 		}
-		if d := time.Since(start); d > 900*time.Millisecond {
-			t.Errorf("the call took %s: the first attempt was not cut at 200ms", d)
+		if d := time.Since(start); d > 2500*time.Millisecond {
+			t.Errorf("the call took %s: the first attempt (answered after 3s) was not cut at 200ms", d)
 		}
 	})
 	t.Run("canceled", func(t *testing.T) {
 		srv, calls := silentServer(t)
 		db := client(t, srv.URL, nil)
-		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		// Long enough for the request to reach the server on a loaded
+		// machine, and far below the attempt's deadline.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		err := describeWith(ctx, db, AttemptTimeout(time.Minute))
 		var na *NoAnswerError
