@@ -556,6 +556,15 @@ func (tr *tracker) save() error {
 	return nil
 }
 
+// removeFinished deletes the checkpoint of a job that finished (or that
+// settled nothing to resume from), once the run has released its lock.
+func (tr *tracker) removeFinished() error {
+	if tr == nil || !tr.removed {
+		return nil
+	}
+	return tr.remove()
+}
+
 // remove deletes the checkpoint of a job that finished.
 func (tr *tracker) remove() error {
 	tr.mu.Lock()
@@ -685,8 +694,14 @@ func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func
 			return failed
 		}
 		if ok || !tr.resumed && tr.nothingSettled() { // nothing to resume from
+			// Removed only after the lock is released (run's deferred
+			// removeFinished): a run killed in between leaves a
+			// checkpoint to resume from, not a lock without one.
 			tr.removed = true
-			return tr.remove()
+			if ok {
+				return tr.save()
+			}
+			return nil
 		}
 		return tr.save()
 	}

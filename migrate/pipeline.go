@@ -142,6 +142,9 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if warning := lk.release(ctx); warning != "" {
 			rep.Warnings = append(rep.Warnings, warning)
 		}
+		if rerr := tr.removeFinished(); rerr != nil && err == nil {
+			err = rerr
+		}
 	}()
 	defer func() { // the heartbeat's reason, when it stopped the run
 		if err != nil && ctx.Err() != nil {
