@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/pricing"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/preview"
@@ -105,11 +106,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
-	snap, err := o.Source.Snapshot(ctx, o.Readers)
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
+	readers, pool := snap.Readers()[:o.Readers], embedread.NewPool(snap.Readers()[o.Readers:])
 
 	a := newAggregate(o)
 	var read atomic.Int64
@@ -130,10 +132,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	g.Go(func() error {
 		defer close(records)
 		rg, rctx := errgroup.WithContext(gctx)
-		for _, r := range snap.Readers() {
+		for _, r := range readers {
 			rg.Go(func() error {
 				for i := range jobs {
-					if err := readEntity(rctx, o, r, i, records, &read); err != nil {
+					if err := readEntity(rctx, o, r, pool, i, records, &read); err != nil {
 						return fmt.Errorf("analyze: reading entity %s: %w", o.Plan.Entities[i].Name, err)
 					}
 				}
@@ -183,14 +185,13 @@ func progress(o Options, read *atomic.Int64, stop <-chan struct{}) {
 	}
 }
 
-// readEntity streams entity i's rows (through mapping.Entity.Stream, as
-// migrate does), renders the sampled ones and sends their records on.
-func readEntity(ctx context.Context, o Options, r source.Reader, i int, out chan<- record, read *atomic.Int64) error {
+// readEntity streams entity i's rows with their embedded child rows
+// (embedread.Stream, as migrate reads them: child rows by readers from
+// pool), renders the sampled ones and sends their records on.
+func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.Pool, i int, out chan<- record, read *atomic.Int64) error {
 	e := o.Plan.Entities[i]
 	t := &o.Plan.Table
-	return e.Stream(func(each func([]any) error) error {
-		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
-	}, func(row []any, dup *mapping.RowError) error {
+	return embedread.Stream(ctx, r, pool, e, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 		read.Add(1)
 		src := e.SourceKey(row)
 		rec := record{entity: i, src: src}
@@ -202,7 +203,7 @@ func readEntity(ctx context.Context, o Options, r source.Reader, i int, out chan
 			if dup != nil {
 				err = dup // the key names several rows: none becomes an item
 			} else {
-				item, err = e.Render(row)
+				item, err = e.Render(e.WithChildren(row, kids))
 			}
 			var re *mapping.RowError
 			switch {

@@ -47,20 +47,31 @@ func buildPool(ctx context.Context, plan *mapping.Plan, src source.Source, count
 	for _, n := range counts {
 		total += n
 	}
-	snap, err := src.Snapshot(ctx, 1)
+	snap, err := src.Snapshot(ctx, 1+plan.MaxEmbeds())
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	r := snap.Readers()[0]
+	r, kr := snap.Readers()[0], snap.Readers()[1:] // kr read embedded rows, as preview does
 	p := &pool{pk: plan.Table.PK.Name, sizeMin: math.MaxInt}
 	for _, e := range plan.Entities {
 		limit := 0 // every row
 		if total > int64(most) {
 			limit = int(math.Ceil(float64(counts[e.Name]) * float64(most) / float64(total)))
 		}
-		err := r.ScanTable(ctx, e.Table, e.Where, limit, func(row []any) error {
-			item, err := e.Render(row)
+		err := e.StreamEmbedded(ctx, func(each func([]any) error) error {
+			return r.ScanTable(ctx, e.Table, e.Where, limit, each)
+		}, func(ctx context.Context, i int, each func([]any) error) error {
+			m := e.Embeds()[i]
+			return kr[i].ScanTable(ctx, m.Scan(limit), m.Where, 0, each)
+		}, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+			var item mapping.Item
+			var err error
+			if dup != nil {
+				err = dup // the key names several rows: none becomes an item
+			} else {
+				item, err = e.Render(e.WithChildren(row, kids))
+			}
 			if err != nil {
 				var re *mapping.RowError
 				if errors.As(err, &re) {
