@@ -198,13 +198,7 @@ func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.
 		if o.SampleRate < 1 && !Sampled(src, o.SampleRate) {
 			rec.entity = -1 - i // read, not sampled
 		} else {
-			var item mapping.Item
-			var err error
-			if dup != nil {
-				err = dup // the key names several rows: none becomes an item
-			} else {
-				item, err = e.Render(e.WithChildren(row, kids))
-			}
+			item, size, err := e.RenderRead(row, kids, dup)
 			var re *mapping.RowError
 			switch {
 			case errors.As(err, &re):
@@ -212,7 +206,7 @@ func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.
 			case err != nil:
 				return err
 			default:
-				if err := measure(t, item, &rec); err != nil {
+				if err := measure(t, item, size, &rec); err != nil {
 					return err
 				}
 			}
@@ -227,8 +221,8 @@ func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.
 }
 
 // measure fills in the record of an item that renders.
-func measure(t *mapping.Table, item mapping.Item, rec *record) error {
-	rec.size = int64(mapping.ItemSize(item))
+func measure(t *mapping.Table, item mapping.Item, size int, rec *record) error {
+	rec.size = int64(size)
 	rec.key = t.KeyString(item)
 	rec.lock = t.IsLock(item)
 	rec.pks = make([]string, 1+len(t.Indexes))

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -59,19 +60,8 @@ func buildPool(ctx context.Context, plan *mapping.Plan, src source.Source, count
 		if total > int64(most) {
 			limit = int(math.Ceil(float64(counts[e.Name]) * float64(most) / float64(total)))
 		}
-		err := e.StreamEmbedded(ctx, func(each func([]any) error) error {
-			return r.ScanTable(ctx, e.Table, e.Where, limit, each)
-		}, func(ctx context.Context, i int, each func([]any) error) error {
-			m := e.Embeds()[i]
-			return kr[i].ScanTable(ctx, m.Scan(limit), m.Where, 0, each)
-		}, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-			var item mapping.Item
-			var err error
-			if dup != nil {
-				err = dup // the key names several rows: none becomes an item
-			} else {
-				item, err = e.Render(e.WithChildren(row, kids))
-			}
+		err := embedread.StreamFirst(ctx, r, kr, e, limit, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+			item, size, err := e.RenderRead(row, kids, dup)
 			if err != nil {
 				var re *mapping.RowError
 				if errors.As(err, &re) {
@@ -80,7 +70,6 @@ func buildPool(ctx context.Context, plan *mapping.Plan, src source.Source, count
 				}
 				return err
 			}
-			size := mapping.ItemSize(item)
 			p.sizeSum += size
 			p.sizeMin = min(p.sizeMin, size)
 			p.sizeMax = max(p.sizeMax, size)

@@ -58,8 +58,7 @@ func (p Pool) Put(rs []source.Reader) {
 // Stream streams the rows of entity e (its where) from r, each with its
 // child rows read by readers taken from the pool for the time of the read
 // (kids is nil for an entity without embeds); fn is as in
-// mapping.Entity.StreamEmbedded, and e.WithChildren(row, kids) is the row
-// Render takes.
+// mapping.Entity.StreamEmbedded, and e.RenderRead renders what it gets.
 func Stream(ctx context.Context, r source.Reader, pool Pool, e *mapping.Entity, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
 	var kr []source.Reader
 	if n := len(e.Embeds()); n > 0 {
@@ -69,10 +68,17 @@ func Stream(ctx context.Context, r source.Reader, pool Pool, e *mapping.Entity, 
 		}
 		defer pool.Put(kr)
 	}
+	return StreamFirst(ctx, r, kr, e, 0, fn)
+}
+
+// StreamFirst streams the first limit rows of entity e (0: all of them)
+// from r, each with its child rows, which kr read: one reader of the same
+// snapshot per embed of e.
+func StreamFirst(ctx context.Context, r source.Reader, kr []source.Reader, e *mapping.Entity, limit int, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
 	return e.StreamEmbedded(ctx, func(each func([]any) error) error {
-		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
+		return r.ScanTable(ctx, e.Table, e.Where, limit, each)
 	}, func(ctx context.Context, i int, each func([]any) error) error {
 		m := e.Embeds()[i]
-		return kr[i].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
+		return kr[i].ScanTable(ctx, m.Scan(limit), m.Where, 0, each)
 	}, fn)
 }
