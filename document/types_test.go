@@ -11,28 +11,14 @@ import (
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
-// typedGameProfile writes the game-profile example's mapping with the
-// account's opened_at typed unixms (typed true) or as it is, and returns its
-// path.
+// typedGameProfile is the game-profile example's mapping with the
+// account's opened_at typed unixms (typed true) or as it is.
 func typedGameProfile(t *testing.T, typed bool) string {
-	t.Helper()
-	b, err := os.ReadFile("../examples/game-profile/mapping.yaml")
-	if err != nil {
-		t.Fatal(err)
+	const path, at = "../examples/game-profile/mapping.yaml", "      rename: {acc_id: ACC_ID, balance: BAL, opened_at: OPENED_AT}\n"
+	if !typed {
+		return path
 	}
-	s := strings.ReplaceAll(string(b), "../../docs/", "../docs/")
-	if typed {
-		const at = "      rename: {acc_id: ACC_ID, balance: BAL, opened_at: OPENED_AT}\n"
-		if !strings.Contains(s, at) {
-			t.Fatal("the game-profile mapping no longer has the account's rename line this test types after")
-		}
-		s = strings.Replace(s, at, at+"      types: {opened_at: unixms}\n", 1)
-	}
-	path := filepath.Join(t.TempDir(), "mapping.yaml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testenv.EditedFile(t, path, at, at+"      types: {opened_at: unixms}\n")
 }
 
 // TestGameProfileTypesAndEmbeds renders the document of the game-profile
