@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/pricing"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/preview"
@@ -105,11 +106,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
-	snap, err := o.Source.Snapshot(ctx, o.Readers)
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
+	readers, pool := snap.Readers()[:o.Readers], embedread.NewPool(snap.Readers()[o.Readers:])
 
 	a := newAggregate(o)
 	var read atomic.Int64
@@ -130,10 +132,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	g.Go(func() error {
 		defer close(records)
 		rg, rctx := errgroup.WithContext(gctx)
-		for _, r := range snap.Readers() {
+		for _, r := range readers {
 			rg.Go(func() error {
 				for i := range jobs {
-					if err := readEntity(rctx, o, r, i, records, &read); err != nil {
+					if err := readEntity(rctx, o, r, pool, i, records, &read); err != nil {
 						return fmt.Errorf("analyze: reading entity %s: %w", o.Plan.Entities[i].Name, err)
 					}
 				}
@@ -183,27 +185,20 @@ func progress(o Options, read *atomic.Int64, stop <-chan struct{}) {
 	}
 }
 
-// readEntity streams entity i's rows (through mapping.Entity.Stream, as
-// migrate does), renders the sampled ones and sends their records on.
-func readEntity(ctx context.Context, o Options, r source.Reader, i int, out chan<- record, read *atomic.Int64) error {
+// readEntity streams entity i's rows with their embedded child rows
+// (embedread.Stream, as migrate reads them: child rows by readers from
+// pool), renders the sampled ones and sends their records on.
+func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.Pool, i int, out chan<- record, read *atomic.Int64) error {
 	e := o.Plan.Entities[i]
 	t := &o.Plan.Table
-	return e.Stream(func(each func([]any) error) error {
-		return r.ScanTable(ctx, e.Table, e.Where, 0, each)
-	}, func(row []any, dup *mapping.RowError) error {
+	return embedread.Stream(ctx, r, pool, e, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 		read.Add(1)
 		src := e.SourceKey(row)
 		rec := record{entity: i, src: src}
 		if o.SampleRate < 1 && !Sampled(src, o.SampleRate) {
 			rec.entity = -1 - i // read, not sampled
 		} else {
-			var item mapping.Item
-			var err error
-			if dup != nil {
-				err = dup // the key names several rows: none becomes an item
-			} else {
-				item, err = e.Render(row)
-			}
+			item, size, err := e.RenderRead(row, kids, dup)
 			var re *mapping.RowError
 			switch {
 			case errors.As(err, &re):
@@ -211,7 +206,7 @@ func readEntity(ctx context.Context, o Options, r source.Reader, i int, out chan
 			case err != nil:
 				return err
 			default:
-				if err := measure(t, item, &rec); err != nil {
+				if err := measure(t, item, size, &rec); err != nil {
 					return err
 				}
 			}
@@ -226,8 +221,8 @@ func readEntity(ctx context.Context, o Options, r source.Reader, i int, out chan
 }
 
 // measure fills in the record of an item that renders.
-func measure(t *mapping.Table, item mapping.Item, rec *record) error {
-	rec.size = int64(mapping.ItemSize(item))
+func measure(t *mapping.Table, item mapping.Item, size int, rec *record) error {
+	rec.size = int64(size)
 	rec.key = t.KeyString(item)
 	rec.lock = t.IsLock(item)
 	rec.pks = make([]string, 1+len(t.Indexes))

@@ -11,7 +11,7 @@ import (
 func (r *Report) WriteText(w io.Writer) {
 	what := "every row"
 	if r.SampleRate < 1 {
-		what = fmt.Sprintf("a sample of %s of the rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", percent(r.SampleRate))
+		what = fmt.Sprintf("a sample of %s of the rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", Percent(r.SampleRate))
 	}
 	fmt.Fprintf(w, "analysis of the mapping into DynamoDB table %s on %s: %s\n", r.Table, r.Engine, what)
 	if r.SnapshotWarning != "" {
@@ -124,11 +124,11 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.RateLimit == 0 {
 		rate = fmt.Sprintf("%d write units per second (no --rate-limit given)", c.Load.ProvisionedRate)
 	}
-	fmt.Fprintf(w, "  load, on-demand      %s  (%d write request units, table and indexes)\n", money(c.Load.OnDemand), t.WriteUnits)
+	fmt.Fprintf(w, "  load, on-demand      %s  (%d write request units, table and indexes)\n", Money(c.Load.OnDemand), t.WriteUnits)
 	fmt.Fprintf(w, "  load, provisioned    %s  (%d WCU, table and global indexes, for %s: the load takes %s at %s)\n",
-		money(c.Load.Provisioned), c.Load.ProvisionedWCU, plural(c.Load.ProvisionedHours, "started hour"), seconds(c.Load.ProvisionedSeconds), rate)
-	fmt.Fprintf(w, "  load, S3 import      %s  (%.3f GB of uncompressed DynamoDB JSON; no write units)\n", money(c.Load.Import), c.Load.ImportGB)
-	fmt.Fprintf(w, "  storage, a month     %s Standard, %s Standard-IA  (%.3f GB; no free tier)\n", money(c.StorageCost.Standard), money(c.StorageCost.StandardIA), c.StorageGB)
+		Money(c.Load.Provisioned), c.Load.ProvisionedWCU, plural(c.Load.ProvisionedHours, "started hour"), Seconds(c.Load.ProvisionedSeconds), rate)
+	fmt.Fprintf(w, "  load, S3 import      %s  (%.3f GB of uncompressed DynamoDB JSON; no write units)\n", Money(c.Load.Import), c.Load.ImportGB)
+	fmt.Fprintf(w, "  storage, a month     %s Standard, %s Standard-IA  (%.3f GB; no free tier)\n", Money(c.StorageCost.Standard), Money(c.StorageCost.StandardIA), c.StorageGB)
 	if len(c.Traffic) == 0 {
 		fmt.Fprintln(w, "  the access patterns' traffic is not priced (give their rates with --traffic FILE)")
 		return
@@ -145,11 +145,11 @@ func (r *Report) WriteText(w io.Writer) {
 		case t.Estimated:
 			items += " (estimated)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%g\t%s\t%g\t%s\t%s (%d RCU)\t\n", t.Pattern, t.Index, t.PerSecond, items, t.ReadUnits, money(t.OnDemand), money(t.Provisioned), t.ProvisionedRCU)
+		fmt.Fprintf(tw, "  %s\t%s\t%g\t%s\t%g\t%s\t%s (%d RCU)\t\n", t.Pattern, t.Index, t.PerSecond, items, t.ReadUnits, Money(t.OnDemand), Money(t.Provisioned), t.ProvisionedRCU)
 		od += t.OnDemand
 		pr += t.Provisioned
 	}
-	fmt.Fprintf(tw, "  all\t\t\t\t\t%s\t%s\t\n", money(od), money(pr))
+	fmt.Fprintf(tw, "  all\t\t\t\t\t%s\t%s\t\n", Money(od), Money(pr))
 	tw.Flush()
 	fmt.Fprintln(w, "  items estimated: the mean items per partition key value of the table or index (at most the pattern's limit); with a sort key condition, an upper bound")
 }
@@ -157,40 +157,13 @@ func (r *Report) WriteText(w io.Writer) {
 func listPartitions(w io.Writer, label string, ps []Partition, weight func(int64) string) {
 	var parts []string
 	for _, p := range ps {
-		s := fmt.Sprintf("%s (%s, %s", p.Key, weight(p.Weight), percent(p.Share))
+		s := fmt.Sprintf("%s (%s, %s", p.Key, weight(p.Weight), Percent(p.Share))
 		if p.Error > 0 {
 			s += fmt.Sprintf(", at most %s overstated", weight(p.Error))
 		}
 		parts = append(parts, s+")")
 	}
 	fmt.Fprintf(w, "    %s: %s\n", label, strings.Join(parts, ", "))
-}
-
-func percent(f float64) string {
-	switch {
-	case f >= 0.1:
-		return fmt.Sprintf("%.0f%%", 100*f)
-	case f >= 0.001:
-		return fmt.Sprintf("%.1f%%", 100*f)
-	}
-	return fmt.Sprintf("%.2g%%", 100*f)
-}
-
-func money(v float64) string {
-	if v >= 100 {
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.4f", v)
-}
-
-func seconds(s float64) string {
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		return fmt.Sprintf("%.1f min", s/60)
-	}
-	return fmt.Sprintf("%.1f h", s/3600)
 }
 
 func plural(n int64, word string) string {

@@ -45,7 +45,7 @@ func analysisBlocks(r *analyze.Report) []block {
 	add := func(b block) { out = append(out, b) }
 	what := "every row of every entity"
 	if r.SampleRate < 1 {
-		what = fmt.Sprintf("a sample of %s of each entity's rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", percent(r.SampleRate))
+		what = fmt.Sprintf("a sample of %s of each entity's rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", analyze.Percent(r.SampleRate))
 	}
 	add(block{para: fmt.Sprintf("From %s of the %s source, rendered as migrate renders them (not only the rows of the example data): what table %s would hold.", what, r.Engine, r.Table)})
 	if r.SnapshotWarning != "" {
@@ -66,7 +66,7 @@ func analysisBlocks(r *analyze.Report) []block {
 	items.rows = append(items.rows, []string{"all", "", fmt.Sprint(s.Items), "", fmt.Sprint(s.P50), fmt.Sprint(s.P99), fmt.Sprint(s.Max), fmt.Sprintf("%.0f", s.Mean), ""})
 	add(block{table: items})
 	add(block{para: fmt.Sprintf("Sizes in bytes, as DynamoDB counts them. Its limit is 400 KB (409600 bytes) an item: the largest is %s of it; %s at 90%% of it or more.",
-		percent(float64(s.Max)/409600), pluralN(s.NearLimit, "item is", "items are"))})
+		analyze.Percent(float64(s.Max)/409600), pluralN(s.NearLimit, "item is", "items are"))})
 
 	add(block{heading: "Rejected rows"})
 	rej := &figures{class: "analysis-rejects", head: []string{"entity", "rows", "reason", "first row", "also rows"}}
@@ -174,7 +174,7 @@ func partitionRows(t *figures, by string, ps []analyze.Partition, weight func(in
 		if p.Error > 0 {
 			w += fmt.Sprintf(" (at most %s overstated)", weight(p.Error))
 		}
-		t.rows = append(t.rows, []string{by, p.Key, p.Entity, w, percent(p.Share)})
+		t.rows = append(t.rows, []string{by, p.Key, p.Entity, w, analyze.Percent(p.Share)})
 	}
 }
 
@@ -196,12 +196,12 @@ func costBlocks(r *analyze.Report) []block {
 		rate = fmt.Sprintf("%d write units per second (no --rate-limit given)", c.Load.ProvisionedRate)
 	}
 	add(block{table: &figures{class: "cost", head: []string{"what", p.Currency, "how"}, rows: [][]string{
-		{"load, on-demand", money(c.Load.OnDemand), fmt.Sprintf("%d write request units, table and indexes", r.Totals.WriteUnits)},
-		{"load, provisioned", money(c.Load.Provisioned), fmt.Sprintf("%d WCU, table and global indexes, for %s: the load takes %s at %s",
-			c.Load.ProvisionedWCU, pluralN(c.Load.ProvisionedHours, "started hour", "started hours"), seconds(c.Load.ProvisionedSeconds), rate)},
-		{"load, S3 import", money(c.Load.Import), fmt.Sprintf("%.3f GB of uncompressed DynamoDB JSON; no write units", c.Load.ImportGB)},
-		{"storage, a month, Standard", money(c.StorageCost.Standard), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
-		{"storage, a month, Standard-IA", money(c.StorageCost.StandardIA), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
+		{"load, on-demand", analyze.Money(c.Load.OnDemand), fmt.Sprintf("%d write request units, table and indexes", r.Totals.WriteUnits)},
+		{"load, provisioned", analyze.Money(c.Load.Provisioned), fmt.Sprintf("%d WCU, table and global indexes, for %s: the load takes %s at %s",
+			c.Load.ProvisionedWCU, pluralN(c.Load.ProvisionedHours, "started hour", "started hours"), analyze.Seconds(c.Load.ProvisionedSeconds), rate)},
+		{"load, S3 import", analyze.Money(c.Load.Import), fmt.Sprintf("%.3f GB of uncompressed DynamoDB JSON; no write units", c.Load.ImportGB)},
+		{"storage, a month, Standard", analyze.Money(c.StorageCost.Standard), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
+		{"storage, a month, Standard-IA", analyze.Money(c.StorageCost.StandardIA), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
 	}}})
 	add(block{heading: "Access patterns, a month"})
 	if len(c.Traffic) == 0 {
@@ -219,11 +219,11 @@ func costBlocks(r *analyze.Report) []block {
 		case x.Estimated:
 			items += " (estimated)"
 		}
-		t.rows = append(t.rows, []string{x.Pattern, x.Index, fmt.Sprint(x.PerSecond), items, fmt.Sprint(x.ReadUnits), money(x.OnDemand), fmt.Sprintf("%s (%d RCU)", money(x.Provisioned), x.ProvisionedRCU)})
+		t.rows = append(t.rows, []string{x.Pattern, x.Index, fmt.Sprint(x.PerSecond), items, fmt.Sprint(x.ReadUnits), analyze.Money(x.OnDemand), fmt.Sprintf("%s (%d RCU)", analyze.Money(x.Provisioned), x.ProvisionedRCU)})
 		od += x.OnDemand
 		pr += x.Provisioned
 	}
-	t.rows = append(t.rows, []string{"all", "", "", "", "", money(od), money(pr)})
+	t.rows = append(t.rows, []string{"all", "", "", "", "", analyze.Money(od), analyze.Money(pr)})
 	add(block{table: t})
 	add(block{para: "Items estimated: the mean items per partition key value of the table or index (at most the pattern's limit); with a sort key condition, an upper bound."})
 	return out
@@ -294,35 +294,6 @@ func blocksHTML(bs []block) template.HTML {
 		}
 	}
 	return template.HTML(b.String())
-}
-
-// The figures are written as the analysis's text report writes them.
-
-func percent(f float64) string {
-	switch {
-	case f >= 0.1:
-		return fmt.Sprintf("%.0f%%", 100*f)
-	case f >= 0.001:
-		return fmt.Sprintf("%.1f%%", 100*f)
-	}
-	return fmt.Sprintf("%.2g%%", 100*f)
-}
-
-func money(v float64) string {
-	if v >= 100 {
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.4f", v)
-}
-
-func seconds(s float64) string {
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		return fmt.Sprintf("%.1f min", s/60)
-	}
-	return fmt.Sprintf("%.1f h", s/3600)
 }
 
 func pluralN(n int64, one, many string) string {

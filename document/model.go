@@ -272,33 +272,8 @@ func buildTable(p *mapping.Plan) TableView {
 	return tv
 }
 
-// kindType is the DynamoDB type a column of kind k converts to.
-func kindType(c *introspect.Column) string {
-	switch c.Kind {
-	case introspect.KindInt, introspect.KindDecimal, introspect.KindFloat:
-		return "N"
-	case introspect.KindBool:
-		return "BOOL"
-	case introspect.KindBytes:
-		return "B"
-	case introspect.KindJSON:
-		return "M, L or scalar (JSON)"
-	case introspect.KindArray:
-		return "L"
-	case introspect.KindSet:
-		return "SS"
-	}
-	return "S"
-}
-
 func buildEntity(p *mapping.Plan, e *mapping.Entity, pe *preview.Entity) EntityView {
 	t := &p.Table
-	var def *mapping.EntityDef
-	for _, ed := range p.File.Entities {
-		if ed.Name.Value == e.Name {
-			def = ed
-		}
-	}
 	ev := EntityView{Name: e.Name, Where: e.Where, Key: strings.Join(e.Table.PrimaryKey, ", ")}
 	switch {
 	case e.Table.Query != "":
@@ -323,7 +298,6 @@ func buildEntity(p *mapping.Plan, e *mapping.Entity, pe *preview.Entity) EntityV
 			feeds[k.Name] = append(feeds[k.Name], ix.Name)
 		}
 	}
-	keyTypes := t.KeyTypes()
 	note := func(name string, extra ...string) string {
 		var parts []string
 		if ixs := feeds[name]; len(ixs) > 0 {
@@ -331,40 +305,8 @@ func buildEntity(p *mapping.Plan, e *mapping.Entity, pe *preview.Entity) EntityV
 		}
 		return strings.Join(append(parts, extra...), "; ")
 	}
-	ev.Attrs = append(ev.Attrs, AttrRow{Name: t.EntityAttr, Type: "S", From: fmt.Sprintf("the entity's name (%s)", e.Name), Note: note(t.EntityAttr)})
-	for _, a := range e.ColumnAttributes() {
-		typ := kindType(a.Column)
-		if kt, ok := keyTypes[a.Attr]; ok {
-			typ = kt
-		}
-		var extra []string
-		if a.Column.Nullable {
-			extra = append(extra, "left out when NULL")
-		}
-		ev.Attrs = append(ev.Attrs, AttrRow{Name: a.Attr, Type: typ, From: "column " + a.Column.Name, SourceType: a.Column.Type, Note: note(a.Attr, extra...)})
-	}
-	if def != nil {
-		for _, s := range def.Set {
-			typ := "S"
-			if kt, ok := keyTypes[s.Key.Value]; ok {
-				typ = kt
-			}
-			if s.Key.Value == t.TTL {
-				typ = "N"
-			}
-			var extra []string
-			if s.When.Value != "" {
-				extra = append(extra, "only when "+s.When.Value)
-			}
-			ev.Attrs = append(ev.Attrs, AttrRow{Name: s.Key.Value, Type: typ, From: "template " + s.Value.Value, Note: note(s.Key.Value, extra...)})
-		}
-		if def.TTL != nil && t.TTL != "" {
-			from := "epoch seconds of column " + def.TTL.From.Value
-			if def.TTL.After.Value != "" {
-				from += " + " + def.TTL.After.Value
-			}
-			ev.Attrs = append(ev.Attrs, AttrRow{Name: t.TTL, Type: "N", From: from, Note: note(t.TTL, "the table's TTL")})
-		}
+	for _, d := range p.Attributes(e) {
+		ev.Attrs = append(ev.Attrs, attrRow(e, d, note))
 	}
 	if pe != nil {
 		ev.Items, ev.Rejected = len(pe.Items), pe.Rejected
@@ -558,28 +500,10 @@ func valueText(av types.AttributeValue) (typ, text string) {
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(j)
-		typ, text = typeOf(av), strings.TrimSpace(b.String())
+		typ, text = mapping.AVType(av), strings.TrimSpace(b.String())
 	}
 	if r := []rune(text); len(r) > maxValue {
 		text = string(r[:maxValue-1]) + "…"
 	}
 	return typ, text
-}
-
-func typeOf(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	}
-	return "?"
 }

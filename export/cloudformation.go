@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/remodel-dev/remodel/mapping"
@@ -140,12 +141,7 @@ func CloudFormationTemplate(t *mapping.Table, o Options) *Template {
 		p.ProvisionedThroughput = tp
 	}
 	defs := t.KeyTypes()
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(defs)) {
 		p.AttributeDefinitions = append(p.AttributeDefinitions, AttributeDefinition{n, defs[n]})
 	}
 	all := Projection{ProjectionType: "ALL"}

@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,12 +47,7 @@ func Terraform(w io.Writer, t *mapping.Table, o Options) error {
 	}
 	writeKVs(b, "  ", top)
 	defs := t.KeyTypes()
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(defs)) {
 		block(b, "attribute", []kv{{"name", hclString(n)}, {"type", hclString(defs[n])}})
 	}
 	for _, ix := range t.Indexes {

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/preview"
 )
@@ -234,13 +231,12 @@ func entityAttributes(p *mapping.Plan, res *preview.Result) ([]WorkbenchAttribut
 	if t.SK != nil {
 		isKey[t.SK.Name] = true
 	}
-	keyTypes := t.KeyTypes()
 	observed := map[string]string{}
 	for _, e := range res.Entities {
 		for _, it := range e.Values {
 			for n, v := range it {
 				if _, ok := observed[n]; !ok {
-					observed[n] = avType(v)
+					observed[n] = mapping.AVType(v)
 				}
 			}
 		}
@@ -252,10 +248,11 @@ func entityAttributes(p *mapping.Plan, res *preview.Result) ([]WorkbenchAttribut
 		if isKey[name] {
 			return
 		}
-		if kt, ok := keyTypes[name]; ok {
-			typ = kt
-		} else if ot, ok := observed[name]; ok {
-			typ = ot
+		if typ == "" { // the values decide (a JSON column): as preview saw them, else a map
+			typ = "M"
+			if ot, ok := observed[name]; ok {
+				typ = ot
+			}
 		}
 		per[entity] = append(per[entity], name)
 		if !index[name] {
@@ -264,67 +261,9 @@ func entityAttributes(p *mapping.Plan, res *preview.Result) ([]WorkbenchAttribut
 		}
 	}
 	for _, e := range p.Entities {
-		add(e.Name, t.EntityAttr, "S")
-		for _, a := range e.ColumnAttributes() {
-			add(e.Name, a.Attr, columnType(a.Column))
-		}
-		for _, ed := range p.File.Entities {
-			if ed.Name.Value != e.Name {
-				continue
-			}
-			for _, s := range ed.Set {
-				add(e.Name, s.Key.Value, "S")
-			}
-			if ed.TTL != nil && t.TTL != "" {
-				add(e.Name, t.TTL, "N")
-			}
+		for _, d := range p.Attributes(e) {
+			add(e.Name, d.Name, d.Type)
 		}
 	}
 	return out, per
-}
-
-// columnType is the DynamoDB type a column converts to (a JSON column's
-// documents are usually objects: M).
-func columnType(c *introspect.Column) string {
-	switch c.Kind {
-	case introspect.KindInt, introspect.KindDecimal, introspect.KindFloat:
-		return "N"
-	case introspect.KindBool:
-		return "BOOL"
-	case introspect.KindBytes:
-		return "B"
-	case introspect.KindJSON:
-		return "M"
-	case introspect.KindArray:
-		return "L"
-	case introspect.KindSet:
-		return "SS"
-	}
-	return "S"
-}
-
-func avType(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	}
-	return "S"
 }

@@ -139,20 +139,8 @@ func isMoney(c *introspect.Column) bool {
 // columnTypes reads attributes.types: column → type name, each a
 // ColType.
 func (p *parser) columnTypes(n *yaml.Node, path string) []KV {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of column name to type, got %s", describe(n))
-		return nil
-	}
 	var out []KV
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		fp := join(path, k.Value)
-		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate key")
-			continue
-		}
-		seen[k.Value] = true
+	p.entries(n, path, "column name to type", func(k, v *yaml.Node, fp string) {
 		kv := KV{Key: Str{Value: k.Value, Pos: pos(k)}, Value: p.str(v, fp)}
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 			if _, err := ParseColType(v.Value); err != nil {
@@ -160,7 +148,7 @@ func (p *parser) columnTypes(n *yaml.Node, path string) []KV {
 			}
 		}
 		out = append(out, kv)
-	}
+	})
 	return out
 }
 

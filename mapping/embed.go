@@ -39,20 +39,8 @@ type OrderDef struct {
 
 // embeds reads an entity's embed: attribute name → embedded table.
 func (p *parser) embeds(n *yaml.Node, path string) []*EmbedDef {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of attribute name to embedded table, got %s", describe(n))
-		return nil
-	}
 	var out []*EmbedDef
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		fp := join(path, k.Value)
-		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate key")
-			continue
-		}
-		seen[k.Value] = true
+	p.entries(n, path, "attribute name to embedded table", func(k, v *yaml.Node, fp string) {
 		d := &EmbedDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
 		if k.Value == "" {
 			p.errorf(k, fp, "the attribute name must not be empty")
@@ -90,7 +78,7 @@ func (p *parser) embeds(n *yaml.Node, path string) []*EmbedDef {
 			p.errorf(v, fp, "missing required field \"from\" (the child table)")
 		}
 		out = append(out, d)
-	}
+	})
 	return out
 }
 

@@ -136,6 +136,16 @@ func (e *Entity) WithChildren(row []any, kids [][][]any) []any {
 	return out
 }
 
+// RenderRead is RenderSized for what StreamEmbedded passes on: dup (the
+// key names several rows: none becomes an item) when it is not nil, else
+// the item of the row with its child rows.
+func (e *Entity) RenderRead(row []any, kids [][][]any, dup *RowError) (Item, int, error) {
+	if dup != nil {
+		return nil, 0, dup
+	}
+	return e.RenderSized(e.WithChildren(row, kids))
+}
+
 // keyColumns are the columns of the entity's key, in key order.
 func (e *Entity) keyColumns() []*introspect.Column {
 	out := make([]*introspect.Column, len(e.keyCols))

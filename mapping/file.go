@@ -344,22 +344,10 @@ func (p *parser) strList(n *yaml.Node, path string) []Str {
 }
 
 func (p *parser) strMap(n *yaml.Node, path string) []KV {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of strings, got %s", describe(n))
-		return nil
-	}
 	var out []KV
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		fp := join(path, k.Value)
-		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate key")
-			continue
-		}
-		seen[k.Value] = true
+	p.entries(n, path, "strings", func(k, v *yaml.Node, fp string) {
 		out = append(out, KV{Key: Str{Value: k.Value, Pos: pos(k)}, Value: p.str(v, fp)})
-	}
+	})
 	return out
 }
 
@@ -666,25 +654,13 @@ func withoutEntry(n *yaml.Node, i int) *yaml.Node {
 // sets reads attributes.set: attribute name → "template", or
 // {value: "template", when: "SQL condition"}.
 func (p *parser) sets(n *yaml.Node, path string) []SetDef {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a map of attribute name to template, got %s", describe(n))
-		return nil
-	}
 	var out []SetDef
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		fp := join(path, k.Value)
-		if seen[k.Value] {
-			p.errorf(k, fp, "duplicate key")
-			continue
-		}
-		seen[k.Value] = true
+	p.entries(n, path, "attribute name to template", func(k, v *yaml.Node, fp string) {
 		d := SetDef{Key: Str{Value: k.Value, Pos: pos(k)}}
 		if v.Kind != yaml.MappingNode {
 			d.Value = p.str(v, fp)
 			out = append(out, d)
-			continue
+			return
 		}
 		var sawValue bool
 		p.fields(v, fp, map[string]func(*yaml.Node, string){
@@ -696,7 +672,7 @@ func (p *parser) sets(n *yaml.Node, path string) []SetDef {
 			d.Value.Pos = pos(v)
 		}
 		out = append(out, d)
-	}
+	})
 	return out
 }
 

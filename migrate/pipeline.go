@@ -292,14 +292,7 @@ func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mappin
 		m := et.mark(row)
 		c.read.Add(1)
 		ec.read.Add(1)
-		var item mapping.Item
-		var size int
-		var err error
-		if dup != nil {
-			err = dup // the key names several rows: none becomes an item
-		} else {
-			item, size, err = e.RenderSized(e.WithChildren(row, kids))
-		}
+		item, size, err := e.RenderRead(row, kids, dup)
 		if err != nil {
 			var re *mapping.RowError
 			if !errors.As(err, &re) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -96,20 +97,9 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 		if e.Table.Query != "" {
 			pe.From, pe.Query = "query", e.Table.Query
 		}
-		err := e.StreamEmbedded(ctx, func(each func([]any) error) error {
-			return r.ScanTable(ctx, e.Table, e.Where, rows, each)
-		}, func(ctx context.Context, i int, each func([]any) error) error {
-			m := e.Embeds()[i]
-			return kr[i].ScanTable(ctx, m.Scan(rows), m.Where, 0, each)
-		}, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+		err := embedread.StreamFirst(ctx, r, kr, e, rows, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 			defer phase.Counter(n).Add(1)
-			var item mapping.Item
-			var err error
-			if dup != nil {
-				err = dup // the key names several rows: none becomes an item
-			} else {
-				item, err = e.Render(e.WithChildren(row, kids))
-			}
+			item, _, err := e.RenderRead(row, kids, dup)
 			if err != nil {
 				var re *mapping.RowError
 				if !errors.As(err, &re) {

@@ -14,13 +14,19 @@ import (
 // engine and returns its DSN, the open source and the compiled plan.
 func example(t *testing.T, engine string) (string, source.Source, *mapping.Plan) {
 	t.Helper()
+	return exampleOf(t, engine, "personalization")
+}
+
+// exampleOf is example for the example in examples/dir.
+func exampleOf(t *testing.T, engine, dir string) (string, source.Source, *mapping.Plan) {
+	t.Helper()
 	var dsn string
 	if engine == "postgres" {
 		dsn = testenv.Postgres(t)
 	} else {
 		dsn = testenv.MySQL(t)
 	}
-	testenv.LoadExample(t, engine, dsn, "../../examples/personalization")
+	testenv.LoadExample(t, engine, dsn, "../../examples/"+dir)
 	ctx := context.Background()
 	src, err := source.Open(ctx, dsn)
 	if err != nil {
@@ -31,7 +37,7 @@ func example(t *testing.T, engine string) (string, source.Source, *mapping.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := mapping.ParseFile("../../examples/personalization/mapping.yaml")
+	f, err := mapping.ParseFile("../../examples/" + dir + "/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -47,20 +48,20 @@ func buildPool(ctx context.Context, plan *mapping.Plan, src source.Source, count
 	for _, n := range counts {
 		total += n
 	}
-	snap, err := src.Snapshot(ctx, 1)
+	snap, err := src.Snapshot(ctx, 1+plan.MaxEmbeds())
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	r := snap.Readers()[0]
+	r, kr := snap.Readers()[0], snap.Readers()[1:] // kr read embedded rows, as preview does
 	p := &pool{pk: plan.Table.PK.Name, sizeMin: math.MaxInt}
 	for _, e := range plan.Entities {
 		limit := 0 // every row
 		if total > int64(most) {
 			limit = int(math.Ceil(float64(counts[e.Name]) * float64(most) / float64(total)))
 		}
-		err := r.ScanTable(ctx, e.Table, e.Where, limit, func(row []any) error {
-			item, err := e.Render(row)
+		err := embedread.StreamFirst(ctx, r, kr, e, limit, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+			item, size, err := e.RenderRead(row, kids, dup)
 			if err != nil {
 				var re *mapping.RowError
 				if errors.As(err, &re) {
@@ -69,7 +70,6 @@ func buildPool(ctx context.Context, plan *mapping.Plan, src source.Source, count
 				}
 				return err
 			}
-			size := mapping.ItemSize(item)
 			p.sizeSum += size
 			p.sizeMin = min(p.sizeMin, size)
 			p.sizeMax = max(p.sizeMax, size)

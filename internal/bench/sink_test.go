@@ -12,6 +12,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/preview"
 )
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -105,4 +106,56 @@ func countRest(ctx context.Context, t *testing.T, db *dynamodb.Client, table str
 		start = out.LastEvaluatedKey
 	}
 	return n
+}
+
+// TestPoolEmbeds: on the game-profile example (a user's servers embedded
+// in its item) the pool's items are preview's, embedded rows included, on
+// both engines: the same count and the same total size. A share of the
+// rows (a limit) reads its embedded rows too.
+func TestPoolEmbeds(t *testing.T) {
+	for _, engine := range []string{"postgres", "mysql"} {
+		t.Run(engine, func(t *testing.T) {
+			_, src, plan := exampleOf(t, engine, "game-profile")
+			if plan.MaxEmbeds() == 0 {
+				t.Fatal("the game-profile mapping has no embeds: this test tests nothing")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			counts, _, err := countRows(ctx, src, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := buildPool(ctx, plan, src, counts, 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := preview.Run(ctx, plan, src, 0, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, size, embedded := 0, 0, 0
+			for _, e := range res.Entities {
+				for _, it := range e.Values {
+					n++
+					size += mapping.ItemSize(it)
+					if _, ok := it["INIT_SERVER"]; ok {
+						embedded++
+					}
+				}
+			}
+			if embedded == 0 {
+				t.Fatal("preview shows no item with embedded servers")
+			}
+			if len(all.items) != n || all.sizeSum != size || all.rejected != 0 {
+				t.Errorf("pool: %d items, %d bytes, %d rejected; preview: %d items, %d bytes", len(all.items), all.sizeSum, all.rejected, n, size)
+			}
+			small, err := buildPool(ctx, plan, src, counts, 400)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(small.items) == 0 || len(small.items) > 400+len(plan.Entities) {
+				t.Errorf("a pool of about 400 items holds %d", len(small.items))
+			}
+		})
+	}
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/initmap"
-	"github.com/remodel-dev/remodel/introspect"
 )
 
 func (a *app) initCmd() *cobra.Command {
@@ -57,16 +55,7 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			for _, f := range []struct {
-				flag     string
-				patterns []string
-			}{{"table", tables}, {"exclude", excludes}} {
-				for _, p := range f.patterns {
-					if err := introspect.CheckPattern(p); err != nil {
-						c = append(c, fmt.Sprintf("--%s: %v", f.flag, err))
-					}
-				}
-			}
+			c.tablePatterns(tables, excludes)
 			if name != "" && !validTableName(name) {
 				c = append(c, fmt.Sprintf("--name %q is not a DynamoDB table name (3 to 255 of a-z A-Z 0-9 _ . -)", name))
 			}
@@ -78,23 +67,11 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 			if err := c.err(); err != nil {
 				return err
 			}
-			src, err := o.open(cmd.Context())
+			src, s, err := o.inspectTables(cmd.Context(), tables, excludes)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			s, err := src.Inspect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if missing := s.Unmatched(tables); len(missing) > 0 {
-				lines := make([]string, len(missing))
-				for i, p := range missing {
-					lines[i] = fmt.Sprintf("--table %q matches no table of the source", p)
-				}
-				return fmt.Errorf("%s", strings.Join(lines, "\n"))
-			}
-			s = s.Filter(tables, excludes)
 			st, err := initmap.ReadStatistics(cmd.Context(), src)
 			if err != nil {
 				return err

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/introspect/erd"
 )
 
@@ -41,36 +39,15 @@ case matters.`,
 			if o.format != "text" && o.format != "json" && o.format != "mermaid" {
 				c = append(c, fmt.Sprintf("--format must be text, json or mermaid, got %q", o.format))
 			}
-			for _, f := range []struct {
-				flag     string
-				patterns []string
-			}{{"table", tables}, {"exclude", excludes}} {
-				for _, p := range f.patterns {
-					if err := introspect.CheckPattern(p); err != nil {
-						c = append(c, fmt.Sprintf("--%s: %v", f.flag, err))
-					}
-				}
-			}
+			c.tablePatterns(tables, excludes)
 			if err := c.err(); err != nil {
 				return err
 			}
-			src, err := o.open(cmd.Context())
+			src, s, err := o.inspectTables(cmd.Context(), tables, excludes)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			s, err := src.Inspect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if missing := s.Unmatched(tables); len(missing) > 0 {
-				lines := make([]string, len(missing))
-				for i, p := range missing {
-					lines[i] = fmt.Sprintf("--table %q matches no table of the source", p)
-				}
-				return fmt.Errorf("%s", strings.Join(lines, "\n"))
-			}
-			s = s.Filter(tables, excludes)
 			switch o.format {
 			case "json":
 				return writeJSON(a.stdout, s)

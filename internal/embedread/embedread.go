@@ -1,0 +1,84 @@
+package embedread
+
+import (
+	"context"
+
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+// Readers is how many readers of embedded rows a snapshot needs besides
+// its entity readers: enough for each of readers entity readers to read an
+// entity with the most embeds at once (none when no entity has embeds).
+func Readers(p *mapping.Plan, readers int) int {
+	n := 0
+	for _, e := range p.Entities {
+		if len(e.Embeds()) > 0 {
+			n++
+		}
+	}
+	return p.MaxEmbeds() * min(readers, n)
+}
+
+// Pool holds the readers of embedded rows, shared by the entity readers.
+type Pool chan source.Reader
+
+// NewPool makes a pool of the given readers.
+func NewPool(readers []source.Reader) Pool {
+	p := make(Pool, len(readers))
+	for _, r := range readers {
+		p <- r
+	}
+	return p
+}
+
+// Take takes n readers from the pool, waiting for them; give them back
+// with Put.
+func (p Pool) Take(ctx context.Context, n int) ([]source.Reader, error) {
+	out := make([]source.Reader, 0, n)
+	for range n {
+		select {
+		case r := <-p:
+			out = append(out, r)
+		case <-ctx.Done():
+			p.Put(out)
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+// Put gives readers back to the pool.
+func (p Pool) Put(rs []source.Reader) {
+	for _, r := range rs {
+		p <- r
+	}
+}
+
+// Stream streams the rows of entity e (its where) from r, each with its
+// child rows read by readers taken from the pool for the time of the read
+// (kids is nil for an entity without embeds); fn is as in
+// mapping.Entity.StreamEmbedded, and e.RenderRead renders what it gets.
+func Stream(ctx context.Context, r source.Reader, pool Pool, e *mapping.Entity, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+	var kr []source.Reader
+	if n := len(e.Embeds()); n > 0 {
+		var err error
+		if kr, err = pool.Take(ctx, n); err != nil {
+			return err
+		}
+		defer pool.Put(kr)
+	}
+	return StreamFirst(ctx, r, kr, e, 0, fn)
+}
+
+// StreamFirst streams the first limit rows of entity e (0: all of them)
+// from r, each with its child rows, which kr read: one reader of the same
+// snapshot per embed of e.
+func StreamFirst(ctx context.Context, r source.Reader, kr []source.Reader, e *mapping.Entity, limit int, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+	return e.StreamEmbedded(ctx, func(each func([]any) error) error {
+		return r.ScanTable(ctx, e.Table, e.Where, limit, each)
+	}, func(ctx context.Context, i int, each func([]any) error) error {
+		m := e.Embeds()[i]
+		return kr[i].ScanTable(ctx, m.Scan(limit), m.Where, 0, each)
+	}, fn)
+}
