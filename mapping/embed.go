@@ -26,6 +26,7 @@ type EmbedDef struct {
 	Include []Str
 	Exclude []Str
 	Rename  []KV
+	Types   []KV // column → ColType name (attributes.types; embed_types.go)
 	OrderBy []OrderDef
 	MapKey  Str // the column whose value keys the map; empty: a list
 	Pos
@@ -66,6 +67,7 @@ func (p *parser) embeds(n *yaml.Node, path string) []*EmbedDef {
 					},
 					"exclude": func(v *yaml.Node, path string) { d.Exclude = p.strList(v, path) },
 					"rename":  func(v *yaml.Node, path string) { d.Rename = p.strMap(v, path) },
+					"types":   func(v *yaml.Node, path string) { d.Types = p.columnTypes(v, path) },
 				})
 				if d.Include != nil && d.Exclude != nil {
 					p.errorf(v, path, "use include or exclude, not both")
@@ -174,7 +176,7 @@ func (e *Entity) Embeds() []*Embed { return e.embeds }
 func (m *Embed) Attributes() []ColumnAttribute {
 	out := make([]ColumnAttribute, len(m.attrs))
 	for i, a := range m.attrs {
-		out[i] = ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx}
+		out[i] = ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx, Type: a.typ}
 	}
 	return out
 }
@@ -301,6 +303,8 @@ func (c *compiler) embed(e *Entity, d *EmbedDef, path string) *Embed {
 			rename[kv.Key.Value] = kv.Value
 		}
 	}
+	colTypes, typesOK := c.embedTypes(d, child, m.Link, selected, path)
+	ok = ok && typesOK
 	names := map[string]string{}
 	for j, col := range child.Columns {
 		if !selected[col.Name] {
@@ -316,7 +320,7 @@ func (c *compiler) embed(e *Entity, d *EmbedDef, path string) *Embed {
 			continue
 		}
 		names[name] = col.Name
-		m.attrs = append(m.attrs, attrRule{name: name, idx: j, col: col})
+		m.attrs = append(m.attrs, attrRule{name: name, idx: j, col: col, typ: colTypes[col.Name]})
 	}
 	if len(m.attrs) == 0 && ok {
 		c.errorf(d.Pos, path+".attributes", "no column of %s is left to embed", child.Label())
@@ -546,8 +550,17 @@ func (e *Entity) renderEmbeds(row []any, item Item) error {
 func (e *Entity) renderChild(m *Embed, row, k []any) (types.AttributeValue, error) {
 	el := make(map[string]types.AttributeValue, len(m.attrs))
 	for _, a := range m.attrs {
-		av, err := Convert(a.col, k[a.idx])
+		var av types.AttributeValue
+		var err error
+		if a.typ != "" {
+			av, err = ConvertAs(a.col, a.typ, k[a.idx])
+		} else {
+			av, err = Convert(a.col, k[a.idx])
+		}
 		if err != nil {
+			if a.typ != "" {
+				return nil, e.reject(row, "embed %s: row %s of %s: column %s (%s) as %s: %v", m.Name, m.childKey(k), m.Child.Label(), a.col.Name, a.col.Type, a.typ, err)
+			}
 			return nil, e.reject(row, "embed %s: row %s of %s: column %s (%s): %v", m.Name, m.childKey(k), m.Child.Label(), a.col.Name, a.col.Type, err)
 		}
 		if av != nil {

@@ -7,19 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/remodel-dev/remodel/introspect"
 )
 
 // embedSchema is testSchema with the tables the embed cases need: a child
-// with two foreign keys to users, and one without a primary key.
+// with two foreign keys to users (and a money column), and one without a
+// primary key.
 func embedSchema() *introspect.Schema {
 	s := testSchema()
 	bigint := func(n string) *introspect.Column { return col(n, "bigint", introspect.KindInt) }
 	s.Tables = append(s.Tables, &introspect.Table{
 		Schema: "public", Name: "friends",
-		Columns:    []*introspect.Column{bigint("user_id"), bigint("friend_id")},
+		Columns:    []*introspect.Column{bigint("user_id"), bigint("friend_id"), nullable(col("balance", "money", introspect.KindString))},
 		PrimaryKey: []string{"user_id", "friend_id"},
 		ForeignKeys: []introspect.ForeignKey{
 			{Name: "fk_user", Columns: []string{"user_id"}, RefSchema: "public", RefTable: "users", RefColumns: []string{"user_id"}},
@@ -233,4 +235,76 @@ func FuzzParseOrder(f *testing.F) {
 			t.Fatalf("ParseOrder(%q) = %+v", s, o)
 		}
 	})
+}
+
+const embedTypesMapping = `version: 1
+table: {name: shop, key: {pk: PK, sk: SK}}
+entities:
+  user:
+    from: users
+    attributes: {include: [name]}
+    pk: "USER#{user_id}"
+    sk: "USER#"
+    embed:
+      things:
+        from: things
+        on: [id]
+        map_key: code
+        attributes:
+          include: [code, price, flag, blob, day, tstz, doc, tags, opts]
+          rename: {tstz: at}
+          types: {code: N, price: S, flag: S, blob: B, day: unix, tstz: unixms, doc: JSON, tags: SS, opts: L}
+`
+
+// TestEmbedTypes: attributes.types on an embed converts each element's
+// keys as on an entity (ConvertAs); the map key stays the column's text;
+// a value the type cannot hold rejects the parent row, naming the embed,
+// the child row and the column with its type.
+func TestEmbedTypes(t *testing.T) {
+	p := compileString(t, embedTypesMapping, embedSchema())
+	e := p.Entity("user")
+	attrs := e.Embeds()[0].Attributes()
+	var typed []string
+	for _, a := range attrs {
+		typed = append(typed, a.Attr+":"+string(a.Type))
+	}
+	if got, want := strings.Join(typed, " "), "code:N price:S flag:S blob:B day:unix at:unixms doc:JSON tags:SS opts:L"; got != want {
+		t.Errorf("Attributes: %s, want %s", got, want)
+	}
+	day := time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
+	at := time.Date(2024, 1, 2, 3, 4, 5, 123e6, time.UTC)
+	// things: id, code, price, score, flag, blob, day, at, ts, tstz, doc, tags, opts; then the parent's key.
+	thing := func(code string, price string, tstz time.Time, tags []any) []any {
+		return []any{int64(7), code, price, 1.5, true, []byte{0, 1}, day, nil, nil, tstz, []byte(`{"a": [1, 2.50]}`), tags, []string{"b", "a"}, int64(7)}
+	}
+	parent := []any{int64(7), "a@x", "Ada", true, nil}
+	item, err := e.Render(e.WithChildren(parent, [][][]any{{thing("012.50", "1.50", at, []any{"x", "y"}), thing("-0", "2", at, []any{})}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := itemText(Item{"things": item["things"]}), `{"things":{"M":{`+
+		`"-0":{"M":{"at":{"N":"1704164645123"},"blob":{"B":"AAE="},"code":{"N":"0"},"day":{"N":"1704153600"},"doc":{"S":"{\"a\": [1, 2.50]}"},"flag":{"S":"true"},"opts":{"L":[{"S":"b"},{"S":"a"}]},"price":{"S":"2"}}},`+
+		`"012.50":{"M":{"at":{"N":"1704164645123"},"blob":{"B":"AAE="},"code":{"N":"12.5"},"day":{"N":"1704153600"},"doc":{"S":"{\"a\": [1, 2.50]}"},"flag":{"S":"true"},"opts":{"L":[{"S":"b"},{"S":"a"}]},"price":{"S":"1.5"},"tags":{"SS":["x","y"]}}}}}}`; got != want {
+		t.Errorf("typed elements:\n got %s\nwant %s", got, want)
+	}
+	for _, tc := range []struct {
+		name string
+		kid  []any
+		want string
+	}{
+		{"text that is not a number", thing("twelve", "1", at, nil),
+			"entity user, row user_id=7: embed things: row id=7 of table public.things: column code (text) as N: text \"twelve\" is not a number"},
+		{"a fraction unixms cannot hold", thing("1", "1", at.Add(1), nil),
+			"entity user, row user_id=7: embed things: row id=7 of table public.things: column tstz (timestamp(3) with time zone) as unixms: 2024-01-02T03:04:05.123000001Z has a fraction of a millisecond"},
+		{"a set member twice", thing("1", "1", at, []any{"x", "x"}),
+			"entity user, row user_id=7: embed things: row id=7 of table public.things: column tags (text[]) as SS: elements 1 and 2 are both \"x\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.Render(e.WithChildren(parent, [][][]any{{tc.kid}}))
+			var re *RowError
+			if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
 }

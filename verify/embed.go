@@ -17,7 +17,8 @@ import (
 // embed's order by a correlated subquery (PostgreSQL json_agg of to_jsonb,
 // MariaDB JSON_ARRAYAGG of JSON_OBJECT, both with ORDER BY), and every
 // element of the stored list (or map) is compared with it, column by
-// column, by value. The migrate path reads the child rows by another
+// column, by value (a typed column, embed attributes.types, by what its
+// type means, as oracle_typed.go compares an entity's). The migrate path reads the child rows by another
 // statement and merges them in Go (mapping.Entity.StreamEmbedded), so a
 // child row lost, moved or changed on the way shows up here.
 
