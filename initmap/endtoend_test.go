@@ -136,12 +136,12 @@ func TestInitMigrateVerify(t *testing.T) {
 				t.Errorf("validate warns of %d tables not read, init says it left out %d:\n%s", n, strings.Count(string(m), "\n  # - table "), out)
 			}
 			t.Logf("%s", out)
-			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table")
+			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table", "--progress", "none")
 			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
 			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] == "0" {
 				t.Fatalf("migrate: exit %d, want every row read written and none rejected:\n%s\n%s", code, out, m)
 			}
-			code, out = remodel(t, "verify", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--samples", "3")
+			code, out = remodel(t, "verify", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--samples", "3", "--progress", "none")
 			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
 				t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
 			}
