@@ -13,9 +13,10 @@ import (
 
 // TestGameProfileVerifyCatchesBrokenTable migrates the game-profile example,
 // then breaks the table: one user's embedded first servers lose the last
-// one, another user's come in the wrong order, and a person of the back
-// office is moved to another manager. verify must fail and name all three,
-// the embedded ones by element.
+// one, another user's come in the wrong order, a person of the back
+// office is moved to another manager, and a login session's TTL is one
+// second late. verify must fail and name all four, the embedded ones by
+// element.
 func TestGameProfileVerifyCatchesBrokenTable(t *testing.T) {
 	const m = "game-profile/mapping.yaml"
 	dsn, endpoint, db, table := migratedExample(t, "game-profile")
@@ -61,6 +62,14 @@ func TestGameProfileVerifyCatchesBrokenTable(t *testing.T) {
 	}
 	moved["RES_MGR_ID"] = &types.AttributeValueMemberS{Value: newMgr}
 	put(moved)
+	// created_at 2025-12-19 21:42:02 (UTC) + 30 days = 1768772522; one second late.
+	const session = "SESSION#20a9442554a3d9afb4e021b775408ac6"
+	late := get(session, "SESSION")
+	if n, ok := late["expires_at"].(*types.AttributeValueMemberN); !ok || n.Value != "1768772522" {
+		t.Fatalf("session %s has expires_at %v, want N 1768772522", session, late["expires_at"])
+	}
+	late["expires_at"] = &types.AttributeValueMemberN{Value: "1768772523"}
+	put(late)
 
 	// --samples 400 samples every manager for getByManager.
 	code, out := remodel(t, "verify", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--samples", "400")
@@ -83,6 +92,7 @@ func TestGameProfileVerifyCatchesBrokenTable(t *testing.T) {
 		"{manager_id=" + oldMgr + "}: the Query misses item PK=EMP00020 SK=WORKFORCE (entity employee) that the SQL returns",
 		"{manager_id=" + newMgr + "}: the Query returns item PK=EMP00020 SK=WORKFORCE (entity employee) that the SQL does not",
 		"PASS  getUserWithAccounts",
+		"item PK=" + session + " SK=SESSION (entity session, row session_id=20a9442554a3d9afb4e021b775408ac6) differs: expires_at is N 1768772523, want N 1768772522",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report does not say %q", want)
