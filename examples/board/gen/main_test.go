@@ -2,70 +2,27 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite ../data.sql from the generator")
+	"github.com/remodel-dev/remodel/examples/internal/gentest"
+)
 
 // TestDataSQLIsCurrent pins the committed data.sql to the generator.
 func TestDataSQLIsCurrent(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf, 1, ""); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("..", "data.sql")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("examples/board/data.sql is not the generator's output: regenerate it with\n" +
-			"  go run ./examples/board/gen > examples/board/data.sql\n" +
-			"or  go test ./examples/board/gen -update")
-	}
+	gentest.DataSQLIsCurrent(t, "board", func(w io.Writer) error { return run(w, 1, "") })
 }
 
 func TestDeterministic(t *testing.T) {
 	for _, engine := range []string{"", "mysql"} {
-		var a, b bytes.Buffer
-		if err := run(&a, 2, engine); err != nil {
-			t.Fatal(err)
-		}
-		if err := run(&b, 2, engine); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("engine %q: two runs with the same flags differ", engine)
-		}
+		gentest.Deterministic(t, func(w io.Writer) error { return run(w, 2, engine) })
 	}
 }
 
-func TestFlagErrors(t *testing.T) {
-	for _, tc := range []struct {
-		scale  int
-		engine string
-		want   string
-	}{
-		{0, "", "-scale must be at least 1, got 0"},
-		{1, "oracle", `-engine must be postgres or mysql, got "oracle"`},
-	} {
-		err := run(&bytes.Buffer{}, tc.scale, tc.engine)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("run(%d, %q) = %v, want %q", tc.scale, tc.engine, err, tc.want)
-		}
-	}
-}
+func TestFlagErrors(t *testing.T) { gentest.FlagErrors(t, run) }
 
 func TestScriptShape(t *testing.T) {
 	for _, engine := range []string{"", "postgres", "mysql"} {

@@ -61,13 +61,8 @@ func main() {
 }
 
 func run(out io.Writer, scale int, engine string) error {
-	if scale < 1 {
-		return fmt.Errorf("-scale must be at least 1, got %d", scale)
-	}
-	switch engine {
-	case "", "postgres", "mysql":
-	default:
-		return fmt.Errorf("-engine must be postgres or mysql, got %q", engine)
+	if err := sqlscript.CheckFlags(scale, engine); err != nil {
+		return err
 	}
 	cmd := "go run ./examples/game-profile/gen"
 	if scale != 1 {

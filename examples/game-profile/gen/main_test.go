@@ -1,72 +1,28 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/examples/internal/gentest"
 	"github.com/remodel-dev/remodel/examples/internal/sqlscript"
 )
 
-var update = flag.Bool("update", false, "rewrite ../data.sql from the generator")
-
 // TestDataSQLIsCurrent pins the committed data.sql to the generator.
 func TestDataSQLIsCurrent(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf, 1, ""); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("..", "data.sql")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("examples/game-profile/data.sql is not the generator's output: regenerate it with\n" +
-			"  go run ./examples/game-profile/gen > examples/game-profile/data.sql\n" +
-			"or  go test ./examples/game-profile/gen -update")
-	}
+	gentest.DataSQLIsCurrent(t, "game-profile", func(w io.Writer) error { return run(w, 1, "") })
 }
 
 func TestDeterministic(t *testing.T) {
 	for _, engine := range []string{"", "mysql"} {
-		var a, b bytes.Buffer
-		if err := run(&a, 2, engine); err != nil {
-			t.Fatal(err)
-		}
-		if err := run(&b, 2, engine); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("engine %q: two runs with the same flags differ", engine)
-		}
+		gentest.Deterministic(t, func(w io.Writer) error { return run(w, 2, engine) })
 	}
 }
 
-func TestFlagErrors(t *testing.T) {
-	for _, tc := range []struct {
-		scale  int
-		engine string
-		want   string
-	}{
-		{0, "", "-scale must be at least 1, got 0"},
-		{1, "oracle", `-engine must be postgres or mysql, got "oracle"`},
-	} {
-		if err := run(&bytes.Buffer{}, tc.scale, tc.engine); err == nil || err.Error() != tc.want {
-			t.Errorf("run(%d, %q) = %v, want %q", tc.scale, tc.engine, err, tc.want)
-		}
-	}
-}
+func TestFlagErrors(t *testing.T) { gentest.FlagErrors(t, run) }
 
 // TestData checks what the schema and README.md rely on: primary keys,
 // foreign keys, the shapes the design needs (users without accounts or

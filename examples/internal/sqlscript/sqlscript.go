@@ -63,6 +63,19 @@ type (
 // read alike.
 var ErrUnsafe = errors.New("a backslash, a semicolon or a control character in a string literal")
 
+// CheckFlags checks a generator's -scale and -engine flags ("" is
+// PostgreSQL's script).
+func CheckFlags(scale int, engine string) error {
+	if scale < 1 {
+		return fmt.Errorf("-scale must be at least 1, got %d", scale)
+	}
+	switch engine {
+	case "", "postgres", "mysql":
+		return nil
+	}
+	return fmt.Errorf("-engine must be postgres or mysql, got %q", engine)
+}
+
 // Literal renders one value as an SQL literal: nil (NULL), int64, bool,
 // string, JSON, TS and NullID.
 func Literal(v any) (string, error) {

@@ -1,52 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/remodel-dev/remodel/examples/internal/gentest"
 )
 
-var update = flag.Bool("update", false, "rewrite ../data.sql from the generator")
-
-// TestDataSQLIsCurrent pins the committed data.sql to the generator.
+// TestDataSQLIsCurrent pins the committed data.sql to the generator, which
+// gives the same bytes every run.
 func TestDataSQLIsCurrent(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("..", "data.sql")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("examples/leaderboard/data.sql is not the generator's output: regenerate it with\n" +
-			"  go run ./examples/leaderboard/gen > examples/leaderboard/data.sql\n" +
-			"or  go test ./examples/leaderboard/gen -update")
-	}
-}
-
-func TestDeterministic(t *testing.T) {
-	var a, b bytes.Buffer
-	if err := run(&a); err != nil {
-		t.Fatal(err)
-	}
-	if err := run(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatal("two runs differ")
-	}
+	gentest.DataSQLIsCurrent(t, "leaderboard", run)
+	gentest.Deterministic(t, run)
 }
 
 // TestShape checks what README.md relies on: the article's week is there,

@@ -1,44 +1,20 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/remodel-dev/remodel/examples/internal/gentest"
 )
 
-var update = flag.Bool("update", false, "rewrite ../data.sql from the generator")
-
-// TestDataSQLIsCurrent pins the committed data.sql to the generator.
+// TestDataSQLIsCurrent pins the committed data.sql to the generator, which
+// gives the same bytes every run.
 func TestDataSQLIsCurrent(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("..", "data.sql")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("examples/product-reviews/data.sql is not the generator's output: regenerate it with\n" +
-			"  go run ./examples/product-reviews/gen > examples/product-reviews/data.sql\n" +
-			"or  go test ./examples/product-reviews/gen -update")
-	}
-	var again bytes.Buffer
-	if err := run(&again); err != nil || !bytes.Equal(buf.Bytes(), again.Bytes()) {
-		t.Fatalf("two runs differ (%v)", err)
-	}
+	gentest.DataSQLIsCurrent(t, "product-reviews", run)
+	gentest.Deterministic(t, run)
 }
 
 // sortKey is the review's sort key in mapping.yaml, padded (as the
