@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
@@ -78,20 +77,8 @@ func TestEmbedded(t *testing.T) {
 		t.Run(eng.Name, func(t *testing.T) {
 			ctx := context.Background()
 			o := migrateThings(t, eng.Name, eng.Fresh, eng.Exec, playersSQL[eng.Name]+playersData, playersMapping)
-			get := func(id string) map[string]types.AttributeValue {
-				t.Helper()
-				out, err := o.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &o.Table, Key: key("PLAYER#"+id, "PROFILE")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return out.Item
-			}
-			put := func(item map[string]types.AttributeValue) {
-				t.Helper()
-				if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.Table, Item: item}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			get := func(id string) map[string]types.AttributeValue { return getItem(t, o, "PLAYER#"+id, "PROFILE") }
+			put := func(item map[string]types.AttributeValue) { putItem(t, o, item) }
 
 			// What migrate wrote: newest first, NULLs left out, the link
 			// columns not repeated; a map keyed by server_id; a player

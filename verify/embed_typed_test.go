@@ -1,11 +1,9 @@
 package verify_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
@@ -77,22 +75,9 @@ entities:
 func TestEmbeddedTypes(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := context.Background()
 			o := migrateThings(t, eng.Name, eng.Fresh, eng.Exec, gadgetsSQL[eng.Name], gadgetsMapping)
-			get := func(id string) map[string]types.AttributeValue {
-				t.Helper()
-				out, err := o.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &o.Table, Key: key("OWNER#"+id, "PROFILE")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return out.Item
-			}
-			put := func(item map[string]types.AttributeValue) {
-				t.Helper()
-				if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.Table, Item: item}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			get := func(id string) map[string]types.AttributeValue { return getItem(t, o, "OWNER#"+id, "PROFILE") }
+			put := func(item map[string]types.AttributeValue) { putItem(t, o, item) }
 
 			one := get("1")
 			if got, want := wireText(one["gadgets"]), `{"L":[`+

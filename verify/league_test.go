@@ -460,9 +460,7 @@ func TestStrayItemsAndMaxProblems(t *testing.T) {
 	for _, it := range []struct{ pk, sk, typ string }{{"TEAM#9", "PLAYER#ghost", "player"}, {"TEAM#1", "PLAYER#zz", "player"}, {"X#1", "X#", "coach"}} {
 		item := key(it.pk, it.sk)
 		item["_type"] = &types.AttributeValueMemberS{Value: it.typ}
-		if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(o.Table), Item: item}); err != nil {
-			t.Fatal(err)
-		}
+		putItem(t, o, item)
 	}
 	o.MaxProblems = 2
 	rep := run(t, o)

@@ -92,6 +92,24 @@ func key(pk, sk string) map[string]types.AttributeValue {
 	}
 }
 
+// getItem reads the item with this key from o's table (nil when there is none).
+func getItem(t *testing.T, o verify.Options, pk, sk string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := o.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(o.Table), Key: key(pk, sk)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+// putItem writes item into o's table, replacing the item with its key.
+func putItem(t *testing.T, o verify.Options, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := o.DB.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(o.Table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestVerify breaks a migrated table on purpose, one way per subtest, and
 // shows verify names the item that is wrong — on both engines.
 func TestVerify(t *testing.T) {
@@ -162,9 +180,7 @@ func TestVerify(t *testing.T) {
 				o := migrated(t, eng.Name, eng.Fresh, exampleMapping(t))
 				item := key("GHOST#1", "GHOST#")
 				item["_type"] = &types.AttributeValueMemberS{Value: "ghost"}
-				if _, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(o.Table), Item: item}); err != nil {
-					t.Fatal(err)
-				}
+				putItem(t, o, item)
 				rep := run(t, o)
 				if rep.OK || rep.Stray.Total != 1 || len(rep.Stray.List) != 1 || rep.Stray.List[0].Key != "PK=GHOST#1 SK=GHOST#" || rep.Stray.List[0].Kind != verify.KindStray {
 					t.Fatalf("verify did not report the stray item: ok=%v stray=%+v", rep.OK, rep.Stray)
