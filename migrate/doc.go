@@ -34,7 +34,7 @@
 // the whole job (rejects_resume.go).
 //
 // An entity with embeds has its child rows read beside its own rows, by
-// readers taken from a pool of extra snapshot connections (embed.go), and
+// readers taken from a pool of extra snapshot connections (internal/embedread), and
 // merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no
 // key ranges), and its checkpoint stays at its start until it is done.
 //

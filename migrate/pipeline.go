@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -174,7 +175,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 
-	snap, err := o.Source.Snapshot(ctx, o.Readers+embedReaders(o.Plan, o.Readers))
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	g, ctx := errgroup.WithContext(ctx)
-	readers, pool := readers[:o.Readers], newReaderPool(readers[o.Readers:])
+	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
 	items := make(chan pending, 4*MaxBatch*o.Writers)
 	batches := make(chan []pending, o.Writers)
 
@@ -269,7 +270,7 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 // checkpoint does not advance): its child rows are read by the parent's
 // key order, not by a range of it. A nil pool reads no child rows (kids is
 // nil): for the keys of settled rows.
-func readRows(ctx context.Context, r source.Reader, pool readerPool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
 	ranged := kr.After != nil || kr.UpTo != nil
 	if pool == nil || len(e.Embeds()) == 0 {
 		return e.Stream(func(each func([]any) error) error {
@@ -282,11 +283,11 @@ func readRows(ctx context.Context, r source.Reader, pool readerPool, e *mapping.
 	if ranged {
 		return fmt.Errorf("migrate: entity %s has embedded rows and cannot be read by key range", e.Name)
 	}
-	return streamRows(ctx, r, pool, e, fn)
+	return embedread.Stream(ctx, r, pool, e, fn)
 }
 
 // readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, pool readerPool, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
+func readEntity(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
 	ec := c.perEntity[e.Name]
 	return readRows(ctx, r, pool, e, kr, func(row []any, kids [][][]any, dup *mapping.RowError) error {
 		m := et.mark(row)

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -30,7 +31,7 @@ type readJob struct {
 // be written: their keys go through the batcher's collision check first,
 // and into the set of keys the job wrote (for the stray items). Then the
 // rest of each entity is read and written.
-func readAll(ctx context.Context, o Options, readers []source.Reader, pool readerPool, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
+func readAll(ctx context.Context, o Options, readers []source.Reader, pool embedread.Pool, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	defer close(items)
 	var seen, write []readJob
 	for _, e := range o.Plan.Entities {
