@@ -365,30 +365,33 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	if t == nil {
 		return nil
 	}
-	m := &rowMark{t: t}
-	key := make(source.KeyBound, len(t.keyIdx))
+	m := &rowMark{t: t, key: t.bound(row)}
+	t.mu.Lock()
+	t.q = append(t.q, m)
+	t.mu.Unlock()
+	return m
+}
+
+// bound is the row's key as a range bound (its values copied), or nil
+// when it cannot be one: a value the engine does not compare as it sorts
+// (source.BoundValueOK), or any row of an entity with embeds, which is read
+// whole, so its checkpoint stays at its start until it is done.
+func (t *entityTrack) bound(row []any) source.KeyBound {
 	if len(t.e.Embeds()) > 0 {
-		key = nil // an entity with embeds is read whole: its checkpoint stays at its start
+		return nil
 	}
+	key := make(source.KeyBound, len(t.keyIdx))
 	for i, idx := range t.keyIdx {
-		if key == nil {
-			break
-		}
 		v := row[idx]
 		if !source.BoundValueOK(t.engine, t.keyCol[i], v) {
-			key = nil
-			break
+			return nil
 		}
 		if b, ok := v.([]byte); ok {
 			v = append([]byte(nil), b...)
 		}
 		key[i] = v
 	}
-	m.key = key
-	t.mu.Lock()
-	t.q = append(t.q, m)
-	t.mu.Unlock()
-	return m
+	return key
 }
 
 // named records how the row is named in the checkpoint (its source key,
