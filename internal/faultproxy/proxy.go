@@ -485,16 +485,7 @@ func (p *Proxy) unprocessed(w http.ResponseWriter, r *http.Request, op string, b
 		p.pass(w, r, op, body)
 		return
 	}
-	order := make([]int, len(all))
-	for i := range order {
-		order[i] = i
-	}
-	if rl.Random {
-		rng := rand.New(rand.NewPCG(seed, ^seed))
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		slices.Sort(order[:keep]) // forwarded and unprocessed each in request order
-		slices.Sort(order[keep:])
-	}
+	order := keepOrder(len(all), keep, rl.Random, seed)
 	kept := map[string][]json.RawMessage{}
 	left := map[string][]json.RawMessage{}
 	for i, idx := range order {
@@ -590,16 +581,7 @@ func (p *Proxy) unprocessedKeys(w http.ResponseWriter, r *http.Request, op strin
 		p.pass(w, r, op, body)
 		return
 	}
-	order := make([]int, len(all))
-	for i := range order {
-		order[i] = i
-	}
-	if rl.Random {
-		rng := rand.New(rand.NewPCG(seed, ^seed))
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		slices.Sort(order[:keep])
-		slices.Sort(order[keep:])
-	}
+	order := keepOrder(len(all), keep, rl.Random, seed)
 	// Each side keeps the rest of its table's KeysAndAttributes
 	// (ConsistentRead, ProjectionExpression, ...), as DynamoDB does.
 	split := func(idx []int) map[string]map[string]json.RawMessage {
@@ -749,4 +731,22 @@ func (p *Proxy) discard(w http.ResponseWriter, r *http.Request, op string, body 
 		"Content-Type":     {"application/x-amz-json-1.0"},
 		"X-Amzn-Requestid": {"faultproxy-" + strconv.FormatInt(time.Now().UnixNano(), 36)},
 	}, body: marshal(out)}).write(w, true)
+}
+
+// keepOrder orders the n entries of a request for a partial answer: the
+// first keep are processed, the rest left over. In request order, or with
+// random, a seeded random choice of which are kept, each side still in
+// request order.
+func keepOrder(n, keep int, random bool, seed uint64) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if random {
+		rng := rand.New(rand.NewPCG(seed, ^seed))
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		slices.Sort(order[:keep])
+		slices.Sort(order[keep:])
+	}
+	return order
 }
