@@ -24,7 +24,8 @@ import (
 //	                       when it does not convert
 //	ReadNumeric            PostgreSQL (q)::numeric, for money
 //	ReadGeoJSON            ST_AsGeoJSON(q) (PostGIS with 100 decimal digits,
-//	                       the shortest exact form of each coordinate), with
+//	                       the shortest exact form of each coordinate, and
+//	                       options 0, without a crs of its own), with
 //	                       a "crs" member {"type": "name", "properties":
 //	                       {"name": "EPSG:n"}} put first when the SRID n is
 //	                       not 0, the engine's text kept as it is; on PostGIS
@@ -71,7 +72,7 @@ func pgGeoJSON(q string) string {
 	g := "(" + q + ")::geometry"
 	ok := "ST_Zmflag(" + g + ") IN (0, 2) AND GeometryType(" + g + ") IN ('POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION')" +
 		" AND NOT ST_HasArc(" + g + ") AND NOT EXISTS (SELECT FROM ST_Dump(" + g + ") AS d WHERE GeometryType(d.geom) NOT IN ('POINT', 'LINESTRING', 'POLYGON'))"
-	js := "ST_AsGeoJSON(" + g + ", 100)"
+	js := "ST_AsGeoJSON(" + g + ", 100, 0)" // options 0: no crs of PostGIS's own, no bbox
 	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN NOT (" + ok + ") THEN GeometryType(" + g + ")" +
 		" WHEN ST_SRID(" + g + ") = 0 THEN " + js + " ELSE " + withCRS("ST_SRID("+g+")", js, "concat", "substr") + " END"
 }
