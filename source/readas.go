@@ -70,8 +70,7 @@ func myReadAs(c *introspect.Column, q string) string {
 // point, line string or polygon, or a collection of them, without M.
 func pgGeoJSON(q string) string {
 	g := "(" + q + ")::geometry"
-	ok := "ST_Zmflag(" + g + ") IN (0, 2) AND GeometryType(" + g + ") IN ('POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION')" +
-		" AND NOT ST_HasArc(" + g + ") AND NOT EXISTS (SELECT FROM ST_Dump(" + g + ") AS d WHERE GeometryType(d.geom) NOT IN ('POINT', 'LINESTRING', 'POLYGON'))"
+	ok := "ST_Zmflag(" + g + ") IN (0, 2) AND ST_AsText(" + g + ", 0) !~ 'CURVE|CIRCULAR|SURFACE|TIN|TRIANGLE'"
 	js := "ST_AsGeoJSON(" + g + ", 100, 0)" // options 0: no crs of PostGIS's own, no bbox
 	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN NOT (" + ok + ") THEN GeometryType(" + g + ")" +
 		" WHEN ST_SRID(" + g + ") = 0 THEN " + js + " ELSE " + withCRS("ST_SRID("+g+")", js, "concat", "substr") + " END"

@@ -279,3 +279,94 @@ func plantSpatial(e *mapping.Entity, a mapping.ColumnAttribute, av types.Attribu
 	}
 	return av
 }
+
+// TestSpatialRejects (PostGIS): introspect names the typmod forms; a value
+// GeoJSON has no form for (a curve, M coordinates, a polyhedral surface)
+// rejects its row when typed M, and so does an array of geometries, each
+// with its reason, while the other rows are written; an embed refuses M on
+// a spatial column, which it would not read as GeoJSON.
+func TestSpatialRejects(t *testing.T) {
+	ctx := context.Background()
+	dsn := testenv.PostGIS(t)
+	testenv.ExecPostgres(t, dsn, `
+CREATE TABLE odd (id int PRIMARY KEY, c geometry, a geometry[], p geography(Polygon,4326));
+INSERT INTO odd VALUES
+ (1, 'CIRCULARSTRING(0 0,1 1,2 0)', NULL, NULL),
+ (2, 'POINT M (1 2 3)', NULL, NULL),
+ (3, NULL, ARRAY['POINT(1 2)'::geometry], NULL),
+ (4, 'POINT(1 2)', NULL, 'POLYGON((0 0,1 0,1 1,0 0))'),
+ (5, 'POLYHEDRALSURFACE(((0 0 0,0 0 1,0 1 1,0 1 0,0 0 0)))', NULL, NULL),
+ (6, 'GEOMETRYCOLLECTION(POINT(1 1),COMPOUNDCURVE((0 0,1 1)))', NULL, NULL);
+CREATE TABLE kid (id int PRIMARY KEY, odd_id int REFERENCES odd, g geometry);
+`)
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	schema, err := src.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd, err := schema.Table("odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, c := range odd.Columns {
+		cols = append(cols, c.Name+" "+c.Type+" "+string(c.Kind)+" "+string(c.Elem))
+	}
+	if want := []string{"id integer int ", "c geometry geometry ", "a geometry[] array geometry", "p geography(Polygon,4326) geometry "}; !slices.Equal(cols, want) {
+		t.Errorf("introspect: %q\nwant %q", cols, want)
+	}
+
+	plan := compileWithQueries(t, src, `version: 1
+table: {name: odd, key: {pk: PK}}
+entities:
+  odd: {from: odd, pk: "O#{id}", attributes: {types: {c: M, p: M}}}
+`)
+	db, table := testenv.DynamoDBTable(t)
+	rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db, Table: table, CreateTable: true, MaxRejects: 10})
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	var got []string
+	for _, r := range rep.Rejections {
+		got = append(got, r.Row+": "+r.Reason)
+	}
+	noForm := "has no GeoJSON form (GeoJSON has no curves, TINs, polyhedral surfaces or M coordinates): type it S (WKT) or B (WKB)"
+	want := []string{
+		"id=1: column c (geometry) as M: a spatial value of type CIRCULARSTRING " + noForm,
+		"id=2: column c (geometry) as M: a spatial value of type POINTM " + noForm,
+		"id=3: column a (geometry[]): an array of spatial values is not read (PostgreSQL writes its elements as hex EWKB): leave the column out (attributes.exclude) or select ST_AsEWKT of each element in a query entity",
+		"id=5: column c (geometry) as M: a spatial value of type POLYHEDRALSURFACE " + noForm,
+		"id=6: column c (geometry) as M: a spatial value of type GEOMETRYCOLLECTION " + noForm,
+	}
+	if rep.ItemsWritten != 1 || !slices.Equal(got, want) {
+		t.Fatalf("migrate wrote %d items (want 1), rejected:\n%s\nwant:\n%s", rep.ItemsWritten, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "O#4"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := fullText(out.Item["p"]), `M {coordinates: L [L [L [N 0, N 0], L [N 1, N 0], L [N 1, N 1], L [N 0, N 0]]], crs: M {properties: M {name: S "EPSG:4326"}, type: S "name"}, type: S "Polygon"}`; g != w {
+		t.Errorf("geography(Polygon,4326) as M is %s, want %s", g, w)
+	}
+
+	f, err := mapping.Parse("embed.yaml", []byte(`version: 1
+table: {name: odd, key: {pk: PK}}
+entities:
+  odd:
+    from: odd
+    pk: "O#{id}"
+    embed:
+      kids: {from: kid, on: [odd_id], attributes: {types: {g: M}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mapping.Compile(f, schema)
+	if err == nil || !strings.Contains(err.Error(), "type M of column g, which is geometry, needs the column read as GeoJSON, which an embed does not do") {
+		t.Errorf("an embed's M on a spatial column: %v", err)
+	}
+}

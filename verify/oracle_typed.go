@@ -111,8 +111,7 @@ func pgTypedJSON(t *introspect.Table, row string) string {
 // for the value (ST_AsGeoJSON would fail the statement or drop M).
 func pgOracleGeoJSON(col string) string {
 	g := "(" + col + ")::geometry"
-	return "CASE WHEN ST_Zmflag(" + g + ") IN (0, 2) AND GeometryType(" + g + ") IN ('POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION')" +
-		" AND NOT ST_HasArc(" + g + ") AND NOT EXISTS (SELECT FROM ST_Dump(" + g + ") AS d WHERE GeometryType(d.geom) NOT IN ('POINT', 'LINESTRING', 'POLYGON'))" +
+	return "CASE WHEN ST_Zmflag(" + g + ") IN (0, 2) AND ST_AsText(" + g + ", 0) !~ 'CURVE|CIRCULAR|SURFACE|TIN|TRIANGLE'" +
 		" THEN ST_AsGeoJSON(" + g + ", 100, 0)::jsonb || CASE WHEN ST_SRID(" + g + ") = 0 THEN '{}'::jsonb" +
 		" ELSE jsonb_build_object('crs', jsonb_build_object('type', 'name', 'properties', jsonb_build_object('name', 'EPSG:' || ST_SRID(" + g + ")))) END END"
 }
