@@ -52,9 +52,11 @@ type placement struct {
 type lookup struct {
 	fk     *introspect.ForeignKey // nil for a unique key
 	uk     *introspect.UniqueKey
-	cols   []string // the entity's columns, in template order
-	pk     string   // the index partition key template
-	target string   // what the partition holds, for the comment
+	cols   []string     // the entity's columns, in template order
+	pk     string       // the index partition key template
+	sk     string       // the index sort key template; "": the entity's own (NAME#{key})
+	target string       // what the partition holds, for the comment
+	from   *derivedFrom // set on a path a statement of the statistics asked for
 }
 
 // design is the whole mapping before it is written.
@@ -161,7 +163,6 @@ func newDesign(s *introspect.Schema) *design {
 		d.byTable[t] = e
 	}
 	d.relate()
-	d.attributes()
 	return d
 }
 
@@ -405,7 +406,7 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 	used[best.fk.Name] = true
 }
 
-// attributes renames the columns whose names are taken by the table's key
+// attributes (called once the indexes are known) renames the columns whose names are taken by the table's key
 // attributes or the entity attribute.
 func (d *design) attributes() {
 	taken := map[string]bool{"PK": true, "SK": true, "_type": true}
