@@ -127,11 +127,21 @@ func (d *design) deriveOne(s Statement, pats *writer, limit int) (name, index st
 			return w.name, "", false, ""
 		}
 	}
+	// Equalities on the whole key pick one row: the pattern by its key
+	// answers, the other conditions only filter that row.
+	if keyed := slices.IndexFunc(pats.written, func(w written) bool {
+		return w.q.table == q.table && sameSet(w.q.eq, e.key) && w.q.rangeCol == "" && w.q.orderCol == ""
+	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
+		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", "", false, ""
+	}
 	if why := templatableAll(e.t, q.eq); why != "" {
 		return "", "", false, "an index partition key cannot hold it: " + why
 	}
 	sortCol := q.sortCol()
 	if sortCol != "" {
+		if why := templatable(e.t, sortCol); why != "" {
+			return "", "", false, "an index sort key cannot hold it: " + why
+		}
 		c := e.t.Column(sortCol)
 		if !slices.Contains(sortable, c.Kind) {
 			return "", "", false, fmt.Sprintf("a range or an order on %s, which is %s: an index sort key of its text would not sort as SQL does "+

@@ -106,6 +106,7 @@ func TestGenerateStatistics(t *testing.T) {
 			{SQL: "SELECT * FROM nowhere WHERE id = $1", Calls: 3},
 			{SQL: "SELECT title FROM film WHERE rating = $1", Calls: 2},
 			{SQL: "SELECT * FROM film WHERE Rating = $1", Calls: 1},
+			{SQL: "SELECT * FROM film WHERE film_id = $1 AND rating = $2", Calls: 1},
 		}},
 	}, {
 		erd: "chinook-mysql",
