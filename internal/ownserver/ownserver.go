@@ -55,7 +55,9 @@ type server struct {
 }
 
 // start runs a server process as cred (nil: this process's user), its
-// output in logFile, killed if this process dies first.
+// output in logFile, killed if this process dies first (Linux's parent-death
+// signal, which follows the thread that started it: the test's threads
+// do not end while it runs).
 func start(name string, args []string, cred *syscall.Credential, logFile string) (*server, error) {
 	f, err := os.Create(logFile)
 	if err != nil {
@@ -192,12 +194,9 @@ func Postgres(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The log file is opened here and inherited by the server: whoever
+	// owns the directory, the server writes to it.
 	logFile := filepath.Join(dir, "server.log")
-	if cred != nil {
-		// The log is written by this process, as root, and read here.
-		logFile = filepath.Join(os.TempDir(), filepath.Base(dir)+".log")
-		t.Cleanup(func() { os.Remove(logFile) })
-	}
 	s, err := start(filepath.Join(bin, "postgres"), []string{"-D", data, "-p", strconv.Itoa(port), "-k", dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "shared_preload_libraries=pg_stat_statements",
 		"-c", "pg_stat_statements.track=all", "-c", "fsync=off", "-c", "synchronous_commit=off",
