@@ -25,6 +25,38 @@ type derivedFrom struct {
 	q  parsed // its column names as the table spells them
 }
 
+// numIndex is a global index of its own for one entity, whose sort key
+// is a number (type N) that a column renders: the range or the order of a
+// statement on a numeric column, which a string sort key would not keep.
+type numIndex struct {
+	name   string // NUMn; its attributes are NUMnPK and NUMnSK
+	e      *entity
+	pk     string // the partition key template (the equality columns)
+	col    string // the sort column
+	target string // for the comment
+}
+
+// numericKinds are the kinds a number sort key holds as they sort in SQL.
+var numericKinds = []introspect.Kind{introspect.KindInt, introspect.KindDecimal, introspect.KindFloat}
+
+// globalIndexes is how many global indexes the design has now.
+func (d *design) globalIndexes() int {
+	n := len(d.numeric)
+	if d.inverted {
+		n++
+	}
+	return n + d.maxSlots()
+}
+
+// maxSlots is how many overloaded indexes the design has now.
+func (d *design) maxSlots() int {
+	slots := 0
+	for _, e := range d.entities {
+		slots = max(slots, len(e.slots))
+	}
+	return slots
+}
+
 // sortable are the kinds whose template text sorts as SQL sorts them
 // (fixed-width dates, times and timestamps), so that a string index sort
 // key keeps a range and an order.
@@ -79,14 +111,10 @@ func (d *design) derive(st *Statistics, pats *writer) []verdict {
 	slices.SortStableFunc(stmts, func(a, b Statement) int {
 		return cmp.Or(cmp.Compare(b.Calls, a.Calls), strings.Compare(a.SQL, b.SQL))
 	})
-	limit := MaxGlobalIndexes
-	if d.inverted {
-		limit--
-	}
 	var out []verdict
 	for _, s := range stmts {
 		v := verdict{st: s}
-		v.pattern, v.index, v.derived, v.why = d.deriveOne(s, pats, limit)
+		v.pattern, v.index, v.derived, v.why = d.deriveOne(s, pats)
 		out = append(out, v)
 	}
 	for _, e := range d.entities {
@@ -95,7 +123,7 @@ func (d *design) derive(st *Statistics, pats *writer) []verdict {
 	return out
 }
 
-func (d *design) deriveOne(s Statement, pats *writer, limit int) (name, index string, derived bool, why string) {
+func (d *design) deriveOne(s Statement, pats *writer) (name, index string, derived bool, why string) {
 	q, why := parseStatement(s.SQL)
 	if why != "" {
 		return "", "", false, why
@@ -143,9 +171,9 @@ func (d *design) deriveOne(s Statement, pats *writer, limit int) (name, index st
 			return "", "", false, "an index sort key cannot hold it: " + why
 		}
 		c := e.t.Column(sortCol)
-		if !slices.Contains(sortable, c.Kind) {
+		if !slices.Contains(sortable, c.Kind) && !slices.Contains(numericKinds, c.Kind) {
 			return "", "", false, fmt.Sprintf("a range or an order on %s, which is %s: an index sort key of its text would not sort as SQL does "+
-				"(a date, a time or a timestamp would)", sortCol, c.Type)
+				"(a number, a date, a time or a timestamp would)", sortCol, c.Type)
 		}
 	}
 	var words []string
@@ -153,23 +181,39 @@ func (d *design) deriveOne(s Statement, pats *writer, limit int) (name, index st
 		words = append(words, prefixOf(c))
 	}
 	pk := keyTemplate(e.prefix+"."+strings.Join(words, "."), e.t, q.eq)
-	sk := e.ownSK()
+	target := fmt.Sprintf("from statement statistics (%s): the %s rows by %s", calls(s.Calls), e.name, strings.Join(q.eq, ", "))
 	if sortCol != "" {
-		sk = placeholder(e.t, sortCol)
+		target += ", sorted by " + sortCol
 	}
-	slot := slices.IndexFunc(e.slots, func(l *lookup) bool { return l.from != nil && l.pk == pk && l.sk == sk })
-	if slot < 0 {
-		if len(e.slots) >= limit {
-			return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
+	var ix string
+	if sortCol != "" && slices.Contains(numericKinds, e.t.Column(sortCol).Kind) {
+		// A number sorts as a number only in an N sort key: an index of
+		// its own, not an overloaded slot (whose sort key is a string).
+		i := slices.IndexFunc(d.numeric, func(n *numIndex) bool { return n.e == e && n.pk == pk && n.col == sortCol })
+		if i < 0 {
+			if d.globalIndexes() >= MaxGlobalIndexes {
+				return "", "", false, fmt.Sprintf("it needs an index of its own, and no index is left (DynamoDB allows %d)", MaxGlobalIndexes)
+			}
+			d.numeric = append(d.numeric, &numIndex{name: fmt.Sprintf("NUM%d", len(d.numeric)+1), e: e, pk: pk, col: sortCol, target: target})
+			i = len(d.numeric) - 1
 		}
-		target := fmt.Sprintf("from statement statistics (%d calls): the %s rows by %s", s.Calls, e.name, strings.Join(q.eq, ", "))
+		ix = d.numeric[i].name
+	} else {
+		sk := e.ownSK()
 		if sortCol != "" {
-			target += ", sorted by " + sortCol
+			sk = placeholder(e.t, sortCol)
 		}
-		e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{st: s, q: q}})
-		slot = len(e.slots) - 1
+		slot := slices.IndexFunc(e.slots, func(l *lookup) bool { return l.from != nil && l.pk == pk && l.sk == sk })
+		if slot < 0 {
+			// A slot past every entity's last one is one more index.
+			if len(e.slots) >= d.maxSlots() && d.globalIndexes() >= MaxGlobalIndexes {
+				return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
+			}
+			e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{st: s, q: q}})
+			slot = len(e.slots) - 1
+		}
+		ix = fmt.Sprintf("GSI%d", slot+2)
 	}
-	ix := fmt.Sprintf("GSI%d", slot+2)
 	base := "find" + camel(e.name) + "By" + camel(strings.Join(q.eq, "_"))
 	switch {
 	case q.orderCol != "":
@@ -203,7 +247,7 @@ func (d *design) deriveOne(s Statement, pats *writer, limit int) (name, index st
 			sql += " DESC"
 		}
 	}
-	comment := fmt.Sprintf("from statement statistics: %d calls: %s", s.Calls, oneLine(s.SQL))
+	comment := fmt.Sprintf("from statement statistics: %s: %s", calls(s.Calls), oneLine(s.SQL))
 	if q.limit {
 		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
 	}
@@ -222,3 +266,11 @@ func oneLine(sql string) string {
 
 // yq is q (a YAML string), for where a variable q hides it.
 func yq(s string) string { return q(s) }
+
+// calls is "N calls", or "1 call".
+func calls(n int64) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}

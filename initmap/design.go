@@ -63,10 +63,11 @@ type lookup struct {
 type design struct {
 	s        *introspect.Schema
 	entities []*entity
-	skipped  []string // comment lines: tables left out and why
-	slots    int      // overloaded indexes used (GSI2 ...)
-	inverted bool     // GSI1 is used
-	dropped  []string // paths left out for want of indexes
+	skipped  []string    // comment lines: tables left out and why
+	slots    int         // overloaded indexes used (GSI2 ...)
+	inverted bool        // GSI1 is used
+	dropped  []string    // paths left out for want of indexes
+	numeric  []*numIndex // indexes of their own with a number sort key (NUM1, ...), derived from statements
 	byTable  map[*introspect.Table]*entity
 	prefixes map[*introspect.Table]string
 }
@@ -413,6 +414,9 @@ func (d *design) attributes() {
 	for i := 2; i <= d.slots+1; i++ {
 		taken[fmt.Sprintf("GSI%dPK", i)] = true
 		taken[fmt.Sprintf("GSI%dSK", i)] = true
+	}
+	for _, n := range d.numeric {
+		taken[n.name+"PK"], taken[n.name+"SK"] = true, true
 	}
 	for _, e := range d.entities {
 		for _, c := range e.t.Columns {

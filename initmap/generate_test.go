@@ -107,6 +107,8 @@ func TestGenerateStatistics(t *testing.T) {
 			{SQL: "SELECT title FROM film WHERE rating = $1", Calls: 2},
 			{SQL: "SELECT * FROM film WHERE Rating = $1", Calls: 1},
 			{SQL: "SELECT * FROM film WHERE film_id = $1 AND rating = $2", Calls: 1},
+			{SQL: "SELECT * FROM payment WHERE customer_id = $1 ORDER BY amount DESC LIMIT $2", Calls: 1},
+			{SQL: "SELECT * FROM film WHERE title = $1 AND description > $2", Calls: 1},
 		}},
 	}, {
 		erd: "chinook-mysql",

@@ -121,7 +121,7 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	w.line(0, "table:")
 	w.line(1, "name: %s", q(tableName(d.s, o)))
 	w.line(1, "key: {pk: PK, sk: SK}")
-	if d.inverted || d.slots > 0 {
+	if d.inverted || d.slots > 0 || len(d.numeric) > 0 {
 		w.line(1, "indexes:")
 		if d.inverted {
 			w.comment(2, "The inverted index: the other side of each adjacency item (the A rows of a B), and each item "+
@@ -135,6 +135,11 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		}
 		for i := 2; i <= d.slots+1; i++ {
 			w.line(2, "- {name: GSI%d, pk: GSI%dPK, sk: GSI%dSK}", i, i, i)
+		}
+		for _, n := range d.numeric {
+			w.comment(2, fmt.Sprintf("%s: an index of %s's own, whose sort key is the number %s (a string sort key would "+
+				"not sort it): %s.", n.name, n.e.name, n.col, n.target))
+			w.line(2, "- {name: %s, pk: %sPK, sk: {name: %sSK, type: N}}", n.name, n.name, n.name)
 		}
 	}
 	w.line(0, "")
@@ -210,7 +215,13 @@ func (w *writer) entity(e *entity) {
 	}
 	w.line(2, "pk: %s", q(e.pk()))
 	w.line(2, "sk: %s", q(e.sk()))
-	if len(e.renames) == 0 && len(e.slots) == 0 {
+	var nums []*numIndex
+	for _, n := range w.d.numeric {
+		if n.e == e {
+			nums = append(nums, n)
+		}
+	}
+	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 {
 		return
 	}
 	w.line(2, "attributes:")
@@ -221,12 +232,17 @@ func (w *writer) entity(e *entity) {
 			w.line(4, "%s: %s", q(r[0]), q(r[1]))
 		}
 	}
-	if len(e.slots) > 0 {
+	if len(e.slots) > 0 || len(nums) > 0 {
 		w.line(3, "set:")
 		for i, l := range e.slots {
 			w.comment(4, fmt.Sprintf("GSI%d: %s", i+2, l.target))
 			w.line(4, "GSI%dPK: %s", i+2, q(l.pk))
 			w.line(4, "GSI%dSK: %s", i+2, q(cmp.Or(l.sk, e.ownSK())))
+		}
+		for _, n := range nums {
+			w.comment(4, fmt.Sprintf("%s: %s", n.name, n.target))
+			w.line(4, "%sPK: %s", n.name, q(n.pk))
+			w.line(4, "%sSK: %s", n.name, q("{"+n.col+"}"))
 		}
 	}
 }
@@ -331,10 +347,6 @@ func (w *writer) statistics(st *Statistics, verdicts []verdict) {
 		"each with the access pattern below that answers it; a pattern (and the index it needs) is derived "+
 		"from a statement that no pattern answers and that one Query can answer (at the end of access_patterns):", st.From))
 	for _, v := range verdicts {
-		calls := fmt.Sprintf("%d calls", v.st.Calls)
-		if v.st.Calls == 1 {
-			calls = "1 call"
-		}
 		var what string
 		switch {
 		case v.derived:
@@ -344,7 +356,7 @@ func (w *writer) statistics(st *Statistics, verdicts []verdict) {
 		default:
 			what = "no pattern: " + v.why + ": design its key or index by hand"
 		}
-		w.comment(0, fmt.Sprintf("- %s: %s → %s", calls, oneLine(v.st.SQL), what))
+		w.comment(0, fmt.Sprintf("- %s: %s → %s", calls(v.st.Calls), oneLine(v.st.SQL), what))
 	}
 }
 
