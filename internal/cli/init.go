@@ -48,9 +48,10 @@ MySQL/MariaDB performance_schema), a comment lists the SELECT statements run
 most often, each with the access pattern that answers it, or a pattern derived
 from it, or why there is none. A pattern is derived from a SELECT of one table
 with equality conditions joined by AND (and at most one range on, or an ORDER
-BY of, a date or timestamp column) that no pattern answers: a Query of its
-entity's next overloaded index (pk the equality columns, sk the range or order
-column), with the statement's SQL, at the end of access_patterns.
+BY of, a date, timestamp or number column) that no pattern answers: a Query of
+its entity's next overloaded index (pk the equality columns, sk the range or
+order column), or of an index NUMn of its own with a number sort key, with the
+statement's SQL, at the end of access_patterns.
 
 --table PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out, as for introspect. The file goes to
