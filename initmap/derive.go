@@ -104,8 +104,9 @@ func columnNamed(t *introspect.Table, name string) (string, bool) {
 
 // derive goes through the statements of the statistics, the most often run
 // first: each is answered by an access pattern already written (pats), or
-// one is derived from it, with the overloaded index slot of its entity it
-// needs (written to pats too), or it is left with the reason.
+// one is derived from it (written to pats too), with the index it needs (the
+// next overloaded slot of its entity, or an index NUMn of its own for a
+// number sort key), or it is left with the reason.
 func (d *design) derive(st *Statistics, pats *writer) []verdict {
 	stmts := slices.Clone(st.Statements)
 	slices.SortStableFunc(stmts, func(a, b Statement) int {
@@ -150,6 +151,12 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 		}
 		q.eq[i] = c
 	}
+	// The columns in the table's order: statements that name them in
+	// another order share one index.
+	slices.SortStableFunc(q.eq, func(a, b string) int {
+		return cmp.Compare(slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == a }),
+			slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == b }))
+	})
 	for _, w := range pats.written {
 		if w.answers(q) {
 			return w.name, "", false, ""
@@ -216,6 +223,8 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 	}
 	base := "find" + camel(e.name) + "By" + camel(strings.Join(q.eq, "_"))
 	switch {
+	case q.orderCol != "" && q.desc:
+		base += "OrderBy" + camel(q.orderCol) + "Desc"
 	case q.orderCol != "":
 		base += "OrderBy" + camel(q.orderCol)
 	case q.rangeCol != "":

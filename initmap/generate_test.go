@@ -109,6 +109,7 @@ func TestGenerateStatistics(t *testing.T) {
 			{SQL: "SELECT * FROM film WHERE film_id = $1 AND rating = $2", Calls: 1},
 			{SQL: "SELECT * FROM payment WHERE customer_id = $1 ORDER BY amount DESC LIMIT $2", Calls: 1},
 			{SQL: "SELECT * FROM film WHERE title = $1 AND description > $2", Calls: 1},
+			{SQL: "SELECT * FROM payment WHERE staff_id = $1 AND customer_id = $2 ORDER BY payment_date DESC", Calls: 1},
 		}},
 	}, {
 		erd: "chinook-mysql",

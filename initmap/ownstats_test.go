@@ -227,7 +227,7 @@ func TestInitStatisticsMigrateVerify(t *testing.T) {
 			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
 				t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
 			}
-			for _, p := range []string{"findUsersByNickname", "findPostsByUserIdKindState", "findPostsByCategoryIdOrderByCreatedAt", "findPostsByUserIdOrderByPostId"} {
+			for _, p := range []string{"findUsersByNickname", "findPostsByUserIdKindState", "findPostsByCategoryIdOrderByCreatedAtDesc", "findPostsByUserIdOrderByPostIdDesc"} {
 				if !regexp.MustCompile(`(?m)^\s*PASS\s+` + p + `\s+on index (GSI|NUM)\d+\s+5 samples,\s+[1-9]\d* items$`).MatchString(out) {
 					t.Errorf("verify does not report the derived pattern %s:\n%s", p, out)
 				}
