@@ -80,6 +80,9 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		// The SDK's own CRC32 check only logs; checkCRC32 makes a mismatch
 		// an error that is retried (see crc32.go).
 		o.DisableValidateResponseChecksum = true
+		// BatchWriteItem's body is written by batchWriteProtocol (see
+		// batchwrite.go), the rest by the SDK.
+		o.Protocol = batchWriteProtocol{o.Protocol}
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
