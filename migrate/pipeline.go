@@ -194,6 +194,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	w := newWriter(o, c, rej)
 	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
 		w.written = newKeySet()
+		defer w.written.close() // its files
 	}
 	if tr != nil { // the checkpoint names this run's lock from now on
 		tr.file.Owners = []string{lk.held.owner}
