@@ -10,6 +10,7 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -44,34 +45,67 @@ import (
 // keyCheck decides whether the run needs the collision check and says so
 // in the report. Where the static proof leaves only conditions on the data
 // (a text column that may hold the separator after it: mapping.DataCheck),
-// it asks the source through r, a reader of the run's snapshot, before any
-// row is read: when no row holds the separator, the keys of every row this
-// run reads are distinct and the check is skipped ("proven on the data of
+// it asks the source through readers of the run's snapshot (idle then),
+// before any row is read: when no row holds the separator, the keys of
+// every row this run reads are distinct and the check is skipped ("proven on the data of
 // this snapshot"). A resumed run has a new snapshot and asks again. A
 // statement the source refuses leaves the check on, with the reason.
-func keyCheck(ctx context.Context, o *Options, rep *Report, r source.Reader) error {
+func keyCheck(ctx context.Context, o *Options, rep *Report, readers []source.Reader) error {
 	proof := o.Plan.ProveKeysDistinct()
-	if len(proof.Checks) > 0 && r != nil {
+	if len(proof.Checks) > 0 && len(readers) > 0 {
 		type query struct {
 			t          *introspect.Table
 			where, col string
 			sep        byte
 		}
-		asked := map[query]bool{} // entities of one table share a column
-		checked, err := proof.CheckData("of this snapshot", func(d mapping.DataCheck) (bool, error) {
+		// The distinct questions (entities of one table share a column),
+		// asked in parallel, one reader each at a time: each is a scan of
+		// the entity's rows when no value holds the separator.
+		var qs []query
+		found := map[query]int{}
+		for _, d := range proof.Checks {
 			q := query{d.Entity.Table, d.Entity.Where, d.Column, d.Sep}
-			if found, ok := asked[q]; ok {
-				return found, nil
+			if _, ok := found[q]; !ok {
+				found[q] = len(qs)
+				qs = append(qs, q)
 			}
-			var found bool
-			err := r.Guard(ctx, func() error {
-				var err error
-				found, err = r.HoldsByte(ctx, q.t, q.where, q.col, q.sep)
-				return err
+		}
+		holds := make([]bool, len(qs))
+		next := make(chan int, len(qs))
+		for i := range qs {
+			next <- i
+		}
+		close(next)
+		// Not an errgroup: a failed statement must not cancel another
+		// reader's, whose rollback to its savepoint needs a live context
+		// (the readers read the rows next).
+		used := readers[:min(len(readers), len(qs))]
+		errs := make([]error, len(used))
+		var wg sync.WaitGroup
+		for j, r := range used {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					err := r.Guard(ctx, func() error {
+						var err error
+						holds[i], err = r.HoldsByte(ctx, qs[i].t, qs[i].where, qs[i].col, qs[i].sep)
+						return err
+					})
+					if err != nil && errs[j] == nil {
+						errs[j] = err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		err := errors.Join(errs...)
+		var checked mapping.KeyProof
+		if err == nil {
+			checked, err = proof.CheckData("of this snapshot", func(d mapping.DataCheck) (bool, error) {
+				return holds[found[query{d.Entity.Table, d.Entity.Where, d.Column, d.Sep}]], nil
 			})
-			asked[q] = found
-			return found, err
-		})
+		}
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
