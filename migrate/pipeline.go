@@ -194,6 +194,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	w := newWriter(o, c, rej)
 	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
 		w.written = newKeySet()
+		defer w.written.close() // its files
 	}
 	if tr != nil { // the checkpoint names this run's lock from now on
 		tr.file.Owners = []string{lk.held.owner}
@@ -203,7 +204,9 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
-	keyCheck(&o, rep) // before the goroutines that read o
+	if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers]); err != nil { // before the goroutines that read o
+		return err
+	}
 	phase, err := copyPhase(ctx, o, snap.Readers(), c)
 	if err != nil {
 		return err
