@@ -251,11 +251,10 @@ func (c *collider) flush(emit func(pending) error, collide func(pending, string)
 	return c.settle(emit, collide)
 }
 
-// close removes the file.
+// close closes the file (unlinked when it was created), freeing its space.
 func (c *collider) close() {
 	if c.file != nil {
 		c.file.Close()
-		os.Remove(c.file.Name())
 		c.file = nil
 	}
 }
@@ -273,6 +272,12 @@ func (c *collider) accept(p pending, h uint64, key []byte) error {
 	if c.file == nil {
 		f, err := os.CreateTemp("", "remodel-keys-*")
 		if err != nil {
+			return fmt.Errorf("migrate: the key collision check's file: %w", err)
+		}
+		// Read and written through f only: unlinked at once, so that a
+		// run killed with -9 leaves no file behind.
+		if err := os.Remove(f.Name()); err != nil {
+			f.Close()
 			return fmt.Errorf("migrate: the key collision check's file: %w", err)
 		}
 		c.file, c.w = f, bufio.NewWriterSize(f, 1<<20)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -110,20 +109,24 @@ func TestColliderOff(t *testing.T) {
 	}
 }
 
-// TestColliderFileRemoved: the keys' file is in the temporary directory
-// while the run lasts and gone after close.
+// TestColliderFileRemoved: the keys' file is used through its descriptor
+// only, unlinked from the temporary directory as soon as it is made, so a
+// run killed with -9 leaves no file behind; the check still works through
+// it.
 func TestColliderFileRemoved(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	c := newCollider(testTable, false)
-	collideRun(t, c, []string{"1", "2", "3"})
-	files, _ := filepath.Glob(filepath.Join(dir, "remodel-keys-*"))
-	if len(files) != 1 {
-		t.Fatalf("files during the run: %v", files)
+	defer c.close()
+	_, collided, _ := collideRun(t, c, []string{"1", "2", "3", "2"})
+	if c.file == nil {
+		t.Fatal("no keys file during the run")
 	}
-	c.close()
-	if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
-		t.Errorf("%s after close: %v", files[0], err)
+	if len(collided) != 1 {
+		t.Errorf("collided %v, want the repeated key 2", collided)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("files on disk during the run: %v, want none", left)
 	}
 }
 

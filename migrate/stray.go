@@ -38,11 +38,11 @@ const maxStrayKeys = 20
 // partitions the table's keys the same way and compares one bucket pair at
 // a time, with the written digests of that bucket sorted in memory (16
 // bytes a key divided by strayBuckets: 1.25 MB at ten million keys). The
-// files (16 bytes a key in all) are in a temporary directory that close
-// removes.
+// files (16 bytes a key in all) are unlinked as soon as they are created
+// (see openBuckets): closing them frees the space, and nothing is left
+// behind by a killed run.
 type keySet struct {
 	mu      sync.Mutex
-	dir     string       // created at the first add
 	buckets []*spillFile // the written digests
 	err     error        // the first failure to write; strays reports it
 }
@@ -69,7 +69,7 @@ func (s *keySet) add(t *mapping.Table, item mapping.Item) {
 		return
 	}
 	if s.buckets == nil {
-		if s.buckets, s.err = openBuckets(&s.dir, "written"); s.err != nil {
+		if s.buckets, s.err = openBuckets("written"); s.err != nil {
 			return
 		}
 	}
@@ -78,24 +78,24 @@ func (s *keySet) add(t *mapping.Table, item mapping.Item) {
 	}
 }
 
-// openBuckets creates strayBuckets files named prefix-N in *dir (created
-// when empty).
-func openBuckets(dir *string, prefix string) ([]*spillFile, error) {
-	if *dir == "" {
-		d, err := os.MkdirTemp("", "remodel-written-*")
-		if err != nil {
-			return nil, fmt.Errorf("migrate: a directory for the digests of the keys written: %w", err)
-		}
-		*dir = d
+// openBuckets creates strayBuckets files named prefix-N in a temporary
+// directory of their own, then removes the directory with its files while
+// they stay open: they are read and written through their descriptors
+// only, so a run killed with -9 leaves nothing behind on disk.
+func openBuckets(prefix string) ([]*spillFile, error) {
+	dir, err := os.MkdirTemp("", "remodel-"+prefix+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("migrate: a directory for the key digests: %w", err)
 	}
+	defer os.RemoveAll(dir)
 	bs := make([]*spillFile, strayBuckets)
 	for i := range bs {
-		f, err := os.Create(filepath.Join(*dir, fmt.Sprintf("%s-%03d", prefix, i)))
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%03d", prefix, i)))
 		if err != nil {
 			for _, b := range bs[:i] {
 				b.f.Close()
 			}
-			return nil, fmt.Errorf("migrate: a file for the digests of the keys written: %w", err)
+			return nil, fmt.Errorf("migrate: a file for the key digests: %w", err)
 		}
 		bs[i] = &spillFile{f: f, w: bufio.NewWriterSize(f, 4<<10)}
 	}
@@ -112,7 +112,7 @@ func flushBuckets(bs []*spillFile) error {
 	return nil
 }
 
-// close removes the files.
+// close closes the files (and so frees their space).
 func (s *keySet) close() {
 	if s == nil {
 		return
@@ -123,10 +123,6 @@ func (s *keySet) close() {
 		b.f.Close()
 	}
 	s.buckets = nil
-	if s.dir != "" {
-		os.RemoveAll(s.dir)
-		s.dir = ""
-	}
 }
 
 // written reads bucket i's digests, sorted (none when nothing was written).
@@ -384,7 +380,7 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		return err
 	}
 	tk := &tableKeys{}
-	if tk.buckets, err = openBuckets(&ks.dir, "table"); err != nil {
+	if tk.buckets, err = openBuckets("table"); err != nil {
 		return err
 	}
 	defer func() {
