@@ -20,12 +20,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/mapping"
 )
-
-// scanSegments is how many parallel Scan segments read a table to count
-// its items or find its stray ones.
-const scanSegments = 4
 
 // maxStrayKeys is how many stray items the report names.
 const maxStrayKeys = 20
@@ -317,7 +314,7 @@ func countItems(ctx context.Context, o Options, call func(*dynamodb.Options)) (i
 	expr, names, values := notLock(&o.Plan.Table)
 	var mu sync.Mutex
 	var n int64
-	err := scanAll(ctx, o.DB, o.Table, func(in *dynamodb.ScanInput) {
+	err := scanAll(ctx, o.DB, o.Table, 0, func(in *dynamodb.ScanInput) {
 		in.Select = types.SelectCount
 		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = aws.String(expr), names, values
 	}, func(page *dynamodb.ScanOutput) error {
@@ -332,34 +329,13 @@ func countItems(ctx context.Context, o Options, call func(*dynamodb.Options)) (i
 	return n, nil
 }
 
-// scanAll scans the table in parallel segments with consistent reads;
-// setup completes each segment's input, page is called for every page
-// (from several goroutines).
-func scanAll(ctx context.Context, db *dynamodb.Client, name string, setup func(*dynamodb.ScanInput), page func(*dynamodb.ScanOutput) error, call func(*dynamodb.Options)) error {
-	g, ctx := errgroup.WithContext(ctx)
-	for seg := range scanSegments {
-		g.Go(func() error {
-			in := &dynamodb.ScanInput{
-				TableName:      aws.String(name),
-				Segment:        aws.Int32(int32(seg)),
-				TotalSegments:  aws.Int32(scanSegments),
-				ConsistentRead: aws.Bool(true),
-			}
-			setup(in)
-			p := dynamodb.NewScanPaginator(db, in)
-			for p.HasMorePages() {
-				out, err := p.NextPage(ctx, call)
-				if err != nil {
-					return err
-				}
-				if err := page(out); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+// scanAll scans the table (dynamo.ScanAll: consistent reads, parallel
+// segments sized by items, about how many it holds); setup completes the
+// input, page is called for every page (from several goroutines).
+func scanAll(ctx context.Context, db *dynamodb.Client, name string, items int64, setup func(*dynamodb.ScanInput), page func(*dynamodb.ScanOutput) error, call func(*dynamodb.Options)) error {
+	in := dynamodb.ScanInput{TableName: aws.String(name)}
+	setup(&in)
+	return dynamo.ScanAll(ctx, db, in, items, page, call)
 }
 
 // strays finds the items of the table that this run did not write (the
@@ -395,7 +371,7 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		names["#sk"] = t.SK.Name
 		proj += ", #sk"
 	}
-	err = scanAll(ctx, o.DB, o.Table, func(in *dynamodb.ScanInput) {
+	err = scanAll(ctx, o.DB, o.Table, rep.ItemsBefore+rep.ItemsWritten, func(in *dynamodb.ScanInput) {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
 	}, func(page *dynamodb.ScanOutput) error {
 		for _, it := range page.Items {

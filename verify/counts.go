@@ -10,29 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
 )
-
-// Scan segments: DynamoDB Local reads a segment in time that grows faster
-// than its size (a 204 584-item table took 143 s in 4 segments, 45 s in
-// 16, 26 s in 256 of about 800 items each), and for DynamoDB a segment more
-// is a request more. So the table is cut into segments of about
-// scanSegmentItems items by its item count (DescribeTable's), at least
-// minScanSegments and at most maxScanSegments, read scanWorkers at a time.
-const (
-	scanSegmentItems = 1000
-	minScanSegments  = 4
-	maxScanSegments  = 4096
-	scanWorkers      = 8
-)
-
-// scanSegments is how many segments the Scan of a table of n items uses.
-func scanSegments(n int64) int {
-	s := n / scanSegmentItems
-	return int(max(minScanSegments, min(maxScanSegments, s)))
-}
 
 // sourceCounts counts the source rows of every entity (less its accepted
 // rejects) into rep.Counts; a count whose SQL fails fails that entity's
@@ -137,32 +118,21 @@ func (v *verifier) scan(ctx context.Context, fn func(map[string]types.AttributeV
 	if err != nil {
 		return fmt.Errorf("verify: building the scan projection: %w", err)
 	}
-	segments := scanSegments(v.tableItems)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(scanWorkers)
-	for seg := range segments {
-		g.Go(func() error {
-			p := dynamodb.NewScanPaginator(v.o.DB, &dynamodb.ScanInput{
-				TableName:                aws.String(v.o.Table),
-				ProjectionExpression:     expr.Projection(),
-				ExpressionAttributeNames: expr.Names(),
-				Segment:                  aws.Int32(int32(seg)),
-				TotalSegments:            aws.Int32(int32(segments)),
-				ConsistentRead:           aws.Bool(true),
-			})
-			for p.HasMorePages() {
-				page, err := p.NextPage(gctx)
-				if err != nil {
-					return fmt.Errorf("verify: scanning %s: %w", v.o.Table, err)
-				}
-				for _, it := range page.Items {
-					fn(it)
-				}
-			}
-			return nil
-		})
+	in := dynamodb.ScanInput{
+		TableName:                aws.String(v.o.Table),
+		ProjectionExpression:     expr.Projection(),
+		ExpressionAttributeNames: expr.Names(),
 	}
-	return g.Wait()
+	err = dynamo.ScanAll(ctx, v.o.DB, in, v.tableItems, func(page *dynamodb.ScanOutput) error {
+		for _, it := range page.Items {
+			fn(it)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("verify: scanning %s: %w", v.o.Table, err)
+	}
+	return nil
 }
 
 func entityOf(it map[string]types.AttributeValue, attr string) string {
