@@ -308,15 +308,32 @@ func (b *bench) checkKilledJob(ctx context.Context, run *killRun, table, ck, rep
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		return fmt.Errorf("bench: kill loop: the last run's report: %w", err)
 	}
+	_, err = os.Stat(ck)
+	ckLeft := !errors.Is(err, os.ErrNotExist)
+	out, err := b.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return fmt.Errorf("bench: describing %s: %w", table, err)
+	}
+	run.Items = aws.ToInt64(out.Table.ItemCount)
+	if problems := jobProblems(&rep, b.total, run.Kills, ckLeft, run.Items); len(problems) > 0 {
+		return fmt.Errorf("bench: kill loop, --ranges %d, table %s: NOT EXACT after %d kills: %s", run.Ranges, table, len(run.Kills), strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// jobProblems lists what is wrong with a finished kill-loop job of rows
+// source rows: rep is its last run's report, ckLeft whether its checkpoint
+// is still there, items the table's item count (the lock item included).
+func jobProblems(rep *migrate.Report, rows int64, kills []kill, ckLeft bool, items int64) []string {
 	var problems []string
-	if err := checkReport(&rep, b.total); err != nil {
+	if err := checkReport(rep, rows); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if rep.StrayItems != 0 {
 		problems = append(problems, fmt.Sprintf("the last run found %d stray items: %v", rep.StrayItems, rep.StrayKeys))
 	}
-	if n := len(run.Kills); n > 0 {
-		settled := run.Kills[n-1].Settled
+	if n := len(kills); n > 0 {
+		settled := kills[n-1].Settled
 		switch {
 		case rep.Earlier == nil:
 			problems = append(problems, "the last run's report does not say it resumed")
@@ -324,21 +341,13 @@ func (b *bench) checkKilledJob(ctx context.Context, run *killRun, table, ck, rep
 			problems = append(problems, fmt.Sprintf("the last run resumed after %d items, the checkpoint settled %d", rep.Earlier.Items, settled))
 		}
 	}
-	if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
-		problems = append(problems, fmt.Sprintf("the finished job's checkpoint is still there (%v)", err))
+	if ckLeft {
+		problems = append(problems, "the finished job's checkpoint is still there")
 	}
-	out, err := b.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	if err != nil {
-		return fmt.Errorf("bench: describing %s: %w", table, err)
+	if items != rows {
+		problems = append(problems, fmt.Sprintf("the table holds %d items (the lock item included, if left), the source %d rows", items, rows))
 	}
-	run.Items = aws.ToInt64(out.Table.ItemCount)
-	if run.Items != b.total {
-		problems = append(problems, fmt.Sprintf("the table holds %d items (the lock item included, if left), the source %d rows", run.Items, b.total))
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("bench: kill loop, --ranges %d, table %s: NOT EXACT after %d kills: %s", run.Ranges, table, len(run.Kills), strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
 // verify runs remodel verify on the table (every item compared) and

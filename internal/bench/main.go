@@ -13,6 +13,10 @@
 //     Discard rule acknowledges every BatchWriteItem without forwarding it,
 //     so the figure is remodel's own cost (read, render, batch, HTTP).
 //
+// With -kill-loop N it then runs the kill -9 loop (killloop.go): remodel
+// migrate killed with SIGKILL at N seeded points and resumed each time,
+// once per -kill-ranges value, the finished table proven exact.
+//
 // For the remodel runs it reports user+sys CPU and peak RSS from the
 // process's rusage. The machine is shared and noisy: only the ratios within
 // one run mean much.
