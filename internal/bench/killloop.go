@@ -186,7 +186,7 @@ func (b *bench) attempt(ctx context.Context, table string, args []string, logPat
 	exited := false
 	if target >= 0 {
 		want := int64(target*float64(b.total) + 0.5)
-		tick := time.NewTicker(100 * time.Millisecond)
+		wait := time.Second
 	poll:
 		for {
 			select {
@@ -197,23 +197,25 @@ func (b *bench) attempt(ctx context.Context, table string, args []string, logPat
 				_ = cmd.Process.Kill()
 				<-done
 				return attemptResult{}, ctx.Err()
-			case <-tick.C:
+			case <-time.After(wait):
 			}
 			if first {
 				if _, err := os.Stat(ck); err != nil {
+					wait = 100 * time.Millisecond
 					continue
 				}
 			}
 			n, err := b.count(ctx, table)
 			if err != nil {
-				continue // DynamoDB Local busy: try again at the next tick
+				wait = time.Second
+				continue // DynamoDB Local busy: try again
 			}
 			if n >= want && n > start {
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				break poll
 			}
+			wait = nextPoll(n-start, want-n, time.Since(t0))
 		}
-		tick.Stop()
 	}
 	if !exited {
 		waitErr = <-done
@@ -235,6 +237,20 @@ func (b *bench) attempt(ctx context.Context, table string, args []string, logPat
 		return r, fmt.Errorf("bench: remodel migrate: %w", waitErr)
 	}
 	return r, nil
+}
+
+// nextPoll is how long to wait before counting the table again, when
+// this attempt has added added items in elapsed and left are still to come
+// before the kill: half the time they take at that rate, between 100 ms and
+// 5 s, so that the counting (a DescribeTable, which DynamoDB Local answers
+// by counting) costs DynamoDB Local little and the kill still comes close
+// to its target.
+func nextPoll(added, left int64, elapsed time.Duration) time.Duration {
+	if added <= 0 {
+		return time.Second
+	}
+	d := time.Duration(float64(elapsed) * float64(left) / float64(added) / 2)
+	return min(max(d, 100*time.Millisecond), 5*time.Second)
 }
 
 // count is the table's item count less the lock item, if it is there.

@@ -136,3 +136,23 @@ func TestParseRanges(t *testing.T) {
 
 // checkpointSample is the items testdata/checkpoint.json settles.
 const checkpointSample = 18250
+
+// TestNextPoll: the wait before the next count is half the time the items
+// left take at the attempt's rate so far, within 100 ms and 5 s.
+func TestNextPoll(t *testing.T) {
+	for _, c := range []struct {
+		added, left int64
+		elapsed     time.Duration
+		want        time.Duration
+	}{
+		{0, 1000, 10 * time.Second, time.Second},            // no rate yet
+		{1000, 200, 10 * time.Second, time.Second},          // 2 s to go
+		{1000, 1, 10 * time.Second, 100 * time.Millisecond}, // at the target
+		{1000, 10000, 10 * time.Second, 5 * time.Second},    // far from it
+		{1000, 0, 10 * time.Second, 100 * time.Millisecond}, // past it (its added item still to come)
+	} {
+		if got := nextPoll(c.added, c.left, c.elapsed); got != c.want {
+			t.Errorf("nextPoll(%d, %d, %s) = %s, want %s", c.added, c.left, c.elapsed, got, c.want)
+		}
+	}
+}
