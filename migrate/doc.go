@@ -33,6 +33,14 @@
 // key, appends to the rejects file without repeating a row, and reports
 // the whole job (rejects_resume.go).
 //
+// Shared reads (shared.go): entities built from one table are read by one
+// statement (per key range) that selects, besides the table's columns and
+// each entity's extra ones, each entity's where as a boolean; a row becomes
+// an item of every entity whose where it matches. Such a read is one track
+// of the checkpoint: a row is settled when all its items are. A statement
+// the database refuses (tried first, reading no row) makes the entities
+// read each alone.
+//
 // An entity with embeds has its child rows read beside its own rows, by
 // readers taken from a pool of extra snapshot connections (internal/embedread), and
 // merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no

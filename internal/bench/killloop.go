@@ -149,7 +149,7 @@ func (b *bench) killLoop(ctx context.Context, ranges int, targets []float64) (ki
 	}
 	b.step("kill loop, --ranges %d: remodel verify", ranges)
 	t0 := time.Now()
-	verdict, err := b.verify(ctx, table, filepath.Join(work, table+".verify.log"))
+	verdict, err := b.verifyKilled(ctx, table, filepath.Join(work, table+".verify.log"))
 	run.Verify, run.Verdict = time.Since(t0), verdict
 	return run, err
 }
@@ -366,9 +366,10 @@ func jobProblems(rep *migrate.Report, rows int64, kills []kill, ckLeft bool, ite
 	return problems
 }
 
-// verify runs remodel verify on the table (every item compared) and
-// returns the first line of its report; an error unless it passed.
-func (b *bench) verify(ctx context.Context, table, logPath string) (string, error) {
+// verifyKilled runs remodel verify on the kill loop's table (every item
+// compared) and returns the first line of its report; an error unless it
+// passed.
+func (b *bench) verifyKilled(ctx context.Context, table, logPath string) (string, error) {
 	cmd := exec.CommandContext(ctx, b.o.remodel, "verify", "--source", b.o.source, "-m", b.o.mapping,
 		"--endpoint", b.o.endpoint, "--table", table, "--seed", "1", "--progress", "none")
 	out, err := cmd.CombinedOutput()

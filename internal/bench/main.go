@@ -11,7 +11,10 @@
 //     into DynamoDB Local;
 //  4. remodel into a null sink: the same, through a faultproxy whose
 //     Discard rule acknowledges every BatchWriteItem without forwarding it,
-//     so the figure is remodel's own cost (read, render, batch, HTTP).
+//     so the figure is remodel's own cost (read, render, batch, HTTP);
+//  5. remodel verify of the table the end-to-end run wrote (every item
+//     compared, the access patterns at a fixed seed), beside the migration
+//     of the same rows: verify ÷ migrate, of wall time.
 //
 // With -kill-loop N it then runs the kill -9 loop (killloop.go): remodel
 // migrate killed with SIGKILL at N seeded points and resumed each time,
@@ -101,7 +104,7 @@ func main() {
 	flag.IntVar(&o.killLoop, "kill-loop", 0, "after the measurements, migrate once per -kill-ranges value killing remodel with SIGKILL this many times, --resume each time, and prove the table exact")
 	flag.Uint64Var(&o.killSeed, "kill-seed", 0, "the seed of the kill loop's kill points (0: drawn, and printed)")
 	ranges := flag.String("kill-ranges", "1,4", "the --ranges values of the kill loop's jobs, comma-separated")
-	flag.BoolVar(&o.killOnly, "kill-only", false, "with -kill-loop: measure only the raw read, remodel uninterrupted and the kill loop")
+	flag.BoolVar(&o.killOnly, "kill-only", false, "with -kill-loop: measure only the raw read, remodel uninterrupted and the kill loop (no raw sink, null sink or verify)")
 	flag.Parse()
 	var err error
 	if o.killRanges, err = parseRanges(*ranges); err != nil || o.source == "" || o.repeat < 1 || o.killLoop < 0 || o.killOnly && o.killLoop == 0 || o.killOnly && o.nullOnly {
@@ -153,11 +156,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer b.src.Close()
 
-	var rounds [4][]result
+	var rounds [5][]result
 	for i := range o.repeat {
 		b.round = i + 1
-		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd} {
-			if o.nullOnly && j >= 2 || o.killOnly && (j == 1 || j == 2) {
+		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd, b.verify} {
+			if o.nullOnly && j >= 2 || o.killOnly && (j == 1 || j == 2 || j == 4) {
 				rounds[j] = append(rounds[j], result{})
 				continue
 			}
@@ -168,7 +171,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			rounds[j] = append(rounds[j], r)
 		}
 	}
-	rep.Read, rep.Null, rep.Sink, rep.Remodel = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3])
+	rep.Read, rep.Null, rep.Sink, rep.Remodel, rep.Verify = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3]), median(rounds[4])
 	rep.Rounds = o.repeat
 
 	seed, kills, err := b.killLoops(ctx)
@@ -215,9 +218,12 @@ type bench struct {
 	pool   *pool
 	db     *dynamodb.Client
 	m      migrateRun
-	warmup int64
-	round  int
-	seq    int
+	// e2eTable is the table the last end-to-end run wrote, which verify
+	// then checks.
+	e2eTable string
+	warmup   int64
+	round    int
+	seq      int
 	// proxyCPU is the bench process's CPU time during each null-sink run.
 	proxyCPU []time.Duration
 }
@@ -383,7 +389,25 @@ func (b *bench) endToEnd(ctx context.Context) (result, error) {
 		return result{}, err
 	}
 	r.Emulator = emu()
+	b.e2eTable = m.table
 	return r, checkReport(rep, b.total)
+}
+
+// verify is measurement 5: remodel verify of the table endToEnd wrote,
+// right after it, on the same DynamoDB Local.
+func (b *bench) verify(ctx context.Context) (result, error) {
+	b.step("%sremodel verify of %s", b.prefix(), b.e2eTable)
+	v := verifyRun{bin: b.o.remodel, source: b.o.source, mapPth: b.o.mapping, table: b.e2eTable, endpt: b.o.endpoint, work: b.m.work}
+	emu := b.emulatorCPU()
+	r, err := v.run(ctx, "remodel verify (the e2e table)")
+	if err != nil {
+		return result{}, err
+	}
+	r.Emulator = emu()
+	if r.Items != b.total {
+		return result{}, fmt.Errorf("bench: remodel verify compared %d items, the source has %d rows", r.Items, b.total)
+	}
+	return r, nil
 }
 
 // emulatorCPU starts counting DynamoDB Local's CPU time; the function it
