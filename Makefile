@@ -4,7 +4,9 @@
 #   make test   gofmt, vet, go mod tidy -diff, staticcheck, then every test (unit and integration) with the race detector
 # and, to measure it:
 #   make bench  remodel against its ceilings (raw read, raw sink, null sink), one
-#               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3
+#               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3;
+#               KILL_LOOP=5 adds the kill -9 loop: migrate killed at 5 seeded points
+#               (KILL_SEED), --resume each time, the table proven exact (KILL_RANGES=1,4)
 .PHONY: demo test bench build services-check dynamodb-start dynamodb-stop clean
 
 GO ?= go

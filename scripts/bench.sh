@@ -22,6 +22,20 @@
 #                         stored in DynamoDB Local (for 10 million rows, which it
 #                         would take hours to store), and nothing verified
 #
+# Kill loop (issue 8: resume after kill -9, on the bench's data):
+#   KILL_LOOP=N           after the measurements, migrate into a fresh table once per
+#                         KILL_RANGES value, kill remodel with SIGKILL at N random
+#                         points (shares of the job, drawn from a seed), --resume each
+#                         time until a run finishes, then prove the table exact (item
+#                         count = rows, the last report, remodel verify of every item);
+#                         prints a line per kill and a row per job beside the
+#                         uninterrupted run. Fails if the table is not exact.
+#   KILL_SEED             the seed of the kill points (printed; set it to replay them)
+#   KILL_RANGES           the jobs' --ranges values (default 1,4)
+#   KILL_ONLY=1           with KILL_LOOP: skip the raw sink, the null sink and the verify row
+#
+#   KILL_LOOP=5 ROWS=200000 ENGINE=both scripts/bench.sh
+#
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
 # database remodel_bench.
@@ -62,6 +76,15 @@ elif [[ -z "${DYNAMODB_XMX:-}" ]]; then
 fi
 
 say() { printf 'bench: %s\n' "$*" >&2; }
+
+# kill_args prints the kill loop's flags for bin/remodel-bench (none without KILL_LOOP).
+kill_args() {
+	[[ -n "${KILL_LOOP:-}" ]] || return 0
+	echo "-kill-loop $KILL_LOOP -kill-ranges ${KILL_RANGES:-1,4}"
+	[[ -z "${KILL_SEED:-}" ]] || echo "-kill-seed $KILL_SEED"
+	[[ "${KILL_ONLY:-}" != 1 ]] || echo "-kill-only"
+}
+[[ -z "${KILL_LOOP:-}" || "$KILL_LOOP" =~ ^[0-9]+$ ]] || { echo "bench: KILL_LOOP must be a whole number, got '$KILL_LOOP'" >&2; exit 2; }
 
 scripts/check-services.sh --start >&2
 say "building bin/remodel and bin/remodel-bench"
@@ -113,13 +136,14 @@ for e in "${engines[@]}"; do
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
 		-note "examples/personalization/gen -scale $scale$( ((copies == 1)) || echo " ×$copies (copies with shifted ids)"); DynamoDB Local -Xmx$DYNAMODB_XMX")
 	[[ "${NULL_ONLY:-}" != 1 ]] || args+=(-null-only)
+	args+=($(kill_args))
 	if [[ -n "${CPUPROFILE:-}" ]]; then
 		prof="$CPUPROFILE"
 		((${#engines[@]} == 1)) || prof="$CPUPROFILE.$e"
 		args+=(-cpuprofile "$prof")
 	fi
 	echo
-	echo "\$ make bench ROWS=$rows ENGINE=$engine   # $e"
+	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}   # $e"
 	bin/remodel-bench "${args[@]}"
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 done

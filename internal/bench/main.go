@@ -16,6 +16,10 @@
 //     compared, the access patterns at a fixed seed), beside the migration
 //     of the same rows: verify ÷ migrate, of wall time.
 //
+// With -kill-loop N it then runs the kill -9 loop (killloop.go): remodel
+// migrate killed with SIGKILL at N seeded points and resumed each time,
+// once per -kill-ranges value, the finished table proven exact.
+//
 // For the remodel runs it reports user+sys CPU and peak RSS from the
 // process's rusage. The machine is shared and noisy: only the ratios within
 // one run mean much.
@@ -65,6 +69,12 @@ type options struct {
 	cpuprofile               string
 	repeat                   int
 	nullOnly                 bool
+	// The kill loop (killloop.go): -kill-loop kills per job, one job per
+	// -kill-ranges value; -kill-only skips the raw sink and the null sink.
+	killLoop   int
+	killSeed   uint64
+	killRanges []int
+	killOnly   bool
 }
 
 func main() {
@@ -91,9 +101,14 @@ func main() {
 	flag.IntVar(&o.repeat, "repeat", 1, "measure everything this many rounds and print each measurement's median round")
 	flag.BoolVar(&o.nullOnly, "null-only", false, "measure only the raw read and the null sink (no DynamoDB Local writes: for sizes it would take hours to store)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file")
+	flag.IntVar(&o.killLoop, "kill-loop", 0, "after the measurements, migrate once per -kill-ranges value killing remodel with SIGKILL this many times, --resume each time, and prove the table exact")
+	flag.Uint64Var(&o.killSeed, "kill-seed", 0, "the seed of the kill loop's kill points (0: drawn, and printed)")
+	ranges := flag.String("kill-ranges", "1,4", "the --ranges values of the kill loop's jobs, comma-separated")
+	flag.BoolVar(&o.killOnly, "kill-only", false, "with -kill-loop: measure only the raw read, remodel uninterrupted and the kill loop (no raw sink, null sink or verify)")
 	flag.Parse()
-	if o.source == "" || o.repeat < 1 {
-		fmt.Fprintln(os.Stderr, "bench: -source is required, and -repeat must be at least 1")
+	var err error
+	if o.killRanges, err = parseRanges(*ranges); err != nil || o.source == "" || o.repeat < 1 || o.killLoop < 0 || o.killOnly && o.killLoop == 0 || o.killOnly && o.nullOnly {
+		fmt.Fprintln(os.Stderr, "bench: -source is required, -repeat must be at least 1, -kill-loop at least 0, -kill-ranges whole numbers of at least 1 (got "+*ranges+"); -kill-only needs -kill-loop and excludes -null-only")
 		os.Exit(2)
 	}
 	o.endpoint = fmt.Sprintf("http://127.0.0.1:%d", o.port)
@@ -102,7 +117,7 @@ func main() {
 			os.Setenv(k, v)
 		}
 	}
-	err := run(ctx, o, os.Stdout, os.Stderr)
+	err = run(ctx, o, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -145,7 +160,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for i := range o.repeat {
 		b.round = i + 1
 		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd, b.verify} {
-			if o.nullOnly && j >= 2 {
+			if o.nullOnly && j >= 2 || o.killOnly && (j == 1 || j == 2 || j == 4) {
 				rounds[j] = append(rounds[j], result{})
 				continue
 			}
@@ -159,6 +174,14 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	rep.Read, rep.Null, rep.Sink, rep.Remodel, rep.Verify = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3]), median(rounds[4])
 	rep.Rounds = o.repeat
 
+	seed, kills, err := b.killLoops(ctx)
+	if err != nil {
+		return err
+	}
+	if b.items == 0 { // no null-sink run (-kill-only)
+		b.items = rep.Remodel.Items
+	}
+
 	p := b.pool
 	rep.Header = [][2]string{
 		{"source", fmt.Sprintf("%s, %s rows in %d entities (%s)%s", b.engine, thousands(float64(b.total)), len(b.plan.Entities), perEntity(b.counts), note(o.note))},
@@ -167,10 +190,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{"run", fmt.Sprintf("%d readers, %d writers; DynamoDB Local on :%d%s", o.readers, o.writers, o.port, restarted(o.script, b.warmup))},
 		{"load", fmt.Sprintf("1/5/15-min load average %s at start, %s at end", loadStart, loadAverage())},
 	}
-	rep.Notes = []string{
-		fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()),
-		"remodel's wall time is the whole process: start, introspection, snapshot, the copy (tables are created before).",
+	if len(b.proxyCPU) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()))
 	}
+	rep.Notes = append(rep.Notes, "remodel's wall time is the whole process: start, introspection, snapshot, the copy (tables are created before).")
 	if o.cpuprofile != "" {
 		b.step("profiling one more null-sink run into %s", o.cpuprofile)
 		if err := b.profileNull(ctx); err != nil {
@@ -178,6 +201,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.write(stdout)
+	writeKills(stdout, seed, kills, b.total, rep.Remodel)
 	return nil
 }
 

@@ -42,6 +42,7 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 		"--endpoint", m.endpt, "--table", m.table,
 		"--readers", strconv.Itoa(m.reads), "--writers", strconv.Itoa(m.writes),
 		"--rejects", filepath.Join(m.work, m.table+".rejects.jsonl"),
+		"--checkpoint", filepath.Join(m.work, m.table+".checkpoint.json"), // a failed run's is not left in the current folder
 		"--report-json", reportPath, "--format", "json")
 	log, err := os.Create(logPath)
 	if err != nil {

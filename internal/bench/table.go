@@ -145,12 +145,16 @@ func (r *report) write(w io.Writer) {
 	}
 	e2e, null := r.ratios()
 	fmt.Fprintln(w)
-	if r.Remodel.Name == "" {
+	if r.Remodel.Name == "" || r.Sink.Name == "" { // not measured (-null-only, -kill-only)
 		fmt.Fprintf(w, "  %-38s %5s\n", "end to end / min(raw read, raw sink)", "-")
 	} else {
 		fmt.Fprintf(w, "  %-38s %5.2f\n", "end to end / min(raw read, raw sink)", e2e)
 	}
-	fmt.Fprintf(w, "  %-38s %5.2f\n", "null sink / raw read", null)
+	if r.Null.Name == "" {
+		fmt.Fprintf(w, "  %-38s %5s\n", "null sink / raw read", "-")
+	} else {
+		fmt.Fprintf(w, "  %-38s %5.2f\n", "null sink / raw read", null)
+	}
 	if vr := r.verifyRatio(); vr > 0 {
 		fmt.Fprintf(w, "  %-38s %5.2f\n", "verify / migrate (wall, same rows)", vr)
 	}
