@@ -210,7 +210,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 
 	rep.writing = true
-	err = pipeline(ctx, o, snap.Readers(), w, rej, c, tr)
+	err = rejectsAlone(pipeline(ctx, o, snap.Readers(), w, rej, c, tr))
 	phase.End(err == nil)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
