@@ -175,6 +175,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 
+	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout) // the readers wait while a batch is retried
 	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return err

@@ -149,6 +149,7 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	if err := v.checkTable(ctx); err != nil {
 		return err
 	}
+	source.AllowStall(v.o.Source, v.o.Backoff.Deadline) // the reader waits while items are read again
 	snap, err := v.o.Source.Snapshot(ctx, 1+v.o.Plan.MaxEmbeds())
 	if err != nil {
 		return err
