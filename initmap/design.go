@@ -52,19 +52,22 @@ type placement struct {
 type lookup struct {
 	fk     *introspect.ForeignKey // nil for a unique key
 	uk     *introspect.UniqueKey
-	cols   []string // the entity's columns, in template order
-	pk     string   // the index partition key template
-	target string   // what the partition holds, for the comment
+	cols   []string     // the entity's columns, in template order
+	pk     string       // the index partition key template
+	sk     string       // the index sort key template; "": the entity's own (NAME#{key})
+	target string       // what the partition holds, for the comment
+	from   *derivedFrom // set on a path a statement of the statistics asked for
 }
 
 // design is the whole mapping before it is written.
 type design struct {
 	s        *introspect.Schema
 	entities []*entity
-	skipped  []string // comment lines: tables left out and why
-	slots    int      // overloaded indexes used (GSI2 ...)
-	inverted bool     // GSI1 is used
-	dropped  []string // paths left out for want of indexes
+	skipped  []string    // comment lines: tables left out and why
+	slots    int         // overloaded indexes used (GSI2 ...)
+	inverted bool        // GSI1 is used
+	dropped  []string    // paths left out for want of indexes
+	numeric  []*numIndex // indexes of their own with a number sort key (NUM1, ...), derived from statements
 	byTable  map[*introspect.Table]*entity
 	prefixes map[*introspect.Table]string
 }
@@ -161,7 +164,6 @@ func newDesign(s *introspect.Schema) *design {
 		d.byTable[t] = e
 	}
 	d.relate()
-	d.attributes()
 	return d
 }
 
@@ -405,13 +407,16 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 	used[best.fk.Name] = true
 }
 
-// attributes renames the columns whose names are taken by the table's key
+// attributes (called once the indexes are known) renames the columns whose names are taken by the table's key
 // attributes or the entity attribute.
 func (d *design) attributes() {
 	taken := map[string]bool{"PK": true, "SK": true, "_type": true}
 	for i := 2; i <= d.slots+1; i++ {
 		taken[fmt.Sprintf("GSI%dPK", i)] = true
 		taken[fmt.Sprintf("GSI%dSK", i)] = true
+	}
+	for _, n := range d.numeric {
+		taken[n.name+"PK"], taken[n.name+"SK"] = true, true
 	}
 	for _, e := range d.entities {
 		for _, c := range e.t.Columns {

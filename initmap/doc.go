@@ -30,6 +30,15 @@
 // performance_schema digests), in one short transaction of one connection
 // (package source); Generate lists them in a comment, each with the access
 // pattern that answers it (same table, same columns compared to a
-// parameter) or none. Everything else here works on the schema alone: the
-// caller introspects, filters the tables and passes it.
+// parameter, same range and order), or one it derives from it, or why there
+// is none. A pattern is derived from a SELECT of one table whose condition
+// is equalities joined by AND, with at most one range and an ORDER BY of one
+// date, time, timestamp or number column (parseStatement reads
+// pg_stat_statements' $n and MySQL's digests): the entity gets its next
+// overloaded index slot (pk the equality columns, sk the date or time
+// column, else its own key) or, for a number, an index NUMn of its own with
+// a number (N) sort key, and the pattern, commented with the statement and
+// its calls, queries it.
+// Everything else here works on the schema (and the statistics) alone: the
+// caller introspects, filters the tables and passes them.
 package initmap

@@ -13,11 +13,12 @@ import (
 	"github.com/remodel-dev/remodel/source"
 )
 
-// TestReadStatistics reads each engine's statement statistics. Where the
-// server keeps none (this project's test servers: pg_stat_statements is not
-// in shared_preload_libraries, MariaDB's performance_schema is off), the
-// reason is said; where it keeps them, a statement run here is listed
-// with its calls.
+// TestReadStatistics reads each engine's statement statistics on the
+// shared test servers. Where the server keeps none (this project's test
+// servers: pg_stat_statements is not in shared_preload_libraries, MariaDB's
+// performance_schema is off), the reason is said; where it keeps them, a
+// statement run here is listed with its calls. Servers that keep them are
+// TestInitStatisticsMigrateVerify's own (internal/ownserver).
 func TestReadStatistics(t *testing.T) {
 	ctx := context.Background()
 	for _, eng := range testenv.Engines {

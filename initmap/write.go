@@ -2,6 +2,7 @@ package initmap
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -18,7 +19,9 @@ type Options struct {
 	// a valid table name.
 	Table string
 	// Statistics, when not nil, are listed in a comment, each statement
-	// with the access pattern that answers it (see ReadStatistics).
+	// with the access pattern that answers it (see ReadStatistics); a
+	// pattern, and the index it needs, is derived from each statement
+	// that no pattern answers and that one Query can answer.
 	Statistics *Statistics
 }
 
@@ -27,7 +30,16 @@ type Options struct {
 func Generate(s *introspect.Schema, o Options) []byte {
 	d := newDesign(s)
 	w := &writer{d: d, names: map[string]bool{}}
-	w.file(o)
+	pats := &writer{d: d, names: w.names}
+	for _, e := range d.entities {
+		pats.patterns(e)
+	}
+	var verdicts []verdict
+	if o.Statistics != nil && o.Statistics.Unavailable == "" {
+		verdicts = d.derive(o.Statistics, pats)
+	}
+	d.attributes()
+	w.file(o, pats, verdicts)
 	return w.buf.Bytes()
 }
 
@@ -89,12 +101,8 @@ func tableName(s *introspect.Schema, o Options) string {
 	return n
 }
 
-func (w *writer) file(o Options) {
+func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	d := w.d
-	pats := &writer{d: d, names: w.names}
-	for _, e := range d.entities {
-		pats.patterns(e)
-	}
 	w.line(0, "# yaml-language-server: $schema=https://raw.githubusercontent.com/remodel-dev/remodel/main/docs/mapping.schema.json")
 	w.comment(0, fmt.Sprintf("A starting mapping that remodel init wrote from the ERD of the %s database %s (%d tables and views, %d entities). "+
 		"It is a draft to read and change: the keys follow the foreign keys, not the application's queries, which only you know. "+
@@ -107,13 +115,13 @@ func (w *writer) file(o Options) {
 		"Key values are joined with # and not padded: a text key holding # can make two rows one key (migrate rejects the second), "+
 		"and numbers sort as text (add |pad:N where order matters).")
 	if o.Statistics != nil {
-		w.statistics(o.Statistics, pats.written)
+		w.statistics(o.Statistics, verdicts)
 	}
 	w.line(0, "version: 1")
 	w.line(0, "table:")
 	w.line(1, "name: %s", q(tableName(d.s, o)))
 	w.line(1, "key: {pk: PK, sk: SK}")
-	if d.inverted || d.slots > 0 {
+	if d.inverted || d.slots > 0 || len(d.numeric) > 0 {
 		w.line(1, "indexes:")
 		if d.inverted {
 			w.comment(2, "The inverted index: the other side of each adjacency item (the A rows of a B), and each item "+
@@ -127,6 +135,11 @@ func (w *writer) file(o Options) {
 		}
 		for i := 2; i <= d.slots+1; i++ {
 			w.line(2, "- {name: GSI%d, pk: GSI%dPK, sk: GSI%dSK}", i, i, i)
+		}
+		for _, n := range d.numeric {
+			w.comment(2, fmt.Sprintf("%s: an index of %s's own, whose sort key is the number %s (a string sort key would "+
+				"not sort it): %s.", n.name, n.e.name, n.col, n.target))
+			w.line(2, "- {name: %s, pk: %sPK, sk: {name: %sSK, type: N}}", n.name, n.name, n.name)
 		}
 	}
 	w.line(0, "")
@@ -202,7 +215,13 @@ func (w *writer) entity(e *entity) {
 	}
 	w.line(2, "pk: %s", q(e.pk()))
 	w.line(2, "sk: %s", q(e.sk()))
-	if len(e.renames) == 0 && len(e.slots) == 0 {
+	var nums []*numIndex
+	for _, n := range w.d.numeric {
+		if n.e == e {
+			nums = append(nums, n)
+		}
+	}
+	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 {
 		return
 	}
 	w.line(2, "attributes:")
@@ -213,12 +232,17 @@ func (w *writer) entity(e *entity) {
 			w.line(4, "%s: %s", q(r[0]), q(r[1]))
 		}
 	}
-	if len(e.slots) > 0 {
+	if len(e.slots) > 0 || len(nums) > 0 {
 		w.line(3, "set:")
 		for i, l := range e.slots {
 			w.comment(4, fmt.Sprintf("GSI%d: %s", i+2, l.target))
 			w.line(4, "GSI%dPK: %s", i+2, q(l.pk))
-			w.line(4, "GSI%dSK: %s", i+2, q(e.ownSK()))
+			w.line(4, "GSI%dSK: %s", i+2, q(cmp.Or(l.sk, e.ownSK())))
+		}
+		for _, n := range nums {
+			w.comment(4, fmt.Sprintf("%s: %s", n.name, n.target))
+			w.line(4, "%sPK: %s", n.name, q(n.pk))
+			w.line(4, "%sSK: %s", n.name, q("{"+n.col+"}"))
 		}
 	}
 }
@@ -271,9 +295,11 @@ type pattern struct {
 	index   string
 	pk      string
 	sk      string // the whole sk: value, already YAML
+	order   string // asc or desc, or ""
 	entity  string
 	sql     string
 	multi   [][2]string // entity → SQL, for an item collection
+	shape   *parsed     // what sql reads, when it is not parsed from sql
 }
 
 func (w *writer) pattern(p pattern) {
@@ -288,6 +314,9 @@ func (w *writer) pattern(p pattern) {
 	} else {
 		w.line(2, "query: {pk: %s}", q(p.pk))
 	}
+	if p.order != "" {
+		w.line(2, "order: %s", p.order)
+	}
 	if len(p.multi) > 0 {
 		w.line(2, "sql:")
 		for _, kv := range p.multi {
@@ -297,38 +326,37 @@ func (w *writer) pattern(p pattern) {
 	}
 	w.line(2, "entity: %s", yamlKey(p.entity))
 	w.line(2, "sql: %s", q(p.sql))
-	if t, cols, ok := parseStatement(placeholderRE.ReplaceAllString(p.sql, "$$1")); ok {
-		w.written = append(w.written, written{name: w.lastName, table: t, cols: cols})
+	if p.shape != nil {
+		w.written = append(w.written, written{name: w.lastName, q: *p.shape})
+	} else if sh, why := parseStatement(placeholderRE.ReplaceAllString(p.sql, "$$1")); why == "" {
+		w.written = append(w.written, written{name: w.lastName, q: sh})
 	}
 }
 
 var placeholderRE = regexp.MustCompile(`\{[^}]*\}`)
 
 // statistics lists the statements the source ran most often, each with
-// the access pattern that answers it.
-func (w *writer) statistics(st *Statistics, pats []written) {
+// the access pattern that answers it, the one derived from it, or why
+// there is none.
+func (w *writer) statistics(st *Statistics, verdicts []verdict) {
 	if st.Unavailable != "" {
 		w.comment(0, fmt.Sprintf("Statement statistics: none read: %s.", st.Unavailable))
 		return
 	}
 	w.comment(0, fmt.Sprintf("Statement statistics (%s): the SELECT statements this database ran most often, "+
-		"and the access pattern below that answers each:", st.From))
-	for _, s := range st.Statements {
-		sql := strings.Join(strings.Fields(s.SQL), " ")
-		if len(sql) > 300 {
-			sql = sql[:300] + "…"
-		}
-		name, table, cols, ok := answers(pats, s)
+		"each with the access pattern below that answers it; a pattern (and the index it needs) is derived "+
+		"from a statement that no pattern answers and that one Query can answer (at the end of access_patterns):", st.From))
+	for _, v := range verdicts {
 		var what string
 		switch {
-		case !ok:
-			what = "not a lookup of one table by equality: design its key or index by hand"
-		case name == "":
-			what = fmt.Sprintf("no pattern: a key or an index on %s (%s) would answer it", table, strings.Join(cols, ", "))
+		case v.derived:
+			what = fmt.Sprintf("%s (derived from it, through %s)", v.pattern, v.index)
+		case v.pattern != "":
+			what = v.pattern
 		default:
-			what = name
+			what = "no pattern: " + v.why + ": design its key or index by hand"
 		}
-		w.comment(0, fmt.Sprintf("- %d calls: %s → %s", s.Calls, sql, what))
+		w.comment(0, fmt.Sprintf("- %s: %s → %s", calls(v.st.Calls), oneLine(v.st.SQL), what))
 	}
 }
 

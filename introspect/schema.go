@@ -25,6 +25,12 @@ const (
 	// ReadNumeric reads a PostgreSQL money value as numeric: its exact
 	// value, whatever lc_monetary says about printing it.
 	ReadNumeric = "numeric"
+	// ReadGeoJSON reads a spatial value as the engine's GeoJSON (a JSON
+	// object, with a "crs" member naming EPSG:n when the SRID n is not 0),
+	// or, for a value GeoJSON has no form for (PostGIS curves, TINs,
+	// polyhedral surfaces, M coordinates), the name of its type, which is
+	// not JSON and so rejects the row.
+	ReadGeoJSON = "geojson"
 )
 
 // Kind is the canonical category of a column type. It decides how values of
@@ -210,7 +216,7 @@ type Column struct {
 	// scan (a set attribute's when). An inspector never sets it.
 	Expr string `json:"expr,omitempty"`
 	// Read, when set, asks a reader for another form of a stored column
-	// than its Kind's default (ReadBytes, ReadNumeric); From then names the
+	// than its Kind's default (ReadBytes, ReadNumeric, ReadGeoJSON); From then names the
 	// stored column, which the reader selects in that form under Name.
 	// Package mapping adds such columns for attributes whose type the
 	// mapping overrides (attributes.types). An inspector never sets them.

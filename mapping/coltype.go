@@ -23,7 +23,7 @@ const (
 	TypeNS     ColType = "NS"     // a number set: number arrays
 	TypeBS     ColType = "BS"     // a binary set: bytea arrays
 	TypeL      ColType = "L"      // a list: arrays, MySQL SET, a JSON document that is an array
-	TypeM      ColType = "M"      // a map: a JSON document that is an object
+	TypeM      ColType = "M"      // a map: a JSON document that is an object, a spatial value as GeoJSON
 	TypeJSON   ColType = "JSON"   // a JSON document kept as its text (S)
 	TypeUnix   ColType = "unix"   // a date or timestamp as epoch seconds (N)
 	TypeUnixMS ColType = "unixms" // a date or timestamp as epoch milliseconds (N)
@@ -78,7 +78,9 @@ func (t ColType) takes() string {
 		return "an array of bytes"
 	case TypeL:
 		return "an array, a MySQL SET or a JSON column"
-	case TypeM, TypeJSON:
+	case TypeM:
+		return "a JSON column or a spatial column (as GeoJSON)"
+	case TypeJSON:
 		return "a JSON column"
 	case TypeUnix, TypeUnixMS:
 		return "a date or timestamp column"
@@ -110,7 +112,9 @@ func (t ColType) fits(c *introspect.Column) bool {
 		return k == introspect.KindArray && c.Elem == introspect.KindBytes
 	case TypeL:
 		return k == introspect.KindArray || k == introspect.KindSet || k == introspect.KindJSON
-	case TypeM, TypeJSON:
+	case TypeM:
+		return k == introspect.KindJSON || k == introspect.KindGeometry
+	case TypeJSON:
 		return k == introspect.KindJSON
 	case TypeUnix, TypeUnixMS:
 		return k == introspect.KindDate || k == introspect.KindTimestamp || k == introspect.KindTimestampTZ
@@ -124,6 +128,8 @@ func (t ColType) readFor(engine introspect.Engine, c *introspect.Column) string 
 	switch {
 	case t == TypeB && (c.Kind == introspect.KindString || c.Kind == introspect.KindGeometry):
 		return introspect.ReadBytes
+	case t == TypeM && c.Kind == introspect.KindGeometry:
+		return introspect.ReadGeoJSON
 	case t == TypeN && engine == introspect.Postgres && isMoney(c):
 		return introspect.ReadNumeric
 	}

@@ -162,7 +162,7 @@ func TestColTypeFits(t *testing.T) {
 		TypeNS:     "int[]",
 		TypeBS:     "bytes[]",
 		TypeL:      "json set string[] int[] bytes[] json[]",
-		TypeM:      "json",
+		TypeM:      "json geometry",
 		TypeJSON:   "json",
 		TypeUnix:   "date timestamp timestamptz",
 		TypeUnixMS: "date timestamp timestamptz",

@@ -444,17 +444,61 @@ func allDigits(s string) bool {
 
 // formatTime renders a date or timestamp at fixed width: dates as
 // YYYY-MM-DD, timestamps as YYYY-MM-DDThh:mm:ss with exactly the column's
-// fractional digits, and "Z" where the zone is known (UTC).
+// fractional digits (truncated, not rounded), and "Z" where the zone is
+// known (UTC). It gives what t.Format with the layout would, written
+// directly for years 0 to 9999 (every row of a real table), by t.Format
+// otherwise (FuzzFormatTime compares the two).
 func formatTime(c *introspect.Column, t time.Time) string {
 	p := min(max(c.Precision, 0), 9)
-	switch c.Kind {
-	case introspect.KindDate:
-		return t.Format("2006-01-02")
-	case introspect.KindTimestampTZ:
-		return t.UTC().Format(utcLayouts[p])
-	default:
-		return t.Format(localLayouts[p])
+	if c.Kind == introspect.KindTimestampTZ {
+		t = t.UTC()
 	}
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		switch c.Kind {
+		case introspect.KindDate:
+			return t.Format("2006-01-02")
+		case introspect.KindTimestampTZ:
+			return t.Format(utcLayouts[p])
+		default:
+			return t.Format(localLayouts[p])
+		}
+	}
+	var buf [32]byte
+	b := append4(buf[:0], year)
+	b = append(b, '-')
+	b = append2(b, int(month))
+	b = append(b, '-')
+	b = append2(b, day)
+	if c.Kind == introspect.KindDate {
+		return string(b)
+	}
+	hour, minute, sec := t.Clock()
+	b = append(b, 'T')
+	b = append2(b, hour)
+	b = append(b, ':')
+	b = append2(b, minute)
+	b = append(b, ':')
+	b = append2(b, sec)
+	if p > 0 {
+		b = append(b, '.')
+		ns := t.Nanosecond()
+		for i, div := 0, 100000000; i < p; i, div = i+1, div/10 {
+			b = append(b, byte('0'+ns/div%10))
+		}
+	}
+	if c.Kind == introspect.KindTimestampTZ {
+		b = append(b, 'Z')
+	}
+	return string(b)
+}
+
+func append2(b []byte, v int) []byte {
+	return append(b, byte('0'+v/10), byte('0'+v%10))
+}
+
+func append4(b []byte, v int) []byte {
+	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
 }
 
 // localLayouts and utcLayouts are timeLayout(p) and timeLayout(p)+"Z" for

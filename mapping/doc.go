@@ -25,10 +25,11 @@
 //
 // An attribute whose column the entity types (attributes.types, a ColType)
 // is converted by ConvertAs instead of Convert. A type that needs the
-// column in another form (text or a spatial value as bytes, PostgreSQL
-// money as numeric) adds a column to Entity.Columns that reads the stored
-// one in that form (introspect.Column.Read and From): []byte, or decimal
-// text for money. An embed's attributes.types (embed_types.go) converts its
+// column in another form (text or a spatial value as bytes, a spatial
+// value as GeoJSON, PostgreSQL money as numeric) adds a column to
+// Entity.Columns that reads the stored one in that form
+// (introspect.Column.Read and From): []byte (GeoJSON as JSON text), or
+// decimal text for money. An embed's attributes.types (embed_types.go) converts its
 // child columns by ConvertAs too, but reads them as they are stored, so it
 // refuses the types that need another form.
 package mapping

@@ -10,7 +10,8 @@ import (
 // meaning as on an entity (coltype.go), for the child columns that become
 // keys of each element. The child rows are read as the engine returns each
 // column (Embed.Scan selects c.*), so a type that needs its column read in
-// another form (readFor: text or spatial values as B, PostgreSQL money as N)
+// another form (readFor: text or spatial values as B, spatial values as M,
+// PostgreSQL money as N)
 // is refused here rather than converting something else than it says. The
 // map key (map_key) is always its column's text, whatever type the column's
 // element attribute has.
@@ -52,6 +53,10 @@ func (c *compiler) embedTypes(d *EmbedDef, child *introspect.Table, link []strin
 		switch typ.readFor(c.plan.Schema.Engine, col) {
 		case introspect.ReadBytes:
 			c.errorf(kv.Value.Pos, fpath, "type B of column %s, which is %s, needs the column read as its bytes, which an embed does not do: on an embedded column B takes a bytes column only", col.Name, typeName(col))
+			ok = false
+			continue
+		case introspect.ReadGeoJSON:
+			c.errorf(kv.Value.Pos, fpath, "type M of column %s, which is %s, needs the column read as GeoJSON, which an embed does not do: on an embedded column M takes a JSON column only", col.Name, typeName(col))
 			ok = false
 			continue
 		case introspect.ReadNumeric:

@@ -40,23 +40,63 @@ import (
 //
 // The rule is sufficient, not necessary: a mapping it cannot prove keeps
 // the collision check, which is then exact.
+//
+// Where rule 3 fails only because a plain text column may hold the ASCII
+// byte that follows it (the "#" of "{service}#"), the proof names that
+// condition as a DataCheck instead of giving up: when no row of the
+// entity holds the byte in that column, the rule holds for those rows.
+// Whoever reads the rows (migrate, inside its snapshot) can ask the
+// database, and the keys are then proven distinct on that data.
 type KeyProof struct {
 	// Proven is true when the rule above holds for every entity and pair.
 	Proven bool
 	// Reasons says why, one line per entity (and one for the pairs) when
 	// Proven; otherwise it lists what the rule could not show.
 	Reasons []string
+	// Checks, when Proven is false, are the conditions on the data under
+	// which it would be true: every other part of the rule holds. Nil
+	// when something else fails (the data cannot help then).
+	Checks []DataCheck
+	// OnData is true when Proven rests on Checks found to hold on the data
+	// (CheckData): for those rows only, not for any data the schema allows.
+	OnData bool
+}
+
+// A DataCheck is a condition the proof leaves to the data: no row of the
+// entity (its table, view or query, its where) holds Sep in Column.
+// Column is a text column rendered as it is read (no formatter, no
+// conversion), so its text is its value, and Sep is an ASCII byte other
+// than a space: a value holds the byte exactly when it holds that
+// character, whatever the collation, and a CHAR column's padding does not
+// matter.
+type DataCheck struct {
+	Entity *Entity
+	Column string
+	Sep    byte
+	// Why is what the static rule says of it: "SK PERSONAL#{service}#…:
+	// {service} (character varying(32)) may contain "#", which follows it".
+	Why string
+}
+
+// String names the condition: personal.service holds no "#".
+func (d DataCheck) String() string {
+	return fmt.Sprintf("%s holds no %q", d.Column, string(d.Sep))
 }
 
 // ProveKeysDistinct applies the rule of KeyProof to the plan.
 func (p *Plan) ProveKeysDistinct() KeyProof {
-	var fails, oks []string
+	var fails, oks, conds []string
+	var checks []DataCheck
 	for _, e := range p.Entities {
-		why, ok := e.keyInjective(p.Schema)
-		if ok {
-			oks = append(oks, fmt.Sprintf("entity %s: %s", e.Name, why))
-		} else {
+		why, ok, cs := e.keyInjective(p.Schema)
+		switch {
+		case !ok:
 			fails = append(fails, fmt.Sprintf("entity %s: %s", e.Name, why))
+		case len(cs) > 0:
+			conds = append(conds, fmt.Sprintf("entity %s: %s", e.Name, why))
+			checks = append(checks, cs...)
+		default:
+			oks = append(oks, fmt.Sprintf("entity %s: %s", e.Name, why))
 		}
 	}
 	for i, a := range p.Entities {
@@ -70,12 +110,47 @@ func (p *Plan) ProveKeysDistinct() KeyProof {
 		}
 	}
 	if len(fails) > 0 {
-		return KeyProof{Reasons: fails}
+		return KeyProof{Reasons: append(conds, fails...)}
+	}
+	if len(conds) > 0 {
+		return KeyProof{Reasons: conds, Checks: checks}
 	}
 	if len(p.Entities) > 1 {
 		oks = append(oks, "distinct entities' keys differ in a constant prefix or suffix")
 	}
 	return KeyProof{Proven: true, Reasons: oks}
+}
+
+// CheckData completes a proof whose only gaps are its Checks with what the
+// data shows: holds(d) reports whether some row holds d's separator (an
+// error leaves the check on). When none does, the proof is Proven and
+// its reasons name the columns checked (where says on what data: "of
+// this snapshot"); otherwise the reasons name the columns whose values
+// hold the separator. A proof without Checks is returned as it is.
+func (k KeyProof) CheckData(where string, holds func(DataCheck) (bool, error)) (KeyProof, error) {
+	if k.Proven || len(k.Checks) == 0 {
+		return k, nil
+	}
+	var clean, held []string
+	for _, d := range k.Checks {
+		h, err := holds(d)
+		if err != nil {
+			return k, err
+		}
+		label := fmt.Sprintf("entity %s: %s", d.Entity.Name, d.Column)
+		if h {
+			held = append(held, fmt.Sprintf("%s holds %q in a value, and the key needs it not to", label, string(d.Sep)))
+		} else {
+			clean = append(clean, fmt.Sprintf("%s holds no %q", label, string(d.Sep)))
+		}
+	}
+	if len(held) > 0 {
+		return KeyProof{Reasons: append(held, k.Reasons...)}, nil
+	}
+	out := KeyProof{Proven: true, OnData: true}
+	out.Reasons = append(out.Reasons, "proven on the data "+where+": "+strings.Join(clean, "; "))
+	out.Reasons = append(out.Reasons, k.Reasons...)
+	return out, nil
 }
 
 func keyPair(pk, sk string) string {
@@ -218,7 +293,11 @@ func shape(c *introspect.Column, fmts []formatter) placeholderShape {
 
 // templateProof checks rule 3 for one bound template and adds the columns
 // it renders injectively to covered.
-func templateProof(b *bound, attr string, covered map[string]bool) (string, bool) {
+//
+// A plain text column followed by an ASCII separator it may hold is not a
+// failure when checks is not nil: the condition is appended to *checks
+// and the proof goes on as if the column never held the separator.
+func templateProof(b *bound, attr string, covered map[string]bool, e *Entity, checks *[]DataCheck) (string, bool) {
 	parts := b.t.parts
 	for i, p := range parts {
 		if p.field == "" {
@@ -236,14 +315,46 @@ func templateProof(b *bound, attr string, covered map[string]bool) (string, bool
 			return fmt.Sprintf("%s %s: {%s} is followed by another placeholder and has no fixed width", attr, b.t.Src, p.field), false
 		}
 		if s.alpha.has(next.lit[0]) {
+			if checks != nil && dataCheckable(b.cols[i], p.fmts, next.lit[0]) {
+				*checks = append(*checks, DataCheck{Entity: e, Column: b.cols[i].Name, Sep: next.lit[0],
+					Why: fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, b.cols[i].Type, next.lit[:1])})
+				continue
+			}
 			return fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, b.cols[i].Type, next.lit[:1]), false
 		}
 	}
 	return "", true
 }
 
-// keyInjective checks rules 1 to 4 for one entity.
-func (e *Entity) keyInjective(s *introspect.Schema) (string, bool) {
+// dataCheckable reports whether "no value of c holds sep" can be checked
+// exactly in SQL and makes c end where sep starts: c is text rendered as
+// read (no formatter, not converted from another charset, not an
+// expression or another form of a column) and sep is ASCII, not a space
+// (a CHAR column's padding is not part of its value on every path).
+func dataCheckable(c *introspect.Column, fmts []formatter, sep byte) bool {
+	return c.Kind == introspect.KindString && len(fmts) == 0 && c.Charset == "" && c.Expr == "" &&
+		c.Read == "" && c.From == "" && sep < 0x80 && sep > ' ' && sep != 0x7f
+}
+
+// keyInjective checks rules 1 to 4 for one entity. checks are the
+// conditions on the data the proof rests on (nil: none).
+func (e *Entity) keyInjective(s *introspect.Schema) (string, bool, []DataCheck) {
+	var checks []DataCheck
+	why, ok := e.keyInjectiveOn(s, &checks)
+	if !ok {
+		return why, false, nil
+	}
+	if len(checks) > 0 {
+		var whys []string
+		for _, d := range checks {
+			whys = append(whys, d.Why)
+		}
+		why = strings.Join(whys, "; ") + " (proven only on data where no value does: migrate checks its snapshot)"
+	}
+	return why, true, checks
+}
+
+func (e *Entity) keyInjectiveOn(s *introspect.Schema, checks *[]DataCheck) (string, bool) {
 	keys := make([]*introspect.Column, len(e.keyCols))
 	for i, k := range e.keyCols {
 		keys[i] = e.Columns[k]
@@ -279,7 +390,7 @@ func (e *Entity) keyInjective(s *introspect.Schema) (string, bool) {
 			covered[b.t.parts[0].field] = true
 			return "", true
 		}
-		return templateProof(b, k.Name, covered)
+		return templateProof(b, k.Name, covered, e, checks)
 	}
 	if why, ok := check(e.pk, t.PK); !ok {
 		return why, false
@@ -385,9 +496,14 @@ func minLen(b *bound) int {
 // whether the collision check is needed, then the reasons.
 func (k KeyProof) String() string {
 	var b strings.Builder
-	if k.Proven {
+	switch {
+	case k.OnData:
+		b.WriteString("key collision check: proven unnecessary on the data checked (the table keys are injective over each entity's source key where no value holds the separator after it)")
+	case k.Proven:
 		b.WriteString("key collision check: proven unnecessary (the table keys are injective over each entity's source key)")
-	} else {
+	case len(k.Checks) > 0:
+		b.WriteString("key collision check: needed unless the data shows the columns below hold no separator after them (migrate checks that in its snapshot)")
+	default:
 		b.WriteString("key collision check: needed (the table keys are not proven injective)")
 	}
 	for _, r := range k.Reasons {

@@ -182,3 +182,51 @@ func TestProvenKeysDoNotCollide(t *testing.T) {
 		t.Errorf("personalization: proven %v; %s and %s", p.ProveKeysDistinct().Proven, p.Table.KeyString(a), p.Table.KeyString(b))
 	}
 }
+
+// TestKeyProofChecks: where the rule fails only because a text column may
+// hold the separator after it, the proof names that condition (and only
+// then: with another failure, or after a formatter, there is none), and
+// CheckData proves the keys when the data holds no such separator.
+func TestKeyProofChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		entities string
+		checks   string // the conditions, "entity.column sep" joined by spaces
+	}{
+		{"the personalization key", `
+  personal: {from: personal, pk: "USER#{user_id}", sk: "PERSONAL#{service}#{setting_type}"}`, "personal.service#"},
+		{"two entities, two columns", `
+  personal: {from: personal, pk: "USER#{user_id}", sk: "PERSONAL#{service}#{setting_type}"}
+  sub: {from: subscribe_user, pk: "USER#{user_id}", sk: "SUB#{content_origin_id}#{service}|{content_type}"}`, "personal.service# sub.service|"},
+		{"another failure too", `
+  personal: {from: personal, pk: "USER#{user_id}", sk: "PERSONAL#{service}#{setting_type}"}
+  log: {from: logs, pk: "LOG#{id}", sk: "L"}`, ""},
+		{"after a formatter", `
+  svc: {from: services, pk: "S#{service|lower}#X", sk: "S"}`, ""},
+		{"a space is not checked", `
+  personal: {from: personal, pk: "USER#{user_id}", sk: "PERSONAL {service} {setting_type}"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compileString(t, "version: 1\ntable: {name: tbl1, key: {pk: PK, sk: SK}}\nentities:"+tc.entities+"\n", injectiveSchema(introspect.Postgres))
+			proof := p.ProveKeysDistinct()
+			var got []string
+			for _, d := range proof.Checks {
+				got = append(got, d.Entity.Name+"."+d.Column+string(d.Sep))
+			}
+			if proof.Proven || strings.Join(got, " ") != tc.checks {
+				t.Fatalf("proven %v, checks %q, want %q:\n%s", proof.Proven, got, tc.checks, proof)
+			}
+			if tc.checks == "" {
+				return
+			}
+			none, err := proof.CheckData("of this test", func(DataCheck) (bool, error) { return false, nil })
+			if err != nil || !none.Proven || !none.OnData || !strings.HasPrefix(none.Reasons[0], "proven on the data of this test: entity personal: service holds no \"#\"") {
+				t.Errorf("no separator in the data: %v\n%s", err, none)
+			}
+			some, err := proof.CheckData("of this test", func(d DataCheck) (bool, error) { return d.Sep == '#', nil })
+			if err != nil || some.Proven || some.OnData || !strings.Contains(some.String(), "entity personal: service holds \"#\" in a value") {
+				t.Errorf("a separator in the data: %v\n%s", err, some)
+			}
+		})
+	}
+}

@@ -29,6 +29,30 @@ func fastJSONToAV(raw []byte, depth int) (types.AttributeValue, bool) {
 type fastJSON struct {
 	b []byte
 	i int
+	// The document's strings and numbers are allocated a few at a time,
+	// not one by one; they live as long as the document's item.
+	ss []types.AttributeValueMemberS
+	ns []types.AttributeValueMemberN
+}
+
+func (p *fastJSON) newS(v string) *types.AttributeValueMemberS {
+	if len(p.ss) == 0 {
+		p.ss = make([]types.AttributeValueMemberS, 8)
+	}
+	a := &p.ss[0]
+	p.ss = p.ss[1:]
+	a.Value = v
+	return a
+}
+
+func (p *fastJSON) newN(v string) *types.AttributeValueMemberN {
+	if len(p.ns) == 0 {
+		p.ns = make([]types.AttributeValueMemberN, 4)
+	}
+	a := &p.ns[0]
+	p.ns = p.ns[1:]
+	a.Value = v
+	return a
 }
 
 func (p *fastJSON) space() {
@@ -109,7 +133,7 @@ func (p *fastJSON) value(depth int) (types.AttributeValue, bool) {
 		if !ok {
 			return nil, false
 		}
-		return &types.AttributeValueMemberS{Value: s}, true
+		return p.newS(s), true
 	case 't':
 		p.i += 4
 		return &types.AttributeValueMemberBOOL{Value: true}, true
@@ -128,7 +152,7 @@ func (p *fastJSON) value(depth int) (types.AttributeValue, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &types.AttributeValueMemberN{Value: n}, true
+	return p.newN(n), true
 }
 
 // str reads the string at p.i: its bytes as they are, or, when it has an

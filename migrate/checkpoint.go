@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +51,9 @@ type checkpointFile struct {
 // checkpointEntity is the progress of one entity, or of one key range of
 // it (--ranges): the rows after RangeAfter (nil: from the first) up to
 // RangeUpTo (nil: to the last). Rows, Items and Rejected count the settled
-// rows up to After, over every run of the job.
+// rows up to After, over every run of the job. Also names the other
+// entities of a shared read (shared.go), read with Name by one statement,
+// each with its own counts: their checkpoint is the read's, After.
 type checkpointEntity struct {
 	Name       string     `json:"name"`
 	RangeAfter []keyValue `json:"range_after,omitempty"`
@@ -59,11 +62,31 @@ type checkpointEntity struct {
 	Done bool `json:"done"`
 	// After is the key of the last settled row (nil: none yet); AfterRow
 	// names it for people.
-	After    []keyValue `json:"after,omitempty"`
-	AfterRow string     `json:"after_row,omitempty"`
-	Rows     int64      `json:"rows"`
-	Items    int64      `json:"items"`
-	Rejected int64      `json:"rejected"`
+	After    []keyValue     `json:"after,omitempty"`
+	AfterRow string         `json:"after_row,omitempty"`
+	Rows     int64          `json:"rows"`
+	Items    int64          `json:"items"`
+	Rejected int64          `json:"rejected"`
+	Also     []sharedEntity `json:"also,omitempty"`
+}
+
+// sharedEntity is another entity of a shared read in a checkpoint, with
+// its settled rows.
+type sharedEntity struct {
+	Name     string `json:"name"`
+	Rows     int64  `json:"rows"`
+	Items    int64  `json:"items"`
+	Rejected int64  `json:"rejected"`
+}
+
+// tally counts an entity's settled rows: its items acknowledged, its rows
+// rejected.
+type tally struct{ rows, items, rejected int64 }
+
+func (t *tally) add(u tally) {
+	t.rows += u.rows
+	t.items += u.items
+	t.rejected += u.rejected
 }
 
 // keyValue is one canonical key value, typed: i int64, s string (text,
@@ -135,7 +158,8 @@ type tracker struct {
 	mu     sync.Mutex // serialises saves
 	file   checkpointFile
 	ents   []*entityTrack
-	byName map[string][]*entityTrack // an entity's tracks, one per key range
+	byName map[string][]*entityTrack // an entity's tracks, one per key range; a shared read's are each of its entities'
+	shared map[string]*sharedRead    // the shared reads of a resumed job, by their entities' names
 	rej    *rejects
 	// resumed: the job's earlier runs left this checkpoint; removed: the
 	// job finished and its checkpoint is gone.
@@ -143,10 +167,14 @@ type tracker struct {
 }
 
 // entityTrack is the rows in flight and the settled prefix of one entity,
-// or of one key range of it (lo, hi; nil: open).
+// or of one key range of it (lo, hi; nil: open). A shared read's track
+// (sh) follows the rows of all its entities (ents; e is the first): a row
+// is settled when its item of every entity whose where it matches is.
 type entityTrack struct {
 	lo, hi source.KeyBound
 	e      *mapping.Entity
+	ents   []*mapping.Entity
+	sh     *sharedRead // nil: e's own read
 	engine introspect.Engine
 	keyIdx []int
 	keyCol []*introspect.Column
@@ -156,40 +184,47 @@ type entityTrack struct {
 	readAll bool       // every row of the entity has been read (and marked)
 	done    bool       // an earlier run settled every row
 	// The settled prefix: up to after (the last row whose key can bound a
-	// range), with its counts over every run; tail counts the settled rows
-	// after it, whose key cannot (they are read again on resume).
-	after                 source.KeyBound
-	afterRow              string   // of an earlier run's checkpoint
-	afterMark             *rowMark // this run's: named when the checkpoint is saved
-	rows, items, rejected int64
-	tail                  struct{ rows, items, rejected int64 }
-	// What the earlier runs settled, for the report; resumeFrom is where
-	// this run starts reading (nil: from the first row).
-	earlier    EntityReport
+	// range), with its counts per entity (of ents) over every run; tail
+	// counts the settled rows after it, whose key cannot (they are read
+	// again on resume).
+	after     source.KeyBound
+	afterRow  string   // of an earlier run's checkpoint
+	afterMark *rowMark // this run's: named when the checkpoint is saved
+	n, tail   []tally
+	// What the earlier runs settled per entity, for the report; resumeFrom
+	// is where this run starts reading (nil: from the first row).
+	earlier    []tally
 	resumeFrom source.KeyBound
 }
 
 // rowMark is one row on its way: settled when its item is acknowledged or
-// the row is rejected.
+// the row is rejected. A row of a shared read has an item for each entity
+// whose where it matches (the bits of matched), each with a mark of its
+// own (item) whose parent is the row's: the row is settled when all are.
 type rowMark struct {
 	t       *entityTrack
 	key     source.KeyBound // nil: the key cannot bound a range
 	row     string          // the row's source key text (name); set when it is rejected
 	ent     *mapping.Entity // with keyVals: how to name it otherwise (named)
 	keyVals []any
+	parent  *rowMark // an item's mark of a shared row: the row's
+	idx     int      // that item's entity, in the track's ents
+	left    int      // the row's items not settled yet (t.mu)
 	settled bool
-	written bool
+	// The entities of the track whose item the row has (bit i: ents[i]),
+	// and those whose item was rejected.
+	matched, rejected uint64
 }
 
 func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
-	tr := &tracker{path: path, plan: o.Plan, engine: o.Source.Engine(), byName: map[string][]*entityTrack{}, rej: rej}
+	tr := &tracker{path: path, plan: o.Plan, engine: o.Source.Engine(), byName: map[string][]*entityTrack{}, shared: map[string]*sharedRead{}, rej: rej}
 	host, _ := os.Hostname()
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
 		Engine: string(o.Source.Engine()), Host: host, PID: int64(os.Getpid()), RejectsFile: o.RejectsPath,
 	}
 	for _, e := range o.Plan.Entities {
-		et, err := tr.newTrack(e, nil, nil)
+		et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -199,9 +234,13 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	return tr, nil
 }
 
-// newTrack is a track of entity e's rows after lo up to hi.
-func (tr *tracker) newTrack(e *mapping.Entity, lo, hi source.KeyBound) (*entityTrack, error) {
-	et := &entityTrack{e: e, engine: tr.engine, lo: lo, hi: hi, earlier: EntityReport{Name: e.Name}}
+// newTrack is a track of the rows after lo up to hi of an entity (ents
+// has one), or of a shared read (sh, of ents). A shared read's rows have
+// the table's columns first, as each of its entities' rows.
+func (tr *tracker) newTrack(ents []*mapping.Entity, sh *sharedRead, lo, hi source.KeyBound) (*entityTrack, error) {
+	e := ents[0]
+	n := len(ents)
+	et := &entityTrack{e: e, ents: ents, sh: sh, engine: tr.engine, lo: lo, hi: hi, n: make([]tally, n), tail: make([]tally, n), earlier: make([]tally, n)}
 	for _, name := range e.Table.PrimaryKey {
 		idx := -1
 		for i, c := range e.Columns {
@@ -218,9 +257,12 @@ func (tr *tracker) newTrack(e *mapping.Entity, lo, hi source.KeyBound) (*entityT
 	return et, nil
 }
 
-// split replaces entity e's one track by one per key range, cut at the
-// boundaries, before any of its rows is read.
-func (tr *tracker) split(e *mapping.Entity, bounds []source.KeyBound) ([]*entityTrack, error) {
+// split replaces the one track of a read (an entity, or the entities of
+// a shared read sh) by one per key range, cut at the boundaries, before any
+// of its rows is read; share replaces the entities' own tracks by the
+// shared read's one, before any of its rows is read.
+func (tr *tracker) split(rd readSpec, bounds []source.KeyBound) ([]*entityTrack, error) {
+	ents := rd.entities()
 	var tracks []*entityTrack
 	var lo source.KeyBound
 	for i := 0; i <= len(bounds); i++ {
@@ -228,7 +270,7 @@ func (tr *tracker) split(e *mapping.Entity, bounds []source.KeyBound) ([]*entity
 		if i < len(bounds) {
 			hi = bounds[i]
 		}
-		et, err := tr.newTrack(e, lo, hi)
+		et, err := tr.newTrack(ents, rd.sh, lo, hi)
 		if err != nil {
 			return nil, err
 		}
@@ -237,15 +279,22 @@ func (tr *tracker) split(e *mapping.Entity, bounds []source.KeyBound) ([]*entity
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	var ents []*entityTrack
+	var kept []*entityTrack
 	for _, et := range tr.ents {
-		if et.e != e {
-			ents = append(ents, et)
+		if !slices.Contains(ents, et.e) {
+			kept = append(kept, et)
 		}
 	}
-	tr.ents = append(ents, tracks...)
-	tr.byName[e.Name] = tracks
+	tr.ents = append(kept, tracks...)
+	for _, e := range ents {
+		tr.byName[e.Name] = tracks
+	}
 	return tracks, nil
+}
+
+func (tr *tracker) share(sh *sharedRead) error {
+	_, err := tr.split(readSpec{e: sh.ents[0], sh: sh}, nil)
+	return err
 }
 
 // loadCheckpoint reads the checkpoint of an interrupted run for --resume
@@ -292,12 +341,26 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 	// run, whatever the new snapshot holds.
 	tr.ents, tr.byName = nil, map[string][]*entityTrack{}
 	for _, ce := range ck.Entities {
-		e := entityNamed(tr.plan, ce.Name)
-		if e == nil {
-			return nil, fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, ce.Name)
+		ents := []*mapping.Entity{entityNamed(tr.plan, ce.Name)}
+		counts := []tally{{ce.Rows, ce.Items, ce.Rejected}}
+		for _, a := range ce.Also {
+			ents = append(ents, entityNamed(tr.plan, a.Name))
+			counts = append(counts, tally{a.Rows, a.Items, a.Rejected})
+		}
+		for i, e := range ents {
+			if e == nil {
+				name := ce.Name
+				if i > 0 {
+					name = ce.Also[i-1].Name
+				}
+				return nil, fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, name)
+			}
+		}
+		sh, err := tr.sharedOf(ents)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: --resume: checkpoint %s: %w", path, err)
 		}
 		var lo, hi source.KeyBound
-		var err error
 		if ce.RangeAfter != nil {
 			if lo, err = decodeKey(ce.RangeAfter); err != nil {
 				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
@@ -308,15 +371,17 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
 			}
 		}
-		et, err := tr.newTrack(e, lo, hi)
+		et, err := tr.newTrack(ents, sh, lo, hi)
 		if err != nil {
 			return nil, err
 		}
 		tr.ents = append(tr.ents, et)
-		tr.byName[ce.Name] = append(tr.byName[ce.Name], et)
+		for _, e := range ents {
+			tr.byName[e.Name] = append(tr.byName[e.Name], et)
+		}
 		et.done = ce.Done
-		et.rows, et.items, et.rejected = ce.Rows, ce.Items, ce.Rejected
-		et.earlier = EntityReport{Name: ce.Name, Rows: ce.Rows, Items: ce.Items, Rejected: ce.Rejected}
+		copy(et.n, counts)
+		copy(et.earlier, counts)
 		if ce.After != nil {
 			k, err := decodeKey(ce.After)
 			if err != nil {
@@ -365,11 +430,34 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	if t == nil {
 		return nil
 	}
-	m := &rowMark{t: t, key: t.bound(row)}
+	m := &rowMark{t: t, key: t.bound(row), left: 1, matched: 1}
 	t.mu.Lock()
 	t.q = append(t.q, m)
 	t.mu.Unlock()
 	return m
+}
+
+// markShared records a row of a shared read whose item of each entity in
+// matched (bit i: the track's ents[i]) is to be written, and returns its
+// mark, whose item marks are item(i); nil when t is nil.
+func (t *entityTrack) markShared(row []any, matched uint64) *rowMark {
+	if t == nil {
+		return nil
+	}
+	m := &rowMark{t: t, key: t.bound(row), left: bits.OnesCount64(matched), matched: matched}
+	t.mu.Lock()
+	t.q = append(t.q, m)
+	t.mu.Unlock()
+	return m
+}
+
+// item is the mark of a shared row's item of the track's entity i; nil
+// when m is.
+func (m *rowMark) item(i int) *rowMark {
+	if m == nil {
+		return nil
+	}
+	return &rowMark{parent: m, idx: i}
 }
 
 // bound is the row's key as a range bound (its values copied), or nil
@@ -398,6 +486,9 @@ func (t *entityTrack) bound(row []any) source.KeyBound {
 // built only when a checkpoint is saved naming it) and returns p.
 func (m *rowMark) named(p pending) pending {
 	if m != nil {
+		if m.parent != nil {
+			m = m.parent
+		}
 		m.ent, m.keyVals = p.ent, p.key
 	}
 	return p
@@ -405,8 +496,11 @@ func (m *rowMark) named(p pending) pending {
 
 // rejected records the name of a rejected row (its source key text) and
 // returns it.
-func (m *rowMark) rejected(s string) string {
+func (m *rowMark) rejectedAs(s string) string {
 	if m != nil {
+		if m.parent != nil {
+			m = m.parent
+		}
 		m.row = s
 	}
 	return s
@@ -420,34 +514,51 @@ func (m *rowMark) name() string {
 	return m.row
 }
 
-// settle records that the row is settled: its item written, or the row
-// rejected. nil is a row nobody tracks.
+// settle records that the row's item is settled: written, or the row
+// rejected (for the item's entity); the row is settled when all its items
+// are. nil is a row nobody tracks.
 func (m *rowMark) settle(written bool) {
 	if m == nil {
 		return
 	}
+	i := m.idx
+	if m.parent != nil {
+		m = m.parent
+	}
 	t := m.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	m.settled, m.written = true, written
+	if !written {
+		m.rejected |= 1 << i
+	}
+	if m.left--; m.left > 0 {
+		return
+	}
+	m.settled = true
 	n := 0
 	for _, r := range t.q {
 		if !r.settled {
 			break
 		}
 		n++
-		t.tail.rows++
-		if r.written {
-			t.tail.items++
-		} else {
-			t.tail.rejected++
+		for i := range t.tail {
+			bit := uint64(1) << i
+			if r.matched&bit == 0 {
+				continue
+			}
+			t.tail[i].rows++
+			if r.rejected&bit != 0 {
+				t.tail[i].rejected++
+			} else {
+				t.tail[i].items++
+			}
 		}
 		if r.key != nil {
 			t.after, t.afterMark = r.key, r
-			t.rows += t.tail.rows
-			t.items += t.tail.items
-			t.rejected += t.tail.rejected
-			t.tail = struct{ rows, items, rejected int64 }{}
+			for i := range t.tail {
+				t.n[i].add(t.tail[i])
+				t.tail[i] = tally{}
+			}
 		}
 	}
 	if n > 0 {
@@ -478,7 +589,18 @@ func (t *entityTrack) afterName() string {
 func (t *entityTrack) state() (checkpointEntity, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ce := checkpointEntity{Name: t.e.Name, Rows: t.rows, Items: t.items, Rejected: t.rejected, AfterRow: t.afterName()}
+	done := t.done || t.readAll && len(t.q) == 0
+	counts := slices.Clone(t.n)
+	if done {
+		for i := range counts {
+			counts[i].add(t.tail[i])
+		}
+	}
+	ce := checkpointEntity{Name: t.e.Name, Rows: counts[0].rows, Items: counts[0].items, Rejected: counts[0].rejected, AfterRow: t.afterName()}
+	for i, e := range t.ents[1:] {
+		c := counts[i+1]
+		ce.Also = append(ce.Also, sharedEntity{Name: e.Name, Rows: c.rows, Items: c.items, Rejected: c.rejected})
+	}
 	var err error
 	if t.lo != nil {
 		if ce.RangeAfter, err = encodeKey(t.lo); err != nil {
@@ -490,11 +612,8 @@ func (t *entityTrack) state() (checkpointEntity, error) {
 			return ce, fmt.Errorf("migrate: entity %s: %w", t.e.Name, err)
 		}
 	}
-	if t.done || t.readAll && len(t.q) == 0 {
+	if done {
 		ce.Done = true
-		ce.Rows += t.tail.rows
-		ce.Items += t.tail.items
-		ce.Rejected += t.tail.rejected
 		ce.AfterRow = ""
 		return ce, nil
 	}
@@ -611,19 +730,31 @@ type EarlierRuns struct {
 func (tr *tracker) addEarlier(r *Report) {
 	e := &EarlierRuns{Checkpoint: tr.path}
 	for i := range r.Entities {
-		for _, et := range tr.byName[r.Entities[i].Name] {
-			r.Entities[i].Rows += et.earlier.Rows
-			r.Entities[i].Items += et.earlier.Items
-			r.Entities[i].Rejected += et.earlier.Rejected
-			e.Rows += et.earlier.Rows
-			e.Items += et.earlier.Items
-			e.Rejected += et.earlier.Rejected
+		name := r.Entities[i].Name
+		for _, et := range tr.byName[name] {
+			c := et.earlierOf(name)
+			r.Entities[i].Rows += c.rows
+			r.Entities[i].Items += c.items
+			r.Entities[i].Rejected += c.rejected
+			e.Rows += c.rows
+			e.Items += c.items
+			e.Rejected += c.rejected
 		}
 	}
 	r.RowsRead += e.Rows
 	r.ItemsWritten += e.Items
 	r.Rejected += e.Rejected
 	r.Earlier = e
+}
+
+// earlierOf is what the earlier runs settled of the track's entity name.
+func (t *entityTrack) earlierOf(name string) tally {
+	for i, e := range t.ents {
+		if e.Name == name {
+			return t.earlier[i]
+		}
+	}
+	return tally{}
 }
 
 // startCheckpoint sets up the run's checkpoint: none without a path; for
@@ -650,7 +781,9 @@ func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
 			return nil, err
 		}
 		for _, et := range tr.ents { // --max-rejects counts the whole job's
-			rej.n += et.earlier.Rejected
+			for _, c := range et.earlier {
+				rej.n += c.rejected
+			}
 		}
 		tr.resumed = true
 		// The lock may be taken over from the runs the checkpoint names; this
@@ -714,7 +847,7 @@ func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func
 func (tr *tracker) nothingSettled() bool {
 	for _, et := range tr.ents {
 		et.mu.Lock()
-		some := et.done || et.readAll || et.after != nil || et.tail.rows > 0
+		some := et.done || et.readAll || et.after != nil || slices.ContainsFunc(et.tail, func(c tally) bool { return c.rows > 0 })
 		et.mu.Unlock()
 		if some {
 			return false

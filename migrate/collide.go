@@ -3,16 +3,20 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
 )
 
 // The key collision check: a row whose item has the table key of an earlier
@@ -20,7 +24,8 @@ import (
 // replacing the earlier item; the first row wins.
 //
 // When the mapping proves that no two rows can render the same key
-// (mapping.Plan.ProveKeysDistinct) the check is skipped: it costs nothing.
+// (mapping.Plan.ProveKeysDistinct), or the snapshot's data completes the
+// proof (keyCheck), the check is skipped: it costs nothing.
 // Otherwise its memory is bounded by a few bytes a key, not the keys
 // themselves:
 //
@@ -38,11 +43,81 @@ import (
 //     missed one.
 //
 // keyCheck decides whether the run needs the collision check and says so
-// in the report.
-func keyCheck(o *Options, rep *Report) {
+// in the report. Where the static proof leaves only conditions on the data
+// (a text column that may hold the separator after it: mapping.DataCheck),
+// it asks the source through readers of the run's snapshot (idle then),
+// before any row is read: when no row holds the separator, the keys of
+// every row this run reads are distinct and the check is skipped ("proven on the data of
+// this snapshot"). A resumed run has a new snapshot and asks again. A
+// statement the source refuses leaves the check on, with the reason.
+func keyCheck(ctx context.Context, o *Options, rep *Report, readers []source.Reader) error {
 	proof := o.Plan.ProveKeysDistinct()
+	if len(proof.Checks) > 0 && len(readers) > 0 {
+		type query struct {
+			t          *introspect.Table
+			where, col string
+			sep        byte
+		}
+		// The distinct questions (entities of one table share a column),
+		// asked in parallel, one reader each at a time: each is a scan of
+		// the entity's rows when no value holds the separator.
+		var qs []query
+		found := map[query]int{}
+		for _, d := range proof.Checks {
+			q := query{d.Entity.Table, d.Entity.Where, d.Column, d.Sep}
+			if _, ok := found[q]; !ok {
+				found[q] = len(qs)
+				qs = append(qs, q)
+			}
+		}
+		holds := make([]bool, len(qs))
+		next := make(chan int, len(qs))
+		for i := range qs {
+			next <- i
+		}
+		close(next)
+		// Not an errgroup: a failed statement must not cancel another
+		// reader's, whose rollback to its savepoint needs a live context
+		// (the readers read the rows next).
+		used := readers[:min(len(readers), len(qs))]
+		errs := make([]error, len(used))
+		var wg sync.WaitGroup
+		for j, r := range used {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					err := r.Guard(ctx, func() error {
+						var err error
+						holds[i], err = r.HoldsByte(ctx, qs[i].t, qs[i].where, qs[i].col, qs[i].sep)
+						return err
+					})
+					if err != nil && errs[j] == nil {
+						errs[j] = err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		err := errors.Join(errs...)
+		var checked mapping.KeyProof
+		if err == nil {
+			checked, err = proof.CheckData("of this snapshot", func(d mapping.DataCheck) (bool, error) {
+				return holds[found[query{d.Entity.Table, d.Entity.Where, d.Column, d.Sep}]], nil
+			})
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			proof.Reasons = append(proof.Reasons, fmt.Sprintf("the data could not be checked: %v", err))
+		default:
+			proof = checked
+		}
+	}
 	o.keysDistinct = proof.Proven
-	rep.KeysDistinct, rep.KeyProof = proof.Proven, proof.Reasons
+	rep.KeysDistinct, rep.KeyProof, rep.KeysOnData = proof.Proven, proof.Reasons, proof.OnData
+	return nil
 }
 
 // writeKeyCheck prints the key collision check's lines of the report: the
@@ -52,9 +127,12 @@ func (r *Report) writeKeyCheck(w io.Writer) {
 	if r.KeyProof == nil && !r.KeysDistinct {
 		return // the run stopped before
 	}
-	if r.KeysDistinct {
+	switch {
+	case r.KeysOnData:
+		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary on the data of this snapshot:")
+	case r.KeysDistinct:
 		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary:")
-	} else {
+	default:
 		fmt.Fprintln(w, "  key collision check: on (the keys are not proven distinct):")
 	}
 	const shown = 3

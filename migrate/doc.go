@@ -33,6 +33,14 @@
 // key, appends to the rejects file without repeating a row, and reports
 // the whole job (rejects_resume.go).
 //
+// Shared reads (shared.go): entities built from one table are read by one
+// statement (per key range) that selects, besides the table's columns and
+// each entity's extra ones, each entity's where as a boolean; a row becomes
+// an item of every entity whose where it matches. Such a read is one track
+// of the checkpoint: a row is settled when all its items are. A statement
+// the database refuses (tried first, reading no row) makes the entities
+// read each alone.
+//
 // An entity with embeds has its child rows read beside its own rows, by
 // readers taken from a pool of extra snapshot connections (internal/embedread), and
 // merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no
@@ -40,8 +48,11 @@
 //
 // The key collision check (collide.go) rejects a row whose item has the key
 // of an earlier row's; it is skipped when the mapping proves the keys
-// distinct (mapping.Plan.ProveKeysDistinct) and otherwise keeps the keys on
-// disk and 4-byte fingerprints in memory. The report's write units are
+// distinct (mapping.Plan.ProveKeysDistinct), or when the proof's only gaps
+// are text columns that may hold the separator after them and no row of
+// the run's snapshot does (asked of the source in that snapshot:
+// source.Reader.HoldsByte), and otherwise keeps the keys on disk and 4-byte
+// fingerprints in memory. The report's write units are
 // counted from the items' sizes and indexes (units.go), not asked of
 // DynamoDB.
 package migrate

@@ -195,6 +195,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	w := newWriter(o, c, rej)
 	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
 		w.written = newKeySet()
+		defer w.written.close() // its files
 	}
 	if tr != nil { // the checkpoint names this run's lock from now on
 		tr.file.Owners = []string{lk.held.owner}
@@ -204,7 +205,9 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
-	keyCheck(&o, rep) // before the goroutines that read o
+	if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers]); err != nil { // before the goroutines that read o
+		return err
+	}
 	phase, err := copyPhase(ctx, o, snap.Readers(), c)
 	if err != nil {
 		return err
@@ -289,32 +292,56 @@ func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapp
 
 // readEntity streams one entity's rows, renders them, and sends the items on.
 func readEntity(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
-	ec := c.perEntity[e.Name]
 	return readRows(ctx, r, pool, e, kr, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-		m := et.mark(row)
-		c.read.Add(1)
-		ec.read.Add(1)
-		item, size, err := e.RenderRead(row, kids, dup)
-		if err != nil {
-			var re *mapping.RowError
-			if !errors.As(err, &re) {
-				return err
-			}
-			c.rejected.Add(1)
-			ec.rejected.Add(1)
-			if err := rej.add(Rejection{Entity: re.Entity, Row: m.rejected(re.Key), Reason: re.Reason}); err != nil {
-				return err
-			}
-			m.settle(false)
-			return nil
-		}
-		select {
-		case items <- m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: itemUnits(size), mark: m}):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return renderRow(ctx, e, row, kids, dup, et.mark(row), items, rej, c)
 	})
+}
+
+// readSharedEntities streams the rows of a shared read (shared.go) and
+// renders each into an item of every entity whose where it matches, and
+// sends them on; the row is settled when all of them are.
+func readSharedEntities(ctx context.Context, r source.Reader, sh *sharedRead, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
+	buf := make([][]any, len(sh.ents))
+	return readShared(ctx, r, sh, kr, func(row []any, matched uint64) error {
+		m := et.markShared(row, matched)
+		for i, e := range sh.ents {
+			if matched&(1<<i) == 0 {
+				continue
+			}
+			if err := renderRow(ctx, e, sh.entityRow(i, row, buf), nil, nil, m.item(i), items, rej, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// renderRow renders one row of entity e (m: its mark, nil when untracked)
+// and sends its item on, or rejects the row.
+func renderRow(ctx context.Context, e *mapping.Entity, row []any, kids [][][]any, dup *mapping.RowError, m *rowMark, items chan<- pending, rej *rejects, c *counters) error {
+	ec := c.perEntity[e.Name]
+	c.read.Add(1)
+	ec.read.Add(1)
+	item, size, err := e.RenderRead(row, kids, dup)
+	if err != nil {
+		var re *mapping.RowError
+		if !errors.As(err, &re) {
+			return err
+		}
+		c.rejected.Add(1)
+		ec.rejected.Add(1)
+		if err := rej.add(Rejection{Entity: re.Entity, Row: m.rejectedAs(re.Key), Reason: re.Reason}); err != nil {
+			return err
+		}
+		m.settle(false)
+		return nil
+	}
+	select {
+	case items <- m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: itemUnits(size), mark: m}):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // batcher groups items into batches of MaxBatch. Two items with the same key

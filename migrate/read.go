@@ -13,9 +13,11 @@ import (
 
 // readJob is one entity, or one key range of it, for a reader: its rows
 // to write, or (seen) the rows an earlier run settled, whose keys only are
-// passed on. et tracks the rows for the checkpoint (nil: none).
+// passed on. et tracks the rows for the checkpoint (nil: none). With sh,
+// the job reads the entities of that shared read (e is the first).
 type readJob struct {
 	e    *mapping.Entity
+	sh   *sharedRead
 	kr   source.KeyRange
 	seen bool
 	et   *entityTrack
@@ -23,6 +25,8 @@ type readJob struct {
 
 // readAll reads every entity with the snapshot's readers, an entity (or
 // one key range of it) to a reader at a time, and closes items at the end.
+// Entities built from one table are read together, by one shared read
+// (shared.go), which is split and checkpointed as one.
 // With o.Ranges > 1 a new job splits each entity into that many key ranges
 // of about equal rows, inside the snapshot (source's KeyBoundaries); a
 // resumed job reads the ranges its checkpoint names. A resumed run first reads
@@ -33,39 +37,45 @@ type readJob struct {
 // rest of each entity is read and written.
 func readAll(ctx context.Context, o Options, readers []source.Reader, pool embedread.Pool, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	defer close(items)
+	reads, err := planReads(ctx, o, readers[0], tr)
+	if err != nil {
+		return err
+	}
 	var seen, write []readJob
-	for _, e := range o.Plan.Entities {
+	for _, rd := range reads {
+		e, sh := rd.e, rd.sh
 		tracks := tr.entity(e.Name)
 		if o.Ranges > 1 && len(e.Embeds()) == 0 && (tr == nil || !tr.resumed) { // an entity with embeds is read whole
-			bounds, err := readers[0].KeyBoundaries(ctx, e.Table, e.Where, o.Ranges)
+			t, where := rd.table()
+			bounds, err := readers[0].KeyBoundaries(ctx, t, where, o.Ranges)
 			if err != nil {
 				return err
 			}
 			if tr == nil {
 				var lo source.KeyBound
 				for _, hi := range append(bounds, nil) {
-					write = append(write, readJob{e: e, kr: source.KeyRange{After: lo, UpTo: hi}})
+					write = append(write, readJob{e: e, sh: sh, kr: source.KeyRange{After: lo, UpTo: hi}})
 					lo = hi
 				}
 				continue
 			}
-			if tracks, err = tr.split(e, bounds); err != nil {
+			if tracks, err = tr.split(rd, bounds); err != nil {
 				return err
 			}
 		}
 		if tracks == nil {
-			write = append(write, readJob{e: e})
+			write = append(write, readJob{e: e, sh: sh})
 			continue
 		}
 		for _, et := range tracks {
 			switch {
 			case et.done:
-				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, seen: true})
+				seen = append(seen, readJob{e: e, sh: sh, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, seen: true})
 			case et.resumeFrom != nil:
-				seen = append(seen, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.resumeFrom}, seen: true})
-				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.resumeFrom, UpTo: et.hi}, et: et})
+				seen = append(seen, readJob{e: e, sh: sh, kr: source.KeyRange{After: et.lo, UpTo: et.resumeFrom}, seen: true})
+				write = append(write, readJob{e: e, sh: sh, kr: source.KeyRange{After: et.resumeFrom, UpTo: et.hi}, et: et})
 			default:
-				write = append(write, readJob{e: e, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, et: et})
+				write = append(write, readJob{e: e, sh: sh, kr: source.KeyRange{After: et.lo, UpTo: et.hi}, et: et})
 			}
 		}
 	}
@@ -74,7 +84,13 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 			if j.seen {
 				return readSettled(ctx, r, j, items, w)
 			}
-			if err := readEntity(ctx, r, pool, j.e, j.kr, items, rej, c, j.et); err != nil {
+			var err error
+			if j.sh != nil {
+				err = readSharedEntities(ctx, r, j.sh, j.kr, items, rej, c, j.et)
+			} else {
+				err = readEntity(ctx, r, pool, j.e, j.kr, items, rej, c, j.et)
+			}
+			if err != nil {
 				return err
 			}
 			j.et.finished()
@@ -122,29 +138,47 @@ func readJobs(ctx context.Context, readers []source.Reader, jobs []readJob, read
 // collision, and the item with that key is one the job wrote. A row whose
 // key does not render was rejected.
 func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- pending, w *writer) error {
-	e := j.e
-	return readRows(ctx, r, nil, e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
+	if sh := j.sh; sh != nil {
+		buf := make([][]any, len(sh.ents))
+		return readShared(ctx, r, sh, j.kr, func(row []any, matched uint64) error {
+			for i, e := range sh.ents {
+				if matched&(1<<i) != 0 {
+					if err := settledKey(ctx, e, sh.entityRow(i, row, buf), items, w); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return readRows(ctx, r, nil, j.e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
 		if dup != nil {
 			return nil
 		}
-		key, err := e.RenderKey(row)
-		if err != nil {
-			var re *mapping.RowError
-			if errors.As(err, &re) {
-				return nil
-			}
-			return err
-		}
-		if w.written != nil {
-			w.written.add(w.table, key)
-		}
-		select {
-		case items <- pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return settledKey(ctx, j.e, row, items, w)
 	})
+}
+
+// settledKey passes on the key of entity e's row that an earlier run
+// settled.
+func settledKey(ctx context.Context, e *mapping.Entity, row []any, items chan<- pending, w *writer) error {
+	key, err := e.RenderKey(row)
+	if err != nil {
+		var re *mapping.RowError
+		if errors.As(err, &re) {
+			return nil
+		}
+		return err
+	}
+	if w.written != nil {
+		w.written.add(w.table, key)
+	}
+	select {
+	case items <- pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // entity is the tracks of one entity; nil without a checkpoint.

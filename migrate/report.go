@@ -49,6 +49,10 @@ type Report struct {
 	// says why, or what the proof could not show (collide.go).
 	KeysDistinct bool     `json:"keys_distinct"`
 	KeyProof     []string `json:"key_proof,omitempty"`
+	// KeysOnData is true when KeysDistinct rests on the data of the run's
+	// snapshot: the columns its first KeyProof line names hold no
+	// separator (collide.go, keyCheck).
+	KeysOnData bool `json:"keys_on_data,omitempty"`
 	// Warnings: a stale lock taken over, a lock that could not be removed.
 	Warnings []string `json:"warnings,omitempty"`
 	// Checkpoint is the file a run that did not finish left to resume

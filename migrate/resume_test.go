@@ -307,3 +307,65 @@ INSERT INTO items VALUES (-1, 'v2'), (%d, 'v2');`, k+1, 5000))
 		})
 	}
 }
+
+// TestResumeRechecksKeys: the key "ITEM#{k}#{id}" is proven distinct only
+// on data where no k holds "#". The interrupted run finds none in its
+// snapshot and skips the collision check; a row with k = 'x#1' is added
+// before --resume, whose new snapshot is checked again: the check is on
+// (naming the column), and the table ends with exactly one item a row.
+func TestResumeRechecksKeys(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	var script strings.Builder
+	script.WriteString("CREATE TABLE items (id INT PRIMARY KEY, k VARCHAR(20) NOT NULL);\nINSERT INTO items VALUES ")
+	for i := 1; i <= 1000; i++ {
+		if i > 1 {
+			script.WriteString(", ")
+		}
+		script.WriteString("(" + strconv.Itoa(i) + ", 'a')")
+	}
+	script.WriteString(";\n")
+	const m = `version: 1
+table:
+  name: rechecked
+  key: {pk: PK}
+entities:
+  item:
+    from: items
+    pk: "ITEM#{k}#{id}"
+`
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, script.String())
+			fx := open(t, dsn, "mapping.yaml", m)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+			ck := filepath.Join(t.TempDir(), "c.json")
+			o := fx.options(slow, table)
+			o.CreateTable, o.Writers = true, 2
+			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			rep, err := migrate.Run(stopAfter(t, direct, table, 300), o)
+			if err == nil {
+				t.Fatal("the first run was not stopped")
+			}
+			if rep == nil || !rep.KeysOnData {
+				t.Fatalf("the first run: the keys are not proven on its data: %+v", rep)
+			}
+			eng.Exec(t, dsn, "INSERT INTO items VALUES (2001, 'x#1');")
+
+			o2 := fx.options(direct, table)
+			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume = ck, "d", "s", true
+			rep, err = migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if rep.KeysDistinct || rep.KeysOnData || len(rep.KeyProof) == 0 || rep.KeyProof[0] != `entity item: k holds "#" in a value, and the key needs it not to` {
+				t.Errorf("resume: keys distinct %v, on data %v, proof %q; want the check on, naming k", rep.KeysDistinct, rep.KeysOnData, rep.KeyProof)
+			}
+			if n, _ := scan(t, direct, table); n != 1001 {
+				t.Errorf("%d items in the table, want 1001", n)
+			}
+		})
+	}
+}

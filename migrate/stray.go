@@ -1,10 +1,18 @@
 package migrate
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,30 +30,245 @@ const scanSegments = 4
 // maxStrayKeys is how many stray items the report names.
 const maxStrayKeys = 20
 
-// keySet holds a 16-byte digest of every key this run wrote, to tell the
+// keySet records a 16-byte digest of every key this run wrote, to tell the
 // items of a table that held items before which ones the run did not write.
-// It costs about 80 bytes an item (the digest and the map's overhead) and is
-// kept only for a run with --allow-non-empty into a table that held items.
+// It is kept only for a run with --allow-non-empty into a table that held
+// items, or a resumed run, and holds its digests on disk, not on the heap:
+// each goes to one of strayBuckets files by its first byte. strays later
+// partitions the table's keys the same way and compares one bucket pair at
+// a time, with the written digests of that bucket sorted in memory (16
+// bytes a key divided by strayBuckets: 1.25 MB at ten million keys). The
+// files (16 bytes a key in all) are in a temporary directory that close
+// removes.
 type keySet struct {
-	mu sync.Mutex
-	m  map[[16]byte]struct{}
+	mu      sync.Mutex
+	dir     string       // created at the first add
+	buckets []*spillFile // the written digests
+	err     error        // the first failure to write; strays reports it
 }
 
-func newKeySet() *keySet { return &keySet{m: map[[16]byte]struct{}{}} }
+// strayBuckets is how many files each side of the comparison is split
+// into; a bucket's written digests are sorted in memory in turn.
+const strayBuckets = 128
 
+// spillFile is one bucket's file, written through a small buffer.
+type spillFile struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newKeySet() *keySet { return &keySet{} }
+
+// add records an item's key as written. A failure to write the file is
+// kept and returned by strays (the run itself goes on).
 func (s *keySet) add(t *mapping.Table, item mapping.Item) {
 	d := keyDigest(t, item)
 	s.mu.Lock()
-	s.m[d] = struct{}{}
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if s.buckets == nil {
+		if s.buckets, s.err = openBuckets(&s.dir, "written"); s.err != nil {
+			return
+		}
+	}
+	if _, err := s.buckets[d[0]%strayBuckets].w.Write(d[:]); err != nil {
+		s.err = fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
+	}
 }
 
-func (s *keySet) has(t *mapping.Table, item mapping.Item) bool {
-	d := keyDigest(t, item)
+// openBuckets creates strayBuckets files named prefix-N in *dir (created
+// when empty).
+func openBuckets(dir *string, prefix string) ([]*spillFile, error) {
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "remodel-written-*")
+		if err != nil {
+			return nil, fmt.Errorf("migrate: a directory for the digests of the keys written: %w", err)
+		}
+		*dir = d
+	}
+	bs := make([]*spillFile, strayBuckets)
+	for i := range bs {
+		f, err := os.Create(filepath.Join(*dir, fmt.Sprintf("%s-%03d", prefix, i)))
+		if err != nil {
+			for _, b := range bs[:i] {
+				b.f.Close()
+			}
+			return nil, fmt.Errorf("migrate: a file for the digests of the keys written: %w", err)
+		}
+		bs[i] = &spillFile{f: f, w: bufio.NewWriterSize(f, 4<<10)}
+	}
+	return bs, nil
+}
+
+// flushBuckets writes out the buffers of bs.
+func flushBuckets(bs []*spillFile) error {
+	for _, b := range bs {
+		if err := b.w.Flush(); err != nil {
+			return fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
+		}
+	}
+	return nil
+}
+
+// close removes the files.
+func (s *keySet) close() {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.m[d]
-	return ok
+	for _, b := range s.buckets {
+		b.f.Close()
+	}
+	s.buckets = nil
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+// written reads bucket i's digests, sorted (none when nothing was written).
+func (s *keySet) written(i int) ([][16]byte, error) {
+	if s.buckets == nil {
+		return nil, nil
+	}
+	b := s.buckets[i]
+	if err := b.w.Flush(); err != nil {
+		return nil, fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
+	}
+	st, err := b.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("migrate: reading the digests of the keys written: %w", err)
+	}
+	ds := make([][16]byte, st.Size()/16)
+	r := bufio.NewReaderSize(io.NewSectionReader(b.f, 0, st.Size()), 64<<10)
+	for i := range ds {
+		if _, err := io.ReadFull(r, ds[i][:]); err != nil {
+			return nil, fmt.Errorf("migrate: reading the digests of the keys written: %w", err)
+		}
+	}
+	slices.SortFunc(ds, func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) })
+	return ds, nil
+}
+
+// unwritten calls fn for every key of tk that was not written, bucket by
+// bucket: a bucket's written digests are read and sorted, then its table
+// keys are each looked up in them.
+func (s *keySet) unwritten(t *mapping.Table, tk *tableKeys, fn func(key mapping.Item) error) error {
+	cmp := func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) }
+	for i := range strayBuckets {
+		written, err := s.written(i)
+		if err != nil {
+			return err
+		}
+		err = tk.each(t, i, func(d [16]byte, key mapping.Item) error {
+			if _, ok := slices.BinarySearchFunc(written, d, cmp); ok {
+				return nil
+			}
+			return fn(key)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableKeys is the other side: the keys of the table's items, each with
+// its digest, in buckets by the digest as the written ones are.
+type tableKeys struct {
+	mu      sync.Mutex
+	buckets []*spillFile
+	key     []byte // scratch
+}
+
+// add records one key read from the table: digest, length, the key
+// encoded exactly (appendKeyValue), to name it and delete it later.
+func (k *tableKeys) add(t *mapping.Table, item mapping.Item) error {
+	d := keyDigest(t, item)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.key = appendKey(k.key[:0], t, item)
+	w := k.buckets[d[0]%strayBuckets].w
+	w.Write(d[:])
+	var n [binary.MaxVarintLen64]byte
+	w.Write(n[:binary.PutUvarint(n[:], uint64(len(k.key)))])
+	if _, err := w.Write(k.key); err != nil {
+		return fmt.Errorf("migrate: writing the keys of the table's items: %w", err)
+	}
+	return nil
+}
+
+// each calls fn for every key of bucket i, rebuilt as an item key.
+func (k *tableKeys) each(t *mapping.Table, i int, fn func(d [16]byte, key mapping.Item) error) error {
+	b := k.buckets[i]
+	if err := b.w.Flush(); err != nil {
+		return fmt.Errorf("migrate: writing the keys of the table's items: %w", err)
+	}
+	st, err := b.f.Stat()
+	if err != nil {
+		return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(b.f, 0, st.Size()), 64<<10)
+	var d [16]byte
+	var key []byte
+	for {
+		if _, err := io.ReadFull(r, d[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		key = slices.Grow(key[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, key); err != nil {
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		item, err := decodeItemKey(t, key)
+		if err != nil {
+			return err
+		}
+		if err := fn(d, item); err != nil {
+			return err
+		}
+	}
+}
+
+// decodeItemKey rebuilds an item key from appendKey's encoding.
+func decodeItemKey(t *mapping.Table, b []byte) (mapping.Item, error) {
+	item := mapping.Item{}
+	names := []string{t.PK.Name}
+	if t.SK != nil {
+		names = append(names, t.SK.Name)
+	}
+	for _, name := range names {
+		if len(b) < 1 {
+			return nil, fmt.Errorf("migrate: a key in the file of the table's keys is cut short")
+		}
+		typ := b[0]
+		n, w := binary.Uvarint(b[1:])
+		if w <= 0 || uint64(len(b)-1-w) < n {
+			return nil, fmt.Errorf("migrate: a key in the file of the table's keys is cut short")
+		}
+		v := b[1+w : 1+w+int(n)]
+		b = b[1+w+int(n):]
+		switch typ {
+		case 'S':
+			item[name] = &types.AttributeValueMemberS{Value: string(v)}
+		case 'N':
+			item[name] = &types.AttributeValueMemberN{Value: string(v)}
+		case 'B':
+			item[name] = &types.AttributeValueMemberB{Value: bytes.Clone(v)}
+		default:
+			return nil, fmt.Errorf("migrate: a key attribute %s of a type other than S, N or B", name)
+		}
+	}
+	return item, nil
 }
 
 // keyDigest digests an item's key. Numbers are taken by value: DynamoDB
@@ -146,53 +369,101 @@ func scanAll(ctx context.Context, db *dynamodb.Client, name string, setup func(*
 // strays finds the items of the table that this run did not write (the
 // lock item aside), counts them and names the first ones in the report,
 // and with DeleteStale deletes them with BatchWriteItem. It reads the whole
-// table once (its keys only).
+// table once (its keys only) into bucket files beside the written keys'
+// (keySet), then compares the two sides bucket by bucket.
 func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*dynamodb.Options)) error {
 	t := &o.Plan.Table
+	ks := w.written
+	ks.mu.Lock()
+	err := ks.err
+	if err == nil && ks.buckets != nil {
+		err = flushBuckets(ks.buckets)
+	}
+	ks.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	tk := &tableKeys{}
+	if tk.buckets, err = openBuckets(&ks.dir, "table"); err != nil {
+		return err
+	}
+	defer func() {
+		for _, b := range tk.buckets {
+			b.f.Close()
+		}
+	}()
+
 	names := map[string]string{"#pk": t.PK.Name}
 	proj := "#pk"
 	if t.SK != nil {
 		names["#sk"] = t.SK.Name
 		proj += ", #sk"
 	}
-	var mu sync.Mutex
-	var werr error // a delete that failed: its error names the items
-	err := scanAll(ctx, o.DB, o.Table, func(in *dynamodb.ScanInput) {
+	err = scanAll(ctx, o.DB, o.Table, func(in *dynamodb.ScanInput) {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
 	}, func(page *dynamodb.ScanOutput) error {
-		var batch []pending
 		for _, it := range page.Items {
-			if t.IsLock(it) || w.written.has(t, it) {
+			if t.IsLock(it) {
 				continue
 			}
-			key := t.KeyString(it)
-			mu.Lock()
-			rep.StrayItems++
-			if len(rep.StrayKeys) < maxStrayKeys {
-				rep.StrayKeys = append(rep.StrayKeys, key)
-			}
-			mu.Unlock()
-			if o.DeleteStale {
-				batch = append(batch, pending{item: t.KeyOf(it), source: key, del: true})
-			}
-		}
-		for len(batch) > 0 {
-			n := min(len(batch), MaxBatch)
-			if err := w.write(ctx, batch[:n]); err != nil {
-				mu.Lock()
-				werr = err
-				mu.Unlock()
+			if err := tk.add(t, it); err != nil {
 				return err
 			}
-			batch = batch[n:]
 		}
 		return nil
 	}, call)
-	switch {
-	case werr != nil:
-		return werr
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("migrate: finding the items of %s this run did not write: %w", o.Table, err)
 	}
-	return nil
+
+	g, gctx := errgroup.WithContext(ctx)
+	deletes := make(chan []pending)
+	if o.DeleteStale {
+		for range max(o.Writers, 1) {
+			g.Go(func() error {
+				for b := range deletes {
+					if err := w.write(gctx, b); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	}
+	g.Go(func() error {
+		defer close(deletes)
+		var batch []pending
+		send := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			select {
+			case deletes <- batch:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			batch = nil
+			return nil
+		}
+		err := ks.unwritten(t, tk, func(key mapping.Item) error {
+			name := t.KeyString(key)
+			rep.StrayItems++
+			if len(rep.StrayKeys) < maxStrayKeys {
+				rep.StrayKeys = append(rep.StrayKeys, name)
+			}
+			if !o.DeleteStale {
+				return nil
+			}
+			batch = append(batch, pending{item: key, source: name, del: true})
+			if len(batch) == MaxBatch {
+				return send()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return send()
+	})
+	return g.Wait()
 }

@@ -296,14 +296,18 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// requests are the batch's write requests; its puts are allocated
+// together, not one by one (deletes, rare, one by one).
 func requests(items []pending) []types.WriteRequest {
 	reqs := make([]types.WriteRequest, len(items))
+	puts := make([]types.PutRequest, len(items))
 	for i, p := range items {
 		if p.del {
-			reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: p.item}}
-		} else {
-			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item}}
+			reqs[i].DeleteRequest = &types.DeleteRequest{Key: p.item}
+			continue
 		}
+		puts[i].Item = p.item
+		reqs[i].PutRequest = &puts[i]
 	}
 	return reqs
 }

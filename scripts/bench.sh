@@ -11,7 +11,7 @@
 #   READERS, WRITERS      remodel --readers (4) and --writers (8), also used by the raw runs
 #   BENCH_DYNAMODB_PORT   DynamoDB Local's port (8767), started fresh for each run that stores items
 #   DYNAMODB_XMX          its JVM heap (default sized for ROWS)
-#   REPEAT                rounds of the four measurements; each figure is its median (1)
+#   REPEAT                rounds of the measurements; each figure is its median (1)
 #   CPUPROFILE            also profile one more null-sink run of remodel into this file
 #                         (FILE.postgres and FILE.mysql with ENGINE=both)
 #   BENCH_DB              the database to generate (remodel_bench; dropped at the end)
@@ -20,7 +20,7 @@
 #                         ids in SQL (scripts/bench-copies.sql): 10 million rows in minutes
 #   NULL_ONLY=1           measure only the raw read and the null sink: nothing is
 #                         stored in DynamoDB Local (for 10 million rows, which it
-#                         would take hours to store)
+#                         would take hours to store), and nothing verified
 #
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh

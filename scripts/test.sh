@@ -42,6 +42,15 @@ export REMODEL_TEST_MERMAID="$(scripts/mermaid.sh path)"
 scripts/chromium.sh fetch
 export REMODEL_TEST_CHROMIUM="${REMODEL_TEST_CHROMIUM:-$(scripts/chromium.sh path)}"
 
+# PostGIS for the geometry and geography tests (source, verify), which
+# create the extension in their own databases only.
+if ! scripts/postgis.sh fetch; then
+	if [ "${REMODEL_REQUIRE_SERVICES:-}" = "1" ]; then
+		echo "PostGIS could not be installed, and REMODEL_REQUIRE_SERVICES=1 needs it"; exit 1
+	fi
+	echo "PostGIS is not installed: its tests will be skipped"
+fi
+
 export REMODEL_TEST_POSTGRES="${REMODEL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
 export REMODEL_TEST_MYSQL="${REMODEL_TEST_MYSQL:-mysql://root@127.0.0.1:3306/test}"
 export REMODEL_TEST_DYNAMODB="http://127.0.0.1:$port"

@@ -90,6 +90,9 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		// escapes, nesting, keys.
 		return bytes.Clone(raw)
 	case introspect.KindArray:
+		if c.Elem == introspect.KindGeometry {
+			return errSpatialArray
+		}
 		delim := byte(',')
 		if c.Delim != "" {
 			delim = c.Delim[0]
@@ -130,6 +133,10 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	}
 	return s
 }
+
+// errSpatialArray is the error value of an array of PostGIS values, whose
+// elements PostgreSQL writes as hex EWKB, which remodel does not convert.
+var errSpatialArray = errors.New("an array of spatial values is not read (PostgreSQL writes its elements as hex EWKB): leave the column out (attributes.exclude) or select ST_AsEWKT of each element in a query entity")
 
 func decodeElems(v []any, elem *introspect.Column, engine introspect.Engine) error {
 	for i, e := range v {

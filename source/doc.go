@@ -25,9 +25,11 @@
 // (*UnconvertibleTextError); PostgreSQL
 // arrays are split at the element type's delimiter (introspect.Column.Delim)
 // and must start at index 1; spatial columns are selected as WKT by the
-// engine (ST_AsText, ST_AsEWKT), and a spatial value a free query returns in
-// its binary form is an error value. A column with a Read form
-// (introspect.Column.Read, added by package mapping for typed attributes)
-// selects its stored column (From) in that form: text as its bytes, a
-// spatial value as EWKB, money as numeric (see readas.go).
+// engine (ST_AsText, ST_AsEWKT with every coordinate's shortest exact
+// digits), a spatial value a free query returns in its binary form is an
+// error value, and so is an array of PostGIS values. A column with a Read
+// form (introspect.Column.Read, added by package mapping for typed
+// attributes) selects its stored column (From) in that form: text as its
+// bytes, a spatial value as EWKB or as GeoJSON, money as numeric (see
+// readas.go).
 package source

@@ -242,15 +242,24 @@ func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(
 
 // pgRead is the select-list expression that reads column c (quoted as q)
 // in the text form decodeText expects: PostGIS values as EWKT (WKT, with
-// "SRID=n;" in front when the value has an SRID), not their hex EWKB.
+// "SRID=n;" in front when the value has an SRID), not their hex EWKB, with
+// every coordinate's shortest exact digits (pgWKT).
 func pgRead(c *introspect.Column, q string) string {
 	if c != nil && c.Read != "" {
 		return pgReadAs(c, q)
 	}
 	if c != nil && c.Kind == introspect.KindGeometry {
-		return "ST_AsEWKT(" + q + ") AS " + q
+		return pgWKT(q) + " AS " + q
 	}
 	return q
+}
+
+// pgWKT is the EWKT of the PostGIS geometry or geography q. ST_AsEWKT
+// prints at most 15 significant digits unless told more (0.30000000000000004
+// became 0.3): with 100 decimal digits PostGIS 3.1 and later print each
+// coordinate in the shortest form that reads back as the same double.
+func pgWKT(q string) string {
+	return "ST_AsEWKT(" + q + ", 100)"
 }
 
 // scanSQL builds the query that reads every column of t in primary-key

@@ -23,13 +23,25 @@ import (
 //	                       converted as myRead does, or its stored bytes
 //	                       when it does not convert
 //	ReadNumeric            PostgreSQL (q)::numeric, for money
+//	ReadGeoJSON            ST_AsGeoJSON(q) (PostGIS with 100 decimal digits,
+//	                       the shortest exact form of each coordinate, and
+//	                       options 0, without a crs of its own), with
+//	                       a "crs" member {"type": "name", "properties":
+//	                       {"name": "EPSG:n"}} put first when the SRID n is
+//	                       not 0, the engine's text kept as it is; on PostGIS
+//	                       a value GeoJSON has no form for (curves, TIN,
+//	                       polyhedral surfaces, M coordinates, which
+//	                       ST_AsGeoJSON refuses or drops) selects the name
+//	                       of its type instead, an error value here
 
 // pgReadAs is the select-list expression of column c with a Read form.
 func pgReadAs(c *introspect.Column, q string) string {
 	expr := q
 	switch {
 	case c.Read == introspect.ReadBytes && c.Kind == introspect.KindGeometry:
-		expr = "ST_AsEWKB(" + q + ")"
+		expr = "ST_AsEWKB((" + q + ")::geometry)" // geography has no ST_AsEWKB
+	case c.Read == introspect.ReadGeoJSON:
+		expr = pgGeoJSON(q)
 	case c.Read == introspect.ReadNumeric:
 		expr = "(" + q + ")::numeric"
 	}
@@ -42,10 +54,34 @@ func myReadAs(c *introspect.Column, q string) string {
 	switch {
 	case c.Read == introspect.ReadBytes && c.Kind == introspect.KindGeometry:
 		expr = "CONCAT(UNHEX(LPAD(HEX(ST_SRID(" + q + ")), 8, '0')), ST_AsBinary(" + q + "))"
+	case c.Read == introspect.ReadGeoJSON:
+		expr = "IF(ST_SRID(" + q + ") = 0, ST_AsGeoJSON(" + q + "), " + withCRS("ST_SRID("+q+")", "ST_AsGeoJSON("+q+")", "CONCAT", "SUBSTRING") + ")"
 	case c.Read == introspect.ReadBytes && c.Charset != "" && isCharsetName(c.Charset):
 		expr = myConverted(c, q)
 	}
 	return expr + " AS " + myIdent(c.Name)
+}
+
+// pgGeoJSON is the GeoJSON of the PostGIS geometry or geography q, or the
+// name of its type where GeoJSON has no form for it: ST_AsGeoJSON fails
+// the whole statement on curves and polyhedral surfaces, drops M
+// coordinates and turns a TIN into polygons. A geometry is written when
+// its type and every part ST_Dump finds (none for an empty one) is a
+// point, line string or polygon, or a collection of them, without M.
+func pgGeoJSON(q string) string {
+	g := "(" + q + ")::geometry"
+	ok := "ST_Zmflag(" + g + ") IN (0, 2) AND ST_AsText(" + g + ", 0) !~ 'CURVE|CIRCULAR|SURFACE|TIN|TRIANGLE'"
+	js := "ST_AsGeoJSON(" + g + ", 100, 0)" // options 0: no crs of PostGIS's own, no bbox
+	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN NOT (" + ok + ") THEN GeometryType(" + g + ")" +
+		" WHEN ST_SRID(" + g + ") = 0 THEN " + js + " ELSE " + withCRS("ST_SRID("+g+")", js, "concat", "substr") + " END"
+}
+
+// withCRS is the SQL that puts a "crs" member naming EPSG:srid first in
+// the GeoJSON object js (text that starts with "{" and has a member), with
+// the engine's concatenation and substring functions: the rest of the text
+// is kept as the engine wrote it.
+func withCRS(srid, js, concat, substr string) string {
+	return concat + `('{"crs": {"type": "name", "properties": {"name": "EPSG:', ` + srid + `, '"}}, ', ` + substr + "(" + js + ", 2))"
 }
 
 // decodeReadAs decodes the value of a column with a Read form (never NULL
@@ -54,6 +90,11 @@ func decodeReadAs(c *introspect.Column, raw []byte, engine introspect.Engine) an
 	switch c.Read {
 	case introspect.ReadNumeric:
 		return string(raw)
+	case introspect.ReadGeoJSON:
+		if len(raw) == 0 || raw[0] != '{' {
+			return fmt.Errorf("a spatial value of type %s has no GeoJSON form (GeoJSON has no curves, TINs, polyhedral surfaces or M coordinates): type it S (WKT) or B (WKB)", strings.ToUpper(string(raw)))
+		}
+		return bytes.Clone(raw) // checked as JSON by mapping.ConvertAs
 	case introspect.ReadBytes:
 		switch {
 		case c.Kind == introspect.KindGeometry && engine == introspect.Postgres:

@@ -65,6 +65,11 @@ type Reader interface {
 	ScanRange(ctx context.Context, t *introspect.Table, where string, kr KeyRange, fn func(row []any) error) error
 	// KeyBoundaries splits t's rows into up to n key ranges (ranges.go).
 	KeyBoundaries(ctx context.Context, t *introspect.Table, where string, n int) ([]KeyBound, error)
+	// HoldsByte reports whether some row of t (a table, view or query)
+	// matching where holds the byte b in the text column col, compared
+	// byte for byte whatever the column's collation (holds.go); b is a
+	// printable ASCII byte.
+	HoldsByte(ctx context.Context, t *introspect.Table, where, col string, b byte) (bool, error)
 	// Count counts the rows of t (a table, view or query) matching where.
 	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
 	// Sample returns up to n distinct tuples of the columns from t (rows

@@ -76,7 +76,8 @@ func (q *itemQuery) embedColumns(engine introspect.Engine, e *mapping.Entity, re
 			for _, c := range child.Columns {
 				ej.keys = append(ej.keys, c.Name)
 			}
-			agg = "json_agg(to_jsonb(c.*) ORDER BY " + strings.Join(order, ", ") + ")"
+			// PostGIS columns as EWKT (pgTypedJSON), as the entity's row.
+			agg = "json_agg(" + pgTypedJSON(child, "to_jsonb(c.*)") + " ORDER BY " + strings.Join(order, ", ") + ")"
 		}
 		cols = append(cols, "(SELECT "+agg+" FROM "+from+" c WHERE "+strings.Join(conds, " AND ")+") AS "+ident(ej.col))
 		q.embeds = append(q.embeds, ej)

@@ -67,7 +67,7 @@ type chunkResult struct {
 // them in chunks of 100 keys: a fixed pool of workers each renders a chunk,
 // reads its items with BatchGetItem and compares. The problems kept are the
 // first in Problem order, whatever the workers' timing.
-func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.Counter) (ItemCheck, error) {
+func (v *verifier) items(ctx context.Context, e *mapping.Entity, rs readerSet, prog *progress.Counter) (ItemCheck, error) {
 	rate := v.o.SampleRate
 	if rate <= 0 || rate > 1 {
 		rate = 1
@@ -103,7 +103,7 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.
 		// enforce (a view's, a query's) until the key changes, and names
 		// every row of a key that is not unique.
 		scan := func(each func([]any) error) error {
-			return v.r.Query(gctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
+			return rs.r.Query(gctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
 				if len(vals) != ncols+1+len(q.embeds) || names[ncols] != q.jsonCol {
 					return fmt.Errorf("the item query returned %d columns, want %d", len(vals), ncols+1+len(q.embeds))
 				}
@@ -112,7 +112,7 @@ func (v *verifier) items(ctx context.Context, e *mapping.Entity, prog *progress.
 		}
 		err := e.StreamEmbedded(gctx, scan, func(ctx context.Context, i int, each func([]any) error) error {
 			m := e.Embeds()[i]
-			return v.kr[i].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
+			return rs.kr[i].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
 		}, func(vals []any, kids [][][]any, dup *mapping.RowError) error {
 			ic.Rows++
 			prog.Add(1)

@@ -556,8 +556,13 @@ func TestReportOfAnUnfinishedRun(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "verify: comparing items of entity team: ") || !strings.Contains(err.Error(), "after retrying for 1s") {
 		t.Fatalf("verify with every BatchGetItem failing = %v", err)
 	}
-	if rep == nil || rep.OK || rep.Error != err.Error() || len(rep.Counts) != 2 || !rep.Counts[0].OK || len(rep.Patterns) != 0 {
+	if rep == nil || rep.OK || rep.Error != err.Error() || len(rep.Counts) != 2 || !rep.Counts[0].OK || len(rep.Items) != 0 {
 		t.Fatalf("the report of the unfinished run = %+v", rep)
+	}
+	for _, pc := range rep.Patterns { // the patterns run beside the item check: those that finished are listed
+		if !pc.OK || pc.Samples == 0 {
+			t.Errorf("access pattern %+v of the unfinished run is listed unfinished", pc)
+		}
 	}
 	var b strings.Builder
 	if err := rep.WriteJUnit(&b); err != nil {

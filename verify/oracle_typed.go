@@ -34,7 +34,20 @@ import (
 //	text as B               PostgreSQL textsend (the stored bytes; convert_to
 //	                        UTF8 in a database that is neither UTF8 nor
 //	                        SQL_ASCII); MySQL the text and HEX of its bytes
-//	spatial as B            the SRID and HEX of ST_AsBinary, "4326:0101…"
+//	spatial as B            the SRID and the hex of the WKB, "4326:0101…":
+//	                        MySQL ST_AsBinary; PostGIS ST_AsEWKB of the
+//	                        value with its SRID set to 0 (EWKB's Z and M
+//	                        flags, where ST_AsBinary writes ISO WKB codes)
+//	spatial as M            the engine's GeoJSON as a JSON value, with a
+//	                        "crs" member naming EPSG:n added by the engine's
+//	                        JSON functions (jsonb ||, JSON_INSERT) when the
+//	                        SRID n is not 0; JSON null on PostGIS for a
+//	                        value GeoJSON has no form for (migrate rejects
+//	                        its row)
+//
+// A PostGIS column without a type is rendered as ST_AsEWKT with 100
+// decimal digits (to_jsonb writes geometry as GeoJSON cut to 9 digits and
+// geography as hex EWKB); the MySQL one as its WKT (myJSONExpr).
 
 // typedFrom lists the stored columns that typed attributes read in another
 // form (the Column.From of t's columns). The oracle leaves them out of the
@@ -54,7 +67,13 @@ func typedFrom(t *introspect.Table) map[string]bool {
 // columns typed attributes read in another form (typedFrom) and with those
 // renderings added under the names of t's columns that read them.
 func pgTypedJSON(t *introspect.Table, row string) string {
-	if len(typedFrom(t)) == 0 {
+	var spatial []*introspect.Column
+	for _, c := range t.Columns {
+		if c.Kind == introspect.KindGeometry && c.From == "" && c.Expr == "" && !typedFrom(t)[c.Name] {
+			spatial = append(spatial, c)
+		}
+	}
+	if len(typedFrom(t)) == 0 && len(spatial) == 0 {
 		return row
 	}
 	var b strings.Builder
@@ -72,20 +91,39 @@ func pgTypedJSON(t *introspect.Table, row string) string {
 		switch {
 		case c.Read == introspect.ReadNumeric:
 			expr = "(" + col + ")::numeric"
+		case c.Kind == introspect.KindGeometry && c.Read == introspect.ReadGeoJSON:
+			expr = pgOracleGeoJSON(col)
 		case c.Kind == introspect.KindGeometry:
-			expr = "ST_SRID(" + col + ") || ':' || encode(ST_AsBinary(" + col + "), 'hex')"
+			expr = "ST_SRID(" + col + ") || ':' || encode(ST_AsEWKB(ST_SetSRID((" + col + ")::geometry, 0)), 'hex')"
 		default:
 			expr = "CASE WHEN current_setting('server_encoding') IN ('UTF8', 'SQL_ASCII') THEN textsend(" + col + "::text) ELSE convert_to(" + col + "::text, 'UTF8') END"
 		}
 		b.WriteString(" || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', " + expr + ")")
 	}
+	for _, c := range spatial {
+		b.WriteString(" || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', ST_AsEWKT(" + pgQuote(c.Name) + ", 100))")
+	}
 	return b.String()
+}
+
+// pgOracleGeoJSON is the GeoJSON of PostGIS value col as jsonb, with a crs
+// member when its SRID is not 0, or JSON null where GeoJSON has no form
+// for the value (ST_AsGeoJSON would fail the statement or drop M).
+func pgOracleGeoJSON(col string) string {
+	g := "(" + col + ")::geometry"
+	return "CASE WHEN ST_Zmflag(" + g + ") IN (0, 2) AND ST_AsText(" + g + ", 0) !~ 'CURVE|CIRCULAR|SURFACE|TIN|TRIANGLE'" +
+		" THEN ST_AsGeoJSON(" + g + ", 100, 0)::jsonb || CASE WHEN ST_SRID(" + g + ") = 0 THEN '{}'::jsonb" +
+		" ELSE jsonb_build_object('crs', jsonb_build_object('type', 'name', 'properties', jsonb_build_object('name', 'EPSG:' || ST_SRID(" + g + ")))) END END"
 }
 
 // myTypedJSONExpr is what JSON_OBJECT renders for a column that reads a
 // stored column in another form (Column.From).
 func myTypedJSONExpr(c *introspect.Column) string {
 	col := myQuote(c.From)
+	if c.Kind == introspect.KindGeometry && c.Read == introspect.ReadGeoJSON {
+		return "IF(ST_SRID(" + col + ") = 0, JSON_EXTRACT(ST_AsGeoJSON(" + col + "), '$'), JSON_INSERT(ST_AsGeoJSON(" + col + "), '$.crs', " +
+			"JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(" + col + "))))))"
+	}
 	if c.Kind == introspect.KindGeometry {
 		return "CONCAT(ST_SRID(" + col + "), ':', HEX(ST_AsBinary(" + col + ")))"
 	}

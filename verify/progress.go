@@ -5,10 +5,12 @@ import (
 )
 
 // Progress (Options.Progress) has four phases, each counted where the report
-// counts, so that a complete phase ends at exactly the report's numbers:
+// counts, so that a complete phase ends at exactly the report's numbers.
+// The source counts come first; the other three then run side by side
+// (they start in this order):
 //
-//	scan      items    the table's items read by the count scan (total unknown)
 //	count     entities the entities whose source rows were counted
+//	scan      items    the table's items read by the count scan (total unknown)
 //	items     rows     per entity, the source rows the item check read, of
 //	                   the exact count the count check made
 //	patterns  samples  per access pattern, the parameter sets checked (each

@@ -24,8 +24,8 @@ func (r *recorder) Print(s progress.State) {
 
 func (r *recorder) Close(s progress.State) { r.Print(s) }
 
-// TestProgress: a real verify's progress has the phases scan, count, items
-// and patterns; every count ends at exactly the report's number (items
+// TestProgress: a real verify's progress has the phases count, scan, items
+// and patterns (in that order, the last three side by side); every count ends at exactly the report's number (items
 // scanned, entities counted, rows read per entity, samples per pattern),
 // and the item check's totals are the counted rows from the start.
 func TestProgress(t *testing.T) {
@@ -49,7 +49,7 @@ func TestProgress(t *testing.T) {
 					t.Errorf("phase %s has not ended", p.Name)
 				}
 			}
-			if want := []string{"scan", "count", "items", "patterns"}; !slices.Equal(names, want) {
+			if want := []string{"count", "scan", "items", "patterns"}; !slices.Equal(names, want) {
 				t.Fatalf("phases %q, want %q", names, want)
 			}
 			var items int64
@@ -62,8 +62,8 @@ func TestProgress(t *testing.T) {
 					t.Errorf("phase %s ends with task %+v, want %s at %d of %d", phase, got, task, want, want)
 				}
 			}
-			check("scan", o.Table, final.Phases[0].Tasks[0], items)
-			check("count", "entities", final.Phases[1].Tasks[0], int64(len(rep.Counts)))
+			check("count", "entities", final.Phases[0].Tasks[0], int64(len(rep.Counts)))
+			check("scan", o.Table, final.Phases[1].Tasks[0], items)
 			for i, ic := range rep.Items {
 				check("items", ic.Entity, final.Phases[2].Tasks[i], ic.Rows)
 			}

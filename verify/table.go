@@ -42,6 +42,7 @@ func (v *verifier) checkTable(ctx context.Context) error {
 	if hash != v.t.PK.Name || rng != wantRange {
 		return fmt.Errorf("verify: table %s has the key %s, the mapping's table key is %s", v.o.Table, keyNames(hash, rng), keyNames(v.t.PK.Name, wantRange))
 	}
+	v.tableItems = aws.ToInt64(out.Table.ItemCount) // how many segments the scan reads
 	return nil
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -36,8 +37,13 @@ type Options struct {
 	// sampled check does not name stray items or accepted rejects the
 	// source lacks (it does not meet every row).
 	SampleRate float64
+	// Readers is how many entities the item check reads at once, each on
+	// a source connection of its own (and one more per embed) of the same
+	// snapshot (zero: 4).
+	Readers int
 	// Workers is how many BatchGetItem calls the item check makes at once
-	// (zero: 8), and Backoff their retry policy (zero: backoff.Default).
+	// per entity (zero: 8), and Backoff their retry policy (zero:
+	// backoff.Default).
 	Workers int
 	Backoff backoff.Policy
 	// MaxProblems caps how many problems each check lists; all are counted.
@@ -125,6 +131,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Settle <= 0 {
 		o.Settle = 10 * time.Second
 	}
+	if o.Readers < 1 {
+		o.Readers = 4
+	}
 	start := time.Now()
 	rep := &Report{
 		Version: ReportVersion, Table: o.Table, Engine: string(o.Source.Engine()), Seed: o.Seed,
@@ -149,53 +158,95 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	if err := v.checkTable(ctx); err != nil {
 		return err
 	}
-	source.AllowStall(v.o.Source, v.o.Backoff.Deadline) // the reader waits while items are read again
-	snap, err := v.o.Source.Snapshot(ctx, 1+v.o.Plan.MaxEmbeds())
+	// One reader counts and serves the access patterns; each of the item
+	// check's reader sets (a reader and one per embed) reads one entity at
+	// a time. All of them read the same snapshot.
+	sets := min(v.o.Readers, len(v.o.Plan.Entities))
+	if v.o.SkipItems {
+		sets = 0
+	}
+	per := 1 + v.o.Plan.MaxEmbeds()
+	source.AllowStall(v.o.Source, v.o.Backoff.Deadline) // the readers wait while items are read again
+	snap, err := v.o.Source.Snapshot(ctx, 1+sets*per)
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
 	rep.Warning = snap.Warning()
-	v.r, v.kr = snap.Readers()[0], snap.Readers()[1:]
+	readers := snap.Readers()
+	v.r = readers[0]
+	v.itemReaders = make(chan readerSet, sets)
+	for i := range sets {
+		set := readers[1+i*per : 1+(i+1)*per]
+		v.itemReaders <- readerSet{r: set[0], kr: set[1:]}
+	}
 	if v.itemsComplete() {
 		v.keys = newKeySet()
 	}
 
-	if err := v.counts(ctx, rep); err != nil {
+	// The source rows are counted first: an entity whose rows cannot be
+	// counted has no item check. Then the Scan of the table, the item
+	// check and the access patterns run side by side, each on readers of
+	// its own: the item check claims the keys of the items it reads, the
+	// Scan adds every key it meets, and what is left unclaimed once both
+	// are over is a stray. The report keeps the mapping's order.
+	if err := v.sourceCounts(ctx, rep); err != nil {
 		return err
 	}
 	v.listRejects(rep)
+	// A Scan or pattern that cannot finish stops the run. An item check
+	// that cannot finish stops the patterns, but the Scan runs on: the
+	// report then still has the counts.
+	scanned := v.scanPhase()
+	var checked *progress.Phase
 	if !v.o.SkipItems {
-		phase := v.itemsPhase(rep)
-		for i, e := range v.o.Plan.Entities {
-			if v.countFailed[e.Name] {
-				ic := ItemCheck{Entity: e.Name, Problems: v.problems()}
-				ic.Problems.Add(Problem{Kind: KindCheckError, Entity: e.Name,
-					Message: "items not compared: the rows of entity " + e.Name + " cannot be read (see its count)"})
-				rep.Items = append(rep.Items, ic)
-				continue
-			}
-			ic, err := v.items(ctx, e, phase.Counter(i))
-			if err != nil {
-				phase.End(false)
-				return err
-			}
-			phase.Counter(i).Finish()
-			rep.Items = append(rep.Items, ic)
-		}
-		phase.End(true)
-		v.checkRejects(rep)
-		if err := v.strays(ctx, rep); err != nil {
-			return err
-		}
+		checked = v.itemsPhase(rep)
 	}
-	// The patterns run side by side (patternWorkers at a time); the report
-	// keeps the mapping's order.
+	sampled := v.patternsPhase()
+	g, gctx := errgroup.WithContext(ctx)
+	pctx, stopPatterns := context.WithCancel(gctx)
+	defer stopPatterns()
+	var itemsErr error
+	g.Go(func() error { return v.scanTable(gctx, rep, scanned) })
+	if !v.o.SkipItems {
+		g.Go(func() error {
+			if itemsErr = v.itemChecks(gctx, rep, checked); itemsErr != nil {
+				stopPatterns()
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		err := v.patterns(pctx, rep, sampled)
+		if err != nil && gctx.Err() == nil && pctx.Err() != nil {
+			return nil // stopped by the item check, whose error is the run's
+		}
+		return err
+	})
+	err = g.Wait()
+	if itemsErr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = itemsErr
+	}
+	if v.itemCounts == nil {
+		rep.Counts = nil // the scan did not finish: no count was checked
+	} else {
+		v.compareCounts(rep)
+	}
+	if err != nil || v.o.SkipItems {
+		return err
+	}
+	v.checkRejects(rep)
+	return v.strays(ctx, rep)
+}
+
+// patterns checks the access patterns side by side (patternWorkers at a
+// time) into rep.Patterns, in the mapping's order; a pattern a stopped run
+// did not finish is left out.
+func (v *verifier) patterns(ctx context.Context, rep *Report, phase *progress.Phase) error {
 	pcs := make([]PatternCheck, len(v.o.Plan.AccessPatterns))
 	done := make([]bool, len(pcs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(patternWorkers)
-	phase := v.patternsPhase()
 	for i, ap := range v.o.Plan.AccessPatterns {
 		g.Go(func() error {
 			pc, err := v.pattern(gctx, ap, phase.Counter(i))
@@ -206,14 +257,102 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 			return err
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	phase.End(err == nil)
 	for i, pc := range pcs {
-		if done[i] { // a pattern the stopped run did not finish is left out
+		if done[i] {
 			rep.Patterns = append(rep.Patterns, pc)
 		}
 	}
 	return err
+}
+
+// itemChecks runs the item check of the entities side by side, one per
+// reader set, into rep.Items in mapping order. Each entity's check keeps
+// its own counts and problems. When one fails, the checks of the entities
+// after it in the mapping are stopped and those before it run on: the run
+// then reports the entities before the first that failed, and that one's
+// error, whatever the timing.
+func (v *verifier) itemChecks(ctx context.Context, rep *Report, phase *progress.Phase) error {
+	ents := v.o.Plan.Entities
+	ics := make([]ItemCheck, len(ents))
+	errs := make([]error, len(ents))
+	done := make([]bool, len(ents))
+	cancels := make([]context.CancelFunc, len(ents))
+	var mu sync.Mutex // guards errs, done, cancels and failed
+	failed := len(ents)
+	var wg sync.WaitGroup
+	for i, e := range ents {
+		if v.countFailed[e.Name] {
+			ics[i] = ItemCheck{Entity: e.Name, Problems: v.problems()}
+			ics[i].Problems.Add(Problem{Kind: KindCheckError, Entity: e.Name,
+				Message: "items not compared: the rows of entity " + e.Name + " cannot be read (see its count)"})
+			mu.Lock()
+			done[i] = true
+			mu.Unlock()
+			continue
+		}
+		var rs readerSet
+		select {
+		case rs = <-v.itemReaders:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		ectx, cancel := context.WithCancel(ctx)
+		mu.Lock()
+		stop := failed < i
+		cancels[i] = cancel
+		mu.Unlock()
+		if stop {
+			v.itemReaders <- rs
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { v.itemReaders <- rs }()
+			ic, err := v.items(ectx, e, rs, phase.Counter(i))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs[i] = err
+				if i < failed {
+					failed = i
+					for _, c := range cancels[i+1:] {
+						if c != nil {
+							c()
+						}
+					}
+				}
+				return
+			}
+			phase.Counter(i).Finish()
+			ics[i], done[i] = ic, true
+		}()
+	}
+	wg.Wait()
+	for _, c := range cancels {
+		if c != nil {
+			c()
+		}
+	}
+	for i := range ents {
+		if !done[i] {
+			phase.End(false)
+			if errs[i] != nil {
+				return errs[i]
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("verify: the item check of entity %s did not run", ents[i].Name) // cannot happen
+		}
+		rep.Items = append(rep.Items, ics[i])
+	}
+	phase.End(true)
+	return nil
 }
 
 // patternWorkers is how many access patterns are checked at a time.
@@ -266,8 +405,9 @@ func (rep *Report) FailedChecks() (failed, total int) {
 type verifier struct {
 	o Options
 	r source.Reader
-	// kr read the child rows of embeds, beside r (one per embed).
-	kr []source.Reader
+	// itemReaders hands out the item check's reader sets, one per entity
+	// checked at a time.
+	itemReaders chan readerSet
 	// rmu serializes the access patterns' use of r (a reader is one
 	// connection): their SQL runs one at a time, their Queries on DynamoDB
 	// and the waits for a global index to settle overlap.
@@ -280,10 +420,22 @@ type verifier struct {
 	// keys holds every item key of the table (as digests), and which of them
 	// a source row claimed; nil without the item check.
 	keys *keySet
+	// tableItems is the table's item count as DescribeTable gives it (for
+	// the number of scan segments); itemCounts the items of each entity the
+	// scan counted, in mapping order.
+	tableItems int64
+	itemCounts []int64
 	// rejSeen and rejKeys follow Options.Rejects.List: whether the item
 	// check met the row, and the key of the item it renders ("" if none).
 	rejSeen []bool
 	rejKeys []string
+}
+
+// readerSet reads one entity's rows (r) and the child rows of its embeds
+// (kr, one per embed of the mapping), from the run's snapshot.
+type readerSet struct {
+	r  source.Reader
+	kr []source.Reader
 }
 
 // itemsComplete is true when the item check meets every source row: only

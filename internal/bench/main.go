@@ -11,7 +11,10 @@
 //     into DynamoDB Local;
 //  4. remodel into a null sink: the same, through a faultproxy whose
 //     Discard rule acknowledges every BatchWriteItem without forwarding it,
-//     so the figure is remodel's own cost (read, render, batch, HTTP).
+//     so the figure is remodel's own cost (read, render, batch, HTTP);
+//  5. remodel verify of the table the end-to-end run wrote (every item
+//     compared, the access patterns at a fixed seed), beside the migration
+//     of the same rows: verify ÷ migrate, of wall time.
 //
 // For the remodel runs it reports user+sys CPU and peak RSS from the
 // process's rusage. The machine is shared and noisy: only the ratios within
@@ -138,10 +141,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer b.src.Close()
 
-	var rounds [4][]result
+	var rounds [5][]result
 	for i := range o.repeat {
 		b.round = i + 1
-		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd} {
+		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd, b.verify} {
 			if o.nullOnly && j >= 2 {
 				rounds[j] = append(rounds[j], result{})
 				continue
@@ -153,7 +156,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			rounds[j] = append(rounds[j], r)
 		}
 	}
-	rep.Read, rep.Null, rep.Sink, rep.Remodel = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3])
+	rep.Read, rep.Null, rep.Sink, rep.Remodel, rep.Verify = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3]), median(rounds[4])
 	rep.Rounds = o.repeat
 
 	p := b.pool
@@ -191,9 +194,12 @@ type bench struct {
 	pool   *pool
 	db     *dynamodb.Client
 	m      migrateRun
-	warmup int64
-	round  int
-	seq    int
+	// e2eTable is the table the last end-to-end run wrote, which verify
+	// then checks.
+	e2eTable string
+	warmup   int64
+	round    int
+	seq      int
 	// proxyCPU is the bench process's CPU time during each null-sink run.
 	proxyCPU []time.Duration
 }
@@ -359,7 +365,25 @@ func (b *bench) endToEnd(ctx context.Context) (result, error) {
 		return result{}, err
 	}
 	r.Emulator = emu()
+	b.e2eTable = m.table
 	return r, checkReport(rep, b.total)
+}
+
+// verify is measurement 5: remodel verify of the table endToEnd wrote,
+// right after it, on the same DynamoDB Local.
+func (b *bench) verify(ctx context.Context) (result, error) {
+	b.step("%sremodel verify of %s", b.prefix(), b.e2eTable)
+	v := verifyRun{bin: b.o.remodel, source: b.o.source, mapPth: b.o.mapping, table: b.e2eTable, endpt: b.o.endpoint, work: b.m.work}
+	emu := b.emulatorCPU()
+	r, err := v.run(ctx, "remodel verify (the e2e table)")
+	if err != nil {
+		return result{}, err
+	}
+	r.Emulator = emu()
+	if r.Items != b.total {
+		return result{}, fmt.Errorf("bench: remodel verify compared %d items, the source has %d rows", r.Items, b.total)
+	}
+	return r, nil
 }
 
 // emulatorCPU starts counting DynamoDB Local's CPU time; the function it

@@ -67,6 +67,55 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 	return result{Name: name, Items: rep.ItemsWritten, Wall: u.Wall, CPU: u.User + u.Sys, MaxRSS: u.MaxRSS}, &rep, nil
 }
 
+// verifyRun is one `remodel verify` process, of the table an end-to-end
+// run wrote.
+type verifyRun struct {
+	bin, source, mapPth, table, endpt, work string
+}
+
+// verifyReport is what the bench reads of verify's JSON report.
+type verifyReport struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+	Items []struct {
+		Compared int64 `json:"compared"`
+	} `json:"items"`
+}
+
+// run starts remodel verify (every item compared, patterns with a fixed
+// seed), waits for it, and returns the measurement with the rows whose
+// items it compared; a verify that does not pass is an error.
+func (v verifyRun) run(ctx context.Context, name string) (result, error) {
+	reportPath := filepath.Join(v.work, v.table+".verify.json")
+	logPath := filepath.Join(v.work, v.table+".verify.log")
+	args := []string{"verify", "--source", v.source, "-m", v.mapPth,
+		"--endpoint", v.endpt, "--table", v.table, "--seed", "1", "--progress", "none",
+		"--output", "json=" + reportPath}
+	log, err := os.Create(logPath)
+	if err != nil {
+		return result{}, fmt.Errorf("bench: %w", err)
+	}
+	defer log.Close()
+	u, err := spawn(ctx, v.bin, args, os.Environ(), log)
+	b, rerr := os.ReadFile(reportPath)
+	var rep verifyReport
+	if rerr == nil {
+		rerr = json.Unmarshal(b, &rep)
+	}
+	if err != nil || rerr != nil || !rep.OK {
+		tail, _ := os.ReadFile(logPath)
+		if len(tail) > 4000 {
+			tail = tail[len(tail)-4000:]
+		}
+		return result{}, fmt.Errorf("bench: %s: remodel verify did not pass (%v; report: %v %s):\n%s", name, err, rerr, rep.Error, tail)
+	}
+	var compared int64
+	for _, ic := range rep.Items {
+		compared += ic.Compared
+	}
+	return result{Name: name, Items: compared, Wall: u.Wall, CPU: u.User + u.Sys, MaxRSS: u.MaxRSS}, nil
+}
+
 // usage is what a spawned process cost.
 type usage struct {
 	Wall, User, Sys time.Duration

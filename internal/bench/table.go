@@ -84,7 +84,17 @@ type report struct {
 	Sink    result      // 2. raw sink write
 	Remodel result      // 3. remodel end to end into DynamoDB Local
 	Null    result      // 4. remodel into the null sink
+	Verify  result      // 5. remodel verify of the table of 3.
 	Notes   []string
+}
+
+// verifyRatio is verify's wall time over the migration's, of the same
+// rows (0 when either was not measured).
+func (r *report) verifyRatio() float64 {
+	if r.Verify.Wall <= 0 || r.Remodel.Wall <= 0 {
+		return 0
+	}
+	return r.Verify.Wall.Seconds() / r.Remodel.Wall.Seconds()
 }
 
 // ratios are the two figures the bench exists for.
@@ -118,7 +128,7 @@ func (r *report) write(w io.Writer) {
 		r      result
 		rss    bool
 		marker string
-	}{{r.Read, false, "*"}, {r.Sink, false, "*"}, {r.Remodel, true, ""}, {r.Null, true, ""}} {
+	}{{r.Read, false, "*"}, {r.Sink, false, "*"}, {r.Remodel, true, ""}, {r.Null, true, ""}, {r.Verify, true, ""}} {
 		if m.r.Name == "" { // not measured (-null-only)
 			continue
 		}
@@ -141,11 +151,18 @@ func (r *report) write(w io.Writer) {
 		fmt.Fprintf(w, "  %-38s %5.2f\n", "end to end / min(raw read, raw sink)", e2e)
 	}
 	fmt.Fprintf(w, "  %-38s %5.2f\n", "null sink / raw read", null)
+	if vr := r.verifyRatio(); vr > 0 {
+		fmt.Fprintf(w, "  %-38s %5.2f\n", "verify / migrate (wall, same rows)", vr)
+	}
 	fmt.Fprintln(w)
 	if r.Sink.Emulator > 0 && r.Remodel.Emulator > 0 {
 		fmt.Fprintf(w, "  DynamoDB Local's own CPU: %.1f s (%.2f cores) during the raw sink, %.1f s (%.2f cores) during remodel's run.\n",
 			r.Sink.Emulator.Seconds(), r.Sink.Emulator.Seconds()/r.Sink.Wall.Seconds(),
 			r.Remodel.Emulator.Seconds(), r.Remodel.Emulator.Seconds()/r.Remodel.Wall.Seconds())
+	}
+	if r.Verify.Emulator > 0 {
+		fmt.Fprintf(w, "  DynamoDB Local's own CPU during remodel verify: %.1f s (%.2f cores).\n",
+			r.Verify.Emulator.Seconds(), r.Verify.Emulator.Seconds()/r.Verify.Wall.Seconds())
 	}
 	if ranged {
 		fmt.Fprintf(w, "  Each measurement is its median of %d rounds; the ratios are of the medians.\n", r.Rounds)

@@ -40,6 +40,7 @@ func sampleReport(rounds int) *report {
 		Sink:    result{Name: "raw sink (BatchWriteItem, 8 writers)", Items: 100000, Wall: 10 * time.Second, CPU: 3 * time.Second, Emulator: 15 * time.Second, MinRate: 9000, MaxRate: 10500},
 		Remodel: result{Name: "remodel -> DynamoDB Local", Items: 100000, Wall: 12500 * time.Millisecond, CPU: 5 * time.Second, MaxRSS: 80 << 20, Emulator: 16 * time.Second, MinRate: 7000, MaxRate: 8100},
 		Null:    result{Name: "remodel -> null sink", Items: 100000, Wall: 2 * time.Second, CPU: 3500 * time.Millisecond, MaxRSS: 60 << 20, MinRate: 45000, MaxRate: 52000},
+		Verify:  result{Name: "remodel verify (the e2e table)", Items: 100000, Wall: 10 * time.Second, CPU: 4 * time.Second, MaxRSS: 90 << 20, Emulator: 14 * time.Second, MinRate: 9000, MaxRate: 11000},
 		Notes:   []string{"a note"},
 	}
 }
@@ -68,6 +69,22 @@ func TestRatios(t *testing.T) {
 	}
 	if e2e, null := (&report{}).ratios(); e2e != 0 || null != 0 {
 		t.Errorf("empty report: %v, %v", e2e, null)
+	}
+}
+
+func TestVerifyRatio(t *testing.T) {
+	r := sampleReport(1)
+	if got := r.verifyRatio(); got != 0.8 {
+		t.Errorf("verify / migrate %v, want 0.8 (10 s / 12.5 s)", got)
+	}
+	r.Verify = result{} // not measured (-null-only): no ratio, no row
+	if got := r.verifyRatio(); got != 0 {
+		t.Errorf("verify / migrate without verify: %v, want 0", got)
+	}
+	var b bytes.Buffer
+	r.write(&b)
+	if strings.Contains(b.String(), "verify") {
+		t.Errorf("a report without verify mentions it:\n%s", b.String())
 	}
 }
 

@@ -91,6 +91,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"preview", "--rows", "0"}, "--rows must be at least 1, got 0"},
 		{[]string{"preview", "--rows", "-3", "--format", "xml"}, "--format must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
 		{[]string{"verify", "--samples", "0"}, "--samples must be at least 1, got 0"},
+		{[]string{"verify", "--readers", "0"}, "--readers must be at least 1, got 0"},
 		{[]string{"verify", "--sample-rate", "0"}, "--sample-rate must be more than 0 and at most 1, got 0"},
 		{[]string{"verify", "--sample-rate", "1.5"}, "--sample-rate must be more than 0 and at most 1, got 1.5"},
 		{[]string{"verify", "--gsi-settle", "0s"}, "--gsi-settle must be longer than 0s, got 0s"},

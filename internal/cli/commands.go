@@ -357,9 +357,10 @@ gets text. A report is written even when verify cannot finish.
 Sampled parameters are fixed by --seed; without it a seed is drawn and
 printed, so a failing run can be repeated with the same parameters.
 
-Progress goes to stderr (--progress): the table scan, the source counts,
-the rows the item check has read per entity (of the counted rows) and the
-samples checked per access pattern.
+Progress goes to stderr (--progress): the source counts, then, side by side,
+the table scan, the rows the item check has read per entity (of the counted
+rows; --readers entities at a time) and the samples checked per access
+pattern.
 
 The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
@@ -367,6 +368,7 @@ The exit status is 0 only when every check ran and passed.`,
 			var c checks
 			c.oneOf("format", format, "text", "json", "junit", "markdown")
 			c.atLeast("samples", int64(v.Samples), 1)
+			c.atLeast("readers", int64(v.Readers), 1)
 			c.atLeast("max-problems", int64(v.MaxProblems), 0)
 			c.positive("gsi-settle", v.Settle)
 			if !(v.SampleRate > 0 && v.SampleRate <= 1) {
@@ -452,6 +454,7 @@ The exit status is 0 only when every check ran and passed.`,
 	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
 	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")
 	fl.BoolVar(&v.SkipItems, "skip-items", false, "leave out the item-by-item comparison")
+	fl.IntVar(&v.Readers, "readers", 4, "entities the item check reads at once, each on a source connection of its own (one more per embed), beside the table scan and the access patterns")
 	fl.Float64Var(&v.SampleRate, "sample-rate", 1, "share of each entity's rows the item check compares (0 < F <= 1), chosen by a hash of each row's key: every run compares the same rows")
 	fl.DurationVar(&v.Settle, "gsi-settle", 10*time.Second, "how long after the start a global index's Query is repeated while it disagrees with the SQL (GSIs are eventually consistent)")
 	prog.register(cmd, false)

@@ -45,7 +45,13 @@ The mapping validates, migrates and verifies as written; the keys follow
 the foreign keys, not your application's queries, so change it to fit them.
 Where the source keeps statement statistics (PostgreSQL pg_stat_statements,
 MySQL/MariaDB performance_schema), a comment lists the SELECT statements run
-most often, each with the access pattern that answers it or none.
+most often, each with the access pattern that answers it, or a pattern derived
+from it, or why there is none. A pattern is derived from a SELECT of one table
+with equality conditions joined by AND (and at most one range on, or an ORDER
+BY of, a date, timestamp or number column) that no pattern answers: a Query of
+its entity's next overloaded index (pk the equality columns, sk the range or
+order column), or of an index NUMn of its own with a number sort key, with the
+statement's SQL, at the end of access_patterns.
 
 --table PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out, as for introspect. The file goes to
@@ -67,12 +73,18 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 			if err := c.err(); err != nil {
 				return err
 			}
-			src, s, err := o.inspectTables(cmd.Context(), tables, excludes)
+			src, err := o.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer src.Close()
+			// The statistics first: the ERD's queries are not the
+			// application's.
 			st, err := initmap.ReadStatistics(cmd.Context(), src)
+			if err != nil {
+				return err
+			}
+			s, err := inspectSource(cmd.Context(), src, tables, excludes)
 			if err != nil {
 				return err
 			}

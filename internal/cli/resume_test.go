@@ -41,6 +41,17 @@ access_patterns:
     sql: SELECT * FROM events WHERE user_id = {user_id} ORDER BY seq
 `
 
+// killedSharedMapping adds to killedMapping an entity built from items
+// too, with a where: the two are read by one shared read, whose rows are
+// rejected for one entity (k NULL) and written for the other.
+var killedSharedMapping = strings.Replace(killedMapping, "  event:\n", `  odd:
+    from: items
+    where: "id % 2 = 1"
+    pk: "ODD#{id}"
+    sk: "ODD"
+  event:
+`, 1)
+
 // killedData makes the two tables on eng's database at dsn: nItems items
 // (every 97th with a NULL k, rejected) and nUsers*perUser events.
 func killedData(t *testing.T, eng, dsn string, nItems, nUsers, perUser int) (rows, rejected int) {
@@ -107,7 +118,8 @@ func buildRemodel(t *testing.T) string {
 // item attribute by attribute, no stray item, the access pattern) passes
 // with the rejects file, which lists every rejected row exactly once, and
 // the table holds exactly one item per row that was not rejected. Two
-// rounds (jobs) on each engine.
+// rounds (jobs) on each engine, the second with a mapping whose table
+// items is read once for two entities (a shared read).
 func TestKilledAndResumed(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
@@ -121,10 +133,15 @@ func TestKilledAndResumed(t *testing.T) {
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.Fresh(t)
-			rows, rejected := killedData(t, e.Name, dsn, 1500, 60, 25)
-			m := writeFile(t, "killed.yaml", killedMapping)
+			rows, rejected := killedData(t, e.Name, dsn, 1500, 60, 25) // 750 odd ids
+			plain := writeFile(t, "killed.yaml", killedMapping)
+			shared := writeFile(t, "killed-shared.yaml", killedSharedMapping)
 			for round := range 2 { // each a new job into a new table
 				t.Run("round "+strconv.Itoa(round+1), func(t *testing.T) {
+					m, rows := plain, rows
+					if round == 1 { // items read once for two entities
+						m, rows = shared, rows+750
+					}
 					db, table := testenv.DynamoDBTable(t)
 					dir := t.TempDir()
 					ck := filepath.Join(dir, "killed.checkpoint.json")

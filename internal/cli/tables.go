@@ -34,18 +34,27 @@ func (o *common) inspectTables(ctx context.Context, tables, excludes []string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := src.Inspect(ctx)
+	s, err := inspectSource(ctx, src, tables, excludes)
 	if err != nil {
 		src.Close()
 		return nil, nil, err
 	}
+	return src, s, nil
+}
+
+// inspectSource reads the ERD of an open source and keeps the tables
+// --table and --exclude select.
+func inspectSource(ctx context.Context, src source.Source, tables, excludes []string) (*introspect.Schema, error) {
+	s, err := src.Inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if missing := s.Unmatched(tables); len(missing) > 0 {
-		src.Close()
 		lines := make([]string, len(missing))
 		for i, p := range missing {
 			lines[i] = fmt.Sprintf("--table %q matches no table of the source", p)
 		}
-		return nil, nil, fmt.Errorf("%s", strings.Join(lines, "\n"))
+		return nil, fmt.Errorf("%s", strings.Join(lines, "\n"))
 	}
-	return src, s.Filter(tables, excludes), nil
+	return s.Filter(tables, excludes), nil
 }

@@ -95,6 +95,18 @@ func TestValidatePreparesSQL(t *testing.T) {
 			if code != exitOK || !strings.Contains(out, "every where and SQL prepared") {
 				t.Fatalf("validate the example: exit %d\n%s%s", code, out, errOut)
 			}
+			// Its keys are proven distinct on the data as it is (no service
+			// or content type holds "#") until a service does.
+			if !strings.Contains(out, "key collision check: proven unnecessary on the data checked") ||
+				!strings.Contains(out, "proven on the data of the database now (migrate checks its own snapshot again): entity personal: service holds no \"#\";") {
+				t.Errorf("validate the example: the key proof on the data is missing:\n%s", out)
+			}
+			eng.Exec(t, dsn, "INSERT INTO services VALUES ('a#b', 'A', '2024-01-01 00:00:00');\n"+
+				"INSERT INTO personal SELECT MIN(user_id), 'a#b', 'x', '{}', '2024-01-01 00:00:00' FROM users;")
+			_, out, _ = remodel(t, "validate", "--source", dsn, "-m", "../../examples/personalization/mapping.yaml")
+			if !strings.Contains(out, "key collision check: needed (the table keys are not proven injective)\n  entity personal: service holds \"#\" in a value, and the key needs it not to\n") {
+				t.Errorf("validate the example with a \"#\" in a service: \n%s", out)
+			}
 		})
 	}
 }

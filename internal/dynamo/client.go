@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
@@ -73,6 +75,9 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		return nil, ErrNoRegion
 	}
 	log.Debug("DynamoDB client", "region", cfg.Region, "profile", c.Profile, "endpoint", c.Endpoint)
+	if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok { // the SDK's default, not one given in LoadOptions
+		cfg.HTTPClient = bc.WithTransportOptions(transportOptions)
+	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
@@ -80,10 +85,24 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		// The SDK's own CRC32 check only logs; checkCRC32 makes a mismatch
 		// an error that is retried (see crc32.go).
 		o.DisableValidateResponseChecksum = true
+		// BatchWriteItem's body is written by batchWriteProtocol (see
+		// batchwrite.go), the rest by the SDK.
+		o.Protocol = batchWriteProtocol{o.Protocol}
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
 	}), nil
+}
+
+// transportOptions tune the SDK's HTTP transport for many writers sending
+// requests of a few to a few hundred kilobytes: a request's headers and
+// body leave in one write instead of 4 KiB pieces (net/http's default
+// buffer), and every writer's connection is kept for the next request
+// (the SDK keeps 10 idle connections per host; --writers may be more).
+func transportOptions(t *http.Transport) {
+	t.WriteBufferSize = 64 << 10
+	t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 256)
+	t.MaxIdleConns = max(t.MaxIdleConns, 256)
 }
 
 // sharedFiles are the shared config and credentials files the SDK reads.

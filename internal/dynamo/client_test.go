@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -217,5 +218,18 @@ func TestNoRegion(t *testing.T) {
 	_, err := Connect(context.Background(), Config{})
 	if !errors.Is(err, ErrNoRegion) {
 		t.Fatalf("Connect: %v, want ErrNoRegion", err)
+	}
+}
+
+// TestTransport: Connect's client sends each request in one write and keeps
+// a connection per writer.
+func TestTransport(t *testing.T) {
+	db := client(t, "http://127.0.0.1:1", nil)
+	bc, ok := db.Options().HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		t.Fatalf("HTTP client %T", db.Options().HTTPClient)
+	}
+	if tr := bc.GetTransport(); tr.WriteBufferSize != 64<<10 || tr.MaxIdleConnsPerHost < 256 {
+		t.Errorf("write buffer %d, idle connections per host %d", tr.WriteBufferSize, tr.MaxIdleConnsPerHost)
 	}
 }

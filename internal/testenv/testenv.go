@@ -50,6 +50,35 @@ func Postgres(t testing.TB) string {
 // as "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0".
 func PostgresWith(t testing.TB, options string) string {
 	t.Helper()
+	return postgresNamed(t, "remodel_test", options)
+}
+
+// PostGIS creates a fresh database (postgis_test_…) with the postgis
+// extension and returns its DSN; the extension lives only in that
+// database, which is dropped when the test ends. Without PostGIS installed
+// on the server (scripts/postgis.sh fetch) the test is skipped, or fails
+// under REMODEL_REQUIRE_SERVICES=1.
+func PostGIS(t testing.TB) string {
+	t.Helper()
+	dsn := postgresNamed(t, "postgis_test", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("testenv: connecting to PostgreSQL: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE EXTENSION postgis"); err != nil {
+		if Require() {
+			t.Fatalf("testenv: PostGIS is needed and REMODEL_REQUIRE_SERVICES=1: CREATE EXTENSION postgis: %v (install it: scripts/postgis.sh fetch)", err)
+		}
+		t.Skipf("testenv: PostGIS is not installed (CREATE EXTENSION postgis: %v): skipping (scripts/postgis.sh fetch installs it)", err)
+	}
+	return dsn
+}
+
+func postgresNamed(t testing.TB, prefix, options string) string {
+	t.Helper()
 	admin := need(t, "REMODEL_TEST_POSTGRES")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -58,7 +87,7 @@ func PostgresWith(t testing.TB, options string) string {
 		t.Fatalf("testenv: connecting to PostgreSQL: %v", err)
 	}
 	defer conn.Close(ctx)
-	name := UniqueName("remodel_test")
+	name := UniqueName(prefix)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" "+options); err != nil {
 		t.Fatalf("testenv: creating database %s: %v", name, err)
 	}

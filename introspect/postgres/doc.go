@@ -34,7 +34,10 @@
 //   - views and materialized views (relkind 'v' and 'm') are listed with
 //     Table.View set: they have no primary key, PostgreSQL reports every
 //     view column as nullable, and their rows are never counted;
-//   - foreign tables and sequences are not listed.
+//   - foreign tables and sequences are not listed, nor the tables and views
+//     an extension created and owns (pg_depend deptype 'e': PostGIS's
+//     spatial_ref_sys, geometry_columns and geography_columns), which are
+//     the extension's, not the application's data.
 //
 // Columns: Type is format_type(atttypid, atttypmod); a domain takes its base
 // type's Kind, an array is KindArray with its element's kind in Elem (and,

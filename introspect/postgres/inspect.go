@@ -61,6 +61,9 @@ SELECT c.oid, n.nspname::text, c.relname::text,
    AND NOT c.relispartition
    AND n.nspname <> ALL ($1::text[])
    AND n.nspname NOT LIKE $2
+   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend AS d
+                    WHERE d.classid = 'pg_catalog.pg_class'::regclass
+                      AND d.objid = c.oid AND d.deptype = 'e')
  ORDER BY n.nspname, c.relname`
 
 const columnsQuery = `

@@ -413,3 +413,18 @@ func TestPagila(t *testing.T) {
 		t.Errorf("film_actor: PrimaryKey = %s, want actor_id,film_id", got)
 	}
 }
+
+// TestExtensionTablesLeftOut: the tables and views an extension owns
+// (PostGIS's spatial_ref_sys, geometry_columns, geography_columns) are not
+// the application's and are not listed; a table with a geometry column is.
+func TestExtensionTablesLeftOut(t *testing.T) {
+	dsn := testenv.PostGIS(t)
+	testenv.ExecPostgres(t, dsn, `CREATE TABLE place (id int PRIMARY KEY, at geometry(Point, 4326))`)
+	var names []string
+	for _, tb := range inspect(t, dsn).Tables {
+		names = append(names, tb.Name)
+	}
+	if want := []string{"place"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tables %q, want %q (extension-owned relations left out)", names, want)
+	}
+}
