@@ -26,6 +26,7 @@ type aggregate struct {
 	// longest the longest finished run per table/index.
 	runs    [][]run
 	longest []run
+	rank    rank // the entities' order in the plan
 }
 
 // run is consecutive items of one entity, in the order migrate reads them,
@@ -51,19 +52,20 @@ type indexAgg struct {
 }
 
 func newAggregate(o Options) *aggregate {
-	a := &aggregate{o: o, keys: map[[16]byte]string{}}
-	for range o.Plan.Entities {
+	a := &aggregate{o: o, keys: map[[16]byte]string{}, rank: rank{}}
+	for i, e := range o.Plan.Entities {
 		a.entities = append(a.entities, &entityAgg{})
+		a.rank[e.Name] = i
 	}
 	local := false
 	for i := 0; i <= len(o.Plan.Table.Indexes); i++ {
-		a.indexes = append(a.indexes, &indexAgg{parts: newDistinct(), weights: newPartitionWeights()})
+		a.indexes = append(a.indexes, &indexAgg{parts: newDistinct(), weights: newPartitionWeights(a.rank)})
 		if i > 0 && o.Plan.Table.Indexes[i-1].Local {
 			local = true
 		}
 	}
 	if local {
-		a.colls = newPartitionWeights()
+		a.colls = newPartitionWeights(a.rank)
 	}
 	a.runs = make([][]run, len(o.Plan.Entities))
 	for i := range a.runs {
@@ -144,9 +146,11 @@ func (a *aggregate) add(rec record) {
 	}
 }
 
-// endRun keeps r if it is index i's longest run (by write units).
+// endRun keeps r if it is index i's longest run (by write units; of runs
+// as long, the one of the smallest key, then the first entity by rank,
+// whatever order the readers' runs end in).
 func (a *aggregate) endRun(i int, r *run) {
-	if l := &a.longest[i]; r.wcu > l.wcu || (r.wcu == l.wcu && r.items > 0 && (l.items == 0 || r.key < l.key)) {
+	if l := &a.longest[i]; r.wcu > l.wcu || (r.wcu == l.wcu && r.items > 0 && (l.items == 0 || r.key < l.key || (r.key == l.key && r.entity != l.entity && a.rank.first(r.entity, l.entity) == r.entity))) {
 		*l = *r
 	}
 }

@@ -129,7 +129,7 @@ type Amplification struct {
 // Weight-Error and Weight).
 type Partition struct {
 	Key    string  `json:"key"`
-	Entity string  `json:"entity"` // the entity of its first item seen
+	Entity string  `json:"entity"` // of its items' entities, the first in the mapping
 	Weight int64   `json:"weight"`
 	Error  int64   `json:"error,omitempty"`
 	Share  float64 `json:"share"` // of the index's total

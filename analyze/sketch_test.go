@@ -65,7 +65,7 @@ func TestBuckets(t *testing.T) {
 
 // TestPartitionWeightsExact: with few keys every weight is exact.
 func TestPartitionWeightsExact(t *testing.T) {
-	p := newPartitionWeights()
+	p := newPartitionWeights(nil)
 	for i := range 100 {
 		for range i + 1 {
 			p.add(fmt.Sprintf("k%03d", i), "e", [3]int64{1, 10, 2})
@@ -86,7 +86,7 @@ func TestPartitionWeightsExact(t *testing.T) {
 // TestPartitionWeightsSummary: past exactPartitions keys the summary still
 // finds the heavy keys, and its bounds hold their true weights.
 func TestPartitionWeightsSummary(t *testing.T) {
-	p := newPartitionWeights()
+	p := newPartitionWeights(nil)
 	truth := map[string]int64{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	add := func(k string) {
@@ -137,6 +137,53 @@ func TestDistinct(t *testing.T) {
 		got, exact := d.count()
 		if exact || math.Abs(float64(got-int64(n)))/float64(n) > 0.03 {
 			t.Errorf("%d keys: count %d (exact %v); want an estimate within 3%%", n, got, exact)
+		}
+	}
+}
+
+// TestOrderFree: the entity named for a partition and the longest run of
+// runs as long do not depend on the order readers deliver the entities'
+// items in (with --readers above 1, any): the first entity in the mapping
+// wins (here c, then a, then b), exact or summarized, and of runs as long
+// the smallest key, then the first entity.
+func TestOrderFree(t *testing.T) {
+	for _, order := range [][]string{{"b", "a", "c"}, {"c", "b", "a"}, {"a", "c", "b"}} {
+		p := newPartitionWeights(rank{"c": 0, "a": 1, "b": 2})
+		for _, e := range order {
+			p.add("shared", e, [3]int64{1, 10, 1})
+			p.add("only-"+e, e, [3]int64{1, 10, 1})
+		}
+		if top := p.top(0, 1)[0]; top.Key != "shared" || top.Entity != "c" {
+			t.Errorf("entities in order %v: the top partition %+v, want shared of entity c", order, top)
+		}
+		for i := range exactPartitions {
+			p.add(fmt.Sprintf("cold%d", i), "z", [3]int64{1, 1, 1})
+		}
+		if p.exact != nil {
+			t.Fatal("still exact")
+		}
+		for _, e := range order {
+			p.add("shared", e, [3]int64{1, 10, 1})
+			p.add("late", e, [3]int64{5, 10, 1}) // first seen in the summary
+		}
+		if top := p.top(0, 2); top[0].Key != "late" || top[0].Entity != "c" || top[1].Key != "shared" || top[1].Entity != "c" {
+			t.Errorf("entities in order %v, summarized: the top partitions %+v, want late and shared of entity c", order, top)
+		}
+
+		a := &aggregate{longest: make([]run, 1), rank: rank{"c": 0, "a": 1, "b": 2}}
+		for _, e := range order {
+			a.endRun(0, &run{key: "P#1", entity: e, items: 3, wcu: 3, base: 3})
+			a.endRun(0, &run{key: "P#2", entity: e, items: 3, wcu: 3, base: 3})
+		}
+		if l := a.longest[0]; l.key != "P#1" || l.entity != "c" {
+			t.Errorf("runs in order %v: the longest %+v, want P#1 of entity c", order, l)
+		}
+	}
+	// Names the rank does not hold come after those it does, by name.
+	r := rank{"c": 0}
+	for _, c := range [][3]string{{"x", "c", "c"}, {"c", "x", "c"}, {"y", "x", "x"}, {"x", "y", "x"}} {
+		if got := r.first(c[0], c[1]); got != c[2] {
+			t.Errorf("first(%s, %s) = %s, want %s", c[0], c[1], got, c[2])
 		}
 	}
 }

@@ -16,12 +16,13 @@ type topK struct {
 	k     int
 	h     ssHeap
 	total int64
+	rank  rank
 }
 
 type ssEntry struct {
 	key         string
 	weight, err int64
-	entity      string // the entity of the key's first item (watched since)
+	entity      string // of the entities of the key's items (watched since), the first (rank)
 }
 
 // ssHeap is a min-heap by weight that keeps index (key → position) current.
@@ -42,12 +43,39 @@ func (h *ssHeap) Push(x any) {
 }
 func (h *ssHeap) Pop() any { panic("analyze: topK never pops") }
 
-func newTopK(k int) *topK { return &topK{k: k, h: ssHeap{index: map[string]int{}}} }
+func newTopK(k int, r rank) *topK { return &topK{k: k, h: ssHeap{index: map[string]int{}}, rank: r} }
+
+// rank orders entity names: by their place in the mapping (the order the
+// plan lists them), then, for names it does not hold, by name. The entity
+// a partition or run is shown with is the first of its items' entities by
+// rank, not the first read: with several readers the entities' items
+// arrive interleaved in any order.
+type rank map[string]int
+
+// first is the one of a and b that comes first.
+func (r rank) first(a, b string) string {
+	ra, oka := r[a]
+	rb, okb := r[b]
+	switch {
+	case oka && okb && ra != rb:
+		if ra < rb {
+			return a
+		}
+		return b
+	case oka != okb:
+		if oka {
+			return a
+		}
+		return b
+	}
+	return min(a, b)
+}
 
 func (t *topK) add(key, entity string, w int64) {
 	t.total += w
 	if i, ok := t.h.index[key]; ok {
 		t.h.e[i].weight += w
+		t.h.e[i].entity = t.rank.first(t.h.e[i].entity, entity)
 		heap.Fix(&t.h, i)
 		return
 	}
@@ -68,6 +96,7 @@ func (t *topK) add(key, entity string, w int64) {
 // heaviest exact weights (every key left out weighs no more than the
 // lightest kept, as Space-Saving requires).
 type partitionWeights struct {
+	rank  rank
 	exact map[string]*exactWeight // nil once over exactPartitions
 	sums  [3]*topK                // items, bytes, write units: once exact is nil
 	total [3]int64
@@ -80,8 +109,8 @@ type exactWeight struct {
 
 const exactPartitions = 1 << 16
 
-func newPartitionWeights() *partitionWeights {
-	return &partitionWeights{exact: map[string]*exactWeight{}}
+func newPartitionWeights(r rank) *partitionWeights {
+	return &partitionWeights{rank: r, exact: map[string]*exactWeight{}}
 }
 
 func (p *partitionWeights) add(key, entity string, w [3]int64) {
@@ -102,6 +131,7 @@ func (p *partitionWeights) add(key, entity string, w [3]int64) {
 		for i := range w {
 			e.w[i] += w[i]
 		}
+		e.entity = p.rank.first(e.entity, entity) // not the first read: readers interleave entities in any order
 		return
 	}
 	p.addSummaries(key, entity, w)
@@ -116,7 +146,7 @@ func (p *partitionWeights) addSummaries(key, entity string, w [3]int64) {
 // summarize switches from exact weights to the summaries.
 func (p *partitionWeights) summarize() {
 	for i := range p.sums {
-		t := newTopK(topKeys)
+		t := newTopK(topKeys, p.rank)
 		keys := make([]string, 0, len(p.exact))
 		for k := range p.exact {
 			keys = append(keys, k)

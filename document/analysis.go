@@ -116,7 +116,7 @@ func analysisBlocks(r *analyze.Report) []block {
 		if is.Kind == "table" && r.Collections != nil {
 			byWU = "write units (with the local indexes' writes)"
 		}
-		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity of its first item read", "weight", "share"}}
+		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity (of its items', the first in the mapping)", "weight", "share"}}
 		partitionRows(t, "items", is.ByItems, func(n int64) string { return pluralN(n, "item", "items") })
 		partitionRows(t, "bytes", is.ByBytes, analyze.Bytes)
 		partitionRows(t, byWU, is.ByWriteUnits, func(n int64) string { return pluralN(n, "unit", "units") })
@@ -137,7 +137,7 @@ func analysisBlocks(r *analyze.Report) []block {
 	if r.Collections != nil {
 		add(block{heading: "Item collections"})
 		add(block{para: "The table has a local index: the items of one partition key value with their local index entries are at most 10 GB."})
-		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity of its first item read", "weight", "share"}}
+		t := &figures{class: "analysis-partitions", head: []string{"by", "partition key", "entity (of its items', the first in the mapping)", "weight", "share"}}
 		partitionRows(t, "bytes", r.Collections.Largest, analyze.Bytes)
 		add(block{table: t})
 	}

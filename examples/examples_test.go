@@ -85,6 +85,18 @@ func migratedExample(t *testing.T, name string) (dsn, endpoint string, db *dynam
 	return dsn, endpoint, db, table
 }
 
+// verifyFails runs verify on a table migratedExample gave and then broke,
+// with --samples samples, and returns its output: verify must fail.
+func verifyFails(t *testing.T, dsn, mapping, endpoint, table, samples string) string {
+	t.Helper()
+	code, out := remodel(t, "verify", "--source", dsn, "-m", mapping, "--endpoint", endpoint, "--table", table, "--samples", samples)
+	t.Logf("%s", out)
+	if code == 0 || !strings.HasPrefix(out, "verify FAIL") {
+		t.Fatalf("verify of a broken table: exit %d, want a failure\n%s", code, out)
+	}
+	return out
+}
+
 func remodel(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	// stdout, then stderr: the report first, whatever progress lines a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,14 +29,7 @@ func TestLeaderboardVerifyCatchesBrokenTable(t *testing.T) {
 	best := num(t, top[0]["TopScore"])
 	sixth := top[5]
 	tampered := strconv.Itoa(best + 1)
-	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(table),
-		Key:                       map[string]types.AttributeValue{"Id": sixth["Id"], "SK": sixth["SK"]},
-		UpdateExpression:          aws.String("SET TopScore = :s"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberN{Value: tampered}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	setNumber(t, db, table, map[string]types.AttributeValue{"Id": sixth["Id"], "SK": sixth["SK"]}, "TopScore", tampered)
 
 	// User 1's friends ranking of week 2 (the first sample of
 	// weeklyFriendsRanking's params): drop the item of the last friend.
@@ -55,11 +47,7 @@ func TestLeaderboardVerifyCatchesBrokenTable(t *testing.T) {
 
 	// --samples 8 samples every week for weeklyTop10 (its params are the
 	// weeks in order) and users 1 to 8 for weeklyFriendsRanking.
-	code, out := remodel(t, "verify", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--samples", "8")
-	t.Logf("%s", out)
-	if code == 0 || !strings.HasPrefix(out, "verify FAIL") {
-		t.Fatalf("verify of a broken table: exit %d, want a failure\n%s", code, out)
-	}
+	out := verifyFails(t, dsn, m, endpoint, table, "8")
 	if !regexp.MustCompile(`FAIL +friend_best +source rows +4485 +items +4484\n`).MatchString(out) {
 		t.Errorf("the counts do not fail friend_best with 4485 rows and 4484 items")
 	}
@@ -125,6 +113,21 @@ func nstr(v types.AttributeValue) string {
 		return n.Value
 	}
 	return ""
+}
+
+// setNumber sets the number attribute attr of the item with this key, as
+// a faulty job writing it would.
+func setNumber(t *testing.T, db *dynamodb.Client, table string, key map[string]types.AttributeValue, attr, value string) {
+	t.Helper()
+	if _, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       key,
+		UpdateExpression:          aws.String("SET #a = :n"),
+		ExpressionAttributeNames:  map[string]string{"#a": attr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: value}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func num(t *testing.T, v types.AttributeValue) int {

@@ -831,8 +831,11 @@ func (p *parser) ttl(n *yaml.Node, path string) *TTLDef {
 	return d
 }
 
-// maxOffset is the longest offset ParseOffset takes, in seconds (100
-// years; a time.Duration holds about 292).
+// maxOffset is the most one unit of an offset may count, in seconds (100
+// years: 36600d or 878400h; a time.Duration holds about 292 years, more
+// than two such units and 7-digit minutes and seconds add up to). It is a
+// limit per unit, not on the sum, so that docs/mapping.schema.json's
+// pattern can say exactly the same.
 const maxOffset = 100 * 366 * 86400
 
 // ParseOffset reads a duration of whole days, hours, minutes and seconds,
@@ -866,12 +869,12 @@ func ParseOffset(s string) (time.Duration, error) {
 		if u < 0 {
 			return 0, fmt.Errorf("offset %q is not a duration such as 30d, 12h or 1d12h (units d, h, m, s, largest first)", s)
 		}
+		if int64(n)*units[u].secs > maxOffset {
+			return 0, fmt.Errorf("offset %q: %s is more than 100 years (36600d, 878400h)", s, rest[:i+1])
+		}
 		total += int64(n) * units[u].secs
 		next = u + 1
 		rest = rest[i+1:]
-	}
-	if total > maxOffset {
-		return 0, fmt.Errorf("offset %q is more than 100 years", s)
 	}
 	if neg {
 		total = -total

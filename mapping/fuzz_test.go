@@ -33,6 +33,7 @@ func seedFiles(f *testing.F) {
 	}
 	f.Add([]byte(fullMapping))
 	f.Add([]byte(renderMapping))
+	f.Add([]byte(embedMapping)) // compiles against testSchema: two embeds
 }
 
 // sampleValue is a plausible canonical value of a column kind.
@@ -61,8 +62,9 @@ func sampleValue(c *introspect.Column) any {
 }
 
 // FuzzParse: Parse never panics, and reports problems only as an ErrorList
-// naming the file. What parses is compiled against testSchema and rendered,
-// which must not panic either.
+// naming the file. What parses is compiled against testSchema and rendered
+// (an entity with embeds with no child rows and with one), which must not
+// panic either.
 func FuzzParse(f *testing.F) {
 	seedFiles(f)
 	schema := testSchema()
@@ -106,7 +108,17 @@ func FuzzParse(f *testing.F) {
 			for i, c := range e.Columns {
 				sample[i] = sampleValue(c)
 			}
-			for _, row := range [][]any{sample, nulls} {
+			// An entity with embeds renders a row with its child rows:
+			// none, and one for each embed.
+			none, one := make([][][]any, len(e.embeds)), make([][][]any, len(e.embeds))
+			for i, m := range e.embeds {
+				kid := make([]any, len(m.Child.Columns)) // as StreamEmbedded passes it: the child's columns
+				for j, c := range m.Child.Columns {
+					kid[j] = sampleValue(c)
+				}
+				none[i], one[i] = [][]any{}, [][]any{kid}
+			}
+			for _, row := range [][]any{e.WithChildren(sample, none), e.WithChildren(sample, one), e.WithChildren(nulls, none)} {
 				item, err := e.Render(row)
 				if err != nil {
 					var re *RowError

@@ -295,3 +295,24 @@ func deepCopy(n *yaml.Node) *yaml.Node {
 	}
 	return &c
 }
+
+// TestSchemaOffsets: the schema takes exactly the ttl offsets validate
+// takes (TestParseOffset's cases, in a mapping's ttl.after).
+func TestSchemaOffsets(t *testing.T) {
+	s := loadSchema(t)
+	cases := append([]string(nil), badOffsets...)
+	for o := range offsets {
+		cases = append(cases, o)
+	}
+	for _, o := range cases {
+		data := fmt.Appendf(nil, "version: 1\ntable: {name: shop, key: {pk: PK, sk: SK}, ttl: expiresAt}\nentities:\n  thing:\n    from: things\n    pk: \"T#{id}\"\n    sk: \"T#\"\n    ttl: {from: ts, after: %q}\n", o)
+		_, perr := Parse("offset.yaml", data)
+		ok, reason, yerr := schemaCheck(s, data)
+		if yerr != nil {
+			t.Fatalf("%q: %v", o, yerr)
+		}
+		if (perr == nil) != ok {
+			t.Errorf("after %q: validate says %v, the schema %v %s", o, perr, ok, reason)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func TestTooManyRejects(t *testing.T) {
 		if (err != nil) != (i == 2) {
 			t.Fatalf("rejection %d: err = %v", i, err)
 		}
-		if err != nil && (!errors.Is(err, errTooManyRejects) || !strings.Contains(err.Error(), "3, more than --max-rejects 2 (entity e, row id=2: bad)")) {
+		if err != nil && (!errors.Is(err, errTooManyRejects) || !strings.Contains(err.Error(), "exceeded --max-rejects 2 (3 rejected; the last: entity e, row id=2: bad)")) {
 			t.Errorf("err = %v", err)
 		}
 	}

@@ -70,6 +70,9 @@ func TestFaults(t *testing.T) {
 			if copied := tracker.Snapshot().Phases[0].Sum(); copied.Done != rep.RowsRead || copied.Total != rep.RowsRead {
 				t.Errorf("progress ends at %d of %d rows, the report read %d", copied.Done, copied.Total, rep.RowsRead)
 			}
+			if tl := tracker.Snapshot().Phases[0].Tallies; len(tl) != 2 || tl[1] != (progress.TallyState{Name: "retries", Count: rep.Retries}) || rep.Retries == 0 {
+				t.Errorf("progress ends with tallies %+v, the report has %d retries", tl, rep.Retries)
+			}
 		})
 	}
 }

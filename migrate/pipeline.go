@@ -175,6 +175,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 
+	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout) // the readers wait while a batch is retried
 	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return err
@@ -213,7 +214,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 
 	rep.writing = true
-	err = pipeline(ctx, o, snap.Readers(), w, rej, c, tr)
+	err = rejectsAlone(pipeline(ctx, o, snap.Readers(), w, rej, c, tr))
 	phase.End(err == nil)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial

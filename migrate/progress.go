@@ -17,7 +17,8 @@ import (
 // query; an estimate, not exact, when the entity has a where); with
 // Options.ExactCounts every entity is first counted in the snapshot (SELECT
 // count(*) with its where: a "count" phase), and the totals are exact.
-// Without a tracker it does nothing.
+// The phase's tallies are the rows rejected and the retries. Without a
+// tracker it does nothing.
 func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *counters) (*progress.Phase, error) {
 	if o.Progress == nil {
 		return nil, nil
@@ -40,7 +41,9 @@ func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *count
 			tasks[i].Total, tasks[i].Exact = n, true
 		}
 	}
-	return o.Progress.Phase("copy", "rows", tasks), nil
+	ph := o.Progress.Phase("copy", "rows", tasks)
+	ph.Tally(progress.Tally{Name: "rejected", Count: c.rejected.Load}, progress.Tally{Name: "retries", Count: c.retries.Load})
+	return ph, nil
 }
 
 // exactCounts counts every entity's rows in the snapshot, the readers

@@ -128,6 +128,9 @@ func checkCopyProgress(t *testing.T, fx *fixture, rep *migrate.Report, states []
 			t.Errorf("entity %s ends at %v%% (known %v)", er.Name, pct, ok)
 		}
 	}
+	if want := []progress.TallyState{{Name: "rejected", Count: rep.Rejected}, {Name: "retries", Count: rep.Retries}}; !slices.Equal(p.Tallies, want) {
+		t.Errorf("the copy phase ends with tallies %+v, the report has %+v", p.Tallies, want)
+	}
 	if sum := p.Sum(); sum.Done != rep.RowsRead {
 		t.Errorf("the copy phase ends at %d rows, the report read %d", sum.Done, rep.RowsRead)
 	}

@@ -195,8 +195,8 @@ func TestRefusedBeyondMaxRejects(t *testing.T) {
 		max  int64
 		want string
 	}{
-		{0, "migrate: too many rejected rows: 1, more than --max-rejects 0 (entity b, row id=3: " + refusedItems[3].reason + ")"},
-		{2, "migrate: too many rejected rows: 3, more than --max-rejects 2 (entity a, row id=12: " + refusedItems[12].reason + ")"},
+		{0, "migrate: stopped: rejected rows exceeded --max-rejects 0 (1 rejected; the last: entity b, row id=3: " + refusedItems[3].reason + ")"},
+		{2, "migrate: stopped: rejected rows exceeded --max-rejects 2 (3 rejected; the last: entity a, row id=12: " + refusedItems[12].reason + ")"},
 	} {
 		rej := &rejects{max: c.max}
 		w, cnt := refusedWriter(db, name, rej)

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -51,9 +52,34 @@ func (r *rejects) add(rej Rejection) error {
 		}
 	}
 	if r.n > r.max {
-		return fmt.Errorf("migrate: %w: %d, more than --max-rejects %d (entity %s, row %s: %s)", errTooManyRejects, r.n, r.max, rej.Entity, rej.Row, rej.Reason)
+		return &rejectsExceeded{n: r.n, max: r.max, last: rej}
 	}
 	return nil
+}
+
+// rejectsExceeded is why a run stopped on its rejected rows: more than
+// --max-rejects, with the last one rejected. It reaches Run through the
+// source's read or a writer, each of which wraps it in what it was doing;
+// run reports it alone, so the message does not blame the source.
+type rejectsExceeded struct {
+	n, max int64
+	last   Rejection
+}
+
+func (e *rejectsExceeded) Error() string {
+	return fmt.Sprintf("migrate: stopped: rejected rows exceeded --max-rejects %d (%d rejected; the last: entity %s, row %s: %s)", e.max, e.n, e.last.Entity, e.last.Row, e.last.Reason)
+}
+
+func (e *rejectsExceeded) Is(target error) bool { return target == errTooManyRejects }
+
+// rejectsAlone returns the rejectsExceeded inside err without the wrapping
+// of whoever met it, or err itself.
+func rejectsAlone(err error) error {
+	var ex *rejectsExceeded
+	if errors.As(err, &ex) {
+		return ex
+	}
+	return err
 }
 
 func (r *rejects) close() error {

@@ -243,7 +243,7 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 		elapsed := time.Since(first) - waited
 		// A batch is retried at least once: a first attempt that alone
 		// outlasted the deadline (a slow answer) does not end it.
-		if attempt > 1 && elapsed > w.backoff.Deadline {
+		if w.backoff.GiveUp(attempt, elapsed) {
 			reason := "left unprocessed"
 			if err != nil {
 				reason = w.reason(err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -15,8 +17,22 @@ import (
 )
 
 type mySource struct {
-	db  *sql.DB
-	cfg *mysql.Config
+	db    *sql.DB
+	cfg   *mysql.Config
+	stall atomic.Int64 // AllowStall's duration
+}
+
+// minStall is the least time a reader connection's result stream may be
+// left unread: it covers migrate's and verify's default retries (two
+// minutes per batch) and a request timeout.
+const minStall = 10 * time.Minute
+
+// netTimeout is the session net_write_timeout and net_read_timeout of a
+// snapshot's reader connections, in seconds: the stall allowed and a
+// minute, at least minStall, at most a year (the server's limit).
+func (s *mySource) netTimeout() int64 {
+	d := max(minStall, time.Duration(s.stall.Load())+time.Minute)
+	return min(int64((d+time.Second-1)/time.Second), 365*24*3600)
 }
 
 // mysqlConfig reads mysql://user:pass@host:port/db?param=value or the
@@ -141,7 +157,11 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 			return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
 		}
 		snap.readers = append(snap.readers, &myReader{conn: c})
+		// A row stream whose consumer waits on retries is not read for that
+		// long: the server must not drop it after its 60 s default.
+		net := fmt.Sprintf("SET SESSION net_write_timeout = %d, net_read_timeout = %d", s.netTimeout(), s.netTimeout())
 		for _, q := range []string{
+			net,
 			"SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
 			"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
 		} {

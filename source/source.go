@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -24,6 +25,18 @@ type Source interface {
 	// (query.go). A statement the database refuses is an *SQLError.
 	QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error)
 	Close() error
+}
+
+// AllowStall tells src how long the readers of the snapshots it opens from
+// now on may leave a result stream unread (while what consumes the rows
+// waits on retries, up to --retry-for) before the server may drop the
+// stream. On MySQL it sets the readers' session net_write_timeout and
+// net_read_timeout (60 s and 30 s by default) to d and a minute, and to
+// at least 10 minutes without a call; PostgreSQL has no such limit.
+func AllowStall(src Source, d time.Duration) {
+	if s, ok := src.(*mySource); ok {
+		s.stall.Store(int64(d))
+	}
 }
 
 // Snapshot is a set of readers sharing one consistent view.

@@ -280,7 +280,8 @@ var (
 
 // batchGet reads the items with these keys (consistent reads) and returns
 // them by key text. Keys DynamoDB leaves unprocessed, throttling and 5xx
-// answers are retried with the backoff policy until its deadline.
+// answers are retried with the backoff policy until its deadline, and at
+// least once.
 func (v *verifier) batchGet(ctx context.Context, keys []mapping.Item) (map[string]mapping.Item, error) {
 	pol := v.o.Backoff
 	if pol == (backoff.Policy{}) {
@@ -306,7 +307,7 @@ func (v *verifier) batchGet(ctx context.Context, keys []mapping.Item) (map[strin
 		case retryables.IsErrorRetryable(err) != aws.TrueTernary && throttles.IsErrorThrottle(err) != aws.TrueTernary:
 			return nil, fmt.Errorf("reading %d items from %s: %w", len(keys), v.o.Table, err)
 		}
-		if time.Since(first) > pol.Deadline {
+		if pol.GiveUp(attempt, time.Since(first)) { // as migrate's writer: at least one retry
 			reason := "left unprocessed"
 			if err != nil {
 				reason = err.Error()

@@ -166,6 +166,7 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 		sets = 0
 	}
 	per := 1 + v.o.Plan.MaxEmbeds()
+	source.AllowStall(v.o.Source, v.o.Backoff.Deadline) // the readers wait while items are read again
 	snap, err := v.o.Source.Snapshot(ctx, 1+sets*per)
 	if err != nil {
 		return err

@@ -110,6 +110,37 @@ func putItem(t *testing.T, o verify.Options, item map[string]types.AttributeValu
 	}
 }
 
+// breakItem is a subtest, name: it changes the item (pk, sk) in o's table,
+// runs verify and puts the item back. verify must fail with problems of
+// the row sourceKey only: differences in the attributes wantDiff and the
+// oracle's findings in wantOracle (space-separated, in problem order).
+func breakItem(t *testing.T, o verify.Options, pk, sk, sourceKey, name string, change func(item map[string]types.AttributeValue), wantDiff, wantOracle string) {
+	t.Run(name, func(t *testing.T) {
+		orig := getItem(t, o, pk, sk)
+		item := getItem(t, o, pk, sk)
+		change(item)
+		putItem(t, o, item)
+		defer putItem(t, o, orig)
+		rep := run(t, o)
+		if rep.OK {
+			t.Fatalf("verify passed:\n%s", text(rep))
+		}
+		attrs := map[verify.Kind][]string{}
+		for _, p := range rep.Items[0].Problems.List {
+			if p.SourceKey != sourceKey {
+				t.Errorf("a problem of another row: %+v", p)
+			}
+			attrs[p.Kind] = append(attrs[p.Kind], p.Attribute)
+		}
+		if got := strings.Join(attrs[verify.KindDifferent], " "); got != wantDiff {
+			t.Errorf("differences in %q, want %q\n%s", got, wantDiff, text(rep))
+		}
+		if got := strings.Join(attrs[verify.KindValueMismatch], " "); got != wantOracle {
+			t.Errorf("the oracle found %q, want %q\n%s", got, wantOracle, text(rep))
+		}
+	})
+}
+
 // TestVerify breaks a migrated table on purpose, one way per subtest, and
 // shows verify names the item that is wrong — on both engines.
 func TestVerify(t *testing.T) {

@@ -33,6 +33,14 @@ func (p Policy) Delay(attempt int) time.Duration {
 	return rand.N(d)
 }
 
+// GiveUp says whether a request whose attempt number attempt (from 1) has
+// just failed is given up, elapsed after its first attempt began: once
+// Deadline has passed, but never before one retry, so a first attempt that
+// alone outlasted the deadline (a slow answer) does not end the request.
+func (p Policy) GiveUp(attempt int, elapsed time.Duration) bool {
+	return attempt > 1 && elapsed > p.Deadline
+}
+
 // Sleep waits d, or until ctx is done, and then returns ctx's error.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

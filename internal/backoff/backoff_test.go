@@ -31,6 +31,25 @@ func TestDelay(t *testing.T) {
 	}
 }
 
+func TestGiveUp(t *testing.T) {
+	p := Policy{Deadline: time.Second}
+	for _, c := range []struct {
+		attempt int
+		elapsed time.Duration
+		want    bool
+	}{
+		{1, 0, false},
+		{1, time.Hour, false}, // a first attempt past the deadline is retried once
+		{2, time.Second, false},
+		{2, time.Second + 1, true},
+		{9, 500 * time.Millisecond, false},
+	} {
+		if got := p.GiveUp(c.attempt, c.elapsed); got != c.want {
+			t.Errorf("GiveUp(%d, %s) = %v, want %v", c.attempt, c.elapsed, got, c.want)
+		}
+	}
+}
+
 func TestSleepWatchesTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

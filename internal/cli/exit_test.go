@@ -74,7 +74,8 @@ func TestExitStatuses(t *testing.T) {
 		_, table := testenv.DynamoDBTable(t)
 		rejects := writeFile(t, "rejects.jsonl", "")
 		args := []string{"migrate", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", rejects}
-		check(t, want{exitFailed, "remodel: source: reading table public.items: migrate: too many rejected rows: 1, more than --max-rejects 0 (entity item, row id=4: rendering PK: {k}: column k is NULL (add |default:X to the placeholder to allow it))\n"}, args...)
+		// The run stopped on its rejects, not on the source it was reading.
+		check(t, want{exitFailed, "remodel: migrate: stopped: rejected rows exceeded --max-rejects 0 (1 rejected; the last: entity item, row id=4: rendering PK: {k}: column k is NULL (add |default:X to the placeholder to allow it))\n"}, args...)
 		// Within --max-rejects the run passes.
 		args = append(args[:len(args)-5], "--table", table, "--allow-non-empty", "--max-rejects", "1", "--rejects", rejects)
 		check(t, want{exitOK, ""}, args...)

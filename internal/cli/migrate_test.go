@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -171,9 +172,18 @@ func TestMigrateFailedAndLocked(t *testing.T) {
 
 	// A failed run.
 	testenv.ExecPostgres(t, dsn, "INSERT INTO items VALUES (4, NULL)")
-	code, out, _ = remodel(t, append([]string{"migrate", "--allow-non-empty"}, dyn...)...)
-	if code != exitFailed || !strings.HasPrefix(out, "migration of postgres into DynamoDB table "+table+" FAILED\n  error: source: reading table public.items: migrate: too many rejected rows: 1, more than --max-rejects 0") || strings.Contains(out, "migrated") {
+	stopped := "migrate: stopped: rejected rows exceeded --max-rejects 0 (1 rejected; the last: entity item, row id=4: rendering PK: {k}: column k is NULL (add |default:X to the placeholder to allow it))"
+	reportFile := filepath.Join(t.TempDir(), "report.json")
+	code, out, _ = remodel(t, append([]string{"migrate", "--allow-non-empty", "--report-json", reportFile}, dyn...)...)
+	if code != exitFailed || !strings.HasPrefix(out, "migration of postgres into DynamoDB table "+table+" FAILED\n  error: "+stopped+"\n") || strings.Contains(out, "migrated") {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+	var failed struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	}
+	if raw, err := os.ReadFile(reportFile); err != nil || json.Unmarshal(raw, &failed) != nil || failed.OK || failed.Error != stopped {
+		t.Errorf("the JSON report: %+v (%v), want error %q", failed, err, stopped)
 	}
 
 	// Locked by a live run.

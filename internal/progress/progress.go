@@ -75,9 +75,28 @@ type Phase struct {
 	start      time.Time
 	counters   []*Counter
 
-	mu    sync.Mutex
-	ended bool
-	end   time.Time
+	mu      sync.Mutex
+	ended   bool
+	end     time.Time
+	tallies []Tally
+}
+
+// Tally is a count a phase shows beside its tasks' (retries, rejected
+// rows), read at every update from a counter the domain package keeps
+// anyway (safe for concurrent use).
+type Tally struct {
+	Name  string
+	Count func() int64
+}
+
+// Tally adds counts the phase shows beside its tasks', in this order.
+func (p *Phase) Tally(tallies ...Tally) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.tallies = append(p.tallies, tallies...)
+	p.mu.Unlock()
 }
 
 // Counter is the i-th task's counter (nil on a nil phase).

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -112,6 +113,14 @@ func TestSnapshot(t *testing.T) {
 		if p.Tasks[i] != w {
 			t.Errorf("task %d = %+v, want %+v", i, p.Tasks[i], w)
 		}
+	}
+	if len(p.Tallies) != 0 {
+		t.Errorf("tallies %+v before any", p.Tallies)
+	}
+	retries := int64(3)
+	ph.Tally(Tally{Name: "rejected", Count: func() int64 { return 0 }}, Tally{Name: "retries", Count: func() int64 { return retries }})
+	if got := tr.Snapshot().Phases[0].Tallies; !slices.Equal(got, []TallyState{{"rejected", 0}, {"retries", 3}}) {
+		t.Errorf("tallies %+v, want 0 rejected, 3 retries", got)
 	}
 	if eta, ok := p.Tasks[0].ETA(); !ok || eta != 27*time.Second {
 		t.Errorf("ETA %v, %v; want 27s", eta, ok)

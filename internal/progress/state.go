@@ -16,6 +16,13 @@ type PhaseState struct {
 	Elapsed    time.Duration // since the phase started, until it ended
 	Ended      bool
 	Tasks      []TaskState
+	Tallies    []TallyState // Phase.Tally's counts, in their order
+}
+
+// TallyState is one of a phase's tallies in a State.
+type TallyState struct {
+	Name  string
+	Count int64
 }
 
 // TaskState is one task in a State, or a phase's tasks summed (Sum).
@@ -41,7 +48,7 @@ func (t *Tracker) Snapshot() State {
 	t.mu.Unlock()
 	for _, p := range phases {
 		p.mu.Lock()
-		ended, end := p.ended, p.end
+		ended, end, tallies := p.ended, p.end, p.tallies
 		p.mu.Unlock()
 		if !ended {
 			end = now
@@ -57,6 +64,9 @@ func (t *Tracker) Snapshot() State {
 				ts.Elapsed = max(0, end.Sub(time.Unix(0, first)))
 			}
 			ps.Tasks = append(ps.Tasks, ts)
+		}
+		for _, tl := range tallies {
+			ps.Tallies = append(ps.Tallies, TallyState{Name: tl.Name, Count: tl.Count()})
 		}
 		s.Phases = append(s.Phases, ps)
 	}

@@ -31,6 +31,9 @@ type JSONLine struct {
 	JSONCount
 	// Tasks are the phase's entities or access patterns.
 	Tasks []JSONTask `json:"tasks"`
+	// Tallies are the phase's other counts by name (migrate's copy:
+	// rejected, retries); absent when it has none.
+	Tallies map[string]int64 `json:"tallies,omitempty"`
 }
 
 // JSONTask is one task of a JSONLine.
@@ -101,6 +104,12 @@ func phaseLine(s progress.State, p progress.PhaseState, event string) JSONLine {
 	}
 	for _, t := range p.Tasks {
 		l.Tasks = append(l.Tasks, JSONTask{Name: t.Name, JSONCount: jsonCount(t)})
+	}
+	for _, t := range p.Tallies {
+		if l.Tallies == nil {
+			l.Tallies = map[string]int64{}
+		}
+		l.Tallies[t.Name] = t.Count
 	}
 	return l
 }

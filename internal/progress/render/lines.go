@@ -13,10 +13,11 @@ import (
 // run for an interval, and one when such a phase ends (a phase shorter than
 // an interval prints nothing, so that quick commands stay quiet):
 //
-//	migrate copy: 1234 of ~5000 rows (24.7%), 301 rows/s, ETA 13s, 4.1s elapsed; personal 1000 of ~1200, user 234 of ~3800
-//	migrate copy: done: 5012 rows in 16s (313 rows/s)
+//	migrate copy: 1234 of ~5000 rows (24.7%), 301 rows/s, ETA 13s, 4.1s elapsed, 2 rejected, 17 retries; personal 1000 of ~1200, user 234 of ~3800
+//	migrate copy: done: 5012 rows in 16s (313 rows/s), 2 rejected, 40 retries
 //
-// The tasks listed are those under way (begun, not done).
+// The tasks listed are those under way (begun, not done); the phase's
+// tallies (Phase.Tally) follow its count, zero or not.
 type Lines struct {
 	w       io.Writer
 	every   time.Duration
@@ -68,7 +69,7 @@ func Line(command string, p progress.PhaseState) string {
 	if e := eta(sum); e != "" {
 		fmt.Fprintf(&b, ", %s", e)
 	}
-	fmt.Fprintf(&b, ", %s elapsed", duration(p.Elapsed))
+	fmt.Fprintf(&b, ", %s elapsed%s", duration(p.Elapsed), tallies(p))
 	sep := "; "
 	for _, t := range p.Tasks {
 		if t.Done == 0 || (t.Total != progress.Unknown && t.Done >= t.Total) {
@@ -85,7 +86,16 @@ func Line(command string, p progress.PhaseState) string {
 func EndLine(command string, p progress.PhaseState) string {
 	sum := p.Sum()
 	if sum.Exact && sum.Done == sum.Total {
-		return fmt.Sprintf("%s %s: done: %d %s in %s (%.0f %s/s)", command, p.Name, sum.Done, p.Unit, duration(p.Elapsed), sum.Rate(), p.Unit)
+		return fmt.Sprintf("%s %s: done: %d %s in %s (%.0f %s/s)%s", command, p.Name, sum.Done, p.Unit, duration(p.Elapsed), sum.Rate(), p.Unit, tallies(p))
 	}
-	return fmt.Sprintf("%s %s: stopped after %s: %s %s", command, p.Name, duration(p.Elapsed), count(sum), p.Unit)
+	return fmt.Sprintf("%s %s: stopped after %s: %s %s%s", command, p.Name, duration(p.Elapsed), count(sum), p.Unit, tallies(p))
+}
+
+// tallies is ", 2 rejected, 17 retries": the phase's tallies, or "".
+func tallies(p progress.PhaseState) string {
+	var b strings.Builder
+	for _, t := range p.Tallies {
+		fmt.Fprintf(&b, ", %d %s", t.Count, t.Name)
+	}
+	return b.String()
 }

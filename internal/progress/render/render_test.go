@@ -41,7 +41,8 @@ var t0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
 
 // copyState is a migrate whose count phase ended and whose copy phase has
 // run for elapsed: personal (exact total), user (an estimate), service (no
-// total), subscribe (not begun).
+// total), subscribe (not begun); its tallies are rejected rows (one per
+// 1000 personal rows) and retries (one per 100 user rows).
 func copyState(elapsed time.Duration, personal, user int64) progress.State {
 	s := progress.State{Command: "migrate", Time: t0.Add(elapsed + 500*time.Millisecond), Elapsed: elapsed + 500*time.Millisecond}
 	s.Phases = []progress.PhaseState{
@@ -52,7 +53,7 @@ func copyState(elapsed time.Duration, personal, user int64) progress.State {
 			{Name: "user", Done: user, Total: 3800, Elapsed: elapsed / 2},
 			{Name: "service", Done: 6, Total: progress.Unknown, Elapsed: time.Second},
 			{Name: "subscribe", Done: 0, Total: 40},
-		}},
+		}, Tallies: []progress.TallyState{{Name: "rejected", Count: personal / 1000}, {Name: "retries", Count: user / 100}}},
 	}
 	return s
 }
@@ -118,8 +119,9 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // TestLines: a phase is quiet for its first interval, then has a line per
-// update listing the tasks under way, and an end line; a phase that ended
-// within its first interval prints nothing; one that stopped says so.
+// update listing the tasks under way, and an end line, each with the
+// phase's tallies (zero too); a phase that ended within its first interval
+// prints nothing; one that stopped says so.
 func TestLines(t *testing.T) {
 	var b bytes.Buffer
 	l := NewLines(&b, 5*time.Second)
@@ -135,6 +137,7 @@ func TestLines(t *testing.T) {
 		{Name: "items", Unit: "rows", Elapsed: 12300 * time.Millisecond, Ended: true,
 			Tasks: []progress.TaskState{{Name: "user", Done: 700, Total: 1000, Exact: true, Elapsed: 12 * time.Second}}},
 	}}
+	stopped.Phases[0].Tallies = []progress.TallyState{{Name: "retries", Count: 0}}
 	stopped.Phases[0].Ended = false
 	l2 := NewLines(&b, 5*time.Second)
 	l2.Print(stopped) // 12.3s in: printed
@@ -142,11 +145,11 @@ func TestLines(t *testing.T) {
 	l2.Close(stopped)
 
 	// service has no total: the phase has none, and no percent or ETA.
-	want := `migrate copy: 1206 rows, 201 rows/s, 6s elapsed; personal 1000 of 1200, user 200 of ~3800, service 6
-migrate copy: 3606 rows, 225 rows/s, 16s elapsed; personal 1100 of 1200, user 2500 of ~3800, service 6
-migrate copy: done: 4996 rows in 25s (200 rows/s)
-verify items: 700 of 1000 rows (70.0%), 57 rows/s, ETA 5s, 12s elapsed; user 700 of 1000
-verify items: stopped after 12s: 700 of 1000 rows
+	want := `migrate copy: 1206 rows, 201 rows/s, 6s elapsed, 1 rejected, 2 retries; personal 1000 of 1200, user 200 of ~3800, service 6
+migrate copy: 3606 rows, 225 rows/s, 16s elapsed, 1 rejected, 25 retries; personal 1100 of 1200, user 2500 of ~3800, service 6
+migrate copy: done: 4996 rows in 25s (200 rows/s), 1 rejected, 37 retries
+verify items: 700 of 1000 rows (70.0%), 57 rows/s, ETA 5s, 12s elapsed, 0 retries; user 700 of 1000
+verify items: stopped after 12s: 700 of 1000 rows, 0 retries
 `
 	if got := b.String(); got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
