@@ -205,7 +205,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
-	if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers]); err != nil { // before the goroutines that read o
+	if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
 		return err
 	}
 	phase, err := copyPhase(ctx, o, snap.Readers(), c)
