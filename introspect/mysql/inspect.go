@@ -60,27 +60,24 @@ SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, DATETIME_PR
  WHERE TABLE_SCHEMA = ?
  ORDER BY TABLE_NAME, ORDINAL_POSITION`
 
+// primaryKeysQuery and foreignKeysQuery read KEY_COLUMN_USAGE alone: MariaDB
+// shows a user with only SELECT on the tables no rows of TABLE_CONSTRAINTS
+// and REFERENTIAL_CONSTRAINTS (root sees them), while KEY_COLUMN_USAGE lists
+// the same keys to both. A primary key's constraint is always named
+// PRIMARY (no other index may take the name); a foreign key's columns are
+// those with a REFERENCED_TABLE_NAME.
 const primaryKeysQuery = `
-SELECT k.TABLE_NAME, k.COLUMN_NAME
-  FROM information_schema.TABLE_CONSTRAINTS AS c
-  JOIN information_schema.KEY_COLUMN_USAGE AS k
-    ON k.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA
-   AND k.CONSTRAINT_NAME = c.CONSTRAINT_NAME
-   AND k.TABLE_SCHEMA = c.TABLE_SCHEMA
-   AND k.TABLE_NAME = c.TABLE_NAME
- WHERE c.TABLE_SCHEMA = ? AND c.CONSTRAINT_TYPE = ?
- ORDER BY k.TABLE_NAME, k.ORDINAL_POSITION`
+SELECT TABLE_NAME, COLUMN_NAME
+  FROM information_schema.KEY_COLUMN_USAGE
+ WHERE TABLE_SCHEMA = ? AND CONSTRAINT_NAME = 'PRIMARY'
+ ORDER BY TABLE_NAME, ORDINAL_POSITION`
 
 const foreignKeysQuery = `
-SELECT k.TABLE_NAME, k.CONSTRAINT_NAME, k.COLUMN_NAME,
-       k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, k.REFERENCED_COLUMN_NAME
-  FROM information_schema.REFERENTIAL_CONSTRAINTS AS r
-  JOIN information_schema.KEY_COLUMN_USAGE AS k
-    ON k.CONSTRAINT_SCHEMA = r.CONSTRAINT_SCHEMA
-   AND k.CONSTRAINT_NAME = r.CONSTRAINT_NAME
-   AND k.TABLE_NAME = r.TABLE_NAME
- WHERE r.CONSTRAINT_SCHEMA = ?
- ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`
+SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME,
+       REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
+  FROM information_schema.KEY_COLUMN_USAGE
+ WHERE TABLE_SCHEMA = ? AND REFERENCED_TABLE_NAME IS NOT NULL
+ ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`
 
 // checkColumnsQuery lists the columns an information_schema table
 // (CHECK_CONSTRAINTS, STATISTICS) has on this server, if it has the table at
@@ -374,7 +371,7 @@ func (i *Inspector) tableColumns(ctx context.Context, table string) (map[string]
 }
 
 func (i *Inspector) primaryKeys(ctx context.Context, db string, byName map[string]*introspect.Table) error {
-	rows, err := i.q.QueryContext(ctx, primaryKeysQuery, db, "PRIMARY KEY")
+	rows, err := i.q.QueryContext(ctx, primaryKeysQuery, db)
 	if err != nil {
 		return err
 	}

@@ -462,3 +462,39 @@ CREATE TABLE parts (
 		t.Errorf("parts: subpartition p9sp1: rows %s, want exactly 0", got)
 	}
 }
+
+// TestReadOnlyUser: a source user with only SELECT on the database (the
+// usual grant for a migration) sees the same primary, unique and foreign
+// keys as root. MariaDB hides TABLE_CONSTRAINTS and
+// REFERENTIAL_CONSTRAINTS rows from such a user, so keys read from there
+// came out empty: every table "had no primary key".
+func TestReadOnlyUser(t *testing.T) {
+	dsn := testenv.MySQL(t)
+	testenv.ExecMySQL(t, dsn, `
+CREATE TABLE parent (a int, b varchar(10), name varchar(20) NOT NULL, PRIMARY KEY (b, a), UNIQUE KEY parent_name (name));
+CREATE TABLE child (id int PRIMARY KEY, pa int, pb varchar(10),
+  CONSTRAINT child_parent FOREIGN KEY (pb, pa) REFERENCES parent (b, a));`)
+	cfg := testenv.MySQLConfig(t, dsn)
+	user := testenv.UniqueName("ro")
+	testenv.ExecMySQL(t, dsn, "CREATE USER '"+user+"'@'%'; GRANT SELECT ON `"+cfg.DBName+"`.* TO '"+user+"'@'%';")
+	t.Cleanup(func() { testenv.ExecMySQL(t, dsn, "DROP USER IF EXISTS '"+user+"'@'%'") })
+
+	keys := func(s *introspect.Schema) string {
+		var b strings.Builder
+		for _, tb := range s.Tables {
+			fmt.Fprintf(&b, "%s pk=%v uniques=%d", tb.Name, tb.PrimaryKey, len(tb.UniqueKeys))
+			for _, fk := range tb.ForeignKeys {
+				fmt.Fprintf(&b, " fk %s %v→%s%v", fk.Name, fk.Columns, fk.RefTable, fk.RefColumns)
+			}
+			b.WriteString("; ")
+		}
+		return b.String()
+	}
+	want := "child pk=[id] uniques=0 fk child_parent [pb pa]→parent[b a]; parent pk=[b a] uniques=1; "
+	if got := keys(inspect(t, dsn)); got != want {
+		t.Errorf("as root: %s\nwant        %s", got, want)
+	}
+	if got := keys(inspect(t, "mysql://"+user+"@"+cfg.Addr+"/"+cfg.DBName)); got != want {
+		t.Errorf("as a SELECT-only user: %s\nwant                    %s", got, want)
+	}
+}
