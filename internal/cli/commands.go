@@ -189,8 +189,8 @@ request) from a fixed pool of writers. UnprocessedItems, throttling and 5xx
 answers are retried with capped exponential backoff and jitter for up to
 --retry-for per batch; after that the run stops and names the items.
 
-A row that cannot become an item (a NULL in a key, an item over 400 KB, two
-rows with the same key in one batch, ...) is rejected: it is written to
+A row that cannot become an item (a NULL in a key, an item over 400 KB, a
+row rendering the key of an earlier row, ...) is rejected: it is written to
 --rejects with its entity, source key and reason. More than --max-rejects
 rejected rows stop the run (the default 0 stops at the first) with exit
 status 1.
@@ -415,7 +415,13 @@ The exit status is 0 only when every check ran and passed.`,
 				return nil
 			}
 			failed := func(err error) error {
-				return report(&verify.Report{Version: verify.ReportVersion, Table: d.table, Seed: v.Seed, Error: err.Error()}, err)
+				// Without --table the report names the mapping's table,
+				// read from the file alone: the source may be what failed.
+				table := d.table
+				if f, perr := mapping.ParseFile(o.mapping); table == "" && perr == nil {
+					table = f.Table.Name.Value
+				}
+				return report(&verify.Report{Version: verify.ReportVersion, Table: table, Seed: v.Seed, Error: err.Error()}, err)
 			}
 			ctx := cmd.Context()
 			p, src, db, err := d.plan(ctx, a, &o)

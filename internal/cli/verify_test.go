@@ -130,6 +130,15 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 		}
 	})
 
+	t.Run("cannot reach the source: the report names the mapping's table", func(t *testing.T) {
+		// No --table: the name comes from the mapping, which is readable
+		// although the source is not.
+		code, out, errOut := remodel(t, "verify", "--source", "postgres://postgres@127.0.0.1:1/none", "-m", m, "--endpoint", endpoint, "--progress", "none")
+		if code != exitError || !strings.HasPrefix(out, "verify FAIL table shelf (seed ") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+	})
+
 	t.Run("usage errors", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad.jsonl")
 		if err := os.WriteFile(bad, []byte(`{"entity":"book","row":"id=3"}`+"\n"+`{"entity":"shelf","row":"id=1"}`+"\n"), 0o644); err != nil {
