@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
@@ -479,8 +480,15 @@ func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
 	for _, val := range values {
 		out := reportOutput{format: def, path: val}
 		if name, path, ok := strings.Cut(val, "="); ok {
-			if f, err := verify.ParseFormat(name); err == nil {
+			f, err := verify.ParseFormat(name)
+			switch {
+			case err == nil:
 				out = reportOutput{format: f, path: path}
+			case isWord(name):
+				// A mistyped format (juint=verify.xml) would otherwise
+				// be a file of that name in the default format, and the
+				// CI job would miss its report without a word.
+				return nil, fmt.Errorf("--output %q: %q is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./%s", val, name, val)
 			}
 		}
 		if out.path == "" {
@@ -489,6 +497,16 @@ func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
 		outs = append(outs, out)
 	}
 	return outs, nil
+}
+
+// isWord reports whether s is letters only, as a format's name is.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func writeReportFile(path string, rep *verify.Report, f verify.Format) error {

@@ -151,6 +151,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 			{[]string{"--format", "yaml"}, `remodel: --format must be text or json or junit or markdown, got "yaml"`},
 			{[]string{"--max-problems", "-1"}, "remodel: --max-problems must be at least 0, got -1"},
 			{[]string{"--output", "junit="}, `remodel: --output "junit=" names no file`},
+			{[]string{"--output", "juint=v.xml"}, `remodel: --output "juint=v.xml": "juint" is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./juint=v.xml`},
 			{[]string{"--rejects", bad}, `remodel: verify: ` + bad + `:2: entity "shelf" is not in the mapping (entities: book)`},
 		} {
 			code, out, errOut := remodel(t, verifyArgs(tc.args...)...)
