@@ -394,6 +394,15 @@ The exit status is 0 only when every check ran and passed.`,
 			// report writes the report to stdout and to every --output;
 			// runErr (verify could not finish) wins over a write error.
 			report := func(rep *verify.Report, runErr error) error {
+				if ctx := cmd.Context(); runErr != nil && ctx.Err() != nil {
+					// A signal, not the check: "context canceled" would
+					// not tell the report's reader.
+					rep.Interrupted = true
+					rep.Error = "interrupted"
+					if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+						rep.Error += " (" + cause.Error() + ")"
+					}
+				}
 				stdoutFormat := f
 				if len(outs) > 0 {
 					stdoutFormat = verify.FormatText

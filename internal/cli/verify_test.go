@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -136,6 +138,23 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 		code, out, errOut := remodel(t, "verify", "--source", "postgres://postgres@127.0.0.1:1/none", "-m", m, "--endpoint", endpoint, "--progress", "none")
 		if code != exitError || !strings.HasPrefix(out, "verify FAIL table shelf (seed ") {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+	})
+
+	t.Run("interrupted: the report says so", func(t *testing.T) {
+		// A signal before verify starts (main's context canceled, as
+		// signal.NotifyContext does): the report says interrupted, not
+		// "context canceled".
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errors.New("terminated signal received"))
+		code, out, errOut := remodelCtx(t, ctx, verifyArgs("--format", "json", "--progress", "none")...)
+		var rep struct {
+			OK          bool   `json:"ok"`
+			Error       string `json:"error"`
+			Interrupted bool   `json:"interrupted"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitInterrupted || rep.OK || !rep.Interrupted || rep.Error != "interrupted (terminated signal received)" {
+			t.Fatalf("exit %d (%v), report %+v\nstdout %s\nstderr %s", code, err, rep, out, errOut)
 		}
 	})
 
