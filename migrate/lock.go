@@ -153,7 +153,7 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 			return nil, fmt.Errorf("migrate: reading the lock item of table %s: %w", l.name, err)
 		}
 		if got.Item != nil {
-			return nil, fmt.Errorf("migrate: table %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over)",
+			return nil, fmt.Errorf("migrate: table %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over; if that run was interrupted, migrate --resume takes its lock over at once)",
 				l.name, readHolder(got.Item), l.stale)
 		}
 	}

@@ -92,7 +92,7 @@ func TestLockConcurrent(t *testing.T) {
 	rep, err := migrate.Run(testContext(t), second)
 	want := regexp.MustCompile(`^migrate: table ` + table + ` is locked by another migrate run: owner ` + attrText(lock, "remodel_owner") +
 		` on host ` + regexp.QuoteMeta(host) + ` \(pid ` + strconv.Itoa(os.Getpid()) + `\), started \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, last heartbeat \ds ago; ` +
-		`refusing to write into it at the same time \(a lock whose heartbeat is older than 2m0s is taken over\)$`)
+		`refusing to write into it at the same time \(a lock whose heartbeat is older than 2m0s is taken over; if that run was interrupted, migrate --resume takes its lock over at once\)$`)
 	if err == nil || !want.MatchString(err.Error()) {
 		t.Errorf("second run: %v\nwant %s", err, want)
 	}

@@ -117,6 +117,10 @@ func (r *Report) WriteText(w io.Writer) {
 	switch {
 	case r.Partial && r.Checkpoint != "":
 		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint)
+	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
+		// --allow-non-empty would not be needed: the table is as empty
+		// as the run found it.
+		fmt.Fprintf(w, "  nothing was written: the table holds no item of this run; migrate again once the cause is removed\n")
 	case r.Partial:
 		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
 	}

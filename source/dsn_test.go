@@ -227,3 +227,17 @@ func TestIdentity(t *testing.T) {
 		t.Error("Identity of a bad DSN: no error")
 	}
 }
+
+// TestConnectErrorOneLine: pgx tries twice (sslmode=prefer: with TLS, then
+// without) and joins both errors; a refused connection was printed twice,
+// on two lines. It is one line, saying it once.
+func TestConnectErrorOneLine(t *testing.T) {
+	_, err := Open(context.Background(), "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
+	if err == nil {
+		t.Fatal("connected to port 1")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || strings.Count(msg, "connection refused") != 1 || !strings.HasPrefix(msg, "source: connecting to PostgreSQL at 127.0.0.1:1 as postgres: ") {
+		t.Errorf("error %q: want one line, saying connection refused once", msg)
+	}
+}

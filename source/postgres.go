@@ -71,11 +71,42 @@ func unwrapPG(err error) error {
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
 		if u := errors.Unwrap(ce); u != nil {
-			return u
+			return oneLine(u)
 		}
 	}
 	return err
 }
+
+// oneLine keeps the errors pgx joined (one per attempt: sslmode=prefer
+// tries with TLS, then without) on one line, each different message once:
+// a refused connection was printed twice, on two lines.
+func oneLine(err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, e := range j.Unwrap() {
+		if m := e.Error(); !seen[m] {
+			seen[m] = true
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 1 {
+		return j.Unwrap()[0]
+	}
+	return joined{strings.Join(msgs, "; "), j.Unwrap()}
+}
+
+// joined is errors joined on one line; errors.Is and As still see each.
+type joined struct {
+	msg  string
+	errs []error
+}
+
+func (e joined) Error() string   { return e.msg }
+func (e joined) Unwrap() []error { return e.errs }
 
 func (s *pgSource) Engine() introspect.Engine { return introspect.Postgres }
 

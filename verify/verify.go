@@ -78,6 +78,9 @@ type Report struct {
 	Patterns []PatternCheck `json:"access_patterns"`
 	// ItemsSkipped is set when the item comparison was left out.
 	ItemsSkipped bool `json:"items_skipped,omitempty"`
+	// Interrupted is set when SIGINT or SIGTERM stopped the run (Error
+	// then says so; the exit status is 130).
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Rejects lists the rows accepted as rejected (--rejects).
 	Rejects *RejectsReport `json:"accepted_rejects,omitempty"`
 	Warning string         `json:"warning,omitempty"`

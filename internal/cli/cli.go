@@ -84,8 +84,10 @@ Typical flow:
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml --document design.html
+  remodel preview    --source $DSN --mapping mapping.yaml --analyze --rate-limit 4000
   remodel migrate    --source $DSN --mapping mapping.yaml --create-table
   remodel verify     --source $DSN --mapping mapping.yaml
+  remodel export     --mapping mapping.yaml --format cloudformation -o table.json
 
 ` + exitStatusHelp,
 		Version:       version(),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
@@ -189,8 +190,8 @@ request) from a fixed pool of writers. UnprocessedItems, throttling and 5xx
 answers are retried with capped exponential backoff and jitter for up to
 --retry-for per batch; after that the run stops and names the items.
 
-A row that cannot become an item (a NULL in a key, an item over 400 KB, two
-rows with the same key in one batch, ...) is rejected: it is written to
+A row that cannot become an item (a NULL in a key, an item over 400 KB, a
+row rendering the key of an earlier row, ...) is rejected: it is written to
 --rejects with its entity, source key and reason. More than --max-rejects
 rejected rows stop the run (the default 0 stops at the first) with exit
 status 1.
@@ -393,6 +394,15 @@ The exit status is 0 only when every check ran and passed.`,
 			// report writes the report to stdout and to every --output;
 			// runErr (verify could not finish) wins over a write error.
 			report := func(rep *verify.Report, runErr error) error {
+				if ctx := cmd.Context(); runErr != nil && ctx.Err() != nil {
+					// A signal, not the check: "context canceled" would
+					// not tell the report's reader.
+					rep.Interrupted = true
+					rep.Error = "interrupted"
+					if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+						rep.Error += " (" + cause.Error() + ")"
+					}
+				}
 				stdoutFormat := f
 				if len(outs) > 0 {
 					stdoutFormat = verify.FormatText
@@ -415,7 +425,13 @@ The exit status is 0 only when every check ran and passed.`,
 				return nil
 			}
 			failed := func(err error) error {
-				return report(&verify.Report{Version: verify.ReportVersion, Table: d.table, Seed: v.Seed, Error: err.Error()}, err)
+				// Without --table the report names the mapping's table,
+				// read from the file alone: the source may be what failed.
+				table := d.table
+				if f, perr := mapping.ParseFile(o.mapping); table == "" && perr == nil {
+					table = f.Table.Name.Value
+				}
+				return report(&verify.Report{Version: verify.ReportVersion, Table: table, Seed: v.Seed, Error: err.Error()}, err)
 			}
 			ctx := cmd.Context()
 			p, src, db, err := d.plan(ctx, a, &o)
@@ -473,8 +489,15 @@ func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
 	for _, val := range values {
 		out := reportOutput{format: def, path: val}
 		if name, path, ok := strings.Cut(val, "="); ok {
-			if f, err := verify.ParseFormat(name); err == nil {
+			f, err := verify.ParseFormat(name)
+			switch {
+			case err == nil:
 				out = reportOutput{format: f, path: path}
+			case isWord(name):
+				// A mistyped format (juint=verify.xml) would otherwise
+				// be a file of that name in the default format, and the
+				// CI job would miss its report without a word.
+				return nil, fmt.Errorf("--output %q: %q is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./%s", val, name, val)
 			}
 		}
 		if out.path == "" {
@@ -483,6 +506,16 @@ func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
 		outs = append(outs, out)
 	}
 	return outs, nil
+}
+
+// isWord reports whether s is letters only, as a format's name is.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func writeReportFile(path string, rep *verify.Report, f verify.Format) error {

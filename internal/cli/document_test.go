@@ -15,7 +15,7 @@ func TestDocumentAndExportUsage(t *testing.T) {
 			"remodel: --document design.pdf: the file must end in .md (Markdown) or .html (one self-contained HTML file), or be - for Markdown on stdout\n"},
 		{[]string{"export", "--format", "cfn"}, "remodel: --format must be workbench or cloudformation or terraform, got \"cfn\"\n"},
 		{[]string{"export", "--format", "workbench", "--rows", "0"}, "remodel: --rows must be at least 1, got 0\n"},
-		{[]string{"export", "-m", "../../examples/personalization/mapping.yaml", "--format", "workbench"}, "remodel: no source: give --source DSN or set REMODEL_SOURCE\n"},
+		{[]string{"export", "-m", "../../examples/personalization/mapping.yaml", "--format", "workbench"}, "remodel: no source: --format workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)\n"},
 	} {
 		code, out, errOut := remodel(t, c.args...)
 		if code != exitUsage || out != "" || errOut != c.want {

@@ -48,6 +48,9 @@ or to the file -o names.`,
 			if err := c.err(); err != nil {
 				return err
 			}
+			if format == "workbench" && o.dsn() == "" {
+				return usagef("no source: --format workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
+			}
 			opts := export.Options{TableName: table, MappingFile: filepath.Base(o.mapping)}
 			var b bytes.Buffer
 			if format == "workbench" || o.dsn() != "" {

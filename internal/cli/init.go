@@ -111,7 +111,17 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 			if err := f.Close(); err != nil {
 				return fmt.Errorf("writing the mapping: %w", err)
 			}
-			fmt.Fprintf(a.stderr, "wrote %s from %s database %s; check it with: remodel validate -m %s\n", output, s.Engine, s.Database, output)
+			// The hint names --source when it came from the flag: validate
+			// without a source checks the file alone (the DSN itself is not
+			// printed, it may hold a password).
+			check := "remodel validate -m " + output
+			if o.source != "" {
+				check = "remodel validate --source DSN -m " + output
+			}
+			fmt.Fprintf(a.stderr, "wrote %s from %s database %s; check it with: %s\n", output, s.Engine, s.Database, check)
+			if st.Unavailable != "" {
+				fmt.Fprintf(a.stderr, "no access patterns from statement statistics: %s\n", st.Unavailable)
+			}
 			return nil
 		},
 	}

@@ -28,6 +28,19 @@ CREATE TABLE owners (id INT PRIMARY KEY);`)
 	file := filepath.Join(t.TempDir(), "m.yaml")
 	if code, stdout, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "-o", file, "--exclude", "tmp_*"); code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+file) {
 		t.Fatalf("init -o: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	} else {
+		// The hint keeps --source (validate without it checks the file
+		// alone), and says on stderr, not only in a comment of the file,
+		// why no pattern came from statement statistics (the test servers
+		// do not preload pg_stat_statements).
+		for _, want := range []string{
+			"check it with: remodel validate --source DSN -m " + file + "\n",
+			"no access patterns from statement statistics: the extension pg_stat_statements is not installed",
+		} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("init -o: stderr %q, want %q", stderr, want)
+			}
+		}
 	}
 	first, err := os.ReadFile(file)
 	if err != nil {

@@ -200,7 +200,7 @@ func TestMigrateFailedAndLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = remodel(t, append([]string{"migrate", "--allow-non-empty"}, dyn...)...)
-	want := regexp.MustCompile(`^remodel: migrate: table ` + table + ` is locked by another migrate run: owner feedfacefeedface on host builder-7 \(pid 99\), started 2025-01-02T03:04:05Z, last heartbeat \ds ago; refusing to write into it at the same time \(a lock whose heartbeat is older than 2m0s is taken over\)\n$`)
+	want := regexp.MustCompile(`^remodel: migrate: table ` + table + ` is locked by another migrate run: owner feedfacefeedface on host builder-7 \(pid 99\), started 2025-01-02T03:04:05Z, last heartbeat \ds ago; refusing to write into it at the same time \(a lock whose heartbeat is older than 2m0s is taken over; if that run was interrupted, migrate --resume takes its lock over at once\)\n$`)
 	if code != exitError || out != "" || !want.MatchString(errOut) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 3 and %s", code, out, errOut, want)
 	}

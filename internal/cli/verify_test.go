@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,6 +132,32 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 		}
 	})
 
+	t.Run("cannot reach the source: the report names the mapping's table", func(t *testing.T) {
+		// No --table: the name comes from the mapping, which is readable
+		// although the source is not.
+		code, out, errOut := remodel(t, "verify", "--source", "postgres://postgres@127.0.0.1:1/none", "-m", m, "--endpoint", endpoint, "--progress", "none")
+		if code != exitError || !strings.HasPrefix(out, "verify FAIL table shelf (seed ") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+	})
+
+	t.Run("interrupted: the report says so", func(t *testing.T) {
+		// A signal before verify starts (main's context canceled, as
+		// signal.NotifyContext does): the report says interrupted, not
+		// "context canceled".
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errors.New("terminated signal received"))
+		code, out, errOut := remodelCtx(t, ctx, verifyArgs("--format", "json", "--progress", "none")...)
+		var rep struct {
+			OK          bool   `json:"ok"`
+			Error       string `json:"error"`
+			Interrupted bool   `json:"interrupted"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitInterrupted || rep.OK || !rep.Interrupted || rep.Error != "interrupted (terminated signal received)" {
+			t.Fatalf("exit %d (%v), report %+v\nstdout %s\nstderr %s", code, err, rep, out, errOut)
+		}
+	})
+
 	t.Run("usage errors", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad.jsonl")
 		if err := os.WriteFile(bad, []byte(`{"entity":"book","row":"id=3"}`+"\n"+`{"entity":"shelf","row":"id=1"}`+"\n"), 0o644); err != nil {
@@ -142,6 +170,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 			{[]string{"--format", "yaml"}, `remodel: --format must be text or json or junit or markdown, got "yaml"`},
 			{[]string{"--max-problems", "-1"}, "remodel: --max-problems must be at least 0, got -1"},
 			{[]string{"--output", "junit="}, `remodel: --output "junit=" names no file`},
+			{[]string{"--output", "juint=v.xml"}, `remodel: --output "juint=v.xml": "juint" is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./juint=v.xml`},
 			{[]string{"--rejects", bad}, `remodel: verify: ` + bad + `:2: entity "shelf" is not in the mapping (entities: book)`},
 		} {
 			code, out, errOut := remodel(t, verifyArgs(tc.args...)...)

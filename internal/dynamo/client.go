@@ -75,6 +75,9 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		return nil, ErrNoRegion
 	}
 	log.Debug("DynamoDB client", "region", cfg.Region, "profile", c.Profile, "endpoint", c.Endpoint)
+	if cfg.Credentials != nil {
+		cfg.Credentials = credentialsHint{cfg.Credentials}
+	}
 	if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok { // the SDK's default, not one given in LoadOptions
 		cfg.HTTPClient = bc.WithTransportOptions(transportOptions)
 	}
@@ -92,6 +95,35 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
 	}), nil
+}
+
+// credentialsHint says where credentials come from when none could be got:
+// the SDK's own error ends with the last provider it tried (the EC2
+// instance role), which tells someone pointing remodel at DynamoDB Local
+// nothing about the access key it wants.
+type credentialsHint struct{ aws.CredentialsProvider }
+
+func (h credentialsHint) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	creds, err := h.CredentialsProvider.Retrieve(ctx)
+	if err != nil {
+		return creds, fmt.Errorf("no AWS credentials (give --profile, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; DynamoDB Local accepts any, e.g. local and local): %w", err)
+	}
+	return creds, nil
+}
+
+// IsCredentialsProvider lets the SDK see through the hint (it asks whether
+// the credentials are anonymous).
+func (h credentialsHint) IsCredentialsProvider(target aws.CredentialsProvider) bool {
+	return aws.IsCredentialsProvider(h.CredentialsProvider, target)
+}
+
+// ProviderSources keeps the user agent's note of where the credentials
+// came from.
+func (h credentialsHint) ProviderSources() []aws.CredentialSource {
+	if s, ok := h.CredentialsProvider.(aws.CredentialProviderSource); ok {
+		return s.ProviderSources()
+	}
+	return nil
 }
 
 // transportOptions tune the SDK's HTTP transport for many writers sending

@@ -233,3 +233,19 @@ func TestTransport(t *testing.T) {
 		t.Errorf("write buffer %d, idle connections per host %d", tr.WriteBufferSize, tr.MaxIdleConnsPerHost)
 	}
 }
+
+// TestNoCredentials: with no credentials anywhere, a request fails saying
+// how to give them, not only that the last provider (the instance role)
+// found none.
+func TestNoCredentials(t *testing.T) {
+	srv, _ := fakeDynamoDB(t, func(_ int, w http.ResponseWriter) { answerWith(w, crc(tableBody), tableBody) })
+	isolate(t)
+	db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = describe(db)
+	if err == nil || !strings.Contains(err.Error(), "no AWS credentials (give --profile, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; DynamoDB Local accepts any") {
+		t.Fatalf("DescribeTable without credentials: %v", err)
+	}
+}
