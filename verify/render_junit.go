@@ -14,7 +14,7 @@ import (
 // not finish, a "verify" testsuite holds a testcase with the error. The
 // document follows the JUnit schema Jenkins uses (verify/testdata/junit.xsd).
 func (r *Report) WriteJUnit(w io.Writer) error {
-	doc := junitSuites{Name: "remodel verify " + r.Table, Time: fmt.Sprintf("%.3f", r.Seconds)}
+	doc := junitSuites{Name: strings.TrimSpace("remodel verify " + r.Table), Time: fmt.Sprintf("%.3f", r.Seconds)}
 	var suite *junitSuite
 	for _, c := range r.checks() {
 		if suite == nil || suite.Name != c.suite {

@@ -19,9 +19,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return "❌"
 	}
 	p("### %s remodel verify: %s\n\n", icon(r.OK), mark(r.OK))
-	if r.Engine != "" {
+	switch {
+	case r.Table == "": // the mapping could not be read: no table to name
+		p("Seed %d, %.1f s.\n\n", r.Seed, r.Seconds)
+	case r.Engine != "":
 		p("Table %s against the %s source, seed %d, %.1f s.\n\n", code(r.Table), r.Engine, r.Seed, r.Seconds)
-	} else {
+	default:
 		p("Table %s, seed %d, %.1f s.\n\n", code(r.Table), r.Seed, r.Seconds)
 	}
 	if r.Error != "" {

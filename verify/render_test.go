@@ -206,3 +206,23 @@ func TestJUnitMatchesSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderWithoutTable: a run whose mapping could not be read knows no
+// table; its headline said "verify FAIL table  (seed 7)", and the JUnit
+// suite's name ended in a space.
+func TestRenderWithoutTable(t *testing.T) {
+	rep := &verify.Report{Version: verify.ReportVersion, Seed: 7, Error: "mapping: reading mapping.yaml: open mapping.yaml: no such file or directory"}
+	for f, want := range map[verify.Format]string{
+		verify.FormatText:     "verify FAIL (seed 7)\n",
+		verify.FormatMarkdown: "### ❌ remodel verify: FAIL\n\nSeed 7, 0.0 s.\n\n",
+		verify.FormatJUnit:    `<testsuites name="remodel verify" `,
+	} {
+		var b bytes.Buffer
+		if err := rep.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s report does not contain %q:\n%s", f, want, b.String())
+		}
+	}
+}

@@ -10,9 +10,12 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
-	if r.Engine != "" {
+	switch {
+	case r.Table == "": // the mapping could not be read: no table to name
+		p("verify %s (seed %d)\n", mark(r.OK), r.Seed)
+	case r.Engine != "":
 		p("verify %s table %s against the %s source (seed %d)\n", mark(r.OK), r.Table, r.Engine, r.Seed)
-	} else {
+	default:
 		p("verify %s table %s (seed %d)\n", mark(r.OK), r.Table, r.Seed)
 	}
 	problems := func(ps *Problems) {
