@@ -61,7 +61,7 @@ func databases() []database {
 			}
 		}})
 	}
-	for _, ex := range []string{"personalization", "board", "leaderboard"} {
+	for _, ex := range []string{"personalization", "board", "leaderboard", "game-profile", "product-reviews"} {
 		for _, eng := range []string{"postgres", "mysql"} {
 			out = append(out, database{name: ex, engine: eng, load: func(t *testing.T, dsn string) {
 				testenv.LoadExample(t, eng, dsn, filepath.Join("..", "examples", ex))
