@@ -105,6 +105,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"migrate", "--table-timeout", "-1s"}, "--table-timeout must be longer than 0s, got -1s"},
 		{[]string{"migrate", "--rate-limit", "-5"}, "--rate-limit must be at least 0, got -5"},
 		{[]string{"migrate", "--rate-limit", "1.5"}, `invalid value "1.5" for --rate-limit: want an integer (see remodel migrate --help)`},
+		{[]string{"migrate", "--rejects", os.DevNull}, "--rejects must be a file's path: /dev/null is not a regular file, and migrate removes and rewrites this file"},
+		{[]string{"migrate", "--checkpoint", os.TempDir()}, "--checkpoint must be a file's path: " + os.TempDir() + " is not a regular file, and migrate removes and rewrites this file"},
 		{[]string{"migrate", "--delete-stale"}, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale"},
 		{[]string{"migrate", "--region", "us east 1"}, `--region must be a region name such as us-east-1, got "us east 1"`},
 		{[]string{"verify", "--endpoint-url", "127.0.0.1:8000"}, `--endpoint-url must be an http:// or https:// URL such as http://127.0.0.1:8000, got "127.0.0.1:8000"`},

@@ -252,6 +252,8 @@ work for some memory, which stays under the limit.`,
 			c.positive("table-timeout", m.TableTimeout)
 			c.atLeast("rate-limit", m.RateLimit, 0)
 			c.positive("checkpoint-every", m.CheckpointEvery)
+			c.replaceable("rejects", m.RejectsPath)
+			c.replaceable("checkpoint", m.CheckpointPath)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -123,6 +124,22 @@ func (c *checks) positive(flag string, d time.Duration) {
 	if d <= 0 {
 		*c = append(*c, fmt.Sprintf("--%s must be longer than 0s, got %s", flag, d))
 	}
+}
+
+// replaceable refuses a path that exists and is neither a regular file nor
+// a symbolic link (/dev/null, a named pipe, a directory): migrate removes
+// and recreates its rejects file, and replaces its checkpoint by a rename,
+// so --rejects /dev/null run as root deleted /dev/null and left a regular
+// file in its place.
+func (c *checks) replaceable(flag, path string) {
+	if path == "" {
+		return
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 {
+		return
+	}
+	*c = append(*c, fmt.Sprintf("--%s must be a file's path: %s is not a regular file, and migrate removes and rewrites this file", flag, path))
 }
 
 func (c *checks) oneOf(flag, v string, allowed ...string) {
