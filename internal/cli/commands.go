@@ -353,9 +353,9 @@ func (a *app) verifyCmd() *cobra.Command {
 have no item (and it is a failure if one is in the table after all).
 
 The report goes to stdout in --format (text, json, junit or markdown). With
---output FILE it is written to FILE in --format (or FORMAT=FILE, e.g.
---output junit=verify.xml --output markdown=$GITHUB_STEP_SUMMARY) and stdout
-gets text. A report is written even when verify cannot finish.
+--output FILE it is written to FILE in --format, and stdout gets text;
+--output FORMAT=FILE writes FILE in FORMAT (e.g. --output junit=verify.xml
+--output markdown=$GITHUB_STEP_SUMMARY) and leaves stdout in --format. A report is written even when verify cannot finish.
 
 Sampled parameters are fixed by --seed; without it a seed is drawn and
 printed, so a failing run can be repeated with the same parameters.
@@ -405,9 +405,13 @@ The exit status is 0 only when every check ran and passed.`,
 						rep.Error += " (" + cause.Error() + ")"
 					}
 				}
+				// stdout gets --format, unless a file took it (an
+				// --output without FORMAT=): then stdout gets text.
 				stdoutFormat := f
-				if len(outs) > 0 {
-					stdoutFormat = verify.FormatText
+				for _, out := range outs {
+					if out.byFlag {
+						stdoutFormat = verify.FormatText
+					}
 				}
 				werr := rep.Write(a.stdout, stdoutFormat)
 				for _, out := range outs {
@@ -466,7 +470,7 @@ The exit status is 0 only when every check ran and passed.`,
 	d.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
-	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format or as FORMAT=FILE (repeatable); stdout then gets text")
+	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format (stdout then gets text) or as FORMAT=FILE (repeatable)")
 	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
 	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
 	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
@@ -482,6 +486,7 @@ The exit status is 0 only when every check ran and passed.`,
 type reportOutput struct {
 	format verify.Format
 	path   string
+	byFlag bool // FILE without FORMAT=: written in --format
 }
 
 // reportOutputs reads --output values: FILE (in the default format) or
@@ -489,7 +494,7 @@ type reportOutput struct {
 func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
 	var outs []reportOutput
 	for _, val := range values {
-		out := reportOutput{format: def, path: val}
+		out := reportOutput{format: def, path: val, byFlag: true}
 		if name, path, ok := strings.Cut(val, "="); ok {
 			f, err := verify.ParseFormat(name)
 			switch {

@@ -100,6 +100,20 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 		}
 	})
 
+	t.Run("json on stdout beside FORMAT=FILE outputs", func(t *testing.T) {
+		// Every --output names its format, so --format json is stdout's:
+		// it used to be replaced by text without a word.
+		xmlPath := filepath.Join(dir, "named.xml")
+		_, out, errOut := remodel(t, verifyArgs("--rejects", rejects, "--format", "json", "--output", "junit="+xmlPath)...)
+		var rep struct{ Version int }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Version != 1 {
+			t.Fatalf("stdout is not the JSON report (%v):\n%s%s", err, out, errOut)
+		}
+		if x, err := os.ReadFile(xmlPath); err != nil || !strings.Contains(string(x), "<testsuites ") {
+			t.Fatalf("the JUnit file (%v):\n%s", err, x)
+		}
+	})
+
 	t.Run("the same seed checks the same parameters", func(t *testing.T) {
 		params := func() string {
 			_, out, _ := remodel(t, verifyArgs("--format", "json", "--seed", "11", "--samples", "2")...)
