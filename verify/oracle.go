@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -45,6 +46,11 @@ type oracle struct {
 	engine introspect.Engine
 	attrs  []mapping.ColumnAttribute
 	keys   []string // the JSON object key of each attribute's column
+	// raw marks the attributes whose column the engine renders as its
+	// document's text (a JSON string) instead of as JSON (rawJSONColumn):
+	// the oracle parses that text itself, so that a key the document
+	// holds twice is seen (the engine's own parse keeps one of them).
+	raw []bool
 }
 
 // newItemQuery builds the item pass's query for e on engine.
@@ -77,6 +83,10 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 				args = append(args, "'"+keys[i]+"'", myTypedJSONExpr(c))
 				continue
 			}
+			if rawJSONColumn(engine, t, c) { // the document's text
+				args = append(args, "'"+keys[i]+"'", "CAST("+myQuote(c.Name)+" AS CHAR CHARACTER SET utf8mb4)")
+				continue
+			}
 			args = append(args, "'"+keys[i]+"'", myJSONExpr(c))
 		}
 		cols = append(cols, "JSON_OBJECT("+strings.Join(args, ", ")+") AS "+ident(q.jsonCol))
@@ -84,7 +94,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 		for i, c := range t.Columns {
 			keys[i] = c.Name
 		}
-		cols = append(cols, pgTypedJSON(t, "to_jsonb("+ref+".*)")+" AS "+ident(q.jsonCol))
+		cols = append(cols, pgRawJSON(t, ref, pgTypedJSON(t, "to_jsonb("+ref+".*)"))+" AS "+ident(q.jsonCol))
 	}
 	cols = append(cols, q.embedColumns(engine, e, ref)...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
@@ -102,6 +112,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 	o := &oracle{engine: engine, attrs: e.ColumnAttributes()}
 	for _, a := range o.attrs {
 		o.keys = append(o.keys, keys[a.Index])
+		o.raw = append(o.raw, rawJSONColumn(engine, t, t.Columns[a.Index]))
 	}
 	q.oracle = o
 	return q
@@ -142,6 +153,31 @@ func myJSONExpr(c *introspect.Column) string {
 	return col
 }
 
+// rawJSONColumn reports whether the item query renders column c of t as
+// its JSON document's text rather than as JSON: a document column the
+// engine's JSON rendering of the row would parse and so collapse a key it
+// holds twice into one (PostgreSQL's to_jsonb keeps the last; a MariaDB
+// JSON column is text the oracle would otherwise decode into a map). A
+// PostgreSQL jsonb column cannot hold a key twice, and columns read in
+// another form (typed attributes, conditions) are left as they are.
+func rawJSONColumn(engine introspect.Engine, t *introspect.Table, c *introspect.Column) bool {
+	if c.Kind != introspect.KindJSON || c.From != "" || c.Expr != "" || typedFrom(t)[c.Name] {
+		return false
+	}
+	return engine == introspect.MySQL || strings.EqualFold(c.Type, "json")
+}
+
+// pgRawJSON is row, the jsonb rendering of a row of t (referred to as
+// ref), with each column rawJSONColumn names replaced by its text.
+func pgRawJSON(t *introspect.Table, ref, row string) string {
+	for _, c := range t.Columns {
+		if rawJSONColumn(introspect.Postgres, t, c) {
+			row = "(" + row + " || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', (" + ref + "." + pgQuote(c.Name) + ")::text))"
+		}
+	}
+	return row
+}
+
 func pgQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func myQuote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
@@ -175,6 +211,82 @@ func parseRowJSON(v any) (rowJSON, error) {
 	return m, nil
 }
 
+// parseDocument parses the text of a JSON document (jv, as the item query
+// renders a rawJSONColumn) with numbers as json.Number, and names the first
+// key an object of it holds twice, by its path ("$.a.b", "$.a[2]", `$["a b"]`).
+func parseDocument(jv any) (doc any, dup string, err error) {
+	s, ok := jv.(string)
+	if !ok {
+		return nil, "", fmt.Errorf("rendered as JSON %s, not as the document's text", jsonKind(jv))
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	doc, dup, err = readDocument(dec, "$")
+	if err != nil || dup != "" {
+		return nil, dup, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, "", errors.New("data after the document")
+	}
+	return doc, "", nil
+}
+
+// readDocument reads one JSON value at path from dec (see parseDocument).
+func readDocument(dec *json.Decoder, path string) (any, string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, "", err
+	}
+	switch tok {
+	case json.Delim('{'):
+		m := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, "", err
+			}
+			k := kt.(string) // the decoder returns an object's keys as strings
+			at := path + pathKey(k)
+			if _, seen := m[k]; seen {
+				return nil, at, nil
+			}
+			v, dup, err := readDocument(dec, at)
+			if err != nil || dup != "" {
+				return nil, dup, err
+			}
+			m[k] = v
+		}
+		_, err := dec.Token() // '}'
+		return m, "", err
+	case json.Delim('['):
+		l := []any{}
+		for dec.More() {
+			v, dup, err := readDocument(dec, path+"["+strconv.Itoa(len(l))+"]")
+			if err != nil || dup != "" {
+				return nil, dup, err
+			}
+			l = append(l, v)
+		}
+		_, err := dec.Token() // ']'
+		return l, "", err
+	}
+	return tok, "", nil // a string, json.Number, bool or nil
+}
+
+// pathKey is an object key as a step of a JSON path: .name, or ["text"]
+// for a key that is not a plain name.
+func pathKey(k string) string {
+	for i, r := range k {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+			return "[" + strconv.Quote(k) + "]"
+		}
+	}
+	if k == "" {
+		return `[""]`
+	}
+	return "." + k
+}
+
 // finding is one attribute on which the oracle and the stored item disagree,
 // or which the oracle cannot check.
 type finding struct {
@@ -200,6 +312,20 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: "nothing",
 				note: "the source's JSON rendering of the row has no such column"})
 			continue
+		}
+		if o.raw[i] && jv != nil {
+			doc, dup, err := parseDocument(jv)
+			if err != nil || (dup != "" && a.Type != mapping.TypeJSON) { // kept as text, a repeated key is kept too
+				f := finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: jsonText(jv)}
+				if err != nil {
+					f.note = "the source's JSON document does not parse: " + err.Error()
+				} else {
+					f.note = "the source's JSON document holds the key " + dup + " twice: no DynamoDB map holds both values, so the row should have been rejected"
+				}
+				out = append(out, f)
+				continue
+			}
+			jv = doc
 		}
 		if f, bad := o.value(a, jv, row[a.Index] == nil, got); bad {
 			out = append(out, f)

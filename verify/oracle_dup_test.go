@@ -1,0 +1,140 @@
+package verify
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
+)
+
+func TestParseDocument(t *testing.T) {
+	for _, tc := range []struct {
+		in, dup, err string
+		want         string // jsonText of the document, when it parses
+	}{
+		{in: `{"a":1,"b":[1,{"c":-0.50}]}`, want: `{"a":1,"b":[1,{"c":-0.50}]}`},
+		{in: `null`, want: `null`},
+		{in: `{"a":1,"a":2}`, dup: `$.a`},
+		{in: `{"x":[{"k":true},{"k_2":1,"k_2":1}]}`, dup: `$.x[1].k_2`},
+		{in: `{"o":{"a b":1,"a b":2}}`, dup: `$.o["a b"]`},
+		{in: `{"":1,"":2}`, dup: `$[""]`},
+		{in: `{"2x":{},"2x":{}}`, dup: `$["2x"]`},
+		{in: `{"a":1} {}`, err: "data after the document"},
+		{in: `{"a":`, err: "EOF"},
+	} {
+		doc, dup, err := parseDocument(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseDocument(%s): error %v, want one saying %q", tc.in, err, tc.err)
+			}
+		case dup != tc.dup || err != nil:
+			t.Errorf("parseDocument(%s): duplicate %q, error %v; want %q", tc.in, dup, err, tc.dup)
+		case tc.dup == "" && jsonText(doc) != tc.want:
+			t.Errorf("parseDocument(%s) = %s, want %s", tc.in, jsonText(doc), tc.want)
+		}
+	}
+	if _, _, err := parseDocument(map[string]any{"a": 1}); err == nil {
+		t.Error("parseDocument took a parsed object for a document's text")
+	}
+}
+
+// TestOracleSeesRepeatedJSONKeys: a JSON document with a key twice cannot
+// be stored as a map, so migrate rejects its row; if that rejection
+// regressed into keeping one of the values (as the engines' own JSON
+// functions do), migrate and verify's rendering would share the bug, and
+// only the oracle could see it. On each engine, the item query must hand
+// the oracle the document's text with both keys, and the oracle must
+// report an item holding either value, while a document without a repeated
+// key is compared as before.
+func TestOracleSeesRepeatedJSONKeys(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, `CREATE TABLE docs (id int PRIMARY KEY, doc json NULL);
+INSERT INTO docs VALUES (1, '{"a": 1, "a": 2}'), (2, '{"a": 1, "b": {"c": [1, 2]}}'), (3, 'null'), (4, NULL);`)
+			src, err := source.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			f, err := mapping.Parse("mapping.yaml", []byte("version: 1\ntable: {name: docs, key: {pk: PK, sk: SK}}\nentities:\n  doc: {from: docs, pk: \"D#{id}\", sk: \"D#\"}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema, err := src.Inspect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := mapping.Compile(f, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := plan.Entities[0]
+			q := newItemQuery(src.Engine(), e)
+			snap, err := src.Snapshot(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snap.Close()
+			rows := map[string]rowJSON{}
+			ncols := len(e.Table.Columns)
+			err = snap.Readers()[0].Query(ctx, q.sql, nil, q.kindOf, func(_ []string, vals []any) error {
+				js, err := parseRowJSON(vals[ncols])
+				if err != nil {
+					return err
+				}
+				rows[e.SourceKey(vals[:ncols])] = js
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("item query %s: %v", q.sql, err)
+			}
+			num := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+			doc := func(kv map[string]types.AttributeValue) mapping.Item {
+				return mapping.Item{"doc": &types.AttributeValueMemberM{Value: kv}}
+			}
+			noDoc := mapping.Item{}
+			nested := doc(map[string]types.AttributeValue{"a": num("1"), "b": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"c": &types.AttributeValueMemberL{Value: []types.AttributeValue{num("1"), num("2")}}}}})
+			for _, tc := range []struct {
+				row  string
+				item mapping.Item
+				want string // a word of the finding's note or "differ"; "" for none
+			}{
+				{"id=1", doc(map[string]types.AttributeValue{"a": num("2")}), "the key $.a twice"},
+				{"id=1", doc(map[string]types.AttributeValue{"a": num("1")}), "the key $.a twice"},
+				{"id=2", nested, ""},
+				{"id=2", doc(map[string]types.AttributeValue{"a": num("1")}), "differ"},
+				{"id=3", mapping.Item{"doc": &types.AttributeValueMemberNULL{Value: true}}, ""},
+				{"id=3", noDoc, "differ"},
+				{"id=4", noDoc, ""},
+			} {
+				js, ok := rows[tc.row]
+				if !ok {
+					t.Fatalf("no row %s in %v", tc.row, rows)
+				}
+				row := make([]any, ncols)
+				if tc.row != "id=4" {
+					row[1] = "not NULL" // only whether the column is NULL is read
+				}
+				// The id attribute is the oracle's too; it is not what this test is about.
+				got := q.oracle.check(js, row, tc.item, map[string]bool{"id": true})
+				switch {
+				case tc.want == "" && len(got) != 0:
+					t.Errorf("%s with %v: findings %+v, want none", tc.row, Text(tc.item["doc"]), got)
+				case tc.want == "differ" && (len(got) != 1 || got[0].note != ""):
+					t.Errorf("%s with %v: findings %+v, want one difference", tc.row, Text(tc.item["doc"]), got)
+				case tc.want != "" && tc.want != "differ" && (len(got) != 1 || !strings.Contains(got[0].note, tc.want)):
+					t.Errorf("%s with %v: findings %+v, want one saying %q", tc.row, Text(tc.item["doc"]), got, tc.want)
+				}
+			}
+		})
+	}
+}
