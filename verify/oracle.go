@@ -196,8 +196,14 @@ type rowJSON map[string]any
 // exact text.
 func parseRowJSON(v any) (rowJSON, error) {
 	s, ok := v.(string)
+	if bad, isBad := v.(*source.InvalidUTF8Error); isBad { // the rendering of text that is not UTF-8
+		s, ok = bad.Text, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("the row's JSON rendering is a %T, not text", v)
+	}
+	if !utf8.ValidString(s) {
+		return parseInvalidRowJSON(s)
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
@@ -207,6 +213,53 @@ func parseRowJSON(v any) (rowJSON, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("the row's JSON rendering has data after the object")
+	}
+	return m, nil
+}
+
+// invalidText stands, in a rowJSON, for a column whose rendering holds
+// bytes that are not UTF-8 (text of a PostgreSQL SQL_ASCII database): a
+// JSON decoder would turn each into U+FFFD and so agree with an item that
+// made the same silent change, where migrate must reject the row.
+type invalidText struct{ raw string }
+
+// escapeInvalid is b with each byte that is not part of UTF-8 text
+// written as \xNN.
+func escapeInvalid(b []byte) string {
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&sb, `\x%02x`, b[0])
+		} else {
+			sb.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return sb.String()
+}
+
+// parseInvalidRowJSON is parseRowJSON for a rendering that is not UTF-8:
+// each column's value whose bytes are not UTF-8 becomes an invalidText,
+// the others are read as parseRowJSON reads them.
+func parseInvalidRowJSON(s string) (rowJSON, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, fmt.Errorf("the row's JSON rendering is not a JSON object: %v", err)
+	}
+	m := rowJSON{}
+	for k, v := range raw {
+		if !utf8.Valid(v) {
+			m[k] = invalidText{escapeInvalid(v)}
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return nil, fmt.Errorf("the row's JSON rendering of %s does not parse: %v", k, err)
+		}
+		m[k] = x
 	}
 	return m, nil
 }
@@ -311,6 +364,11 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 		if !ok {
 			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: "nothing",
 				note: "the source's JSON rendering of the row has no such column"})
+			continue
+		}
+		if bad, ok := jv.(invalidText); ok {
+			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: bad.raw,
+				note: "the source's value is not UTF-8 text: no S holds it, so the row should have been rejected (or the column typed B)"})
 			continue
 		}
 		if o.raw[i] && jv != nil {

@@ -138,3 +138,66 @@ INSERT INTO docs VALUES (1, '{"a": 1, "a": 2}'), (2, '{"a": 1, "b": {"c": [1, 2]
 		})
 	}
 }
+
+// TestOracleSeesInvalidText: text that is not UTF-8 (a PostgreSQL SQL_ASCII
+// database) cannot be an S, so migrate rejects its row; had that regressed
+// into replacing each bad byte with U+FFFD, migrate and verify's rendering
+// would agree, and a JSON decoder reading the engine's rendering would
+// make the same replacement. The oracle must report the column instead,
+// and still compare the row's other columns and valid rows as before.
+func TestOracleSeesInvalidText(t *testing.T) {
+	ctx := context.Background()
+	dsn := testenv.PostgresWith(t, "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+	testenv.ExecPostgres(t, dsn, `CREATE TABLE words (id int PRIMARY KEY, note text, n int);
+INSERT INTO words VALUES (1, E'caf\xe9', 7), (2, 'café', 8);`)
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	f, err := mapping.Parse("mapping.yaml", []byte("version: 1\ntable: {name: words, key: {pk: PK}}\nentities:\n  word: {from: words, pk: \"W#{id}\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := src.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := mapping.Compile(f, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := plan.Entities[0]
+	q := newItemQuery(src.Engine(), e)
+	snap, err := src.Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	ncols := len(e.Table.Columns)
+	var got []string
+	err = snap.Readers()[0].Query(ctx, q.sql, nil, q.kindOf, func(_ []string, vals []any) error {
+		js, err := parseRowJSON(vals[ncols])
+		if err != nil {
+			return err
+		}
+		id := e.SourceKey(vals[:ncols])
+		note := map[string]string{"id=1": "caf\uFFFD", "id=2": "café"}[id]
+		n := map[string]string{"id=1": "7", "id=2": "9"}[id] // row 2's n differs
+		item := mapping.Item{"id": &types.AttributeValueMemberN{Value: id[3:]}, "note": &types.AttributeValueMemberS{Value: note}, "n": &types.AttributeValueMemberN{Value: n}}
+		for _, f := range q.oracle.check(js, []any{1, "x", 1}, item, nil) {
+			got = append(got, id+" "+f.attr+" want "+f.want+" "+f.note)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("item query %s: %v", q.sql, err)
+	}
+	want := []string{
+		`id=1 note want "caf\xe9" the source's value is not UTF-8 text: no S holds it, so the row should have been rejected (or the column typed B)`,
+		"id=2 n want 8 ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
