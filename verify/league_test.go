@@ -211,7 +211,7 @@ func TestAcceptedRejects(t *testing.T) {
 				if rep.Rejects == nil || rep.Rejects.Total != 3 || len(rep.Rejects.Rows) != 3 {
 					t.Fatalf("report's accepted rejects = %+v, want 3 rows", rep.Rejects)
 				}
-				for i, want := range []string{"player_id=19", "player_id=33", "player_id=7"} {
+				for i, want := range []string{"player_id=7", "player_id=19", "player_id=33"} { // in key order, numbers by value
 					if r := rep.Rejects.Rows[i]; r.Entity != "player" || r.Row != want || !strings.Contains(r.Reason, "handle") {
 						t.Errorf("accepted reject %d = %+v, want player %s with a reason naming handle", i, r, want)
 					}

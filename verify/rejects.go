@@ -181,10 +181,49 @@ func (v *verifier) listRejects(rep *Report) {
 		if d := order[a.Entity] - order[b.Entity]; d != 0 {
 			return d
 		}
-		return strings.Compare(a.Row, b.Row)
+		return naturalCompare(a.Row, b.Row)
 	})
 	if v.o.MaxProblems > 0 && len(rows) > v.o.MaxProblems {
 		rows = rows[:v.o.MaxProblems]
 	}
 	rep.Rejects = &RejectsReport{File: v.o.Rejects.File, Total: int64(len(v.o.Rejects.List)), Rows: rows}
+}
+
+// naturalCompare orders row keys as people read them: runs of digits by
+// their number (id=3 before id=11), everything else byte by byte; keys
+// equal that way (id=7, id=07) fall back to their bytes.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
+			na, nb := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if d := len(na) - len(nb); d != 0 {
+				return d
+			}
+			if d := strings.Compare(na, nb); d != 0 {
+				return d
+			}
+			i, j = ei, ej
+			continue
+		}
+		if a[i] != b[j] {
+			return int(a[i]) - int(b[j])
+		}
+		i++
+		j++
+	}
+	if d := (len(a) - i) - (len(b) - j); d != 0 {
+		return d
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
