@@ -372,6 +372,9 @@ func NormalizeNumber(s string) (string, error) { return normalizeNumber(s) }
 // it without leading or trailing zeros, in plain notation where that is at
 // most 60 characters long and in E notation otherwise.
 func normalizeNumber(s string) (string, error) {
+	if isNormalNumber(s) {
+		return s, nil // already the text it would become: no copy
+	}
 	orig := s
 	neg := false
 	switch {
@@ -431,6 +434,45 @@ func normalizeNumber(s string) (string, error) {
 		out = "-" + out
 	}
 	return out, nil
+}
+
+// isNormalNumber reports whether normalizeNumber(s) is s itself: a number
+// in plain notation, no '+', no leading zero but the one before a point, no
+// point without a fraction nor trailing zeros after it, no "-0", at most
+// 38 significant digits, and at most 60 characters where normalizeNumber
+// would otherwise write E notation (FuzzIsNormalNumber).
+func isNormalNumber(s string) bool {
+	t := s
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+		if t == "0" {
+			return false
+		}
+	}
+	if t == "" {
+		return false
+	}
+	if t == "0" {
+		return true
+	}
+	if t[0] == '0' { // 0.000ddd: every digit after the zeros is significant
+		if len(t) < 3 || t[1] != '.' {
+			return false
+		}
+		frac := t[2:]
+		if !allDigits(frac) || frac[len(frac)-1] == '0' || len(frac) > 60 {
+			return false
+		}
+		return len(strings.TrimLeft(frac, "0")) <= 38
+	}
+	intPart, frac, hasPoint := strings.Cut(t, ".")
+	if intPart == "" || !allDigits(intPart) {
+		return false
+	}
+	if !hasPoint {
+		return len(intPart) <= 60 && len(strings.TrimRight(intPart, "0")) <= 38
+	}
+	return frac != "" && allDigits(frac) && frac[len(frac)-1] != '0' && len(intPart)+len(frac) <= 38
 }
 
 func allDigits(s string) bool {
@@ -579,11 +621,25 @@ func avSize(v types.AttributeValue) int {
 // numberSize is 1 byte per two significant digits plus 1; leading and
 // trailing zeros are not significant.
 func numberSize(s string) int {
-	mant, _, _ := strings.Cut(strings.TrimLeft(s, "-+"), "E")
-	mant = strings.Trim(strings.Replace(mant, ".", "", 1), "0")
+	// The digits of the mantissa without its first point, trimmed of
+	// zeros at both ends, counted where they are (no copy).
+	mant := strings.TrimLeft(s, "-+")
+	if i := strings.IndexByte(mant, 'E'); i >= 0 {
+		mant = mant[:i]
+	}
+	dot := strings.IndexByte(mant, '.')
+	lo, hi := -1, -1
+	for i := 0; i < len(mant); i++ {
+		if i != dot && mant[i] != '0' {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
 	sig := 0
-	for _, r := range mant {
-		if r >= '0' && r <= '9' {
+	for i := lo; lo >= 0 && i <= hi; i++ {
+		if i != dot && mant[i] >= '0' && mant[i] <= '9' {
 			sig++
 		}
 	}
