@@ -491,6 +491,12 @@ func allDigits(s string) bool {
 // directly for years 0 to 9999 (every row of a real table), by t.Format
 // otherwise (FuzzFormatTime compares the two).
 func formatTime(c *introspect.Column, t time.Time) string {
+	var buf [32]byte
+	return string(appendTime(buf[:0], c, t))
+}
+
+// appendTime appends formatTime(c, t) to b.
+func appendTime(b []byte, c *introspect.Column, t time.Time) []byte {
 	p := min(max(c.Precision, 0), 9)
 	if c.Kind == introspect.KindTimestampTZ {
 		t = t.UTC()
@@ -499,21 +505,20 @@ func formatTime(c *introspect.Column, t time.Time) string {
 	if year < 0 || year > 9999 {
 		switch c.Kind {
 		case introspect.KindDate:
-			return t.Format("2006-01-02")
+			return t.AppendFormat(b, "2006-01-02")
 		case introspect.KindTimestampTZ:
-			return t.Format(utcLayouts[p])
+			return t.AppendFormat(b, utcLayouts[p])
 		default:
-			return t.Format(localLayouts[p])
+			return t.AppendFormat(b, localLayouts[p])
 		}
 	}
-	var buf [32]byte
-	b := append4(buf[:0], year)
+	b = append4(b, year)
 	b = append(b, '-')
 	b = append2(b, int(month))
 	b = append(b, '-')
 	b = append2(b, day)
 	if c.Kind == introspect.KindDate {
-		return string(b)
+		return b
 	}
 	hour, minute, sec := t.Clock()
 	b = append(b, 'T')
@@ -532,7 +537,7 @@ func formatTime(c *introspect.Column, t time.Time) string {
 	if c.Kind == introspect.KindTimestampTZ {
 		b = append(b, 'Z')
 	}
-	return string(b)
+	return b
 }
 
 func append2(b []byte, v int) []byte {
