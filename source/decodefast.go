@@ -1,6 +1,11 @@
 package source
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
 
 // The fast paths of decodeText: the forms the engines print for the kinds
 // read most often, decoded from the bytes without a string copy. Each
@@ -159,4 +164,57 @@ func daysIn(month, year int) int {
 		return 30
 	}
 	return 31
+}
+
+// decodeRow decodes a row's values in text form (decodeText of each
+// column) into row, where the strings of its text columns share one
+// allocation: each is a part of one string of them all.
+func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, engine introspect.Engine) {
+	n, k := 0, 0
+	for i, c := range cols {
+		if plainText(c) && raw[i] != nil {
+			n += len(raw[i])
+			k++
+		}
+	}
+	var all string
+	if k > 1 {
+		var sb strings.Builder
+		sb.Grow(n)
+		for i, c := range cols {
+			if plainText(c) && raw[i] != nil {
+				sb.Write(raw[i])
+			}
+		}
+		all = sb.String()
+	}
+	off := 0
+	for i, c := range cols {
+		if k > 1 && plainText(c) && raw[i] != nil {
+			s := all[off : off+len(raw[i])]
+			off += len(raw[i])
+			if c.Kind == introspect.KindString {
+				if err := checkText(s); err != nil {
+					row[i] = err
+					continue
+				}
+			}
+			row[i] = s
+			continue
+		}
+		row[i] = decodeText(c, raw[i], engine)
+	}
+}
+
+// plainText reports whether decodeText makes a column's value the string
+// of its bytes (for text, when they are valid UTF-8).
+func plainText(c *introspect.Column) bool {
+	if c == nil || c.Read != "" {
+		return false
+	}
+	switch c.Kind {
+	case introspect.KindString, introspect.KindDecimal, introspect.KindTime:
+		return true
+	}
+	return false
 }

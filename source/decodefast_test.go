@@ -1,6 +1,7 @@
 package source
 
 import (
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -103,4 +104,40 @@ func decodeIntSlow(c *introspect.Column, b []byte, e introspect.Engine) any {
 		return i
 	}
 	return nil
+}
+
+// FuzzDecodeRow: decodeRow decodes a row as decodeText decodes each of its
+// values.
+func FuzzDecodeRow(f *testing.F) {
+	f.Add([]byte("news"), []byte("caf\xe9"), []byte("12.50"), []byte("2025-06-27 17:01:14+00"), false, false)
+	f.Add([]byte(""), []byte("x"), []byte("-1"), []byte("1"), true, false)
+	f.Add([]byte("a"), []byte("b"), []byte("c"), []byte("d"), false, true)
+	f.Fuzz(func(t *testing.T, a, b, c, d []byte, nullA, nullC bool) {
+		if nullA {
+			a = nil
+		}
+		if nullC {
+			c = nil
+		}
+		cols := []*introspect.Column{
+			{Name: "a", Type: "text", Kind: introspect.KindString},
+			{Name: "b", Type: "text", Kind: introspect.KindString},
+			{Name: "c", Type: "numeric", Kind: introspect.KindDecimal},
+			{Name: "d", Type: "timestamptz", Kind: introspect.KindTimestampTZ},
+			{Name: "e", Type: "time", Kind: introspect.KindTime},
+			{Name: "f", Type: "bigint", Kind: introspect.KindInt},
+			{Name: "g", Type: "bytea", Kind: introspect.KindString, Read: "bytes"},
+		}
+		raw := [][]byte{a, b, c, d, b, d, a}
+		row := make([]any, len(cols))
+		for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
+			decodeRow(cols, raw, row, e)
+			for i, col := range cols {
+				want := decodeText(col, raw[i], e)
+				if !reflect.DeepEqual(row[i], want) {
+					t.Fatalf("column %s of %q: decodeRow %#v, decodeText %#v", col.Name, raw, row[i], want)
+				}
+			}
+		}
+	})
 }
