@@ -281,9 +281,16 @@ func (e *Entity) reject(row []any, format string, args ...any) *RowError {
 // Render turns one source row into its item, or returns a *RowError saying
 // why the row cannot become one.
 func (e *Entity) Render(row []any) (Item, error) {
-	item, _, err := e.RenderSized(row)
+	item, size, err := e.RenderSized(row)
+	if checkSizes && err == nil && size != ItemSize(item) {
+		return nil, fmt.Errorf("mapping: entity %s: RenderSized counted %d bytes, ItemSize %d", e.Name, size, ItemSize(item))
+	}
 	return item, err
 }
+
+// checkSizes makes Render compare the size RenderSized adds up with
+// ItemSize's (set by the package's tests, which render through Render).
+var checkSizes = false
 
 // RenderSized is Render, with the item's size as DynamoDB counts it
 // (ItemSize), which it adds up while making the item.
@@ -301,10 +308,13 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 	item[e.table.EntityAttr] = e.nameAV
 	// size and puts count what was put in item, to tell whether a name was
 	// put twice (never, as compiled: then ItemSize counts instead).
-	size, puts := 0, len(item)
-	for k, v := range item {
-		size += len(k) + avSize(v)
+	t := e.table
+	size, puts := len(t.PK.Name)+avSize(item[t.PK.Name])+len(t.EntityAttr)+len(e.Name), 2
+	if t.SK != nil {
+		size += len(t.SK.Name) + avSize(item[t.SK.Name])
+		puts++
 	}
+	recount := len(item) != puts // a name put twice: ItemSize counts
 	hook := convertHook.Load()
 	for _, a := range e.attrs {
 		var av types.AttributeValue
@@ -409,9 +419,9 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 		if err := e.renderEmbeds(row, item); err != nil {
 			return nil, 0, err
 		}
-		puts = -1 // counted below
+		recount = true
 	}
-	if puts != len(item) {
+	if recount || puts != len(item) {
 		size = ItemSize(item)
 	}
 	if size > MaxItemSize {

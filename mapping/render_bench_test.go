@@ -47,3 +47,20 @@ func BenchmarkRenderPersonalization(b *testing.B) {
 		}
 	}
 }
+
+func init() { checkSizes = true } // every Render of the tests checks RenderSized's size
+
+// TestRenderSizedSize: the size RenderSized adds up is ItemSize's, for the
+// benchmark's rows (every other test's through Render, see checkSizes).
+func TestRenderSizedSize(t *testing.T) {
+	p := personalizationPlan(t)
+	for _, r := range benchRows {
+		item, size, err := p.Entity(r.entity).RenderSized(r.row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size != ItemSize(item) {
+			t.Errorf("%s: RenderSized counts %d bytes, ItemSize %d", r.entity, size, ItemSize(item))
+		}
+	}
+}
