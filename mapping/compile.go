@@ -106,6 +106,9 @@ func Compile(f *File, s *introspect.Schema) (*Plan, error) {
 		})
 		return nil, c.errs
 	}
+	for _, e := range c.plan.Entities {
+		e.prepare()
+	}
 	return c.plan, nil
 }
 

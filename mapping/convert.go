@@ -372,6 +372,9 @@ func NormalizeNumber(s string) (string, error) { return normalizeNumber(s) }
 // it without leading or trailing zeros, in plain notation where that is at
 // most 60 characters long and in E notation otherwise.
 func normalizeNumber(s string) (string, error) {
+	if isNormalNumber(s) {
+		return s, nil // already the text it would become: no copy
+	}
 	orig := s
 	neg := false
 	switch {
@@ -433,6 +436,45 @@ func normalizeNumber(s string) (string, error) {
 	return out, nil
 }
 
+// isNormalNumber reports whether normalizeNumber(s) is s itself: a number
+// in plain notation, no '+', no leading zero but the one before a point, no
+// point without a fraction nor trailing zeros after it, no "-0", at most
+// 38 significant digits, and at most 60 characters where normalizeNumber
+// would otherwise write E notation (FuzzIsNormalNumber).
+func isNormalNumber(s string) bool {
+	t := s
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+		if t == "0" {
+			return false
+		}
+	}
+	if t == "" {
+		return false
+	}
+	if t == "0" {
+		return true
+	}
+	if t[0] == '0' { // 0.000ddd: every digit after the zeros is significant
+		if len(t) < 3 || t[1] != '.' {
+			return false
+		}
+		frac := t[2:]
+		if !allDigits(frac) || frac[len(frac)-1] == '0' || len(frac) > 60 {
+			return false
+		}
+		return len(strings.TrimLeft(frac, "0")) <= 38
+	}
+	intPart, frac, hasPoint := strings.Cut(t, ".")
+	if intPart == "" || !allDigits(intPart) {
+		return false
+	}
+	if !hasPoint {
+		return len(intPart) <= 60 && len(strings.TrimRight(intPart, "0")) <= 38
+	}
+	return frac != "" && allDigits(frac) && frac[len(frac)-1] != '0' && len(intPart)+len(frac) <= 38
+}
+
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -449,6 +491,12 @@ func allDigits(s string) bool {
 // directly for years 0 to 9999 (every row of a real table), by t.Format
 // otherwise (FuzzFormatTime compares the two).
 func formatTime(c *introspect.Column, t time.Time) string {
+	var buf [32]byte
+	return string(appendTime(buf[:0], c, t))
+}
+
+// appendTime appends formatTime(c, t) to b.
+func appendTime(b []byte, c *introspect.Column, t time.Time) []byte {
 	p := min(max(c.Precision, 0), 9)
 	if c.Kind == introspect.KindTimestampTZ {
 		t = t.UTC()
@@ -457,21 +505,20 @@ func formatTime(c *introspect.Column, t time.Time) string {
 	if year < 0 || year > 9999 {
 		switch c.Kind {
 		case introspect.KindDate:
-			return t.Format("2006-01-02")
+			return t.AppendFormat(b, "2006-01-02")
 		case introspect.KindTimestampTZ:
-			return t.Format(utcLayouts[p])
+			return t.AppendFormat(b, utcLayouts[p])
 		default:
-			return t.Format(localLayouts[p])
+			return t.AppendFormat(b, localLayouts[p])
 		}
 	}
-	var buf [32]byte
-	b := append4(buf[:0], year)
+	b = append4(b, year)
 	b = append(b, '-')
 	b = append2(b, int(month))
 	b = append(b, '-')
 	b = append2(b, day)
 	if c.Kind == introspect.KindDate {
-		return string(b)
+		return b
 	}
 	hour, minute, sec := t.Clock()
 	b = append(b, 'T')
@@ -490,7 +537,7 @@ func formatTime(c *introspect.Column, t time.Time) string {
 	if c.Kind == introspect.KindTimestampTZ {
 		b = append(b, 'Z')
 	}
-	return string(b)
+	return b
 }
 
 func append2(b []byte, v int) []byte {
@@ -579,11 +626,25 @@ func avSize(v types.AttributeValue) int {
 // numberSize is 1 byte per two significant digits plus 1; leading and
 // trailing zeros are not significant.
 func numberSize(s string) int {
-	mant, _, _ := strings.Cut(strings.TrimLeft(s, "-+"), "E")
-	mant = strings.Trim(strings.Replace(mant, ".", "", 1), "0")
+	// The digits of the mantissa without its first point, trimmed of
+	// zeros at both ends, counted where they are (no copy).
+	mant := strings.TrimLeft(s, "-+")
+	if i := strings.IndexByte(mant, 'E'); i >= 0 {
+		mant = mant[:i]
+	}
+	dot := strings.IndexByte(mant, '.')
+	lo, hi := -1, -1
+	for i := 0; i < len(mant); i++ {
+		if i != dot && mant[i] != '0' {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
 	sig := 0
-	for _, r := range mant {
-		if r >= '0' && r <= '9' {
+	for i := lo; lo >= 0 && i <= hi; i++ {
+		if i != dot && mant[i] >= '0' && mant[i] <= '9' {
 			sig++
 		}
 	}

@@ -47,6 +47,147 @@ type Entity struct {
 	sets        []setRule
 	ttl         *ttlRule
 	embeds      []*Embed // child rows, at len(Columns)+i of a row (embed.go)
+
+	// What RenderSized allocates for a row, counted once (prepare): the
+	// entity attribute's value, which every item shares, how many S and N
+	// values of the row it can hand out of one allocation each, and the
+	// bytes of the row's texts.
+	nameAV   types.AttributeValue
+	nS, nN   int
+	textHint int
+}
+
+// prepare counts what RenderSized allocates for a row of e.
+func (e *Entity) prepare() {
+	e.nameAV = &types.AttributeValueMemberS{Value: e.Name}
+	e.nS, e.nN, e.textHint = 0, 0, 0
+	count := func(keyType string) {
+		if keyType == "N" {
+			e.nN++
+		} else {
+			e.nS++
+		}
+	}
+	count(e.table.PK.Type)
+	e.textHint += e.pk.limit
+	if e.sk != nil {
+		count(e.table.SK.Type)
+		e.textHint += e.sk.limit
+	}
+	for _, a := range e.attrs {
+		if a.typ != "" {
+			continue // ConvertAs allocates its own
+		}
+		switch a.col.Kind {
+		case introspect.KindInt:
+			e.nN++
+			e.textHint += 8
+		case introspect.KindDecimal, introspect.KindFloat:
+			e.nN++
+		case introspect.KindString, introspect.KindTime, introspect.KindGeometry:
+			e.nS++
+		case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+			e.nS++
+			e.textHint += 20 + a.col.Precision
+		}
+	}
+	for _, st := range e.sets {
+		count(st.typ)
+		e.textHint += st.t.limit
+	}
+	if e.ttl != nil {
+		e.nN++
+		e.textHint += 12
+	}
+}
+
+// rowAlloc hands out the S and N values of one row's item from one
+// allocation each, and writes the texts it makes (keys, numbers,
+// timestamps) side by side in one buffer, each value a part of it. Nothing
+// written is ever changed (strings.Builder only appends), so the parts stay
+// valid strings; they live as long as the item.
+type rowAlloc struct {
+	ss   []types.AttributeValueMemberS
+	ns   []types.AttributeValueMemberN
+	nS   int
+	nN   int
+	text strings.Builder
+}
+
+func (a *rowAlloc) s(v string) *types.AttributeValueMemberS {
+	if len(a.ss) == 0 {
+		a.ss = make([]types.AttributeValueMemberS, max(a.nS, 1))
+	}
+	x := &a.ss[0]
+	a.ss = a.ss[1:]
+	x.Value = v
+	return x
+}
+
+func (a *rowAlloc) n(v string) *types.AttributeValueMemberN {
+	if len(a.ns) == 0 {
+		a.ns = make([]types.AttributeValueMemberN, max(a.nN, 1))
+	}
+	x := &a.ns[0]
+	a.ns = a.ns[1:]
+	x.Value = v
+	return x
+}
+
+// convert is Convert, with the row's allocations, and the value's size.
+func (a *rowAlloc) convert(c *introspect.Column, v any) (types.AttributeValue, int, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, 0, nil
+	case error:
+		return nil, 0, x
+	case int64:
+		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
+			start := a.text.Len()
+			var buf [20]byte
+			a.text.Write(strconv.AppendInt(buf[:0], x, 10))
+			n := a.text.String()[start:]
+			return a.n(n), numberSize(n), nil
+		}
+	case time.Time:
+		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
+			start := a.text.Len()
+			var buf [64]byte
+			a.text.Write(appendTime(buf[:0], c, x))
+			s := a.text.String()[start:]
+			return a.s(s), len(s), nil
+		}
+	case bool:
+		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
+			if x {
+				return avTrue, 1, nil
+			}
+			return avFalse, 1, nil
+		}
+	case string:
+		switch c.Kind {
+		case introspect.KindDecimal, introspect.KindInt:
+			n, err := normalizeNumber(x)
+			if err != nil {
+				return nil, 0, err
+			}
+			return a.n(n), numberSize(n), nil
+		case introspect.KindJSON, introspect.KindArray, introspect.KindSet:
+		default:
+			return a.s(x), len(x), nil
+		}
+	case []byte:
+		if c.Kind == introspect.KindJSON {
+			if av, n, ok := fastJSONSized(x, 0); ok {
+				return av, n, nil
+			}
+		}
+	}
+	av, err := Convert(c, v)
+	if err != nil || av == nil {
+		return av, 0, err
+	}
+	return av, avSize(av), nil
 }
 
 // ttlRule writes the table's TTL attribute from a date or timestamp column.
@@ -140,26 +281,52 @@ func (e *Entity) reject(row []any, format string, args ...any) *RowError {
 // Render turns one source row into its item, or returns a *RowError saying
 // why the row cannot become one.
 func (e *Entity) Render(row []any) (Item, error) {
-	item, _, err := e.RenderSized(row)
+	item, size, err := e.RenderSized(row)
+	if checkSizes && err == nil && size != ItemSize(item) {
+		return nil, fmt.Errorf("mapping: entity %s: RenderSized counted %d bytes, ItemSize %d", e.Name, size, ItemSize(item))
+	}
 	return item, err
 }
 
+// checkSizes makes Render compare the size RenderSized adds up with
+// ItemSize's (set by the package's tests, which render through Render).
+var checkSizes = false
+
 // RenderSized is Render, with the item's size as DynamoDB counts it
-// (ItemSize), which it computes anyway.
+// (ItemSize), which it adds up while making the item.
+//
+// The attribute values of items may be shared between items (the entity
+// attribute, BOOL and NULL) and with one another's texts: an item's values
+// are never changed once made, by this package or by any other.
 func (e *Entity) RenderSized(row []any) (Item, int, error) {
 	item := make(Item, len(e.attrs)+len(e.sets)+3)
-	if err := e.renderKey(row, item); err != nil {
+	ra := &rowAlloc{nS: e.nS, nN: e.nN}
+	ra.text.Grow(e.textHint)
+	if err := e.renderKeyTo(row, item, ra); err != nil {
 		return nil, 0, err
 	}
-	item[e.table.EntityAttr] = &types.AttributeValueMemberS{Value: e.Name}
+	item[e.table.EntityAttr] = e.nameAV
+	// size and puts count what was put in item, to tell whether a name was
+	// put twice (never, as compiled: then ItemSize counts instead).
+	t := e.table
+	size, puts := len(t.PK.Name)+avSize(item[t.PK.Name])+len(t.EntityAttr)+len(e.Name), 2
+	if t.SK != nil {
+		size += len(t.SK.Name) + avSize(item[t.SK.Name])
+		puts++
+	}
+	recount := len(item) != puts // a name put twice: ItemSize counts
 	hook := convertHook.Load()
 	for _, a := range e.attrs {
 		var av types.AttributeValue
+		var n int
 		var err error
 		if a.typ != "" {
 			av, err = ConvertAs(a.col, a.typ, row[a.idx])
+			if av != nil {
+				n = avSize(av)
+			}
 		} else {
-			av, err = Convert(a.col, row[a.idx])
+			av, n, err = ra.convert(a.col, row[a.idx])
 		}
 		if err != nil {
 			if a.typ != "" {
@@ -172,6 +339,7 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 		}
 		if hook != nil {
 			av = (*hook)(e, ColumnAttribute{Attr: a.name, Column: a.col, Index: a.idx, Type: a.typ}, av)
+			n = avSize(av)
 		}
 		if a.limit > 0 {
 			if isEmptyKey(av) {
@@ -182,6 +350,8 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 			}
 		}
 		item[a.name] = av
+		size += len(a.name) + n
+		puts++
 	}
 	for _, s := range e.sets {
 		if s.when >= 0 {
@@ -198,7 +368,7 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 				return nil, 0, e.reject(row, "the condition of attribute %s is a %T, not a boolean", s.name, v)
 			}
 		}
-		v, err := s.t.render(row)
+		v, err := s.t.renderTo(&ra.text, row)
 		var null *nullError
 		if errors.As(err, &null) {
 			continue // like a NULL column, a set attribute over NULL is left out (sparse indexes)
@@ -211,7 +381,9 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 			if err != nil {
 				return nil, 0, e.reject(row, "attribute %s must be a number: %v", s.name, err)
 			}
-			item[s.name] = &types.AttributeValueMemberN{Value: n}
+			item[s.name] = ra.n(n)
+			size += len(s.name) + numberSize(n)
+			puts++
 			continue
 		}
 		if s.limit > 0 {
@@ -222,7 +394,9 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 				return nil, 0, e.reject(row, "attribute %s is %d bytes, over DynamoDB's %d-byte limit for an index key", s.name, len(v), s.limit)
 			}
 		}
-		item[s.name] = &types.AttributeValueMemberS{Value: v}
+		item[s.name] = ra.s(v)
+		size += len(s.name) + len(v)
+		puts++
 	}
 	if r := e.ttl; r != nil {
 		switch v := row[r.idx].(type) {
@@ -230,15 +404,26 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 		case error:
 			return nil, 0, e.reject(row, "column %s (%s): %v", r.col.Name, r.col.Type, v)
 		case time.Time:
-			item[r.name] = &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Add(r.after).Unix(), 10)}
+			start := ra.text.Len()
+			var buf [20]byte
+			ra.text.Write(strconv.AppendInt(buf[:0], v.Add(r.after).Unix(), 10))
+			n := ra.text.String()[start:]
+			item[r.name] = ra.n(n)
+			size += len(r.name) + numberSize(n)
+			puts++
 		default:
 			return nil, 0, e.reject(row, "ttl column %s holds a %T, not a date or timestamp", r.col.Name, v)
 		}
 	}
-	if err := e.renderEmbeds(row, item); err != nil {
-		return nil, 0, err
+	if len(e.embeds) > 0 {
+		if err := e.renderEmbeds(row, item); err != nil {
+			return nil, 0, err
+		}
+		recount = true
 	}
-	size := ItemSize(item)
+	if recount || puts != len(item) {
+		size = ItemSize(item)
+	}
 	if size > MaxItemSize {
 		return nil, 0, e.reject(row, "item is %d bytes, over DynamoDB's %d-byte limit", size, MaxItemSize)
 	}
@@ -258,28 +443,35 @@ func keySize(av types.AttributeValue) int {
 
 // renderKey renders the table key into item.
 func (e *Entity) renderKey(row []any, item Item) error {
+	ra := &rowAlloc{nS: 2, nN: 2}
+	ra.text.Grow(e.pk.limit)
+	return e.renderKeyTo(row, item, ra)
+}
+
+// renderKeyTo is renderKey with a row's allocations.
+func (e *Entity) renderKeyTo(row []any, item Item, ra *rowAlloc) error {
 	t := e.table
-	pk, err := e.pk.render(row)
+	pk, err := e.pk.renderTo(&ra.text, row)
 	if err != nil {
 		return e.reject(row, "rendering %s: %v", t.PK.Name, err)
 	}
-	if err := e.putKey(item, t.PK, pk, MaxPKSize); err != nil {
+	if err := e.putKey(item, t.PK, pk, MaxPKSize, ra); err != nil {
 		return e.reject(row, "%v", err)
 	}
 	if e.sk == nil {
 		return nil
 	}
-	sk, err := e.sk.render(row)
+	sk, err := e.sk.renderTo(&ra.text, row)
 	if err != nil {
 		return e.reject(row, "rendering %s: %v", t.SK.Name, err)
 	}
-	if err := e.putKey(item, *t.SK, sk, MaxSKSize); err != nil {
+	if err := e.putKey(item, *t.SK, sk, MaxSKSize, ra); err != nil {
 		return e.reject(row, "%v", err)
 	}
 	return nil
 }
 
-func (e *Entity) putKey(item Item, k KeyAttr, v string, max int) error {
+func (e *Entity) putKey(item Item, k KeyAttr, v string, max int, ra *rowAlloc) error {
 	switch {
 	case v == "":
 		return fmt.Errorf("key %s renders empty", k.Name)
@@ -293,10 +485,10 @@ func (e *Entity) putKey(item Item, k KeyAttr, v string, max int) error {
 		if err != nil {
 			return fmt.Errorf("key %s must be a number: %v", k.Name, err)
 		}
-		item[k.Name] = &types.AttributeValueMemberN{Value: n}
+		item[k.Name] = ra.n(n)
 		return nil
 	}
-	item[k.Name] = &types.AttributeValueMemberS{Value: v}
+	item[k.Name] = ra.s(v)
 	return nil
 }
 

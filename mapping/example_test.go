@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-func personalizationPlan(t *testing.T) *Plan {
+func personalizationPlan(t testing.TB) *Plan {
 	t.Helper()
 	f, err := ParseFile("../examples/personalization/mapping.yaml")
 	if err != nil {

@@ -2,6 +2,8 @@ package mapping
 
 import (
 	"encoding/json"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -10,34 +12,76 @@ import (
 // fastJSONToAV is jsonToAV for a document it accepts, in one pass over the
 // text instead of encoding/json's token by token (which decodes every
 // scalar through reflection): about a third of migrate's CPU went there.
-// It first makes sure the text is what jsonToAV would accept without an
-// error as far as the text goes (valid UTF-8, valid JSON, no lone
-// surrogate escape) and then reads it assuming so. Anything jsonToAV would
-// refuse or word (too deep, an empty, over-long or repeated key, a number
-// DynamoDB cannot hold) makes it return false, and jsonToAV's own reading
-// takes over, with its message. Its results equal jsonToAV's
-// (FuzzFastJSON).
+// It reads and checks the text in the same pass: valid UTF-8 (checked
+// first, whole), the JSON grammar (whitespace, literals, numbers, strings
+// without control characters, every escape checked by encoding/json, and
+// nothing after the value), no lone surrogate escape; a document that is
+// not all of that, or that jsonToAV would refuse or word (too deep, an
+// empty, over-long or repeated key, a number DynamoDB cannot hold), makes
+// it return false, and jsonToAV's own reading takes over, with its
+// message. Its results equal jsonToAV's, and it accepts only what
+// json.Valid accepts (FuzzFastJSON).
 func fastJSONToAV(raw []byte, depth int) (types.AttributeValue, bool) {
-	if !utf8.Valid(raw) || !json.Valid(raw) || checkSurrogates(raw) != nil {
-		return nil, false
-	}
-	p := &fastJSON{b: raw}
-	return p.value(depth)
+	av, _, ok := fastJSONSized(raw, depth)
+	return av, ok
 }
 
-// fastJSON reads valid JSON text.
+// fastJSONSized is fastJSONToAV that also returns the value's size as
+// DynamoDB counts it (avSize), added up while reading.
+func fastJSONSized(raw []byte, depth int) (types.AttributeValue, int, bool) {
+	if !utf8.Valid(raw) {
+		return nil, 0, false
+	}
+	p := fastJSONPool.Get().(*fastJSON)
+	// One string for the whole document: keys, strings and numbers are
+	// parts of it rather than one allocation each.
+	p.s, p.i = string(raw), 0
+	p.space()
+	av, n, ok := p.value(depth)
+	if ok {
+		p.space()
+		ok = p.i == len(p.s)
+	}
+	p.s = ""
+	p.stack, p.keys = p.stack[:0], p.keys[:0]
+	fastJSONPool.Put(p)
+	if !ok {
+		return nil, 0, false
+	}
+	return av, n, true
+}
+
+// fastJSONPool keeps readers, with their stacks and the unused rest of
+// their batches, from one document to the next.
+var fastJSONPool = sync.Pool{New: func() any { return new(fastJSON) }}
+
+// The scalar values every document shares: attribute values are never
+// changed once made.
+var (
+	avTrue  types.AttributeValue = &types.AttributeValueMemberBOOL{Value: true}
+	avFalse types.AttributeValue = &types.AttributeValueMemberBOOL{Value: false}
+	avNull  types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
+)
+
+// fastJSON reads JSON text.
 type fastJSON struct {
-	b []byte
+	s string
 	i int
-	// The document's strings and numbers are allocated a few at a time,
-	// not one by one; they live as long as the document's item.
+	// The members of the maps and lists being read, innermost last; each
+	// becomes a map or slice of exactly its size when it ends.
+	stack []types.AttributeValue
+	keys  []string
+	// The document's values are allocated a few at a time, not one by
+	// one; they live as long as the document's item.
 	ss []types.AttributeValueMemberS
 	ns []types.AttributeValueMemberN
+	ms []types.AttributeValueMemberM
+	ls []types.AttributeValueMemberL
 }
 
 func (p *fastJSON) newS(v string) *types.AttributeValueMemberS {
 	if len(p.ss) == 0 {
-		p.ss = make([]types.AttributeValueMemberS, 8)
+		p.ss = make([]types.AttributeValueMemberS, 16)
 	}
 	a := &p.ss[0]
 	p.ss = p.ss[1:]
@@ -47,7 +91,7 @@ func (p *fastJSON) newS(v string) *types.AttributeValueMemberS {
 
 func (p *fastJSON) newN(v string) *types.AttributeValueMemberN {
 	if len(p.ns) == 0 {
-		p.ns = make([]types.AttributeValueMemberN, 4)
+		p.ns = make([]types.AttributeValueMemberN, 8)
 	}
 	a := &p.ns[0]
 	p.ns = p.ns[1:]
@@ -55,9 +99,37 @@ func (p *fastJSON) newN(v string) *types.AttributeValueMemberN {
 	return a
 }
 
+func (p *fastJSON) newM(v map[string]types.AttributeValue) *types.AttributeValueMemberM {
+	if len(p.ms) == 0 {
+		p.ms = make([]types.AttributeValueMemberM, 8)
+	}
+	a := &p.ms[0]
+	p.ms = p.ms[1:]
+	a.Value = v
+	return a
+}
+
+func (p *fastJSON) newL(v []types.AttributeValue) *types.AttributeValueMemberL {
+	if len(p.ls) == 0 {
+		p.ls = make([]types.AttributeValueMemberL, 8)
+	}
+	a := &p.ls[0]
+	p.ls = p.ls[1:]
+	a.Value = v
+	return a
+}
+
+// peek is the byte at p.i, or 0 at the end of the text.
+func (p *fastJSON) peek() byte {
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
 func (p *fastJSON) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
 		default:
@@ -66,119 +138,204 @@ func (p *fastJSON) space() {
 	}
 }
 
-// value reads the value at p.i, which is depth maps and lists deep.
-func (p *fastJSON) value(depth int) (types.AttributeValue, bool) {
-	p.space()
-	switch p.b[p.i] {
+// value reads the value at p.i, which is depth maps and lists deep, and
+// returns it with its size.
+func (p *fastJSON) value(depth int) (types.AttributeValue, int, bool) {
+	switch p.peek() {
 	case '{':
 		if depth+1 > maxNest {
-			return nil, false
+			return nil, 0, false
 		}
 		p.i++
-		m := map[string]types.AttributeValue{}
 		p.space()
-		if p.b[p.i] == '}' {
+		if p.peek() == '}' {
 			p.i++
-			return &types.AttributeValueMemberM{Value: m}, true
+			return p.newM(map[string]types.AttributeValue{}), 3, true
 		}
+		base := len(p.stack)
+		size := 3
 		for {
-			p.space()
+			if p.peek() != '"' {
+				return nil, 0, false
+			}
 			k, ok := p.str()
 			if !ok || k == "" || len(k) > MaxNameLen {
-				return nil, false
-			}
-			if _, dup := m[k]; dup {
-				return nil, false
+				return nil, 0, false
 			}
 			p.space()
-			p.i++ // ':'
-			v, ok := p.value(depth + 1)
+			if p.peek() != ':' {
+				return nil, 0, false
+			}
+			p.i++
+			p.space()
+			v, n, ok := p.value(depth + 1)
 			if !ok {
-				return nil, false
+				return nil, 0, false
 			}
-			m[k] = v
+			size += 1 + len(k) + n
+			p.keys = append(p.keys, k)
+			p.stack = append(p.stack, v)
 			p.space()
-			c := p.b[p.i]
-			p.i++ // ',' or '}'
+			c := p.peek()
+			p.i++
 			if c == '}' {
-				return &types.AttributeValueMemberM{Value: m}, true
+				break
+			}
+			if c != ',' {
+				return nil, 0, false
+			}
+			p.space()
+		}
+		vals, keys := p.stack[base:], p.keys[base:]
+		m := make(map[string]types.AttributeValue, len(vals))
+		for j, k := range keys {
+			m[k] = vals[j]
+			if len(m) != j+1 {
+				return nil, 0, false // the key again
 			}
 		}
+		p.stack, p.keys = p.stack[:base], p.keys[:base]
+		return p.newM(m), size, true
 	case '[':
 		if depth+1 > maxNest {
-			return nil, false
+			return nil, 0, false
 		}
 		p.i++
-		list := []types.AttributeValue{}
 		p.space()
-		if p.b[p.i] == ']' {
+		if p.peek() == ']' {
 			p.i++
-			return &types.AttributeValueMemberL{Value: list}, true
+			return p.newL([]types.AttributeValue{}), 3, true
 		}
+		base := len(p.stack)
+		size := 3
 		for {
-			v, ok := p.value(depth + 1)
+			v, n, ok := p.value(depth + 1)
 			if !ok {
-				return nil, false
+				return nil, 0, false
 			}
-			list = append(list, v)
+			size += 1 + n
+			p.stack = append(p.stack, v)
+			p.keys = append(p.keys, "") // the stacks stay level
 			p.space()
-			c := p.b[p.i]
-			p.i++ // ',' or ']'
+			c := p.peek()
+			p.i++
 			if c == ']' {
-				return &types.AttributeValueMemberL{Value: list}, true
+				break
 			}
+			if c != ',' {
+				return nil, 0, false
+			}
+			p.space()
 		}
+		list := make([]types.AttributeValue, len(p.stack)-base)
+		copy(list, p.stack[base:])
+		p.stack, p.keys = p.stack[:base], p.keys[:base]
+		return p.newL(list), size, true
 	case '"':
 		s, ok := p.str()
 		if !ok {
-			return nil, false
+			return nil, 0, false
 		}
-		return p.newS(s), true
+		return p.newS(s), len(s), true
 	case 't':
+		if !strings.HasPrefix(p.s[p.i:], "true") {
+			return nil, 0, false
+		}
 		p.i += 4
-		return &types.AttributeValueMemberBOOL{Value: true}, true
+		return avTrue, 1, true
 	case 'f':
+		if !strings.HasPrefix(p.s[p.i:], "false") {
+			return nil, 0, false
+		}
 		p.i += 5
-		return &types.AttributeValueMemberBOOL{Value: false}, true
+		return avFalse, 1, true
 	case 'n':
+		if !strings.HasPrefix(p.s[p.i:], "null") {
+			return nil, 0, false
+		}
 		p.i += 4
-		return &types.AttributeValueMemberNULL{Value: true}, true
+		return avNull, 1, true
 	}
+	// A number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 	start := p.i
-	for p.i < len(p.b) && numberByte(p.b[p.i]) {
+	if p.peek() == '-' {
 		p.i++
 	}
-	n, err := normalizeNumber(string(p.b[start:p.i]))
-	if err != nil {
-		return nil, false
+	switch c := p.peek(); {
+	case c == '0':
+		p.i++
+	case c >= '1' && c <= '9':
+		p.digits()
+	default:
+		return nil, 0, false
 	}
-	return p.newN(n), true
+	if p.peek() == '.' {
+		p.i++
+		if !p.digits() {
+			return nil, 0, false
+		}
+	}
+	if c := p.peek(); c == 'e' || c == 'E' {
+		p.i++
+		if c := p.peek(); c == '+' || c == '-' {
+			p.i++
+		}
+		if !p.digits() {
+			return nil, 0, false
+		}
+	}
+	n, err := normalizeNumber(p.s[start:p.i])
+	if err != nil {
+		return nil, 0, false
+	}
+	return p.newN(n), numberSize(n), true
 }
 
-// str reads the string at p.i: its bytes as they are, or, when it has an
-// escape, as encoding/json decodes it.
-func (p *fastJSON) str() (string, bool) {
+// digits reads one or more decimal digits.
+func (p *fastJSON) digits() bool {
 	start := p.i
-	p.i++
-	escaped := false
-	for c := p.b[p.i]; c != '"'; c = p.b[p.i] {
-		if c == '\\' {
-			escaped = true
-			p.i++ // the escaped byte is never the end
-		}
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 		p.i++
 	}
-	p.i++
-	if !escaped {
-		return string(p.b[start+1 : p.i-1]), true
+	return p.i > start
+}
+
+// str reads the string at p.i (a '"'): its bytes as they are, or, when it
+// has an escape, as encoding/json decodes it, which also checks the
+// escapes; a lone surrogate escape refuses it (encoding/json would make it
+// U+FFFD).
+func (p *fastJSON) str() (string, bool) {
+	start := p.i + 1
+	i := start
+	escaped := false
+	for {
+		if i >= len(p.s) {
+			return "", false
+		}
+		c := p.s[i]
+		if c == '"' {
+			break
+		}
+		if c < 0x20 {
+			return "", false // a control character must be escaped
+		}
+		if c == '\\' {
+			escaped = true
+			i++ // the escaped byte is never the end
+		}
+		i++
 	}
+	p.i = i + 1
+	if !escaped {
+		return p.s[start:i], true
+	}
+	quoted := []byte(p.s[start-1 : i+1])
 	var s string
-	if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return "", false
+	}
+	if checkSurrogates(quoted) != nil {
 		return "", false
 	}
 	return s, true
-}
-
-func numberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }

@@ -318,18 +318,47 @@ func declaredScale(c *introspect.Column) (int, bool) {
 func (b *bound) render(row []any) (string, error) {
 	var sb strings.Builder
 	sb.Grow(b.limit)
+	return b.renderTo(&sb, row)
+}
+
+// renderTo fills the template from a row, writing it at the end of sb (a
+// row's texts side by side: see rowAlloc), and returns that part of sb. A
+// template of one literal is that literal, written nowhere.
+func (b *bound) renderTo(sb *strings.Builder, row []any) (string, error) {
+	if len(b.t.parts) == 1 && b.t.parts[0].field == "" {
+		return b.t.parts[0].lit, nil
+	}
+	start := sb.Len()
 	for i, p := range b.t.parts {
 		if p.field == "" {
 			sb.WriteString(p.lit)
 			continue
 		}
-		s, err := renderValue(b.cols[i], row[b.idx[i]], p.fmts)
+		c, v := b.cols[i], row[b.idx[i]]
+		if len(p.fmts) == 0 { // what renderValue's scalarText writes, without a string of its own
+			switch x := v.(type) {
+			case int64:
+				var buf [20]byte
+				sb.Write(strconv.AppendInt(buf[:0], x, 10))
+				continue
+			case string:
+				if c.Kind != introspect.KindDecimal && c.Kind != introspect.KindInt {
+					sb.WriteString(x)
+					continue
+				}
+			case time.Time:
+				var buf [64]byte
+				sb.Write(appendTime(buf[:0], c, x))
+				continue
+			}
+		}
+		s, err := renderValue(c, v, p.fmts)
 		if err != nil {
 			return "", fmt.Errorf("{%s}: %w", p.field, err)
 		}
 		sb.WriteString(s)
 	}
-	return sb.String(), nil
+	return sb.String()[start:], nil
 }
 
 // renderValue turns one canonical value into template text.

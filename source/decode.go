@@ -24,11 +24,38 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	if c != nil && c.Read != "" {
 		return decodeReadAs(c, raw, engine)
 	}
-	s := string(raw)
 	kind := introspect.KindString
 	if c != nil {
 		kind = c.Kind
 	}
+	// The kinds read most often are decoded from raw without making a
+	// string of it first (the copy was an allocation per value).
+	switch kind {
+	case introspect.KindInt:
+		if engine != introspect.MySQL || !strings.HasPrefix(c.Type, "bit") {
+			if i, ok := parseDecimalInt(raw); ok {
+				return i
+			}
+		}
+	case introspect.KindBool:
+		if len(raw) == 1 {
+			switch raw[0] {
+			case 't', '1':
+				return true
+			case 'f', '0':
+				return false
+			}
+		}
+	case introspect.KindTimestamp, introspect.KindTimestampTZ:
+		if t, ok := parseTimestamp(raw, kind == introspect.KindTimestampTZ && engine == introspect.Postgres); ok {
+			return t
+		}
+	case introspect.KindDate:
+		if t, ok := parseDate(raw); ok {
+			return t
+		}
+	}
+	s := string(raw)
 	switch kind {
 	case introspect.KindInt:
 		// bit(n) arrives as big-endian bytes, which may happen to be digits
@@ -77,14 +104,14 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		}
 		return bytes.Clone(raw) // not nil when empty, like PostgreSQL's '\x'
 	case introspect.KindDate:
-		return parseTime(s, false, []string{"2006-01-02"})
+		return parseTime(s, false, dateLayouts)
 	case introspect.KindTimestamp:
-		return parseTime(s, false, []string{"2006-01-02 15:04:05.999999999"})
+		return parseTime(s, false, timestampLayouts)
 	case introspect.KindTimestampTZ:
 		if engine == introspect.MySQL { // the session time zone is UTC
-			return parseTime(s, false, []string{"2006-01-02 15:04:05.999999999"})
+			return parseTime(s, false, timestampLayouts)
 		}
-		return parseTime(s, true, []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"})
+		return parseTime(s, true, timestampTZLayouts)
 	case introspect.KindJSON:
 		// Checked where it is decoded (mapping.Convert): UTF-8, surrogate
 		// escapes, nesting, keys.
@@ -134,6 +161,14 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	return s
 }
 
+// The layouts of the text forms of dates and timestamps (MySQL's
+// TIMESTAMP, in the session's UTC, as a timestamp).
+var (
+	dateLayouts        = []string{"2006-01-02"}
+	timestampLayouts   = []string{"2006-01-02 15:04:05.999999999"}
+	timestampTZLayouts = []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07:00:00"}
+)
+
 // errSpatialArray is the error value of an array of PostGIS values, whose
 // elements PostgreSQL writes as hex EWKB, which remodel does not convert.
 var errSpatialArray = errors.New("an array of spatial values is not read (PostgreSQL writes its elements as hex EWKB): leave the column out (attributes.exclude) or select ST_AsEWKT of each element in a query entity")
@@ -182,6 +217,9 @@ func decodeBinary(c *introspect.Column, v any, engine introspect.Engine) any {
 	case string:
 		return decodeText(c, []byte(x), engine)
 	case int64:
+		if c != nil && c.Kind == introspect.KindInt && c.Read == "" && !strings.HasPrefix(c.Type, "bit") {
+			return x // what decoding its decimal text gives
+		}
 		return decodeText(c, strconv.AppendInt(nil, x, 10), engine)
 	case uint64:
 		return decodeText(c, strconv.AppendUint(nil, x, 10), engine)

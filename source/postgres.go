@@ -200,9 +200,7 @@ func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
 func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
 	q := scanSQL(t, w, limit, pgIdent, pgRead, pgTable(t))
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
-		for i, c := range t.Columns {
-			row[i] = decodeText(c, raw[i], introspect.Postgres)
-		}
+		decodeRow(t.Columns, raw, row, introspect.Postgres)
 		return fn(row)
 	})
 	if err != nil {

@@ -50,9 +50,7 @@ func (r *pgReader) ScanRange(ctx context.Context, t *introspect.Table, w string,
 	}
 	q := scanSQL(t, andWhere(w, cond), 0, pgIdent, pgRead, pgTable(t))
 	err = r.query(ctx, q, args, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
-		for i, c := range t.Columns {
-			row[i] = decodeText(c, raw[i], introspect.Postgres)
-		}
+		decodeRow(t.Columns, raw, row, introspect.Postgres)
 		return fn(row)
 	})
 	if err != nil {
