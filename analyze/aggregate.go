@@ -92,7 +92,7 @@ func (a *aggregate) add(rec record) {
 		ea.reject(rec.src, fmt.Sprintf("the key %s is reserved for remodel's lock item", rec.key))
 		return
 	}
-	// The collision check, as migrate's batcher does it: a row rendering
+	// The collision check, as migrate's render workers do it: a row rendering
 	// the key of an earlier one is rejected.
 	sum := sha256.Sum256([]byte(rec.key))
 	digest := [16]byte(sum[:16])

@@ -14,8 +14,8 @@ import "fmt"
 // arrive in key order, so rows with the same key come one after another;
 // under a collation that sorts different texts as equal (MySQL's _ci:
 // "a", "A", "a") two equal keys can have another between them, and then
-// only the table key they render can collide (which migrate's batcher
-// reports).
+// only the table key they render can collide (which migrate's key
+// collision check reports).
 //
 // row is only valid during the call to fn, as in the source's ScanTable.
 func (e *Entity) Stream(scan func(fn func(row []any) error) error, fn func(row []any, dup *RowError) error) error {

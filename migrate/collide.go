@@ -152,7 +152,8 @@ func (r *Report) writeKeyCheck(w io.Writer) {
 	}
 }
 
-// A collider is used by one goroutine (the batcher).
+// A collider is one shard of the check (collisions): used by one goroutine
+// at a time, under its shard's lock.
 type collider struct {
 	t    *mapping.Table
 	off  bool                // proven unnecessary
@@ -168,6 +169,10 @@ type collider struct {
 
 	held []heldItem
 	key  []byte // scratch for encoding a key
+
+	// Sizes: items held back before the file is read, keys remembered,
+	// the file's write buffer.
+	maxHeld, recentKeys, bufSize int
 }
 
 type recentKey struct {
@@ -184,15 +189,16 @@ type heldItem struct {
 }
 
 const (
-	maxHeld    = 1024 // items held back before the file is read to settle them
-	recentKeys = 256  // keys remembered to name the earlier row of a collision
+	maxHeld    = 1024 // items held back before the file is read to settle them (all shards together)
+	recentKeys = 256  // keys remembered to name the earlier row of a collision (per shard)
 )
 
-// newCollider returns the collision check for a run; off skips it (the
-// keys are proven distinct).
+// newCollider returns the collision check of one goroutine (tests); off
+// skips it (the keys are proven distinct).
 func newCollider(t *mapping.Table, off bool) *collider {
 	seed := maphash.MakeSeed()
-	return &collider{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }}
+	return &collider{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) },
+		maxHeld: maxHeld, recentKeys: recentKeys, bufSize: 1 << 20}
 }
 
 // add takes the next item. It calls emit for every item that may be
@@ -204,34 +210,36 @@ func newCollider(t *mapping.Table, off bool) *collider {
 // An item marked seen (the key of a row an earlier run of a resumed job
 // settled; they all come first) is only recorded, never emitted.
 func (c *collider) add(p pending, emit func(pending) error, collide func(p pending, earlier string) error) error {
-	if p.seen {
-		if c.off {
+	if c.off {
+		if p.seen {
 			return nil
 		}
-		c.key = appendKey(c.key[:0], c.t, p.item)
-		h := c.hash(c.key)
-		c.fingerprints().add(h)
-		return c.accept(p, h, c.key)
-	}
-	if c.off {
 		return emit(p)
 	}
 	c.key = appendKey(c.key[:0], c.t, p.item)
-	h := c.hash(c.key)
+	return c.addHashed(p, c.hash(c.key), c.key, emit, collide)
+}
+
+// addHashed is add of an item whose key is encoded (key, not kept) and
+// hashed (h).
+func (c *collider) addHashed(p pending, h uint64, key []byte, emit func(pending) error, collide func(p pending, earlier string) error) error {
 	hit := c.fingerprints().add(h)
+	if p.seen {
+		return c.accept(p, h, key)
+	}
 	if len(c.held) == 0 {
 		if !hit { // certainly new
-			if err := c.accept(p, h, c.key); err != nil {
+			if err := c.accept(p, h, key); err != nil {
 				return err
 			}
 			return emit(p)
 		}
-		if prev, ok := c.recentMatch(h, c.key); ok {
+		if prev, ok := c.recentMatch(h, key); ok {
 			return collide(p, rowName(prev))
 		}
 	}
-	c.held = append(c.held, heldItem{p: p, hash: h, key: bytes.Clone(c.key), suspect: hit})
-	if len(c.held) < maxHeld {
+	c.held = append(c.held, heldItem{p: p, hash: h, key: bytes.Clone(key), suspect: hit})
+	if len(c.held) < c.maxHeld {
 		return nil
 	}
 	return c.settle(emit, collide)
@@ -287,8 +295,8 @@ func (c *collider) accept(p pending, h uint64, key []byte) error {
 			f.Close()
 			return fmt.Errorf("migrate: the key collision check's file: %w", err)
 		}
-		c.file, c.w = f, bufio.NewWriterSize(f, 1<<20)
-		c.recent = make([]recentKey, recentKeys)
+		c.file, c.w = f, bufio.NewWriterSize(f, c.bufSize)
+		c.recent = make([]recentKey, c.recentKeys)
 	}
 	var head [8 + binary.MaxVarintLen64]byte
 	binary.LittleEndian.PutUint64(head[:8], h)
@@ -301,7 +309,7 @@ func (c *collider) accept(p pending, h uint64, key []byte) error {
 	}
 	c.length += int64(n + len(key))
 	c.recent[c.recentNext] = recentKey{hash: h, p: p, ok: true}
-	c.recentNext = (c.recentNext + 1) % recentKeys
+	c.recentNext = (c.recentNext + 1) % len(c.recent)
 	return nil
 }
 
@@ -502,4 +510,82 @@ func (f *fingerprints) bytes() int {
 		n += 4 * len(f.shards[i].slots)
 	}
 	return n
+}
+
+// collisions is the key collision check of a run, safe for the render
+// workers to use at once: collShards colliders, each with its lock, an
+// item going to the one its key's hash names. Two items with one key
+// always meet in one shard, so each shard's exact check is the whole
+// check; the shards split the held items (maxHeld), the recent keys and
+// the file between them, so memory stays what one collider's is, and a
+// settle reads only its shard's part of the keys.
+type collisions struct {
+	t      *mapping.Table
+	off    bool
+	hash   func([]byte) uint64
+	shards []collShard
+}
+
+type collShard struct {
+	mu sync.Mutex
+	c  *collider
+}
+
+const collShards = 16 // a power of 2
+
+// newCollisions returns the check for a run; off skips it (the keys are
+// proven distinct).
+func newCollisions(t *mapping.Table, off bool) *collisions {
+	seed := maphash.MakeSeed()
+	s := &collisions{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }}
+	if off {
+		return s
+	}
+	s.shards = make([]collShard, collShards)
+	for i := range s.shards {
+		s.shards[i].c = &collider{t: t, maxHeld: maxHeld / collShards, recentKeys: recentKeys / 8, bufSize: 64 << 10}
+	}
+	return s
+}
+
+// add is collider.add across the shards; scratch is the caller's buffer
+// for encoding the key. emit and collide are called with the shard's lock
+// held: they must not call the check again.
+func (s *collisions) add(p pending, scratch *[]byte, emit func(pending) error, collide func(p pending, earlier string) error) error {
+	if s.off {
+		if p.seen {
+			return nil
+		}
+		return emit(p)
+	}
+	*scratch = appendKey((*scratch)[:0], s.t, p.item)
+	h := s.hash(*scratch)
+	// The shard from bits the fingerprints leave alone: they use the top
+	// 12 bits (their own shards) and the low 32 (the fingerprint).
+	sh := &s.shards[(h>>32)&(collShards-1)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.c.addHashed(p, h, *scratch, emit, collide)
+}
+
+// flush settles the items every shard holds back, at the end of the run's
+// items.
+func (s *collisions) flush(emit func(pending) error, collide func(pending, string) error) error {
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		err := sh.c.flush(emit, collide)
+		sh.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close closes the shards' files.
+func (s *collisions) close() {
+	for i := range s.shards {
+		s.shards[i].c.close()
+	}
 }

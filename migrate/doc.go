@@ -9,6 +9,16 @@
 // refuses as invalid is split until the items it refuses are found alone;
 // their rows are rejected with DynamoDB's message and the rest are written.
 //
+// The stages (render.go): the readers (Options.Readers, one entity or key
+// range each at a time) copy their rows, in key order with each row's
+// checkpoint mark, into chunks of 64 rows for a pool of render workers
+// (Options.RenderWorkers, default GOMAXPROCS). A worker renders a chunk,
+// passes its items through the key collision check and fills batches of
+// its own (25 items: 25 items of at most 400 KB are within BatchWriteItem's
+// 16 MB), sends each full batch to the writers and its last, partial one
+// when the rows end. No goroutine sees every item, and a channel carries
+// a chunk of rows or a batch, not an item.
+//
 // Run control: a lock item in the table (mapping.LockKeyText, lock.go)
 // keeps a second run out while one writes, with a heartbeat, a staleness
 // limit past which it is taken over, and removal however the run ends. When
@@ -47,7 +57,11 @@
 // key ranges), and its checkpoint stays at its start until it is done.
 //
 // The key collision check (collide.go) rejects a row whose item has the key
-// of an earlier row's; it is skipped when the mapping proves the keys
+// of an earlier row's. The render workers share it: it is sharded by the
+// key's hash, with a lock each, so two items with one key meet in one
+// shard; a read's chunks pass it in the read's order, so of two rows of one
+// read the first in key order wins (of rows of different reads, whichever
+// comes first, as before). It is skipped when the mapping proves the keys
 // distinct (mapping.Plan.ProveKeysDistinct), or when the proof's only gaps
 // are text columns that may hold the separator after them and no row of
 // the run's snapshot does (asked of the source in that snapshot:

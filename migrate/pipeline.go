@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,6 +30,9 @@ type Options struct {
 	AllowNonEmpty bool
 	Readers       int // source connections reading entities in parallel
 	Writers       int // concurrent BatchWriteItem callers
+	// RenderWorkers render the rows the readers read into items, check
+	// their keys and fill the writers' batches (render.go); 0: GOMAXPROCS.
+	RenderWorkers int
 	MaxRejects    int64
 	RejectsPath   string // JSON-lines file of rejected rows; "" keeps them in the report only
 	Backoff       Backoff
@@ -88,6 +92,9 @@ func (o *Options) defaults() {
 	o.Readers = min(o.Readers, max(1, len(o.Plan.Entities)*max(1, o.Ranges)))
 	if o.Writers < 1 {
 		o.Writers = 8
+	}
+	if o.RenderWorkers < 1 {
+		o.RenderWorkers = runtime.GOMAXPROCS(0)
 	}
 	if o.Backoff == (Backoff{}) {
 		o.Backoff = DefaultBackoff
@@ -243,15 +250,17 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
 	g, ctx := errgroup.WithContext(ctx)
 	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
-	items := make(chan pending, 4*MaxBatch*o.Writers)
+	coll := newCollisions(&o.Plan.Table, o.keysDistinct)
+	defer coll.close()
+	chunks := make(chan *rowChunk, o.RenderWorkers)
 	batches := make(chan []pending, o.Writers)
 
 	g.Go(func() error {
-		return readAll(ctx, o, readers, pool, items, w, rej, c, tr)
+		return readAll(ctx, o, readers, pool, chunks, coll, w, tr)
 	})
 	g.Go(func() error {
 		defer close(batches)
-		return batcher(ctx, &o.Plan.Table, o.keysDistinct, items, batches, rej, c)
+		return renderAll(ctx, o, chunks, coll, batches, rej, c)
 	})
 	for range o.Writers {
 		g.Go(func() error {
@@ -264,6 +273,21 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 		})
 	}
 	return g.Wait()
+}
+
+// renderAll runs the render workers (render.go) until the chunks end, then
+// settles the items the collision check held back.
+func renderAll(ctx context.Context, o Options, chunks <-chan *rowChunk, coll *collisions, batches chan<- []pending, rej *rejects, c *counters) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for range o.RenderWorkers {
+		g.Go(func() error {
+			return newRenderer(&o.Plan.Table, coll, rej, c, batches).run(gctx, chunks)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return newRenderer(&o.Plan.Table, coll, rej, c, batches).flushChecked(ctx)
 }
 
 // readRows streams the rows of one entity (its table, view or query) from
@@ -290,111 +314,26 @@ func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapp
 	return embedread.Stream(ctx, r, pool, e, fn)
 }
 
-// readEntity streams one entity's rows, renders them, and sends the items on.
-func readEntity(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
-	return readRows(ctx, r, pool, e, kr, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-		return renderRow(ctx, e, row, kids, dup, et.mark(row), items, rej, c)
+// readEntity streams one entity's rows to the render workers.
+func readEntity(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, k *chunker, et *entityTrack) error {
+	err := readRows(ctx, r, pool, e, kr, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+		return k.add(ctx, chunkRow{e: e, row: row, kids: kids, dup: dup, mark: et.mark(row)})
 	})
-}
-
-// readSharedEntities streams the rows of a shared read (shared.go) and
-// renders each into an item of every entity whose where it matches, and
-// sends them on; the row is settled when all of them are.
-func readSharedEntities(ctx context.Context, r source.Reader, sh *sharedRead, kr source.KeyRange, items chan<- pending, rej *rejects, c *counters, et *entityTrack) error {
-	buf := make([][]any, len(sh.ents))
-	return readShared(ctx, r, sh, kr, func(row []any, matched uint64) error {
-		m := et.markShared(row, matched)
-		for i, e := range sh.ents {
-			if matched&(1<<i) == 0 {
-				continue
-			}
-			if err := renderRow(ctx, e, sh.entityRow(i, row, buf), nil, nil, m.item(i), items, rej, c); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// renderRow renders one row of entity e (m: its mark, nil when untracked)
-// and sends its item on, or rejects the row.
-func renderRow(ctx context.Context, e *mapping.Entity, row []any, kids [][][]any, dup *mapping.RowError, m *rowMark, items chan<- pending, rej *rejects, c *counters) error {
-	ec := c.perEntity[e.Name]
-	c.read.Add(1)
-	ec.read.Add(1)
-	item, size, err := e.RenderRead(row, kids, dup)
 	if err != nil {
-		var re *mapping.RowError
-		if !errors.As(err, &re) {
-			return err
-		}
-		c.rejected.Add(1)
-		ec.rejected.Add(1)
-		if err := rej.add(Rejection{Entity: re.Entity, Row: m.rejectedAs(re.Key), Reason: re.Reason}); err != nil {
-			return err
-		}
-		m.settle(false)
-		return nil
-	}
-	select {
-	case items <- m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: itemUnits(size), mark: m}):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// batcher groups items into batches of MaxBatch. Two items with the same key
-// cannot share a batch (DynamoDB refuses it) and would replace one another:
-// the later row is rejected as a key collision, naming the key and, when it
-// is one of the last keys, the earlier row. The check is skipped when the
-// mapping proves the keys distinct (distinct), and otherwise holds a few
-// bytes a key in memory (collide.go).
-func batcher(ctx context.Context, t *mapping.Table, distinct bool, items <-chan pending, batches chan<- []pending, rej *rejects, c *counters) error {
-	batch := make([]pending, 0, MaxBatch)
-	coll := newCollider(t, distinct)
-	defer coll.close()
-	send := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		select {
-		case batches <- batch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		batch = make([]pending, 0, MaxBatch)
-		return nil
-	}
-	emit := func(p pending) error {
-		batch = append(batch, p)
-		if len(batch) == MaxBatch {
-			return send()
-		}
-		return nil
-	}
-	collide := func(p pending, earlier string) error {
-		if earlier == "" {
-			earlier = "an earlier row"
-		}
-		c.rejected.Add(1)
-		c.perEntity[p.entity].rejected.Add(1)
-		if err := rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: fmt.Sprintf("key collision: renders the same key %s as %s", t.KeyString(p.item), earlier)}); err != nil {
-			return err
-		}
-		p.mark.settle(false)
-		return nil
-	}
-	for p := range items {
-		if err := coll.add(p, emit, collide); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err := coll.flush(emit, collide); err != nil {
 		return err
 	}
-	return send()
+	return k.flush(ctx)
+}
+
+// readSharedEntities streams the rows of a shared read (shared.go) to the
+// render workers, each to become an item of every entity whose where it
+// matches; the row is settled when all of them are.
+func readSharedEntities(ctx context.Context, r source.Reader, sh *sharedRead, kr source.KeyRange, k *chunker, et *entityTrack) error {
+	err := readShared(ctx, r, sh, kr, func(row []any, matched uint64) error {
+		return k.add(ctx, chunkRow{sh: sh, matched: matched, row: row, mark: et.markShared(row, matched)})
+	})
+	if err != nil {
+		return err
+	}
+	return k.flush(ctx)
 }

@@ -32,11 +32,12 @@ type readJob struct {
 // resumed job reads the ranges its checkpoint names. A resumed run first reads
 // the rows the earlier runs settled (up to each entity's checkpoint key;
 // all of an entity they finished), every reader, before any row is read to
-// be written: their keys go through the batcher's collision check first,
-// and into the set of keys the job wrote (for the stray items). Then the
-// rest of each entity is read and written.
-func readAll(ctx context.Context, o Options, readers []source.Reader, pool embedread.Pool, items chan<- pending, w *writer, rej *rejects, c *counters, tr *tracker) error {
-	defer close(items)
+// be written: their keys go into the collision check first (settledKey,
+// on the reader), and into the set of keys the job wrote (for the stray
+// items). Then the rest of each entity is read, in chunks of rows handed
+// to the render workers (render.go), and written.
+func readAll(ctx context.Context, o Options, readers []source.Reader, pool embedread.Pool, chunks chan<- *rowChunk, coll *collisions, w *writer, tr *tracker) error {
+	defer close(chunks)
 	reads, err := planReads(ctx, o, readers[0], tr)
 	if err != nil {
 		return err
@@ -82,13 +83,14 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 	for _, phase := range [][]readJob{seen, write} {
 		if err := readJobs(ctx, readers, phase, func(ctx context.Context, r source.Reader, j readJob) error {
 			if j.seen {
-				return readSettled(ctx, r, j, items, w)
+				return readSettled(ctx, r, j, coll, w)
 			}
+			k := newChunker(chunks, coll)
 			var err error
 			if j.sh != nil {
-				err = readSharedEntities(ctx, r, j.sh, j.kr, items, rej, c, j.et)
+				err = readSharedEntities(ctx, r, j.sh, j.kr, k, j.et)
 			} else {
-				err = readEntity(ctx, r, pool, j.e, j.kr, items, rej, c, j.et)
+				err = readEntity(ctx, r, pool, j.e, j.kr, k, j.et)
 			}
 			if err != nil {
 				return err
@@ -137,13 +139,14 @@ func readJobs(ctx context.Context, readers []source.Reader, jobs []readJob, read
 // not written again, but a later row rendering the same key is a
 // collision, and the item with that key is one the job wrote. A row whose
 // key does not render was rejected.
-func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- pending, w *writer) error {
+func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisions, w *writer) error {
+	var scratch []byte
 	if sh := j.sh; sh != nil {
 		buf := make([][]any, len(sh.ents))
 		return readShared(ctx, r, sh, j.kr, func(row []any, matched uint64) error {
 			for i, e := range sh.ents {
 				if matched&(1<<i) != 0 {
-					if err := settledKey(ctx, e, sh.entityRow(i, row, buf), items, w); err != nil {
+					if err := settledKey(e, sh.entityRow(i, row, buf), coll, &scratch, w); err != nil {
 						return err
 					}
 				}
@@ -155,13 +158,17 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, items chan<- p
 		if dup != nil {
 			return nil
 		}
-		return settledKey(ctx, j.e, row, items, w)
+		return settledKey(j.e, row, coll, &scratch, w)
 	})
 }
 
-// settledKey passes on the key of entity e's row that an earlier run
-// settled.
-func settledKey(ctx context.Context, e *mapping.Entity, row []any, items chan<- pending, w *writer) error {
+// settledKey records the key of entity e's row that an earlier run
+// settled: in the collision check (before any row is read to be written)
+// and in the keys the job wrote.
+func settledKey(e *mapping.Entity, row []any, coll *collisions, scratch *[]byte, w *writer) error {
+	if coll.off && w.written == nil {
+		return nil
+	}
 	key, err := e.RenderKey(row)
 	if err != nil {
 		var re *mapping.RowError
@@ -173,12 +180,7 @@ func settledKey(ctx context.Context, e *mapping.Entity, row []any, items chan<- 
 	if w.written != nil {
 		w.written.add(w.table, key)
 	}
-	select {
-	case items <- pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return coll.add(pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}, scratch, nil, nil)
 }
 
 // entity is the tracks of one entity; nil without a checkpoint.

@@ -100,6 +100,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"migrate", "--retry-for", "-5s"}, "--retry-for must be longer than 0s, got -5s"},
 		{[]string{"migrate", "--writers", "0"}, "--writers must be at least 1, got 0"},
 		{[]string{"migrate", "--readers", "0"}, "--readers must be at least 1, got 0"},
+		{[]string{"migrate", "--render-workers", "0"}, "--render-workers must be at least 1, got 0"},
+		{[]string{"migrate", "--render-workers", "-2"}, "--render-workers must be at least 1, got -2"},
 		{[]string{"migrate", "--max-rejects", "-1"}, "--max-rejects must be at least 0, got -1"},
 		{[]string{"migrate", "--request-timeout", "0s"}, "--request-timeout must be longer than 0s, got 0s"},
 		{[]string{"migrate", "--table-timeout", "-1s"}, "--table-timeout must be longer than 0s, got -1s"},

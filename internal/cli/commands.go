@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 	"unicode"
@@ -189,6 +190,10 @@ each row into its item, and writes the items with BatchWriteItem (25 per
 request) from a fixed pool of writers. UnprocessedItems, throttling and 5xx
 answers are retried with capped exponential backoff and jitter for up to
 --retry-for per batch; after that the run stops and names the items.
+--readers source connections read the rows (--ranges splits each entity into
+key ranges read in parallel) and hand them, 64 at a time, to --render-workers
+goroutines that render the items, check their keys for collisions and fill
+the writers' batches.
 
 A row that cannot become an item (a NULL in a key, an item over 400 KB, a
 row rendering the key of an earlier row, ...) is rejected: it is written to
@@ -246,6 +251,7 @@ work for some memory, which stays under the limit.`,
 			c.atLeast("writers", int64(m.Writers), 1)
 			c.atLeast("readers", int64(m.Readers), 1)
 			c.atLeast("ranges", int64(m.Ranges), 1)
+			c.atLeast("render-workers", int64(m.RenderWorkers), 1)
 			c.atLeast("max-rejects", m.MaxRejects, 0)
 			c.positive("retry-for", retryFor)
 			c.positive("request-timeout", m.RequestTimeout)
@@ -311,6 +317,7 @@ work for some memory, which stays under the limit.`,
 	f.IntVar(&m.Writers, "writers", 8, "concurrent BatchWriteItem writers")
 	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities, or key ranges of them, in parallel (reading an entity with embeds takes one more per embed)")
 	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's; an entity with embeds is read whole)")
+	f.IntVar(&m.RenderWorkers, "render-workers", runtime.GOMAXPROCS(0), "goroutines rendering the rows read into items, checking their keys and filling the writers' batches: by default one per CPU Go uses (GOMAXPROCS)")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
