@@ -78,7 +78,13 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 	if cfg.Credentials != nil {
 		cfg.Credentials = credentialsHint{cfg.Credentials}
 	}
-	if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok { // the SDK's default, not one given in LoadOptions
+	// The SDK's default client, not one given in LoadOptions. The
+	// configuration holds none unless it had to add a CA bundle
+	// (AWS_CA_BUNDLE): then the service client makes the same default, to
+	// which these options were not given.
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(transportOptions)
+	} else if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
 		cfg.HTTPClient = bc.WithTransportOptions(transportOptions)
 	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
