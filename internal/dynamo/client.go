@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -87,7 +88,8 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 	} else if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
 		cfg.HTTPClient = bc.WithTransportOptions(transportOptions)
 	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	skew := new(atomic.Int64)
+	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
 		}
@@ -100,7 +102,16 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
-	}), nil
+		// The clock skew the SDK learns from every answer, for
+		// BatchWriteItem's direct path to sign with (see direct.go).
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Deserialize.Add(recordSkew{skew}, middleware.Before)
+		})
+	})
+	if d := newDirect(db.Options(), skew, log); d != nil {
+		directs.Store(db, d)
+	}
+	return db, nil
 }
 
 // credentialsHint says where credentials come from when none could be got:
