@@ -58,13 +58,7 @@ func benchBatch() map[string][]types.WriteRequest {
 // with nothing unprocessed: the client's own cost per request.
 func BenchmarkBatchWriteItem(b *testing.B) {
 	isolate(b)
-	db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: "http://127.0.0.1:1", LoadOptions: []func(*config.LoadOptions) error{
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
-		config.WithHTTPClient(nullHTTP{[]byte(`{"UnprocessedItems":{}}`)}),
-	}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := benchClient(b)
 	items := benchBatch()
 	ctx := context.Background()
 	b.Run("sdk", func(b *testing.B) {
@@ -85,4 +79,16 @@ func BenchmarkBatchWriteItem(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchClient is Connect's client, answered by nullHTTP.
+func benchClient(b *testing.B) *dynamodb.Client {
+	db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: "http://127.0.0.1:1", LoadOptions: []func(*config.LoadOptions) error{
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
+		config.WithHTTPClient(nullHTTP{[]byte(`{"UnprocessedItems":{}}`)}),
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db
 }
