@@ -108,7 +108,7 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 			return s.Deserialize.Add(recordSkew{skew}, middleware.Before)
 		})
 	})
-	if d := newDirect(db.Options(), skew, log); d != nil {
+	if d := newDirect(db.Options(), skew, log); d != nil && len(cfg.APIOptions) == 0 {
 		directs.Store(db, d)
 	}
 	return db, nil

@@ -116,9 +116,10 @@ type template struct {
 
 // newDirect returns the direct path for a client with options o, or nil
 // when o asks for something only the SDK's stack does: interceptors,
-// logging of requests or responses, a signer other than the standard
-// one; or when running in AWS
-// Lambda (the SDK adds a trace header per request there).
+// logging of requests or responses, a signer other than the standard one;
+// or when running in AWS Lambda (the SDK adds a trace header per request
+// there). Connect also leaves it out when the configuration adds
+// middleware of its own (LoadOptions' APIOptions).
 func newDirect(o dynamodb.Options, skew *atomic.Int64, log *slog.Logger) *direct {
 	lm := o.ClientLogMode
 	if lm.IsRequest() || lm.IsRequestWithBody() || lm.IsResponse() || lm.IsResponseWithBody() || lm.IsRequestEventMessage() || lm.IsResponseEventMessage() ||
@@ -232,7 +233,7 @@ func (d *direct) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInpu
 		return nil, nil, false
 	}
 	creds, err := d.creds.Retrieve(ctx)
-	if err != nil || creds.Source == "" && creds.AccessKeyID == "" {
+	if err != nil || !creds.HasKeys() {
 		return nil, nil, false // the SDK says why, in its words
 	}
 	t, ok := d.templates.Load(templateKey{table, creds.AccountID})

@@ -9,14 +9,18 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // recorded is a request a test server received.
@@ -337,5 +341,22 @@ func TestDirectNotTaken(t *testing.T) {
 	}
 	if n := directCalls.Load() - before; n != 0 {
 		t.Errorf("%d calls sent directly, want none", n)
+	}
+	// A configuration with middleware of its own: the SDK, which runs it.
+	var ran atomic.Int32
+	own, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: srv.URL, LoadOptions: []func(*config.LoadOptions) error{
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
+		config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error { ran.Add(1); return nil }}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := BatchWriteItem(context.Background(), own, in, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := directCalls.Load() - before; n != 0 || ran.Load() != 2 {
+		t.Errorf("%d calls sent directly, the configuration's middleware ran %d times; want none and 2", n, ran.Load())
 	}
 }
