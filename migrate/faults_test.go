@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/internal/testenv"
@@ -66,6 +67,14 @@ func TestFaults(t *testing.T) {
 			}
 			if want := s.Injected[faultproxy.Throttle] + s.Injected[faultproxy.Throttling]; rep.Throttled != int64(want) {
 				t.Errorf("report: %d throttled, the proxy throttled %d times", rep.Throttled, want)
+			}
+			// The writers' calls went without the SDK's stack
+			// (dynamo.BatchWriteItem) but the first ones, which make its
+			// request template: the classification above is of its errors.
+			n, calls := dynamo.DirectCalls(db), s.Calls["BatchWriteItem"]
+			t.Logf("%d of %d BatchWriteItem calls sent directly", n, calls)
+			if n < int64(calls)*9/10 {
+				t.Errorf("only %d of %d BatchWriteItem calls sent directly", n, calls)
 			}
 			if copied := tracker.Snapshot().Phases[0].Sum(); copied.Done != rep.RowsRead || copied.Total != rep.RowsRead {
 				t.Errorf("progress ends at %d of %d rows, the report read %d", copied.Done, copied.Total, rep.RowsRead)

@@ -209,9 +209,11 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 			return err
 		}
 		sent := time.Now()
-		out, err := w.db.BatchWriteItem(inflight, &dynamodb.BatchWriteItemInput{
+		// One attempt, no retry by the SDK (this loop retries), sent
+		// without the SDK's middleware stack (dynamo.BatchWriteItem).
+		out, err := dynamo.BatchWriteItem(inflight, w.db, &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
-		}, noRetry, dynamo.AttemptTimeout(w.timeout))
+		}, w.timeout)
 		throttled := false
 		switch {
 		case err == nil:

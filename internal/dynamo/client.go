@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -78,10 +79,17 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 	if cfg.Credentials != nil {
 		cfg.Credentials = credentialsHint{cfg.Credentials}
 	}
-	if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok { // the SDK's default, not one given in LoadOptions
+	// The SDK's default client, not one given in LoadOptions. The
+	// configuration holds none unless it had to add a CA bundle
+	// (AWS_CA_BUNDLE): then the service client makes the same default, to
+	// which these options were not given.
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(transportOptions)
+	} else if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
 		cfg.HTTPClient = bc.WithTransportOptions(transportOptions)
 	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	skew := new(atomic.Int64)
+	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
 		}
@@ -94,7 +102,16 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
-	}), nil
+		// The clock skew the SDK learns from every answer, for
+		// BatchWriteItem's direct path to sign with (see direct.go).
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Deserialize.Add(recordSkew{skew}, middleware.Before)
+		})
+	})
+	if d := newDirect(db.Options(), skew, log); d != nil && len(cfg.APIOptions) == 0 {
+		directs.Store(db, d)
+	}
+	return db, nil
 }
 
 // credentialsHint says where credentials come from when none could be got:

@@ -52,8 +52,8 @@ func answerWith(w http.ResponseWriter, header, body string) {
 }
 
 // isolate keeps the machine's AWS settings out of a test.
-func isolate(t *testing.T) {
-	for _, k := range []string{"AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
+func isolate(t testing.TB) {
+	for _, k := range []string{"AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_CA_BUNDLE"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("AWS_CONFIG_FILE", os.DevNull)

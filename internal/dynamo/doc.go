@@ -5,5 +5,9 @@
 // header that retries a damaged answer (crc32.go) in place of the SDK's,
 // which only logged; and BatchWriteItem's request body written directly
 // instead of by the SDK's generic serializer (batchwrite.go): the same
-// JSON, for less CPU on migrate's hot path.
+// JSON, for less CPU on migrate's hot path. BatchWriteItem (direct.go)
+// sends migrate's batches without the SDK's per-call middleware stack once
+// the SDK has sent one for the table: the SDK's own URL, headers, SigV4
+// signer, credentials, clock skew and HTTP client, the SDK's deserializer
+// for every answer but "all processed", and the SDK's error types.
 package dynamo
