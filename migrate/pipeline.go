@@ -121,6 +121,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 func run(ctx context.Context, o Options, rep *Report) (err error) {
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
+		if err := CheckReplaceable(p.path); err != nil {
+			return fmt.Errorf("migrate: the %s: %w", p.what, err)
+		}
+	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
 	tr, err := startCheckpoint(&o, rep, rej) // --resume: refused before anything is done if it is another job's
 	if err != nil {

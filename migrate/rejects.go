@@ -90,3 +90,21 @@ func (r *rejects) close() error {
 	}
 	return r.file.Close()
 }
+
+// CheckReplaceable refuses a path that exists and is neither a regular file
+// nor a symbolic link (/dev/null, a named pipe, a directory, a device):
+// migrate removes and recreates its rejected-rows file and replaces its
+// checkpoint by a rename, so such a path would be deleted (run as root,
+// --rejects /dev/null deleted /dev/null and left a regular file in its
+// place). A symbolic link is removed or replaced itself, never its target.
+// "" and a path that does not exist are fine.
+func CheckReplaceable(path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is not a regular file, and migrate removes and rewrites this file", path)
+}

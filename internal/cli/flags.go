@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // flagError turns cobra's and pflag's flag errors into one usage error that
@@ -126,20 +127,12 @@ func (c *checks) positive(flag string, d time.Duration) {
 	}
 }
 
-// replaceable refuses a path that exists and is neither a regular file nor
-// a symbolic link (/dev/null, a named pipe, a directory): migrate removes
-// and recreates its rejects file, and replaces its checkpoint by a rename,
-// so --rejects /dev/null run as root deleted /dev/null and left a regular
-// file in its place.
+// replaceable refuses a path migrate would delete to replace it
+// (migrate.CheckReplaceable).
 func (c *checks) replaceable(flag, path string) {
-	if path == "" {
-		return
+	if err := migrate.CheckReplaceable(path); err != nil {
+		*c = append(*c, fmt.Sprintf("--%s must be a file's path: %v", flag, err))
 	}
-	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 {
-		return
-	}
-	*c = append(*c, fmt.Sprintf("--%s must be a file's path: %s is not a regular file, and migrate removes and rewrites this file", flag, path))
 }
 
 func (c *checks) oneOf(flag, v string, allowed ...string) {
