@@ -107,29 +107,21 @@ func (e *Entity) prepare() {
 // written is ever changed (strings.Builder only appends), so the parts stay
 // valid strings; they live as long as the item.
 type rowAlloc struct {
-	ss   []types.AttributeValueMemberS
-	ns   []types.AttributeValueMemberN
+	ss   slab[types.AttributeValueMemberS]
+	ns   slab[types.AttributeValueMemberN]
 	nS   int
 	nN   int
 	text strings.Builder
 }
 
 func (a *rowAlloc) s(v string) *types.AttributeValueMemberS {
-	if len(a.ss) == 0 {
-		a.ss = make([]types.AttributeValueMemberS, max(a.nS, 1))
-	}
-	x := &a.ss[0]
-	a.ss = a.ss[1:]
+	x := a.ss.next(a.nS)
 	x.Value = v
 	return x
 }
 
 func (a *rowAlloc) n(v string) *types.AttributeValueMemberN {
-	if len(a.ns) == 0 {
-		a.ns = make([]types.AttributeValueMemberN, max(a.nN, 1))
-	}
-	x := &a.ns[0]
-	a.ns = a.ns[1:]
+	x := a.ns.next(a.nN)
 	x.Value = v
 	return x
 }

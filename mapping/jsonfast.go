@@ -73,48 +73,32 @@ type fastJSON struct {
 	keys  []string
 	// The document's values are allocated a few at a time, not one by
 	// one; they live as long as the document's item.
-	ss []types.AttributeValueMemberS
-	ns []types.AttributeValueMemberN
-	ms []types.AttributeValueMemberM
-	ls []types.AttributeValueMemberL
+	ss slab[types.AttributeValueMemberS]
+	ns slab[types.AttributeValueMemberN]
+	ms slab[types.AttributeValueMemberM]
+	ls slab[types.AttributeValueMemberL]
 }
 
 func (p *fastJSON) newS(v string) *types.AttributeValueMemberS {
-	if len(p.ss) == 0 {
-		p.ss = make([]types.AttributeValueMemberS, 16)
-	}
-	a := &p.ss[0]
-	p.ss = p.ss[1:]
+	a := p.ss.next(16)
 	a.Value = v
 	return a
 }
 
 func (p *fastJSON) newN(v string) *types.AttributeValueMemberN {
-	if len(p.ns) == 0 {
-		p.ns = make([]types.AttributeValueMemberN, 8)
-	}
-	a := &p.ns[0]
-	p.ns = p.ns[1:]
+	a := p.ns.next(8)
 	a.Value = v
 	return a
 }
 
 func (p *fastJSON) newM(v map[string]types.AttributeValue) *types.AttributeValueMemberM {
-	if len(p.ms) == 0 {
-		p.ms = make([]types.AttributeValueMemberM, 8)
-	}
-	a := &p.ms[0]
-	p.ms = p.ms[1:]
+	a := p.ms.next(8)
 	a.Value = v
 	return a
 }
 
 func (p *fastJSON) newL(v []types.AttributeValue) *types.AttributeValueMemberL {
-	if len(p.ls) == 0 {
-		p.ls = make([]types.AttributeValueMemberL, 8)
-	}
-	a := &p.ls[0]
-	p.ls = p.ls[1:]
+	a := p.ls.next(8)
 	a.Value = v
 	return a
 }
