@@ -55,47 +55,17 @@ func TestParseDocument(t *testing.T) {
 func TestOracleSeesRepeatedJSONKeys(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := context.Background()
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, `CREATE TABLE docs (id int PRIMARY KEY, doc json NULL);
 INSERT INTO docs VALUES (1, '{"a": 1, "a": 2}'), (2, '{"a": 1, "b": {"c": [1, 2]}}'), (3, 'null'), (4, NULL);`)
-			src, err := source.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			f, err := mapping.Parse("mapping.yaml", []byte("version: 1\ntable: {name: docs, key: {pk: PK, sk: SK}}\nentities:\n  doc: {from: docs, pk: \"D#{id}\", sk: \"D#\"}\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			schema, err := src.Inspect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := mapping.Compile(f, schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := plan.Entities[0]
-			q := newItemQuery(src.Engine(), e)
-			snap, err := src.Snapshot(ctx, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer snap.Close()
 			rows := map[string]rowJSON{}
-			ncols := len(e.Table.Columns)
-			err = snap.Readers()[0].Query(ctx, q.sql, nil, q.kindOf, func(_ []string, vals []any) error {
-				js, err := parseRowJSON(vals[ncols])
-				if err != nil {
-					return err
-				}
-				rows[e.SourceKey(vals[:ncols])] = js
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("item query %s: %v", q.sql, err)
-			}
+			var q *itemQuery
+			ncols := 0
+			oracleRows(t, dsn, "version: 1\ntable: {name: docs, key: {pk: PK, sk: SK}}\nentities:\n  doc: {from: docs, pk: \"D#{id}\", sk: \"D#\"}\n",
+				func(iq *itemQuery, e *mapping.Entity, row []any, js rowJSON) {
+					q, ncols = iq, len(row)
+					rows[e.SourceKey(row)] = js
+				})
 			num := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 			doc := func(kv map[string]types.AttributeValue) mapping.Item {
 				return mapping.Item{"doc": &types.AttributeValueMemberM{Value: kv}}
@@ -146,16 +116,41 @@ INSERT INTO docs VALUES (1, '{"a": 1, "a": 2}'), (2, '{"a": 1, "b": {"c": [1, 2]
 // make the same replacement. The oracle must report the column instead,
 // and still compare the row's other columns and valid rows as before.
 func TestOracleSeesInvalidText(t *testing.T) {
-	ctx := context.Background()
 	dsn := testenv.PostgresWith(t, "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
 	testenv.ExecPostgres(t, dsn, `CREATE TABLE words (id int PRIMARY KEY, note text, n int);
 INSERT INTO words VALUES (1, E'caf\xe9', 7), (2, 'café', 8);`)
+	var got []string
+	oracleRows(t, dsn, "version: 1\ntable: {name: words, key: {pk: PK}}\nentities:\n  word: {from: words, pk: \"W#{id}\"}\n",
+		func(q *itemQuery, e *mapping.Entity, row []any, js rowJSON) {
+			id := e.SourceKey(row)
+			note := map[string]string{"id=1": "caf\uFFFD", "id=2": "café"}[id]
+			n := map[string]string{"id=1": "7", "id=2": "9"}[id] // row 2's n differs
+			item := mapping.Item{"id": &types.AttributeValueMemberN{Value: id[3:]}, "note": &types.AttributeValueMemberS{Value: note}, "n": &types.AttributeValueMemberN{Value: n}}
+			for _, f := range q.oracle.check(js, []any{1, "x", 1}, item, nil) {
+				got = append(got, id+" "+f.attr+" want "+f.want+" "+f.note)
+			}
+		})
+	want := []string{
+		`id=1 note want "caf\xe9" the source's value is not UTF-8 text: no S holds it, so the row should have been rejected (or the column typed B)`,
+		"id=2 n want 8 ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// oracleRows runs the item query of the mapping's first entity on the
+// database at dsn, and calls fn with the query and each row: its decoded
+// columns and the engine's JSON rendering as the oracle reads it.
+func oracleRows(t *testing.T, dsn, mappingText string, fn func(q *itemQuery, e *mapping.Entity, row []any, js rowJSON)) {
+	t.Helper()
+	ctx := context.Background()
 	src, err := source.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	f, err := mapping.Parse("mapping.yaml", []byte("version: 1\ntable: {name: words, key: {pk: PK}}\nentities:\n  word: {from: words, pk: \"W#{id}\"}\n"))
+	f, err := mapping.Parse("mapping.yaml", []byte(mappingText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,29 +170,15 @@ INSERT INTO words VALUES (1, E'caf\xe9', 7), (2, 'café', 8);`)
 	}
 	defer snap.Close()
 	ncols := len(e.Table.Columns)
-	var got []string
 	err = snap.Readers()[0].Query(ctx, q.sql, nil, q.kindOf, func(_ []string, vals []any) error {
 		js, err := parseRowJSON(vals[ncols])
 		if err != nil {
 			return err
 		}
-		id := e.SourceKey(vals[:ncols])
-		note := map[string]string{"id=1": "caf\uFFFD", "id=2": "café"}[id]
-		n := map[string]string{"id=1": "7", "id=2": "9"}[id] // row 2's n differs
-		item := mapping.Item{"id": &types.AttributeValueMemberN{Value: id[3:]}, "note": &types.AttributeValueMemberS{Value: note}, "n": &types.AttributeValueMemberN{Value: n}}
-		for _, f := range q.oracle.check(js, []any{1, "x", 1}, item, nil) {
-			got = append(got, id+" "+f.attr+" want "+f.want+" "+f.note)
-		}
+		fn(q, e, vals[:ncols], js)
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("item query %s: %v", q.sql, err)
-	}
-	want := []string{
-		`id=1 note want "caf\xe9" the source's value is not UTF-8 text: no S holds it, so the row should have been rejected (or the column typed B)`,
-		"id=2 n want 8 ",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
