@@ -373,7 +373,15 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 		}
 		if o.raw[i] && jv != nil {
 			doc, dup, err := parseDocument(jv)
-			if err != nil || (dup != "" && a.Type != mapping.TypeJSON) { // kept as text, a repeated key is kept too
+			if err == nil && dup != "" && a.Type == mapping.TypeJSON {
+				// Kept as the engine's text, both keys and all: the stored
+				// text is the document's own.
+				if g, ok := got.(*types.AttributeValueMemberS); !ok || g.Value != jv.(string) {
+					out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: jsonText(jv)})
+				}
+				continue
+			}
+			if err != nil || dup != "" {
 				f := finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: jsonText(jv)}
 				if err != nil {
 					f.note = "the source's JSON document does not parse: " + err.Error()

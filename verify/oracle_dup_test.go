@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -180,5 +181,33 @@ func oracleRows(t *testing.T, dsn, mappingText string, fn func(q *itemQuery, e *
 	})
 	if err != nil {
 		t.Fatalf("item query %s: %v", q.sql, err)
+	}
+}
+
+// TestOracleRepeatedKeyKeptAsText: a column typed JSON keeps the engine's
+// text, so a document holding a key twice is stored whole; the oracle
+// checks the stored text is that document's, and reports another.
+func TestOracleRepeatedKeyKeptAsText(t *testing.T) {
+	col := &introspect.Column{Name: "doc", Type: "json", Kind: introspect.KindJSON}
+	o := &oracle{engine: introspect.Postgres, keys: []string{"doc"}, raw: []bool{true},
+		attrs: []mapping.ColumnAttribute{{Attr: "doc", Column: col, Index: 0, Type: mapping.TypeJSON}}}
+	const text = `{"a": 1, "a": 2}`
+	js := rowJSON{"doc": text}
+	for _, tc := range []struct {
+		stored types.AttributeValue
+		bad    bool
+	}{
+		{&types.AttributeValueMemberS{Value: text}, false},
+		{&types.AttributeValueMemberS{Value: `{"a": 2}`}, true},
+		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"a": &types.AttributeValueMemberN{Value: "2"}}}, true},
+		{nil, true},
+	} {
+		item := mapping.Item{}
+		if tc.stored != nil {
+			item["doc"] = tc.stored
+		}
+		if got := o.check(js, []any{"not NULL"}, item, nil); (len(got) != 0) != tc.bad {
+			t.Errorf("stored %s: findings %+v, want bad %v", Text(tc.stored), got, tc.bad)
+		}
 	}
 }
