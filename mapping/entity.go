@@ -126,6 +126,19 @@ func (a *rowAlloc) n(v string) *types.AttributeValueMemberN {
 	return x
 }
 
+// keep writes b at the end of the row's texts and returns that part.
+func (a *rowAlloc) keep(b []byte) string {
+	start := a.text.Len()
+	a.text.Write(b)
+	return a.text.String()[start:]
+}
+
+// scalarKind reports whether Convert makes a scalar of column c's value
+// (a JSON document, an array or a set it reads another way).
+func scalarKind(c *introspect.Column) bool {
+	return c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet
+}
+
 // convert is Convert, with the row's allocations, and the value's size.
 func (a *rowAlloc) convert(c *introspect.Column, v any) (types.AttributeValue, int, error) {
 	switch x := v.(type) {
@@ -134,23 +147,19 @@ func (a *rowAlloc) convert(c *introspect.Column, v any) (types.AttributeValue, i
 	case error:
 		return nil, 0, x
 	case int64:
-		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
-			start := a.text.Len()
+		if scalarKind(c) {
 			var buf [20]byte
-			a.text.Write(strconv.AppendInt(buf[:0], x, 10))
-			n := a.text.String()[start:]
+			n := a.keep(strconv.AppendInt(buf[:0], x, 10))
 			return a.n(n), numberSize(n), nil
 		}
 	case time.Time:
-		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
-			start := a.text.Len()
+		if scalarKind(c) {
 			var buf [64]byte
-			a.text.Write(appendTime(buf[:0], c, x))
-			s := a.text.String()[start:]
+			s := a.keep(appendTime(buf[:0], c, x))
 			return a.s(s), len(s), nil
 		}
 	case bool:
-		if c.Kind != introspect.KindJSON && c.Kind != introspect.KindArray && c.Kind != introspect.KindSet {
+		if scalarKind(c) {
 			if x {
 				return avTrue, 1, nil
 			}
@@ -396,10 +405,8 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 		case error:
 			return nil, 0, e.reject(row, "column %s (%s): %v", r.col.Name, r.col.Type, v)
 		case time.Time:
-			start := ra.text.Len()
 			var buf [20]byte
-			ra.text.Write(strconv.AppendInt(buf[:0], v.Add(r.after).Unix(), 10))
-			n := ra.text.String()[start:]
+			n := ra.keep(strconv.AppendInt(buf[:0], v.Add(r.after).Unix(), 10))
 			item[r.name] = ra.n(n)
 			size += len(r.name) + numberSize(n)
 			puts++
