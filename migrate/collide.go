@@ -196,9 +196,23 @@ const (
 // newCollider returns the collision check of one goroutine (tests); off
 // skips it (the keys are proven distinct).
 func newCollider(t *mapping.Table, off bool) *collider {
+	return &collider{t: t, off: off, hash: newKeyHash(), maxHeld: maxHeld, recentKeys: recentKeys, bufSize: 1 << 20}
+}
+
+// newKeyHash returns the 64-bit hash of encoded keys the check uses, with
+// a seed of its own.
+func newKeyHash() func([]byte) uint64 {
 	seed := maphash.MakeSeed()
-	return &collider{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) },
-		maxHeld: maxHeld, recentKeys: recentKeys, bufSize: 1 << 20}
+	return func(b []byte) uint64 { return maphash.Bytes(seed, b) }
+}
+
+// unchecked passes an item on when the check is off (the keys proven
+// distinct): the key of a row an earlier run settled is not needed.
+func unchecked(p pending, emit func(pending) error) error {
+	if p.seen {
+		return nil
+	}
+	return emit(p)
 }
 
 // add takes the next item. It calls emit for every item that may be
@@ -211,10 +225,7 @@ func newCollider(t *mapping.Table, off bool) *collider {
 // settled; they all come first) is only recorded, never emitted.
 func (c *collider) add(p pending, emit func(pending) error, collide func(p pending, earlier string) error) error {
 	if c.off {
-		if p.seen {
-			return nil
-		}
-		return emit(p)
+		return unchecked(p, emit)
 	}
 	c.key = appendKey(c.key[:0], c.t, p.item)
 	return c.addHashed(p, c.hash(c.key), c.key, emit, collide)
@@ -536,8 +547,7 @@ const collShards = 16 // a power of 2
 // newCollisions returns the check for a run; off skips it (the keys are
 // proven distinct).
 func newCollisions(t *mapping.Table, off bool) *collisions {
-	seed := maphash.MakeSeed()
-	s := &collisions{t: t, off: off, hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }}
+	s := &collisions{t: t, off: off, hash: newKeyHash()}
 	if off {
 		return s
 	}
@@ -553,10 +563,7 @@ func newCollisions(t *mapping.Table, off bool) *collisions {
 // held: they must not call the check again.
 func (s *collisions) add(p pending, scratch *[]byte, emit func(pending) error, collide func(p pending, earlier string) error) error {
 	if s.off {
-		if p.seen {
-			return nil
-		}
-		return emit(p)
+		return unchecked(p, emit)
 	}
 	*scratch = appendKey((*scratch)[:0], s.t, p.item)
 	h := s.hash(*scratch)
