@@ -29,7 +29,7 @@ func createTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, nam
 	call := dynamo.AttemptTimeout(requestTimeout)
 	// One attempt: a CreateTable tried again after an attempt that got no
 	// answer would find the table that attempt created, and say so wrongly.
-	if _, err := db.CreateTable(ctx, in, noRetry, call); err != nil {
+	if _, err := db.CreateTable(ctx, in, dynamo.NoRetry, call); err != nil {
 		var inUse *types.ResourceInUseException
 		var na *dynamo.NoAnswerError
 		switch {

@@ -69,7 +69,6 @@ type entityCounters struct {
 var (
 	retryables = retry.IsErrorRetryables(retry.DefaultRetryables)
 	throttles  = retry.IsErrorThrottles(retry.DefaultThrottles)
-	noRetry    = func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} } // the writer retries itself
 )
 
 // writer sends batches with BatchWriteItem and retries what DynamoDB leaves

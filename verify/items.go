@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -292,7 +293,7 @@ func (v *verifier) batchGet(ctx context.Context, keys []mapping.Item) (map[strin
 	for attempt := 1; ; attempt++ {
 		out, err := v.o.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 			RequestItems: map[string]types.KeysAndAttributes{v.o.Table: {Keys: keys, ConsistentRead: aws.Bool(true)}},
-		}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }) // retries are ours, below
+		}, dynamo.NoRetry) // retries are ours, below
 		switch {
 		case err == nil:
 			for _, it := range out.Responses[v.o.Table] {

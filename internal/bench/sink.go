@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -144,7 +144,7 @@ func writeBatch(ctx context.Context, db *dynamodb.Client, table string, reqs []t
 		}
 		out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{table: reqs}, // as remodel writes: without ReturnConsumedCapacity
-		}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+		}, dynamo.NoRetry)
 		if err != nil {
 			return fmt.Errorf("bench: writing %d items: %w", len(reqs), err)
 		}

@@ -64,7 +64,7 @@ func BenchmarkBatchWriteItem(b *testing.B) {
 	b.Run("sdk", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: items}, noRetry, AttemptTimeout(time.Minute))
+			out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: items}, NoRetry, AttemptTimeout(time.Minute))
 			if err != nil || len(out.UnprocessedItems) != 0 {
 				b.Fatal(err, out.UnprocessedItems)
 			}

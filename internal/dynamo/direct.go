@@ -36,7 +36,7 @@ import (
 // the SDK (the caller retries), the attempt given a deadline of timeout
 // (<= 0: none) as AttemptTimeout does. It is what
 //
-//	db.BatchWriteItem(ctx, in, noRetry, AttemptTimeout(timeout))
+//	db.BatchWriteItem(ctx, in, NoRetry, AttemptTimeout(timeout))
 //
 // returns, for less CPU: for a client made by Connect, once the SDK has
 // sent one such request for the table (with the same credentials' account),
@@ -63,14 +63,16 @@ func BatchWriteItem(ctx context.Context, db *dynamodb.Client, in *dynamodb.Batch
 			return out, err
 		}
 	}
-	opts := []func(*dynamodb.Options){noRetry, AttemptTimeout(timeout)}
+	opts := []func(*dynamodb.Options){NoRetry, AttemptTimeout(timeout)}
 	if d, ok := directs.Load(db); ok {
 		opts = append(opts, d.(*direct).capture(in))
 	}
 	return db.BatchWriteItem(ctx, in, opts...)
 }
 
-func noRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
+// NoRetry is a per-call option for callers that retry themselves (migrate's
+// writer, verify's item reads): the SDK makes one attempt and does not wait.
+func NoRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
 
 // directCalls counts the calls sent directly, by every client.
 var directCalls atomic.Int64

@@ -97,7 +97,7 @@ var (
 )
 
 // TestDirectMatchesSDK: for every kind of answer, BatchWriteItem's direct
-// path returns what the SDK returns for the same call (noRetry,
+// path returns what the SDK returns for the same call (NoRetry,
 // AttemptTimeout): the same output, the same error text, the same error
 // types and codes, the same retryable and throttle classification; and the
 // server receives the same request (body, headers but the signature's and
@@ -144,7 +144,7 @@ func TestDirectMatchesSDK(t *testing.T) {
 			}
 			requests()
 			a = tc.a
-			sdkOut, sdkErr := db.BatchWriteItem(context.Background(), in, noRetry, AttemptTimeout(timeout))
+			sdkOut, sdkErr := db.BatchWriteItem(context.Background(), in, NoRetry, AttemptTimeout(timeout))
 			sdkReqs := requests()
 			before := directCalls.Load()
 			out, err := BatchWriteItem(context.Background(), db, in, timeout)
@@ -286,7 +286,7 @@ func TestDirectCanceled(t *testing.T) {
 	var errs [2]error
 	for i, f := range []func(context.Context) error{
 		func(ctx context.Context) error {
-			_, err := db.BatchWriteItem(ctx, in, noRetry, AttemptTimeout(time.Minute))
+			_, err := db.BatchWriteItem(ctx, in, NoRetry, AttemptTimeout(time.Minute))
 			return err
 		},
 		func(ctx context.Context) error { _, err := BatchWriteItem(ctx, db, in, time.Minute); return err },
