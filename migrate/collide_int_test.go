@@ -58,9 +58,9 @@ func TestKeyCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			// The rows are rejected in any order (an item held back to be
-			// settled from the file comes later); the earlier row is named
-			// when it is among the last keys of its shard of the check.
+			// The rows are rejected in any order (render workers); the
+			// earlier row is named when it is among the last keys of its
+			// shard of the check.
 			var rows []string
 			for _, r := range rep.Rejections {
 				rows = append(rows, r.Row)
@@ -83,6 +83,10 @@ func TestKeyCheck(t *testing.T) {
 			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct):\n    entity event: the key column tenant is not in the key") {
 				t.Errorf("keys distinct %v; report:\n%s", rep.KeysDistinct, text.String())
 			}
+			if k := rep.KeyCheck; k == nil || k.Keys != rep.ItemsWritten || k.MemoryBytes == 0 || k.DiskBytes == 0 ||
+				!strings.Contains(text.String(), fmt.Sprintf("    %d keys checked: ", rep.ItemsWritten)) {
+				t.Errorf("the check's figures %+v, want one key an item written; report:\n%s", k, text.String())
+			}
 
 			proven := strings.Replace(eventsMapping, `pk: "EVENT#{id}"`, `pk: "EVENT#{tenant}#{id}"`, 1)
 			fx = open(t, dsn, "mapping.yaml", proven)
@@ -98,6 +102,25 @@ func TestKeyCheck(t *testing.T) {
 			if !rep.KeysDistinct || rep.ItemsWritten != fx.total || n != fx.total || rep.Rejected != 0 ||
 				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary:\n    entity event: the primary key (tenant, id)") {
 				t.Errorf("proven: keys distinct %v, %d items written, %d in the table, of %d rows; report:\n%s", rep.KeysDistinct, rep.ItemsWritten, n, fx.total, text.String())
+			}
+			if rep.KeyCheck != nil {
+				t.Errorf("proven: the check ran: %+v", rep.KeyCheck)
+			}
+
+			// --key-check always: the same proven mapping, checked anyway
+			// (in the least memory): every row written, none rejected.
+			o = fx.options(db, tableName(t, db))
+			o.CreateTable, o.KeyCheckAlways, o.KeyCheckMemory = true, true, 1<<20
+			rep, err = migrate.Run(ctx, o)
+			if err != nil {
+				t.Fatalf("Run (--key-check always): %v", err)
+			}
+			text.Reset()
+			rep.WriteText(&text)
+			if rep.KeysDistinct || !rep.KeyCheckForced || rep.ItemsWritten != fx.total || rep.Rejected != 0 || rep.KeyCheck == nil || rep.KeyCheck.Keys != fx.total ||
+				!strings.Contains(text.String(), "key collision check: on (--key-check always):") {
+				t.Errorf("always: keys distinct %v, forced %v, %d items written of %d rows, %d rejected, check %+v; report:\n%s",
+					rep.KeysDistinct, rep.KeyCheckForced, rep.ItemsWritten, fx.total, rep.Rejected, rep.KeyCheck, text.String())
 			}
 		})
 	}

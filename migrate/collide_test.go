@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/remodel-dev/remodel/internal/keyset"
 )
 
 // collideRun feeds keys through a collider and returns the keys emitted and
@@ -29,9 +31,6 @@ func collideRun(t *testing.T, c *collider, keys []string) (emitted, collided, ea
 			t.Fatal(err)
 		}
 	}
-	if err := c.flush(emit, collide); err != nil {
-		t.Fatal(err)
-	}
 	return emitted, collided, earlier
 }
 
@@ -51,7 +50,8 @@ func reference(keys []string) (emitted, collided []string) {
 }
 
 // TestColliderExact: with hashes that collide on purpose (a weak hash puts
-// thousands of distinct keys on one fingerprint) and with the real hash,
+// distinct keys on each of its 1 024 values) and with the real hash, in the
+// least memory (so that keys go to runs on disk),
 // over keys with repeats near and far, the collider writes every first
 // occurrence and rejects every repeat, in order: never a false collision,
 // never a missed one.
@@ -80,9 +80,11 @@ func TestColliderExact(t *testing.T) {
 				rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 			}
 			c := newCollider(testTable, false)
+			c.memory = keyset.MinMemory // runs on disk, a filter that saturates
 			defer c.close()
 			if tc.weak {
-				c.hash = func(b []byte) uint64 { return uint64(len(b)) } // every key of one length shares a hash
+				h := c.hash
+				c.hash = func(b []byte) uint64 { return h(b) & 0x3ff } // 1 024 hashes: distinct keys share them
 			}
 			emitted, collided, _ := collideRun(t, c, keys)
 			wantE, wantC := reference(keys)
@@ -104,8 +106,8 @@ func head(s []string) []string { return s[:min(len(s), 5)] }
 func TestColliderOff(t *testing.T) {
 	c := newCollider(testTable, true)
 	emitted, collided, _ := collideRun(t, c, []string{"1", "2", "1"})
-	if len(emitted) != 3 || len(collided) != 0 || c.fps != nil || c.file != nil {
-		t.Errorf("off: emitted %v, collided %v, fingerprints %v, file %v", emitted, collided, c.fps != nil, c.file)
+	if len(emitted) != 3 || len(collided) != 0 || c.set != nil {
+		t.Errorf("off: emitted %v, collided %v, key set made %v", emitted, collided, c.set != nil)
 	}
 }
 
@@ -119,38 +121,13 @@ func TestColliderFileRemoved(t *testing.T) {
 	c := newCollider(testTable, false)
 	defer c.close()
 	_, collided, _ := collideRun(t, c, []string{"1", "2", "3", "2"})
-	if c.file == nil {
-		t.Fatal("no keys file during the run")
+	if c.stats().DiskBytes == 0 {
+		t.Fatal("no keys on disk during the run")
 	}
 	if len(collided) != 1 {
 		t.Errorf("collided %v, want the repeated key 2", collided)
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("files on disk during the run: %v, want none", left)
-	}
-}
-
-// TestFingerprintsMemory: the set holds a few bytes a key (not the keys),
-// and says "maybe seen" for every key added.
-func TestFingerprintsMemory(t *testing.T) {
-	f := newFingerprints()
-	rng := rand.New(rand.NewPCG(3, 4))
-	const n = 1_000_000
-	hs := make([]uint64, n)
-	for i := range hs {
-		hs[i] = rng.Uint64()
-		if f.add(hs[i]) {
-			t.Fatalf("key %d: a fresh random hash was seen before", i) // odds 1 in 2^44 per pair: would be a bug
-		}
-	}
-	for i, h := range hs {
-		if !f.add(h) {
-			t.Fatalf("key %d added but not found", i)
-		}
-	}
-	perKey := float64(f.bytes()) / n
-	t.Logf("%d keys: %.1f bytes a key", n, perKey)
-	if perKey > 11 {
-		t.Errorf("%.1f bytes a key, want at most 11 (4-byte fingerprints, at least 3/8 full)", perKey)
 	}
 }

@@ -65,8 +65,8 @@
 // distinct (mapping.Plan.ProveKeysDistinct), or when the proof's only gaps
 // are text columns that may hold the separator after them and no row of
 // the run's snapshot does (asked of the source in that snapshot:
-// source.Reader.HoldsByte), and otherwise keeps the keys on disk and 4-byte
-// fingerprints in memory. The report's write units are
+// source.Reader.HoldsByte), and otherwise keeps the keys on disk and a
+// filter of a fixed size in memory (internal/keyset). The report's write units are
 // counted from the items' sizes and indexes (units.go), not asked of
 // DynamoDB.
 package migrate

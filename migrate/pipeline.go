@@ -33,9 +33,16 @@ type Options struct {
 	// RenderWorkers render the rows the readers read into items, check
 	// their keys and fill the writers' batches (render.go); 0: GOMAXPROCS.
 	RenderWorkers int
-	MaxRejects    int64
-	RejectsPath   string // JSON-lines file of rejected rows; "" keeps them in the report only
-	Backoff       Backoff
+	// KeyCheckMemory is the memory the key collision check may hold, in
+	// bytes, whatever the number of keys (collide.go; 0:
+	// keyset.DefaultMemory): what outgrows it goes to temporary files.
+	KeyCheckMemory int64
+	// KeyCheckAlways runs the key collision check without asking whether
+	// the mapping proves the keys distinct.
+	KeyCheckAlways bool
+	MaxRejects     int64
+	RejectsPath    string // JSON-lines file of rejected rows; "" keeps them in the report only
+	Backoff        Backoff
 	// Progress receives the copy's counts per entity (progress.go); nil
 	// for none. ExactCounts counts every entity's rows in the snapshot
 	// first, for exact totals instead of the source's estimates.
@@ -226,7 +233,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 
 	rep.writing = true
-	err = rejectsAlone(pipeline(ctx, o, snap.Readers(), w, rej, c, tr))
+	err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
 	phase.End(err == nil)
 	if err == nil {
 		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
@@ -252,11 +259,19 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	return err
 }
 
-func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) error {
+func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {
 	g, ctx := errgroup.WithContext(ctx)
 	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
-	coll := newCollisions(&o.Plan.Table, o.keysDistinct)
-	defer coll.close()
+	coll := newCollisions(&o.Plan.Table, o.keysDistinct, o.KeyCheckMemory)
+	defer func() {
+		if !coll.off {
+			st := coll.stats()
+			rep.KeyCheck = &KeyCheckStats{Keys: st.Keys, MemoryBytes: st.MemoryBytes, DiskBytes: st.DiskBytes, DiskLookups: st.DiskLookups}
+		}
+		if cerr := coll.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("migrate: closing the key collision check: %w", cerr)
+		}
+	}()
 	chunks := make(chan *rowChunk, o.RenderWorkers)
 	batches := make(chan []pending, o.Writers)
 
@@ -280,8 +295,7 @@ func pipeline(ctx context.Context, o Options, readers []source.Reader, w *writer
 	return g.Wait()
 }
 
-// renderAll runs the render workers (render.go) until the chunks end, then
-// settles the items the collision check held back.
+// renderAll runs the render workers (render.go) until the chunks end.
 func renderAll(ctx context.Context, o Options, chunks <-chan *rowChunk, coll *collisions, batches chan<- []pending, rej *rejects, c *counters) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for range o.RenderWorkers {
@@ -289,10 +303,7 @@ func renderAll(ctx context.Context, o Options, chunks <-chan *rowChunk, coll *co
 			return newRenderer(&o.Plan.Table, coll, rej, c, batches).run(gctx, chunks)
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return newRenderer(&o.Plan.Table, coll, rej, c, batches).flushChecked(ctx)
+	return g.Wait()
 }
 
 // readRows streams the rows of one entity (its table, view or query) from

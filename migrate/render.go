@@ -290,15 +290,3 @@ func (w *renderer) sendRest(ctx context.Context) error {
 	}
 	return w.sendFull(ctx)
 }
-
-// flushChecked settles the items the collision check holds back, when
-// every worker is done, and sends them.
-func (w *renderer) flushChecked(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := w.coll.flush(w.emit, w.collide); err != nil {
-		return err
-	}
-	return w.sendRest(ctx)
-}

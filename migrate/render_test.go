@@ -64,17 +64,19 @@ type renderRun struct {
 
 // runRender feeds reads (each a list of keys, read in order; a row's id is
 // its read and place, "r.i") to workers render workers at once, through
-// the collision check (weak: a hash that puts every key of one length on
-// one fingerprint, so that the check holds items back and reads its file).
+// the collision check (weak: a hash of 14 bits, so that the check looks
+// almost every key up in its file and tells distinct keys of one hash
+// apart).
 func runRender(t *testing.T, reads [][]string, workers int, weak bool) renderRun {
 	t.Helper()
 	e := keyedEntity(t)
 	ctx := context.Background()
 	run := renderRun{c: &counters{perEntity: map[string]*entityCounters{"e": {}}}, rej: &rejects{max: 1 << 40}}
-	coll := newCollisions(testTable, false)
+	coll := newCollisions(testTable, false, 0)
 	defer coll.close()
 	if weak {
-		coll.hash = func(b []byte) uint64 { return uint64(len(b)) << 32 }
+		h := newKeyHash()
+		coll.hash = func(b []byte) uint64 { return h(b) & (0xf<<32 | 0x3ff) } // 16 shards of 1 024 hashes
 	}
 	chunks := make(chan *rowChunk, 2)
 	batches := make(chan []pending, 4)
@@ -202,7 +204,7 @@ func TestRenderCollisions(t *testing.T) {
 
 // TestRenderCollisionsConcurrent: several reads with keys repeated within
 // and across them, rendered by several workers at once (with the real hash,
-// and with a weak one that sends every key through the held items and the
+// and with a weak one that sends every key through the lookups in its
 // file): every key is written exactly once and every repeat rejected,
 // never a false or missed collision; within one read, the first row with
 // a key the other reads do not have is the one written.
@@ -271,7 +273,7 @@ func TestRenderStopsOnCancel(t *testing.T) {
 	e := keyedEntity(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &counters{perEntity: map[string]*entityCounters{"e": {}}}
-	coll := newCollisions(testTable, true)
+	coll := newCollisions(testTable, true, 0)
 	chunks := make(chan *rowChunk, 1)
 	k := newChunker(chunks, coll)
 	for i := range MaxBatch {

@@ -53,6 +53,11 @@ type Report struct {
 	// snapshot: the columns its first KeyProof line names hold no
 	// separator (collide.go, keyCheck).
 	KeysOnData bool `json:"keys_on_data,omitempty"`
+	// KeyCheckForced is true when the check ran without asking for the
+	// proof (--key-check always).
+	KeyCheckForced bool `json:"key_check_forced,omitempty"`
+	// KeyCheck is what the key collision check held, when it ran.
+	KeyCheck *KeyCheckStats `json:"key_check,omitempty"`
 	// Warnings: a stale lock taken over, a lock that could not be removed.
 	Warnings []string `json:"warnings,omitempty"`
 	// Checkpoint is the file a run that did not finish left to resume
@@ -62,6 +67,17 @@ type Report struct {
 	Earlier    *EarlierRuns `json:"earlier,omitempty"`
 
 	writing bool // the pipeline started: a run stopping now leaves a partial table
+}
+
+// KeyCheckStats describe the key collision check of a run: the keys it
+// holds (every item written, and with --resume the keys of the rows earlier
+// runs settled), its memory (bounded: --key-check-memory), its temporary
+// files, and the keys its filter could not clear at once, looked up on disk.
+type KeyCheckStats struct {
+	Keys        int64 `json:"keys"`
+	MemoryBytes int64 `json:"memory_bytes"`
+	DiskBytes   int64 `json:"disk_bytes"`
+	DiskLookups int64 `json:"disk_lookups"`
 }
 
 // EntityReport is one entity's share of the migration.

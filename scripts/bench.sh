@@ -18,6 +18,8 @@
 #   BENCH_KEEP_DB=1       keep the database after the run
 #   BENCH_COPIES=N        PostgreSQL: generate ROWS/N rows and add N-1 copies with shifted
 #                         ids in SQL (scripts/bench-copies.sql): 10 million rows in minutes
+#   KEY_CHECK=always      run remodel's key collision check although the mapping's keys
+#                         are proven distinct on the data (its cost and memory; auto)
 #   NULL_ONLY=1           measure only the raw read and the null sink: nothing is
 #                         stored in DynamoDB Local (for 10 million rows, which it
 #                         would take hours to store), and nothing verified
@@ -136,6 +138,7 @@ for e in "${engines[@]}"; do
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
 		-note "examples/personalization/gen -scale $scale$( ((copies == 1)) || echo " ×$copies (copies with shifted ids)"); DynamoDB Local -Xmx$DYNAMODB_XMX")
 	[[ "${NULL_ONLY:-}" != 1 ]] || args+=(-null-only)
+	args+=(-key-check "${KEY_CHECK:-auto}")
 	args+=($(kill_args))
 	if [[ -n "${CPUPROFILE:-}" ]]; then
 		prof="$CPUPROFILE"
@@ -143,7 +146,7 @@ for e in "${engines[@]}"; do
 		args+=(-cpuprofile "$prof")
 	fi
 	echo
-	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}   # $e"
+	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}${KEY_CHECK:+ KEY_CHECK=$KEY_CHECK}   # $e"
 	bin/remodel-bench "${args[@]}"
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 done

@@ -69,6 +69,7 @@ type options struct {
 	cpuprofile               string
 	repeat                   int
 	nullOnly                 bool
+	keyCheck                 string
 	// The kill loop (killloop.go): -kill-loop kills per job, one job per
 	// -kill-ranges value; -kill-only skips the raw sink and the null sink.
 	killLoop   int
@@ -99,6 +100,7 @@ func main() {
 	flag.IntVar(&o.pool, "pool", 200000, "items rendered once for the raw sink, which cycles through them")
 	flag.StringVar(&o.note, "note", "", "how the data was made, printed with the source")
 	flag.IntVar(&o.repeat, "repeat", 1, "measure everything this many rounds and print each measurement's median round")
+	flag.StringVar(&o.keyCheck, "key-check", "auto", "remodel migrate --key-check: always measures the key collision check on a mapping that does not need it")
 	flag.BoolVar(&o.nullOnly, "null-only", false, "measure only the raw read and the null sink (no DynamoDB Local writes: for sizes it would take hours to store)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file")
 	flag.IntVar(&o.killLoop, "kill-loop", 0, "after the measurements, migrate once per -kill-ranges value killing remodel with SIGKILL this many times, --resume each time, and prove the table exact")
@@ -193,6 +195,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if len(b.proxyCPU) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()))
 	}
+	if n := len(b.keyCheck); n > 0 {
+		k := b.keyCheck[n-1]
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Key collision check (--key-check %s), last null-sink run: %s keys, %.1f MiB in memory, %.0f MiB in temporary files, %s keys looked up on disk.",
+			o.keyCheck, thousands(float64(k.Keys)), float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), thousands(float64(k.DiskLookups))))
+	}
 	rep.Notes = append(rep.Notes, "remodel's wall time is the whole process: start, introspection, snapshot, the copy (tables are created before).")
 	if o.cpuprofile != "" {
 		b.step("profiling one more null-sink run into %s", o.cpuprofile)
@@ -226,6 +233,8 @@ type bench struct {
 	seq      int
 	// proxyCPU is the bench process's CPU time during each null-sink run.
 	proxyCPU []time.Duration
+	// keyCheck is the key collision check of each null-sink run, when on.
+	keyCheck []migrate.KeyCheckStats
 }
 
 func (b *bench) step(format string, args ...any) {
@@ -260,6 +269,9 @@ func (b *bench) setUp(ctx context.Context, work string) error {
 		return err
 	}
 	b.m = migrateRun{bin: b.o.remodel, source: b.o.source, mapPth: b.o.mapping, reads: b.o.readers, writes: b.o.writers, work: work}
+	if b.o.keyCheck != "auto" {
+		b.m.extra = []string{"--key-check", b.o.keyCheck}
+	}
 	b.warmup = min(b.total, 5000)
 	return nil
 }
@@ -348,6 +360,9 @@ func (b *bench) nullSink(ctx context.Context) (result, error) {
 		return result{}, fmt.Errorf("bench: remodel reports %d items written, the null sink acknowledged %d", rep.ItemsWritten, got)
 	}
 	b.items = rep.ItemsWritten
+	if k := rep.KeyCheck; k != nil {
+		b.keyCheck = append(b.keyCheck, *k)
+	}
 	return r, nil
 }
 

@@ -28,7 +28,8 @@ type migrateRun struct {
 	endpt  string
 	reads  int
 	writes int
-	work   string // folder for the report, the rejects file and the log
+	work   string   // folder for the report, the rejects file and the log
+	extra  []string // more arguments of migrate (-key-check always)
 }
 
 // run starts remodel migrate into an existing empty table, waits for it,
@@ -44,6 +45,7 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 		"--rejects", filepath.Join(m.work, m.table+".rejects.jsonl"),
 		"--checkpoint", filepath.Join(m.work, m.table+".checkpoint.json"), // a failed run's is not left in the current folder
 		"--report-json", reportPath, "--format", "json")
+	args = append(args, m.extra...)
 	log, err := os.Create(logPath)
 	if err != nil {
 		return result{}, nil, fmt.Errorf("bench: %w", err)

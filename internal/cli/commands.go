@@ -17,6 +17,7 @@ import (
 
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/keyset"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/preview"
@@ -181,6 +182,8 @@ func (a *app) migrateCmd() *cobra.Command {
 	var m migrate.Options
 	var retryFor time.Duration
 	var reportJSON string
+	var keyCheckMiB int64
+	var keyCheck string
 	var prog progressFlags
 	cmd := &cobra.Command{
 		Use:   "migrate",
@@ -252,6 +255,10 @@ work for some memory, which stays under the limit.`,
 			c.atLeast("readers", int64(m.Readers), 1)
 			c.atLeast("ranges", int64(m.Ranges), 1)
 			c.atLeast("render-workers", int64(m.RenderWorkers), 1)
+			c.atLeast("key-check-memory", keyCheckMiB, 1)
+			c.oneOf("key-check", keyCheck, "auto", "always")
+			m.KeyCheckAlways = keyCheck == "always"
+			m.KeyCheckMemory = keyCheckMiB << 20
 			c.atLeast("max-rejects", m.MaxRejects, 0)
 			c.positive("retry-for", retryFor)
 			c.positive("request-timeout", m.RequestTimeout)
@@ -318,6 +325,8 @@ work for some memory, which stays under the limit.`,
 	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities, or key ranges of them, in parallel (reading an entity with embeds takes one more per embed)")
 	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's; an entity with embeds is read whole)")
 	f.IntVar(&m.RenderWorkers, "render-workers", runtime.GOMAXPROCS(0), "goroutines rendering the rows read into items, checking their keys and filling the writers' batches: by default one per CPU Go uses (GOMAXPROCS)")
+	f.StringVar(&keyCheck, "key-check", "auto", "the key collision check: auto (skipped when the mapping, or the snapshot's data, proves the keys distinct) or always")
+	f.Int64Var(&keyCheckMiB, "key-check-memory", keyset.DefaultMemory>>20, "MiB the key collision check holds in memory, whatever the number of keys (when it runs: the keys are not proven distinct); the keys go to temporary files in $TMPDIR, and more keys than this suits cost time, not memory")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")

@@ -1,0 +1,24 @@
+// Package keyset owns an exact set of byte strings (a table's item keys)
+// whose memory does not grow with the number of keys: migrate's key
+// collision check asks it whether a key was seen before.
+//
+// Every key added is appended to a log file, exactly. In memory there are
+// only a Bloom filter and a hash table of the keys added last, both of a
+// fixed size chosen by Options.Memory and both outside the Go heap: the
+// filter answers "certainly new" for almost every new key, at no cost but
+// a memory read; the table, when full, is written out as a run (a file of
+// the keys' 64-bit hashes and log offsets, sorted by hash), and runs are
+// merged four at a time so that there are few. A key the filter cannot
+// clear is looked up in the table and in each run (one page read of each,
+// found through a sparse index of 8 bytes for every 256 keys), and every
+// entry with its hash is compared byte for byte with the log: never a
+// false "seen", never a missed one.
+//
+// What grows with the keys is on disk (the log, about 9 bytes a key plus
+// the key, and the runs, 16 bytes a key) and the runs' sparse indexes (in
+// memory, 1/32 of a byte a key: 3 MB at 100 million keys). The price of a
+// small Memory is time: the filter's false positives rise as the keys
+// outgrow it (Stats.DiskLookups counts the keys looked up on disk).
+//
+// A Set is used by one goroutine at a time.
+package keyset
