@@ -26,7 +26,7 @@ import (
 // (mapping.Plan.ProveKeysDistinct), or the snapshot's data completes the
 // proof (keyCheck), the check is skipped: it costs nothing.
 // Otherwise its keys go into a keyset.Set (internal/keyset), exact and in
-// memory that does not grow with them (Options.KeyCheckMemory, 64 MiB by
+// memory bounded whatever their number (Options.KeyCheckMemory, 64 MiB by
 // default, split between 16 shards): every key is appended, exactly
 // (attribute types, lengths and bytes, appendKey), to a temporary file;
 // in memory a Bloom filter clears almost every new key at once, and a key

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -365,6 +366,95 @@ entities:
 			}
 			if n, _ := scan(t, direct, table); n != 1001 {
 				t.Errorf("%d items in the table, want 1001", n)
+			}
+		})
+	}
+}
+
+// TestResumeCollidesWithSettledRows: with the collision check on (the key
+// "ITEM#{k}" leaves out the primary key), rows 950 and 960 render the keys
+// of rows 5 and 7. The interrupted run settles rows 5 and 7 (and about 300
+// more) and stops; --resume reads only the rows after its checkpoint, and
+// the settled rows' keys it puts into the check first must still reject
+// rows 950 and 960, or their items would replace rows 5's and 7's.
+func TestResumeCollidesWithSettledRows(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	var script strings.Builder
+	script.WriteString("CREATE TABLE items (id INT PRIMARY KEY, k INT NOT NULL);\nINSERT INTO items VALUES ")
+	for i := 1; i <= 1000; i++ {
+		if i > 1 {
+			script.WriteString(", ")
+		}
+		k := map[int]int{950: 5, 960: 7}[i]
+		if k == 0 {
+			k = i
+		}
+		fmt.Fprintf(&script, "(%d, %d)", i, k)
+	}
+	script.WriteString(";\n")
+	const m = `version: 1
+table:
+  name: collides
+  key: {pk: PK}
+entities:
+  item:
+    from: items
+    pk: "ITEM#{k}"
+`
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, script.String())
+			fx := open(t, dsn, "mapping.yaml", m)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+			ck := filepath.Join(t.TempDir(), "c.json")
+			o := fx.options(slow, table)
+			o.CreateTable, o.Writers, o.RenderWorkers, o.MaxRejects = true, 2, 1, 10
+			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			rep, err := migrate.Run(stopAfter(t, direct, table, 300), o)
+			if err == nil {
+				t.Fatal("the first run was not stopped")
+			}
+			if rep.KeysDistinct || rep.KeyCheck == nil {
+				t.Fatalf("the first run: the collision check did not run: %+v", rep)
+			}
+
+			o2 := fx.options(direct, table)
+			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume, o2.MaxRejects = ck, "d", "s", true, 10
+			rep, err = migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if rep.Earlier == nil || rep.Earlier.Rows < 10 || rep.Earlier.Rows >= 950 {
+				t.Fatalf("resume: the earlier run settled %+v rows, want rows 5 and 7 but not 950", rep.Earlier)
+			}
+			var rejected []string
+			for _, r := range rep.Rejections {
+				if !strings.HasPrefix(r.Reason, "key collision: renders the same key PK=ITEM#") {
+					t.Errorf("rejection %+v: want a key collision", r)
+				}
+				rejected = append(rejected, r.Row)
+			}
+			slices.Sort(rejected)
+			if want := []string{"id=950", "id=960"}; !slices.Equal(rejected, want) {
+				t.Errorf("resume rejected %v, want %v", rejected, want)
+			}
+			items := scanItems(t, direct, table)
+			if len(items) != 998 {
+				t.Errorf("%d items in the table, want 998", len(items))
+			}
+			for key, id := range map[string]string{`"PK":{"S":"ITEM#5"}`: `"id":{"N":"5"}`, `"PK":{"S":"ITEM#7"}`: `"id":{"N":"7"}`} {
+				found := ""
+				for _, it := range items {
+					if strings.Contains(it, key) {
+						found = it
+					}
+				}
+				if !strings.Contains(found, id) {
+					t.Errorf("item %s is %s, want row %s's", key, found, id)
+				}
 			}
 		})
 	}

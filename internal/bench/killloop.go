@@ -108,6 +108,7 @@ func (b *bench) killLoop(ctx context.Context, ranges int, targets []float64) (ki
 		"--ranges", strconv.Itoa(ranges), "--checkpoint", ck,
 		"--rejects", filepath.Join(work, table+".rejects.jsonl"),
 		"--report-json", reportPath, "--format", "json", "--progress", "none"}
+	args = append(args, b.m.extra...) // -key-check always
 	run := killRun{Ranges: ranges}
 	for attempt := 1; ; attempt++ {
 		a := args

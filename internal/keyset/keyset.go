@@ -54,10 +54,12 @@ type Stats struct {
 type Set struct {
 	dir string
 
-	filter  []uint32 // the Bloom filter: blocks of 8 words
-	slots   []slot   // the table of the keys added last; a power of 2
-	n       int      // slots in use; written out as a run at len(slots)/2
-	release []func() error
+	filter     []uint32     // the Bloom filter: blocks of 8 words
+	freeFilter func() error // gives its memory back
+	maxFilter  int          // bytes it may grow to
+	slots      []slot       // the table of the keys added last; a power of 2
+	n          int          // slots in use; written out as a run at len(slots)/2
+	freeSlots  func() error
 
 	log    *os.File
 	w      *bufio.Writer
@@ -85,21 +87,72 @@ func New(o Options) (*Set, error) {
 	// A quarter for the table (a power of 2 of 16-byte slots, at most
 	// half full), the rest for the filter (32-byte blocks).
 	slots := 1 << (63 - bits.LeadingZeros64(uint64(mem/4/16)))
-	filterBytes := (mem - int64(slots)*16) / 32 * 32
-	s := &Set{dir: o.Dir}
-	fb, freeF, err := alloc(int(filterBytes))
+	s := &Set{dir: o.Dir, maxFilter: int((mem - int64(slots)*16) / 32 * 32)}
+	tb, free, err := alloc(slots * 16)
 	if err != nil {
 		return nil, err
 	}
-	tb, freeT, err := alloc(slots * 16)
-	if err != nil {
-		freeF()
+	s.slots, s.freeSlots = unsafe.Slice((*slot)(unsafe.Pointer(unsafe.SliceData(tb))), slots), free
+	if err := s.setFilter(min(s.maxFilter, minFilter)); err != nil {
+		free()
 		return nil, err
 	}
-	s.release = []func() error{freeF, freeT}
-	s.filter = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(fb))), len(fb)/4)
-	s.slots = unsafe.Slice((*slot)(unsafe.Pointer(unsafe.SliceData(tb))), slots)
 	return s, nil
+}
+
+// The filter starts small and grows, rebuilt from the table and the runs,
+// to keep filterBits bits a key until it reaches its share of Memory: a
+// set of few keys takes little memory.
+const (
+	minFilter  = 64 << 10
+	filterBits = 16 // false alarms about 1 in 2 000 while it can grow
+)
+
+// setFilter replaces the filter by an empty one of n bytes (the old one
+// given back first: never both in memory).
+func (s *Set) setFilter(n int) error {
+	if s.freeFilter != nil {
+		err := s.freeFilter()
+		s.filter, s.freeFilter = nil, nil
+		if err != nil {
+			return fmt.Errorf("keyset: %w", err)
+		}
+	}
+	b, free, err := alloc(n)
+	if err != nil {
+		return err
+	}
+	s.filter, s.freeFilter = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), free
+	return nil
+}
+
+// growFilter doubles the filter (up to maxFilter) when it holds fewer
+// than filterBits bits a key, and puts every key's hash in again: the
+// table's, and the runs' read through once.
+func (s *Set) growFilter() error {
+	have := len(s.filter) * 4
+	if have >= s.maxFilter || int64(have)*8 >= s.stats.Keys*filterBits {
+		return nil
+	}
+	if err := s.setFilter(min(s.maxFilter, 2*have)); err != nil {
+		return err
+	}
+	for _, x := range s.slots {
+		if x.off != 0 {
+			s.filterAdd(x.h)
+		}
+	}
+	var e [entrySize]byte
+	for _, r := range s.runs {
+		br := bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*entrySize), 64<<10)
+		for range r.n {
+			if _, err := io.ReadFull(br, e[:]); err != nil {
+				return fmt.Errorf("keyset: reading a run: %w", err)
+			}
+			s.filterAdd(binary.LittleEndian.Uint64(e[:8]))
+		}
+	}
+	return nil
 }
 
 // Add adds key (h its hash) and reports whether the set held it already;
@@ -141,7 +194,12 @@ func (s *Set) Insert(h uint64, key []byte) error {
 	s.tableInsert(h, uint64(off)+1)
 	s.stats.Keys++
 	if s.n >= len(s.slots)/2 {
-		return s.writeRun()
+		if err := s.writeRun(); err != nil {
+			return err
+		}
+	}
+	if s.stats.Keys*filterBits > int64(len(s.filter))*32 {
+		return s.growFilter()
 	}
 	return nil
 }
@@ -150,13 +208,22 @@ func (s *Set) Insert(h uint64, key []byte) error {
 func (s *Set) Stats() Stats {
 	st := s.stats
 	st.MemoryBytes = int64(len(s.filter))*4 + int64(len(s.slots))*16 + int64(cap(s.page)) + int64(cap(s.rec))
+	st.MemoryBytes += s.sparse()
 	st.DiskBytes = s.logLen
 	for _, r := range s.runs {
-		st.MemoryBytes += int64(cap(r.first)) * 8
 		st.DiskBytes += r.n * entrySize
 	}
 	st.Runs = len(s.runs)
 	return st
+}
+
+// sparse is the memory the runs' sparse indexes hold.
+func (s *Set) sparse() int64 {
+	var n int64
+	for _, r := range s.runs {
+		n += int64(cap(r.first)) * 8
+	}
+	return n
 }
 
 // Close gives back the set's memory and closes its files (removed when
@@ -174,10 +241,12 @@ func (s *Set) Close() error {
 		errs = append(errs, f.Close())
 	}
 	s.runs, s.free = nil, nil
-	for _, f := range s.release {
-		errs = append(errs, f())
+	for _, f := range []func() error{s.freeFilter, s.freeSlots} {
+		if f != nil {
+			errs = append(errs, f())
+		}
 	}
-	s.release, s.filter, s.slots = nil, nil, nil
+	s.freeFilter, s.freeSlots, s.filter, s.slots = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
