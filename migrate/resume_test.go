@@ -199,6 +199,39 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	}
 }
 
+// resumeJob is a job a test interrupts and resumes: a fresh table, a
+// client whose BatchWriteItem calls are slowed by 20 ms (so that a run
+// can be stopped midway) and one straight to DynamoDB Local.
+type resumeJob struct {
+	fx           *fixture
+	direct, slow *dynamodb.Client
+	table, ck    string
+}
+
+func newResumeJob(t *testing.T, endpoint, dsn, mappingYAML string) resumeJob {
+	t.Helper()
+	fx := open(t, dsn, "mapping.yaml", mappingYAML)
+	direct := newDB(t, endpoint)
+	_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+	return resumeJob{fx: fx, direct: direct, slow: slow, table: tableName(t, direct), ck: filepath.Join(t.TempDir(), "c.json")}
+}
+
+// first is the options of the run to interrupt: it creates the table and
+// writes with 2 writers, slowed, saving its checkpoint every 50 ms.
+func (j resumeJob) first() migrate.Options {
+	o := j.fx.options(j.slow, j.table)
+	o.CreateTable, o.Writers = true, 2
+	o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = j.ck, 50*time.Millisecond, "d", "s"
+	return o
+}
+
+// resume is the options of --resume, straight to DynamoDB Local.
+func (j resumeJob) resume() migrate.Options {
+	o := j.fx.options(j.direct, j.table)
+	o.CheckpointPath, o.MappingDigest, o.SourceID, o.Resume = j.ck, "d", "s", true
+	return o
+}
+
 // TestResumeAfterSourceChanged: between the interrupted run (which reads
 // its one table as 3 key ranges, in parallel) and --resume the source
 // changes. As documented: rows deleted leave stray items, which
@@ -234,14 +267,10 @@ entities:
 		t.Run(eng.Name, func(t *testing.T) {
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, script.String())
-			fx := open(t, dsn, "mapping.yaml", m)
-			direct := newDB(t, endpoint)
-			table := tableName(t, direct)
-			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
-			ck := filepath.Join(t.TempDir(), "c.json")
-			o := fx.options(slow, table)
-			o.CreateTable, o.Writers, o.Readers, o.Ranges = true, 2, 3, 3
-			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			j := newResumeJob(t, endpoint, dsn, m)
+			direct, table, ck := j.direct, j.table, j.ck
+			o := j.first()
+			o.Readers, o.Ranges = 3, 3
 			if _, err := migrate.Run(stopAfter(t, direct, table, 600), o); err == nil {
 				t.Fatal("the first run was not stopped")
 			}
@@ -263,8 +292,8 @@ entities:
 UPDATE items SET k = 'v2' WHERE id = 6 OR id = %d OR id = 2000;
 INSERT INTO items VALUES (-1, 'v2'), (%d, 'v2');`, k+1, 5000))
 
-			o2 := fx.options(direct, table)
-			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume, o2.DeleteStale = ck, "d", "s", true, true
+			o2 := j.resume()
+			o2.DeleteStale = true
 			rep, err := migrate.Run(testContext(t), o2)
 			if err != nil {
 				t.Fatalf("resume: %v", err)
@@ -338,15 +367,9 @@ entities:
 		t.Run(eng.Name, func(t *testing.T) {
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, script.String())
-			fx := open(t, dsn, "mapping.yaml", m)
-			direct := newDB(t, endpoint)
-			table := tableName(t, direct)
-			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
-			ck := filepath.Join(t.TempDir(), "c.json")
-			o := fx.options(slow, table)
-			o.CreateTable, o.Writers = true, 2
-			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
-			rep, err := migrate.Run(stopAfter(t, direct, table, 300), o)
+			j := newResumeJob(t, endpoint, dsn, m)
+			direct, table := j.direct, j.table
+			rep, err := migrate.Run(stopAfter(t, direct, table, 300), j.first())
 			if err == nil {
 				t.Fatal("the first run was not stopped")
 			}
@@ -355,9 +378,7 @@ entities:
 			}
 			eng.Exec(t, dsn, "INSERT INTO items VALUES (2001, 'x#1');")
 
-			o2 := fx.options(direct, table)
-			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume = ck, "d", "s", true
-			rep, err = migrate.Run(testContext(t), o2)
+			rep, err = migrate.Run(testContext(t), j.resume())
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}
@@ -405,14 +426,10 @@ entities:
 		t.Run(eng.Name, func(t *testing.T) {
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, script.String())
-			fx := open(t, dsn, "mapping.yaml", m)
-			direct := newDB(t, endpoint)
-			table := tableName(t, direct)
-			_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
-			ck := filepath.Join(t.TempDir(), "c.json")
-			o := fx.options(slow, table)
-			o.CreateTable, o.Writers, o.RenderWorkers, o.MaxRejects = true, 2, 1, 10
-			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 50*time.Millisecond, "d", "s"
+			j := newResumeJob(t, endpoint, dsn, m)
+			direct, table := j.direct, j.table
+			o := j.first()
+			o.RenderWorkers, o.MaxRejects = 1, 10
 			rep, err := migrate.Run(stopAfter(t, direct, table, 300), o)
 			if err == nil {
 				t.Fatal("the first run was not stopped")
@@ -421,8 +438,8 @@ entities:
 				t.Fatalf("the first run: the collision check did not run: %+v", rep)
 			}
 
-			o2 := fx.options(direct, table)
-			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume, o2.MaxRejects = ck, "d", "s", true, 10
+			o2 := j.resume()
+			o2.MaxRejects = 10
 			rep, err = migrate.Run(testContext(t), o2)
 			if err != nil {
 				t.Fatalf("resume: %v", err)
