@@ -204,6 +204,13 @@ row rendering the key of an earlier row, ...) is rejected: it is written to
 rejected rows stop the run (the default 0 stops at the first) with exit
 status 1.
 
+The key collision check runs unless the mapping (or, for a text column that
+may hold the separator after it, the snapshot's data) proves that no two rows
+render one key; --key-check always runs it anyway. It holds at most
+--key-check-memory MiB whatever the number of rows: the keys go to temporary
+files in $TMPDIR, a filter in memory clears almost every new key at once, and
+the report says how many keys it had to look up on disk.
+
 migrate refuses to write into a table that already holds items unless
 --allow-non-empty is given; then it reports how many items were there and,
 after a successful run, how many it did not write (stray items, named);
