@@ -153,8 +153,8 @@ func (r *Report) writeKeyCheck(w io.Writer) {
 		fmt.Fprintf(w, "    %s\n", reason)
 	}
 	if k := r.KeyCheck; k != nil {
-		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d looked up on disk\n",
-			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.DiskLookups)
+		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
+			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
 	}
 }
 
@@ -384,7 +384,7 @@ func (s *collisions) stats() keyset.Stats {
 		t.Keys += st.Keys
 		t.MemoryBytes += st.MemoryBytes
 		t.DiskBytes += st.DiskBytes
-		t.DiskLookups += st.DiskLookups
+		t.Lookups += st.Lookups
 		t.Runs += st.Runs
 	}
 	return t

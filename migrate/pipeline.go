@@ -266,7 +266,7 @@ func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Read
 	defer func() {
 		if !coll.off {
 			st := coll.stats()
-			rep.KeyCheck = &KeyCheckStats{Keys: st.Keys, MemoryBytes: st.MemoryBytes, DiskBytes: st.DiskBytes, DiskLookups: st.DiskLookups}
+			rep.KeyCheck = &KeyCheckStats{Keys: st.Keys, MemoryBytes: st.MemoryBytes, DiskBytes: st.DiskBytes, Lookups: st.Lookups}
 		}
 		if cerr := coll.close(); cerr != nil && err == nil {
 			err = fmt.Errorf("migrate: closing the key collision check: %w", cerr)

@@ -72,12 +72,13 @@ type Report struct {
 // KeyCheckStats describe the key collision check of a run: the keys it
 // holds (every item written, and with --resume the keys of the rows earlier
 // runs settled), its memory (bounded: --key-check-memory), its temporary
-// files, and the keys its filter could not clear at once, looked up on disk.
+// files, and the keys its filter could not clear at once (Lookups: looked up
+// in its table and on disk).
 type KeyCheckStats struct {
 	Keys        int64 `json:"keys"`
 	MemoryBytes int64 `json:"memory_bytes"`
 	DiskBytes   int64 `json:"disk_bytes"`
-	DiskLookups int64 `json:"disk_lookups"`
+	Lookups     int64 `json:"lookups"`
 }
 
 // EntityReport is one entity's share of the migration.

@@ -197,8 +197,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	if n := len(b.keyCheck); n > 0 {
 		k := b.keyCheck[n-1]
-		rep.Notes = append(rep.Notes, fmt.Sprintf("Key collision check (--key-check %s), last null-sink run: %s keys, %.1f MiB in memory, %.0f MiB in temporary files, %s keys looked up on disk.",
-			o.keyCheck, thousands(float64(k.Keys)), float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), thousands(float64(k.DiskLookups))))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Key collision check (--key-check %s), last null-sink run: %s keys, %.1f MiB in memory, %.0f MiB in temporary files, %s keys past the filter (looked up in its table and on disk).",
+			o.keyCheck, thousands(float64(k.Keys)), float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), thousands(float64(k.Lookups))))
 	}
 	rep.Notes = append(rep.Notes, "remodel's wall time is the whole process: start, introspection, snapshot, the copy (tables are created before).")
 	if o.cpuprofile != "" {

@@ -20,7 +20,7 @@
 // the key, and the runs, 16 bytes a key) and the runs' sparse indexes (in
 // memory, 1/32 of a byte a key: 3 MB at 100 million keys). The price of a
 // small Memory is time: the filter's false positives rise as the keys
-// outgrow it (Stats.DiskLookups counts the keys looked up on disk).
+// outgrow it (Stats.Lookups counts the keys it could not clear).
 //
 // A Set is used by one goroutine at a time.
 package keyset

@@ -44,7 +44,7 @@ type Stats struct {
 	Keys        int64 // keys in the set
 	MemoryBytes int64 // what it holds in memory: filter, table, sparse indexes
 	DiskBytes   int64 // its files: the log and the runs
-	DiskLookups int64 // keys the filter could not clear, looked up in the table and the runs
+	Lookups     int64 // keys the filter could not clear, looked up in the table and the runs
 	Runs        int   // runs on disk now
 }
 
@@ -159,7 +159,7 @@ func (s *Set) growFilter() error {
 // then it is not added again.
 func (s *Set) Add(h uint64, key []byte) (bool, error) {
 	if s.filterHas(h) {
-		s.stats.DiskLookups++
+		s.stats.Lookups++
 		found, err := s.lookup(h, key)
 		if err != nil || found {
 			return found, err
