@@ -80,7 +80,12 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 			}
 		}
 	}
-	for _, phase := range [][]readJob{seen, write} {
+	for i, phase := range [][]readJob{seen, write} {
+		if i == 1 && tr != nil && tr.resumed {
+			if err := w.rej.dropUnsettled(); err != nil {
+				return err
+			}
+		}
 		if err := readJobs(ctx, readers, phase, func(ctx context.Context, r source.Reader, j readJob) error {
 			if j.seen {
 				return readSettled(ctx, r, j, coll, w)
@@ -156,6 +161,7 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisio
 	}
 	return readRows(ctx, r, nil, j.e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
 		if dup != nil {
+			w.rej.settledRejected(j.e.Name, dup.Key)
 			return nil
 		}
 		return settledKey(j.e, row, coll, &scratch, w)
@@ -164,8 +170,19 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisio
 
 // settledKey records the key of entity e's row that an earlier run
 // settled: in the collision check (before any row is read to be written)
-// and in the keys the job wrote.
+// and in the keys the job wrote. A row the rejected-rows file lists has no
+// item, and its key is not recorded: another row may render that key
+// (the other row of a collision, or a row rendering the key of one that was
+// too large or refused), and that row, when it is not settled, must be
+// written as a run from the start would.
 func settledKey(e *mapping.Entity, row []any, coll *collisions, scratch *[]byte, w *writer) error {
+	if coll.off && w.written == nil && !w.rej.hasEarlier() {
+		return nil
+	}
+	src := e.SourceKey(row)
+	if w.rej.settledRejected(e.Name, src) {
+		return nil
+	}
 	if coll.off && w.written == nil {
 		return nil
 	}
@@ -180,7 +197,7 @@ func settledKey(e *mapping.Entity, row []any, coll *collisions, scratch *[]byte,
 	if w.written != nil {
 		w.written.add(w.table, key)
 	}
-	return coll.add(pending{item: key, entity: e.Name, source: e.SourceKey(row), seen: true}, scratch, nil, nil)
+	return coll.add(pending{item: key, entity: e.Name, source: src, seen: true}, scratch, nil, nil)
 }
 
 // entity is the tracks of one entity; nil without a checkpoint.

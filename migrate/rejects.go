@@ -30,6 +30,9 @@ type rejects struct {
 	// wrote to the file (entity and row): the file is appended to, and a
 	// row rejected again is not written twice (rejects_resume.go).
 	earlier map[string]bool
+	// settled holds the rows of earlier that the resumed run read as
+	// settled (rejects_resume.go): the others' lines are dropped.
+	settled map[string]bool
 }
 
 func (r *rejects) add(rej Rejection) error {

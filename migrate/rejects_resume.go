@@ -62,6 +62,73 @@ func (r *rejects) loadEarlier() error {
 	return sc.Err()
 }
 
+// settledRejected reports whether the file lists entity's row (its source
+// key text) and notes that this row is settled (read before its entity's
+// checkpoint key): its line stays. Called by the readers of a resumed
+// run's settled rows, at once.
+func (r *rejects) settledRejected(entity, row string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := entity + "\x00" + row
+	if !r.earlier[k] {
+		return false
+	}
+	if r.settled == nil {
+		r.settled = map[string]bool{}
+	}
+	r.settled[k] = true
+	return true
+}
+
+// hasEarlier says whether the file listed rows when the job resumed.
+func (r *rejects) hasEarlier() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.earlier) > 0
+}
+
+// dropUnsettled removes from the file the lines of rows no earlier run
+// settled, once every settled row has been read (settledRejected) and
+// before anything is written: those rows are read and decided again, and
+// the decision may differ (of two rows with one key in different key
+// ranges, the one written is the first to reach the check, which may be
+// the other this time; a row rejected then may be written now). Only the
+// settled rows' lines stay; the file is replaced by a rename.
+func (r *rejects) dropUnsettled() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.path == "" || len(r.settled) == len(r.earlier) {
+		return nil
+	}
+	b, err := os.ReadFile(r.path)
+	if err != nil {
+		return fmt.Errorf("migrate: reading the rejected-rows file of the interrupted run: %w", err)
+	}
+	var keep bytes.Buffer
+	for line := range bytes.Lines(b) {
+		var rej Rejection
+		if err := json.Unmarshal(line, &rej); err != nil {
+			return fmt.Errorf("migrate: %s: not a rejected row: %w", r.path, err)
+		}
+		if r.settled[rejectKey(rej)] {
+			keep.Write(line)
+		}
+	}
+	tmp := r.path + ".tmp"
+	if err := os.WriteFile(tmp, keep.Bytes(), 0o666); err != nil {
+		return fmt.Errorf("migrate: rewriting %s without the rows to read again: %w", r.path, err)
+	}
+	if err := os.Rename(tmp, r.path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("migrate: rewriting %s without the rows to read again: %w", r.path, err)
+	}
+	r.earlier, r.settled = r.settled, nil
+	if r.earlier == nil {
+		r.earlier = map[string]bool{}
+	}
+	return nil
+}
+
 // sync stores what was written to the file so far.
 func (r *rejects) sync() error {
 	r.mu.Lock()

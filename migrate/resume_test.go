@@ -476,3 +476,81 @@ entities:
 		})
 	}
 }
+
+// TestResumeSettledRejectHasNoKey: row 5 is rejected (its item is over
+// 400 KB) and row 900 renders its key, ITEM#5: a run from the start writes
+// row 900's item, row 5's key having no item. The interrupted run settles
+// row 5 (rejected) but not row 900; --resume must not count row 5's key as
+// written, or it would reject row 900 as a key collision and leave ITEM#5
+// without an item. The rejected-rows file ends with row 5's line only.
+func TestResumeSettledRejectHasNoKey(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	const m = `version: 1
+table:
+  name: settledreject
+  key: {pk: PK}
+entities:
+  item:
+    from: items
+    pk: "ITEM#{k}"
+`
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			big := "TEXT"
+			if eng.Name == "mysql" {
+				big = "MEDIUMTEXT"
+			}
+			var script strings.Builder
+			fmt.Fprintf(&script, "CREATE TABLE items (id INT PRIMARY KEY, k INT NOT NULL, big %s);\nINSERT INTO items (id, k) VALUES ", big)
+			for i := 1; i <= 1000; i++ {
+				if i > 1 {
+					script.WriteString(", ")
+				}
+				k := i
+				if i == 900 {
+					k = 5
+				}
+				fmt.Fprintf(&script, "(%d, %d)", i, k)
+			}
+			script.WriteString(";\nUPDATE items SET big = REPEAT('x', 410000) WHERE id = 5;\n")
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, script.String())
+			j := newResumeJob(t, endpoint, dsn, m)
+			rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+			o := j.first()
+			o.RenderWorkers, o.MaxRejects, o.RejectsPath = 1, 10, rejects
+			if _, err := migrate.Run(stopAfter(t, j.direct, j.table, 300), o); err == nil {
+				t.Fatal("the first run was not stopped")
+			}
+			o2 := j.resume()
+			o2.MaxRejects = 10
+			rep, err := migrate.Run(testContext(t), o2)
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if rep.Earlier == nil || rep.Earlier.Rows < 10 || rep.Earlier.Rows >= 900 {
+				t.Fatalf("resume: the earlier run settled %+v rows, want row 5 but not 900", rep.Earlier)
+			}
+			if len(rep.Rejections) != 0 {
+				t.Errorf("resume rejected %+v, want none (row 5 was rejected before)", rep.Rejections)
+			}
+			b, err := os.ReadFile(rejects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"row":"id=5"`) {
+				t.Errorf("rejected-rows file:\n%s\nwant row 5's line alone", b)
+			}
+			items := scanItems(t, j.direct, j.table)
+			found := ""
+			for _, it := range items {
+				if strings.Contains(it, `"PK":{"S":"ITEM#5"}`) {
+					found = it
+				}
+			}
+			if len(items) != 999 || !strings.Contains(found, `"id":{"N":"900"}`) {
+				t.Errorf("%d items, ITEM#5 is %q; want 999 items and ITEM#5 row 900's", len(items), found)
+			}
+		})
+	}
+}
