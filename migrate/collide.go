@@ -166,8 +166,7 @@ type collider struct {
 	t      *mapping.Table
 	off    bool                // proven unnecessary
 	hash   func([]byte) uint64 // of an encoded key (tests put a weak one in)
-	memory int64               // the set's Options.Memory
-	dir    string              // the set's Options.Dir
+	memory int64               // the set's Options.Memory (its files go to $TMPDIR)
 
 	set *keyset.Set
 
@@ -226,7 +225,7 @@ func (c *collider) add(p pending, emit func(pending) error, collide func(p pendi
 // hashed (h).
 func (c *collider) addHashed(p pending, h uint64, key []byte, emit func(pending) error, collide func(p pending, earlier string) error) error {
 	if c.set == nil {
-		set, err := keyset.New(keyset.Options{Memory: c.memory, Dir: c.dir})
+		set, err := keyset.New(keyset.Options{Memory: c.memory})
 		if err != nil {
 			return fmt.Errorf("migrate: the key collision check: %w", err)
 		}
