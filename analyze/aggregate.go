@@ -1,10 +1,11 @@
 package analyze
 
 import (
-	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 
+	"github.com/remodel-dev/remodel/internal/keyset"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -18,7 +19,8 @@ type aggregate struct {
 	entities []*entityAgg
 	indexes  []*indexAgg       // 0: the table
 	colls    *partitionWeights // item collections (bytes), with a local index
-	keys     map[[16]byte]string
+	keys     *keyset.Set       // the table keys of the items, for the collision check
+	hash     maphash.Seed
 	all      hist
 	imports  int64
 	// runs are, per entity and per table/index, the current run of
@@ -51,8 +53,16 @@ type indexAgg struct {
 	weights           *partitionWeights
 }
 
-func newAggregate(o Options) *aggregate {
-	a := &aggregate{o: o, keys: map[[16]byte]string{}, rank: rank{}}
+// keyCheckMemory is what the collision check of an analysis holds in
+// memory at most, whatever the rows (internal/keyset).
+const keyCheckMemory = 16 << 20
+
+func newAggregate(o Options) (*aggregate, error) {
+	keys, err := keyset.New(keyset.Options{Memory: keyCheckMemory})
+	if err != nil {
+		return nil, fmt.Errorf("analyze: the key collision check: %w", err)
+	}
+	a := &aggregate{o: o, keys: keys, hash: maphash.MakeSeed(), rank: rank{}}
 	for i, e := range o.Plan.Entities {
 		a.entities = append(a.entities, &entityAgg{})
 		a.rank[e.Name] = i
@@ -72,13 +82,16 @@ func newAggregate(o Options) *aggregate {
 		a.runs[i] = make([]run, len(a.indexes))
 	}
 	a.longest = make([]run, len(a.indexes))
-	return a
+	return a, nil
 }
 
-func (a *aggregate) add(rec record) {
+// close gives back the collision check's memory and files.
+func (a *aggregate) close() error { return a.keys.Close() }
+
+func (a *aggregate) add(rec record) error {
 	if rec.entity < 0 { // read, not in the sample
 		a.entities[-1-rec.entity].rows++
-		return
+		return nil
 	}
 	ea := a.entities[rec.entity]
 	name := a.o.Plan.Entities[rec.entity].Name
@@ -86,21 +99,22 @@ func (a *aggregate) add(rec record) {
 	ea.sampled++
 	if rec.reject != nil {
 		ea.reject(rec.src, rec.reject.Reason)
-		return
+		return nil
 	}
 	if rec.lock {
 		ea.reject(rec.src, fmt.Sprintf("the key %s is reserved for remodel's lock item", rec.key))
-		return
+		return nil
 	}
 	// The collision check, as migrate's render workers do it: a row rendering
 	// the key of an earlier one is rejected.
-	sum := sha256.Sum256([]byte(rec.key))
-	digest := [16]byte(sum[:16])
-	if _, dup := a.keys[digest]; dup {
-		ea.reject(rec.src, fmt.Sprintf("key collision: renders the same key %s as an earlier row", rec.key))
-		return
+	dup, err := a.keys.Add(maphash.String(a.hash, rec.key), []byte(rec.key))
+	if err != nil {
+		return fmt.Errorf("analyze: the key collision check: %w", err)
 	}
-	a.keys[digest] = ""
+	if dup {
+		ea.reject(rec.src, fmt.Sprintf("key collision: renders the same key %s as an earlier row", rec.key))
+		return nil
+	}
 	ea.items++
 	wcu := writeUnits(rec.size)
 	ea.wcu += wcu
@@ -144,6 +158,7 @@ func (a *aggregate) add(rec record) {
 	if a.colls != nil {
 		a.colls.add(rec.pks[0], name, [3]int64{0, coll, 0})
 	}
+	return nil
 }
 
 // endRun keeps r if it is index i's longest run (by write units; of runs

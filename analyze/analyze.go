@@ -113,7 +113,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer snap.Close()
 	readers, pool := snap.Readers()[:o.Readers], embedread.NewPool(snap.Readers()[o.Readers:])
 
-	a := newAggregate(o)
+	a, err := newAggregate(o)
+	if err != nil {
+		return nil, err
+	}
+	defer a.close()
 	var read atomic.Int64
 	records := make(chan record, 1024)
 	jobs := make(chan int)
@@ -146,7 +150,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	})
 	g.Go(func() error {
 		for rec := range records {
-			a.add(rec)
+			if err := a.add(rec); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -12,9 +12,9 @@
 // of the access patterns' queries at rates the user gives, from a price
 // table (package internal/pricing).
 //
-// Memory is bounded whatever the row count, except for one thing it shares
-// with migrate: the collision check keeps a 16-byte digest of every table
-// key. Sizes go into a histogram of fixed buckets (exact below 1 KiB, under
+// Memory is bounded whatever the row count. The collision check is
+// migrate's (internal/keyset): at most 16 MiB in memory, the keys in
+// temporary files. Sizes go into a histogram of fixed buckets (exact below 1 KiB, under
 // 1.6% above); partitions are counted exactly up to 2^18 distinct keys per
 // index and estimated by a HyperLogLog (2^14 registers, about 0.8% error)
 // beyond; the largest partitions are kept by the Space-Saving algorithm
