@@ -169,6 +169,9 @@ type collider struct {
 	memory int64               // the set's Options.Memory (its files go to $TMPDIR)
 
 	set *keyset.Set
+	// refused holds the keys (encoded) of items DynamoDB refused: in the
+	// set, but no item has them; the next item with one is written.
+	refused map[string]bool
 
 	recent     []recentKey // the last keys accepted, a ring, to name the earlier row
 	recentNext int
@@ -241,6 +244,11 @@ func (c *collider) addHashed(p pending, h uint64, key []byte, emit func(pending)
 	seen, err := c.set.Add(h, key)
 	if err != nil {
 		return fmt.Errorf("migrate: the key collision check: %w", err)
+	}
+	if seen && c.refused[string(key)] {
+		delete(c.refused, string(key))
+		c.remember(h, p)
+		return emit(p)
 	}
 	if seen {
 		earlier := ""
@@ -370,6 +378,25 @@ func (s *collisions) add(p pending, scratch *[]byte, emit func(pending) error, c
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	return sh.c.addHashed(p, h, *scratch, emit, collide)
+}
+
+// refused tells the check that DynamoDB refused the item (its row is
+// rejected): no item has its key, so the next item with that key is not a
+// collision. An item checked before the refusal comes back was already
+// rejected as one (both rows are reported: the refused one with DynamoDB's
+// message, the other as a collision with it).
+func (s *collisions) refused(item mapping.Item) {
+	if s.off {
+		return
+	}
+	key := appendKey(nil, s.t, item)
+	sh := &s.shards[(s.hash(key)>>32)&(collShards-1)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.c.refused == nil {
+		sh.c.refused = map[string]bool{}
+	}
+	sh.c.refused[string(key)] = true
 }
 
 // stats sums the shards' figures.

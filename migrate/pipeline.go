@@ -263,6 +263,7 @@ func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Read
 	g, ctx := errgroup.WithContext(ctx)
 	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
 	coll := newCollisions(&o.Plan.Table, o.keysDistinct, o.KeyCheckMemory)
+	w.coll = coll
 	defer func() {
 		if !coll.off {
 			st := coll.stats()

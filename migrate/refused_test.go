@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -237,4 +238,55 @@ func readRejects(t *testing.T, path string) []Rejection {
 		out = append(out, r)
 	}
 	return out
+}
+
+// TestRefusedKeyIsFree: an item DynamoDB refuses leaves its key without an
+// item, so the collision check lets the next item with that key through
+// (once: the one after it is a collision again), while an item with the key
+// of one DynamoDB took is still a collision.
+// Not parallel: a top-level test parked in t.Parallel would be one of the
+// goroutines TestCancel finds left behind.
+func TestRefusedKeyIsFree(t *testing.T) {
+	_, db, name, _ := refusedSetup(t)
+	ctx := context.Background()
+	rej := &rejects{max: int64(len(refusedItems))}
+	w, _ := refusedWriter(db, name, rej)
+	coll := newCollisions(testTable, false, 0)
+	defer coll.close()
+	w.coll = coll
+	var emitted, collided []string
+	emit := func(p pending) error { emitted = append(emitted, p.source); return nil }
+	collide := func(p pending, _ string) error { collided = append(collided, p.source); return nil }
+	var scratch []byte
+	batch := refusedBatch()
+	for _, p := range batch {
+		if err := coll.add(p, &scratch, emit, collide); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(emitted) != len(batch) || len(collided) != 0 {
+		t.Fatalf("the batch: %d emitted, %v collided; want all %d emitted", len(emitted), collided, len(batch))
+	}
+	if err := w.write(ctx, batch); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	if rej.n != int64(len(refusedItems)) {
+		t.Fatalf("%d rows rejected, want %d", rej.n, len(refusedItems))
+	}
+	again := func(i int, source string) pending {
+		p := batch[i]
+		p.source = source
+		p.item = maps.Clone(p.item)
+		p.item["v"] = &types.AttributeValueMemberN{Value: "1"}
+		return p
+	}
+	emitted, collided = nil, nil
+	for _, p := range []pending{again(3, "refused key, first"), again(3, "refused key, second"), again(0, "written key")} {
+		if err := coll.add(p, &scratch, emit, collide); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(emitted, []string{"refused key, first"}) || !slices.Equal(collided, []string{"refused key, second", "written key"}) {
+		t.Errorf("emitted %v, collided %v; want the first item with the refused key emitted, the others collided", emitted, collided)
+	}
 }

@@ -89,9 +89,10 @@ type writer struct {
 	rej     *rejects
 	timeout time.Duration // of each attempt; 0: none
 	grace   time.Duration
-	gate    *gate      // pauses every writer after a throttled answer; nil: each backs off alone
-	limit   *rateLimit // nil: no rate limit
-	written *keySet    // digests of the keys written; nil: not kept
+	gate    *gate       // pauses every writer after a throttled answer; nil: each backs off alone
+	limit   *rateLimit  // nil: no rate limit
+	written *keySet     // digests of the keys written; nil: not kept
+	coll    *collisions // told of the keys of items DynamoDB refuses; nil: none
 }
 
 func newWriter(o Options, c *counters, rej *rejects) *writer {
@@ -177,6 +178,9 @@ func (w *writer) reject(p pending, err error) error {
 	}
 	if err := w.rej.add(Rejection{Entity: p.entity, Row: p.sourceKey(), Reason: "DynamoDB refused the item: " + reason}); err != nil {
 		return err
+	}
+	if w.coll != nil {
+		w.coll.refused(p.item)
 	}
 	p.mark.settle(false)
 	return nil
