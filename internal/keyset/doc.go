@@ -1,6 +1,7 @@
 // Package keyset owns an exact set of byte strings (a table's item keys)
-// whose memory does not grow with the number of keys: migrate's key
-// collision check asks it whether a key was seen before.
+// whose memory does not grow with the number of keys: the key collision
+// check of migrate and of preview --analyze asks it whether a key was seen
+// before.
 //
 // Every key added is appended to a log file, exactly. In memory there are
 // only a Bloom filter and a hash table of the keys added last, both
@@ -8,7 +9,7 @@
 // the filter the rest once the keys need it (it starts at 64 KiB and
 // doubles, rebuilt from the table and the runs, to keep 16 bits a key).
 // The filter answers "certainly new" for almost every new key, at no cost
-// but a memory read; the table, when full, is written out as a run (a file of
+// but a memory read; the table, when half full, is written out as a run (a file of
 // the keys' 64-bit hashes and log offsets, sorted by hash), and runs are
 // merged four at a time so that there are few. A key the filter cannot
 // clear is looked up in the table and in each run (one page read of each,
