@@ -372,12 +372,16 @@ func (s *collisions) add(p pending, scratch *[]byte, emit func(pending) error, c
 	}
 	*scratch = appendKey((*scratch)[:0], s.t, p.item)
 	h := s.hash(*scratch)
-	// The shard from bits the set's table leaves alone (it starts at the
-	// low ones; its filter mixes all 64).
-	sh := &s.shards[(h>>32)&(collShards-1)]
+	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	return sh.c.addHashed(p, h, *scratch, emit, collide)
+}
+
+// shard is the shard of a key's hash, from bits the set's table leaves
+// alone (it starts at the low ones; its filter mixes all 64).
+func (s *collisions) shard(h uint64) *collShard {
+	return &s.shards[(h>>32)&(collShards-1)]
 }
 
 // refused tells the check that DynamoDB refused the item (its row is
@@ -390,7 +394,7 @@ func (s *collisions) refused(item mapping.Item) {
 		return
 	}
 	key := appendKey(nil, s.t, item)
-	sh := &s.shards[(s.hash(key)>>32)&(collShards-1)]
+	sh := s.shard(s.hash(key))
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.c.refused == nil {

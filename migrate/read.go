@@ -146,12 +146,13 @@ func readJobs(ctx context.Context, readers []source.Reader, jobs []readJob, read
 // key does not render was rejected.
 func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisions, w *writer) error {
 	var scratch []byte
+	listed := w.rej.hasEarlier()
 	if sh := j.sh; sh != nil {
 		buf := make([][]any, len(sh.ents))
 		return readShared(ctx, r, sh, j.kr, func(row []any, matched uint64) error {
 			for i, e := range sh.ents {
 				if matched&(1<<i) != 0 {
-					if err := settledKey(e, sh.entityRow(i, row, buf), coll, &scratch, w); err != nil {
+					if err := settledKey(e, sh.entityRow(i, row, buf), listed, coll, &scratch, w); err != nil {
 						return err
 					}
 				}
@@ -161,10 +162,12 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisio
 	}
 	return readRows(ctx, r, nil, j.e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
 		if dup != nil {
-			w.rej.settledRejected(j.e.Name, dup.Key)
+			if listed {
+				w.rej.settledRejected(j.e.Name, dup.Key)
+			}
 			return nil
 		}
-		return settledKey(j.e, row, coll, &scratch, w)
+		return settledKey(j.e, row, listed, coll, &scratch, w)
 	})
 }
 
@@ -174,14 +177,14 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisio
 // item, and its key is not recorded: another row may render that key
 // (the other row of a collision, or a row rendering the key of one that was
 // too large or refused), and that row, when it is not settled, must be
-// written as a run from the start would.
-func settledKey(e *mapping.Entity, row []any, coll *collisions, scratch *[]byte, w *writer) error {
-	if coll.off && w.written == nil && !w.rej.hasEarlier() {
-		return nil
-	}
-	src := e.SourceKey(row)
-	if w.rej.settledRejected(e.Name, src) {
-		return nil
+// written as a run from the start would. listed says whether the file
+// lists any row (rejects.hasEarlier, asked once per read).
+func settledKey(e *mapping.Entity, row []any, listed bool, coll *collisions, scratch *[]byte, w *writer) error {
+	var src string
+	if listed {
+		if src = e.SourceKey(row); w.rej.settledRejected(e.Name, src) {
+			return nil
+		}
 	}
 	if coll.off && w.written == nil {
 		return nil
@@ -196,6 +199,9 @@ func settledKey(e *mapping.Entity, row []any, coll *collisions, scratch *[]byte,
 	}
 	if w.written != nil {
 		w.written.add(w.table, key)
+	}
+	if !listed {
+		src = e.SourceKey(row)
 	}
 	return coll.add(pending{item: key, entity: e.Name, source: src, seen: true}, scratch, nil, nil)
 }

@@ -199,6 +199,17 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	}
 }
 
+// itemWith returns the item of items (scanItems) whose JSON holds attr,
+// "" when none does.
+func itemWith(items map[string]string, attr string) string {
+	for _, it := range items {
+		if strings.Contains(it, attr) {
+			return it
+		}
+	}
+	return ""
+}
+
 // resumeJob is a job a test interrupts and resumes: a fresh table, a
 // client whose BatchWriteItem calls are slowed by 20 ms (so that a run
 // can be stopped midway) and one straight to DynamoDB Local.
@@ -463,12 +474,7 @@ entities:
 				t.Errorf("%d items in the table, want 998", len(items))
 			}
 			for key, id := range map[string]string{`"PK":{"S":"ITEM#5"}`: `"id":{"N":"5"}`, `"PK":{"S":"ITEM#7"}`: `"id":{"N":"7"}`} {
-				found := ""
-				for _, it := range items {
-					if strings.Contains(it, key) {
-						found = it
-					}
-				}
+				found := itemWith(items, key)
 				if !strings.Contains(found, id) {
 					t.Errorf("item %s is %s, want row %s's", key, found, id)
 				}
@@ -542,12 +548,7 @@ entities:
 				t.Errorf("rejected-rows file:\n%s\nwant row 5's line alone", b)
 			}
 			items := scanItems(t, j.direct, j.table)
-			found := ""
-			for _, it := range items {
-				if strings.Contains(it, `"PK":{"S":"ITEM#5"}`) {
-					found = it
-				}
-			}
+			found := itemWith(items, `"PK":{"S":"ITEM#5"}`)
 			if len(items) != 999 || !strings.Contains(found, `"id":{"N":"900"}`) {
 				t.Errorf("%d items, ITEM#5 is %q; want 999 items and ITEM#5 row 900's", len(items), found)
 			}

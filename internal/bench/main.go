@@ -195,8 +195,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if len(b.proxyCPU) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()))
 	}
-	if n := len(b.keyCheck); n > 0 {
-		k := b.keyCheck[n-1]
+	if k := b.keyCheck; k != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("Key collision check (--key-check %s), last null-sink run: %s keys, %.1f MiB in memory, %.0f MiB in temporary files, %s keys past the filter (looked up in its table and on disk).",
 			o.keyCheck, thousands(float64(k.Keys)), float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), thousands(float64(k.Lookups))))
 	}
@@ -233,8 +232,8 @@ type bench struct {
 	seq      int
 	// proxyCPU is the bench process's CPU time during each null-sink run.
 	proxyCPU []time.Duration
-	// keyCheck is the key collision check of each null-sink run, when on.
-	keyCheck []migrate.KeyCheckStats
+	// keyCheck is the key collision check of the last null-sink run, when on.
+	keyCheck *migrate.KeyCheckStats
 }
 
 func (b *bench) step(format string, args ...any) {
@@ -360,8 +359,8 @@ func (b *bench) nullSink(ctx context.Context) (result, error) {
 		return result{}, fmt.Errorf("bench: remodel reports %d items written, the null sink acknowledged %d", rep.ItemsWritten, got)
 	}
 	b.items = rep.ItemsWritten
-	if k := rep.KeyCheck; k != nil {
-		b.keyCheck = append(b.keyCheck, *k)
+	if rep.KeyCheck != nil {
+		b.keyCheck = rep.KeyCheck
 	}
 	return r, nil
 }

@@ -142,14 +142,17 @@ func (s *Set) growFilter() error {
 			s.filterAdd(x.h)
 		}
 	}
-	var e [entrySize]byte
 	for _, r := range s.runs {
-		br := bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*entrySize), 64<<10)
-		for range r.n {
-			if _, err := io.ReadFull(br, e[:]); err != nil {
-				return fmt.Errorf("keyset: reading a run: %w", err)
+		rr := r.reader()
+		for {
+			x, ok, err := rr.next()
+			if err != nil {
+				return err
 			}
-			s.filterAdd(binary.LittleEndian.Uint64(e[:8]))
+			if !ok {
+				break
+			}
+			s.filterAdd(x.h)
 		}
 	}
 	return nil
@@ -393,10 +396,7 @@ func (s *Set) runHas(r *run, h uint64, key []byte) (bool, error) {
 		if _, err := r.f.ReadAt(page, int64(p)*pageSize); err != nil {
 			return false, fmt.Errorf("keyset: reading a run: %w", err)
 		}
-		at := func(i int) slot {
-			e := page[i*entrySize:]
-			return slot{binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint64(e[8:])}
-		}
+		at := func(i int) slot { return decodeEntry(page[i*entrySize:]) }
 		for i := sort.Search(int(n), func(i int) bool { return at(i).h >= h }); i < int(n) && at(i).h == h; i++ {
 			if eq, err := s.logHas(at(i).off-1, h, key); eq || err != nil {
 				return eq, err
@@ -472,8 +472,7 @@ func (s *Set) newRun(level int, fill func(put func(slot) error) error) (*run, er
 		if r.n%pageEntries == 0 {
 			r.first = append(r.first, x.h)
 		}
-		binary.LittleEndian.PutUint64(e[:8], x.h)
-		binary.LittleEndian.PutUint64(e[8:], x.off)
+		encodeEntry(e[:], x)
 		r.n++
 		_, err := w.Write(e[:])
 		return err
@@ -489,28 +488,51 @@ func (s *Set) newRun(level int, fill func(put func(slot) error) error) (*run, er
 	return r, nil
 }
 
+// A run entry on disk: the hash, then the log offset plus 1, little-endian.
+func encodeEntry(b []byte, x slot) {
+	binary.LittleEndian.PutUint64(b, x.h)
+	binary.LittleEndian.PutUint64(b[8:], x.off)
+}
+
+func decodeEntry(b []byte) slot {
+	return slot{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+}
+
+// runReader reads a run's entries in order (merges, the filter's rebuild).
+type runReader struct {
+	br *bufio.Reader
+	e  [entrySize]byte
+}
+
+func (r *run) reader() *runReader {
+	return &runReader{br: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*entrySize), 64<<10)}
+}
+
+// next returns the next entry; false at the end.
+func (rr *runReader) next() (slot, bool, error) {
+	if _, err := io.ReadFull(rr.br, rr.e[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return slot{}, false, nil
+		}
+		return slot{}, false, fmt.Errorf("keyset: reading a run: %w", err)
+	}
+	return decodeEntry(rr.e[:]), true, nil
+}
+
 // merge merges runs into one of the next level and closes them.
 func (s *Set) merge(runs []*run) (*run, error) {
 	type cursor struct {
-		br  *bufio.Reader
+		rr  *runReader
 		cur slot
 		ok  bool
 	}
 	cs := make([]*cursor, len(runs))
-	var e [entrySize]byte
-	next := func(c *cursor) error {
-		if _, err := io.ReadFull(c.br, e[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				c.ok = false
-				return nil
-			}
-			return fmt.Errorf("keyset: reading a run: %w", err)
-		}
-		c.cur, c.ok = slot{binary.LittleEndian.Uint64(e[:8]), binary.LittleEndian.Uint64(e[8:])}, true
-		return nil
+	next := func(c *cursor) (err error) {
+		c.cur, c.ok, err = c.rr.next()
+		return err
 	}
 	for i, r := range runs {
-		cs[i] = &cursor{br: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*entrySize), 64<<10)}
+		cs[i] = &cursor{rr: r.reader()}
 		if err := next(cs[i]); err != nil {
 			return nil, err
 		}
