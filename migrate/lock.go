@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/process"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -26,6 +26,7 @@ const (
 	lockOwner     = "remodel_owner"     // a random id of the run
 	lockHost      = "remodel_host"      // the host name of the run
 	lockPID       = "remodel_pid"       // its process id
+	lockPIDStart  = "remodel_pid_start" // when that process started (process.ID.Start)
 	lockStarted   = "remodel_started"   // when it took the lock, RFC 3339 UTC
 	lockHeartbeat = "remodel_heartbeat" // the last refresh, epoch milliseconds
 )
@@ -53,8 +54,14 @@ type lock struct {
 type lockHolder struct {
 	owner, host string
 	pid         int64
+	pidStart    string
 	started     string
 	heartbeat   time.Time
+}
+
+// proc names the holder's process.
+func (h lockHolder) proc() process.ID {
+	return process.ID{Host: h.host, PID: h.pid, Start: h.pidStart}
 }
 
 func (h lockHolder) String() string {
@@ -73,6 +80,9 @@ func readHolder(it map[string]types.AttributeValue) lockHolder {
 		return "?"
 	}
 	h := lockHolder{owner: s(lockOwner), host: s(lockHost), started: s(lockStarted)}
+	if _, ok := it[lockPIDStart]; ok {
+		h.pidStart = s(lockPIDStart)
+	}
 	h.pid, _ = strconv.ParseInt(s(lockPID), 10, 64)
 	if ms, err := strconv.ParseInt(s(lockHeartbeat), 10, 64); err == nil {
 		h.heartbeat = time.UnixMilli(ms)
@@ -92,28 +102,31 @@ func newOwner() string {
 }
 
 // acquireLock puts the run's lock item into the table. Another run's lock
-// whose heartbeat is recent refuses the run, naming that run; a stale one is
-// taken over, and the report says so.
+// whose heartbeat is recent refuses the run, naming that run, unless that
+// run's process is gone from this host (killed before it could remove the
+// lock); a stale one is taken over, and the report says so.
 func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 	owner := o.lockOwner
 	if owner == "" {
 		owner = newOwner()
 	}
-	host, err := os.Hostname()
-	if err != nil {
-		host = "unknown"
-	}
+	self := process.Self()
 	now := time.Now()
 	l := &lock{
 		db: o.DB, table: &o.Plan.Table, name: o.Table, stale: o.LockStale,
 		call: dynamo.AttemptTimeout(o.RequestTimeout),
-		held: lockHolder{owner: owner, host: host, pid: int64(os.Getpid()), started: now.UTC().Format(time.RFC3339), heartbeat: now},
+		held: lockHolder{owner: owner, host: self.Host, pid: self.PID, pidStart: self.Start, started: now.UTC().Format(time.RFC3339), heartbeat: now},
 	}
+	takeover := slices.Clone(o.resumeOwners) // --resume: the interrupted run's lock is taken over at once
+	var dead []string                        // owners of locks whose process is gone from this host
 	for range 3 { // a lock released between the put and the read is tried again
 		item := l.table.LockKey()
 		item[lockOwner] = &types.AttributeValueMemberS{Value: l.held.owner}
 		item[lockHost] = &types.AttributeValueMemberS{Value: l.held.host}
 		item[lockPID] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.held.pid, 10)}
+		if l.held.pidStart != "" {
+			item[lockPIDStart] = &types.AttributeValueMemberS{Value: l.held.pidStart}
+		}
 		item[lockStarted] = &types.AttributeValueMemberS{Value: l.held.started}
 		item[lockHeartbeat] = millis(time.Now())
 		in := &dynamodb.PutItemInput{
@@ -124,9 +137,9 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 			ExpressionAttributeValues: map[string]types.AttributeValue{":stale": millis(time.Now().Add(-l.stale))},
 			ReturnValues:              types.ReturnValueAllOld,
 		}
-		if len(o.resumeOwners) > 0 { // --resume: the interrupted run's lock is taken over at once
+		if len(takeover) > 0 {
 			var prev []string
-			for i, owner := range o.resumeOwners {
+			for i, owner := range takeover {
 				p := ":prev" + strconv.Itoa(i)
 				prev = append(prev, p)
 				in.ExpressionAttributeValues[p] = &types.AttributeValueMemberS{Value: owner}
@@ -138,9 +151,14 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 		var cf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			if len(out.Attributes) > 0 && slices.Contains(o.resumeOwners, readHolder(out.Attributes).owner) {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on table %s: %s", l.name, readHolder(out.Attributes)))
-			} else if len(out.Attributes) > 0 {
+			prev := readHolder(out.Attributes)
+			switch {
+			case len(out.Attributes) == 0:
+			case slices.Contains(o.resumeOwners, prev.owner):
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on table %s: %s", l.name, prev))
+			case slices.Contains(dead, prev.owner):
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of a run that died on this host on table %s: %s (its process is gone)", l.name, prev))
+			default:
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on table %s: %s (older than %s: that run is taken to have died)",
 					l.name, readHolder(out.Attributes), l.stale))
 			}
@@ -153,6 +171,11 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 			return nil, fmt.Errorf("migrate: reading the lock item of table %s: %w", l.name, err)
 		}
 		if got.Item != nil {
+			if h := readHolder(got.Item); !h.proc().Running() && !slices.Contains(takeover, h.owner) {
+				dead = append(dead, h.owner)
+				takeover = append(takeover, h.owner)
+				continue
+			}
 			return nil, fmt.Errorf("migrate: table %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over; if that run was interrupted, migrate --resume takes its lock over at once)",
 				l.name, readHolder(got.Item), l.stale)
 		}

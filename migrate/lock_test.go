@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -281,4 +282,88 @@ func waitWriting(t *testing.T, db *dynamodb.Client, table string) {
 		}
 	}
 	t.Fatalf("nothing was written into %s within a minute", table)
+}
+
+// TestLockOfDeadProcess: a lock item whose heartbeat is fresh but whose run
+// was on this host and is gone (killed -9 after taking the lock) is taken
+// over at once, without waiting for it to go stale, as is one whose pid a
+// process that started at another time has taken since; one whose process
+// still runs here, or ran on another host (which cannot be asked), refuses
+// the run.
+func TestLockOfDeadProcess(t *testing.T) {
+	t.Parallel()
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[0])
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A process that ran on this host and is gone: started, killed, reaped.
+	gone := exec.Command("sleep", "600")
+	if err := gone.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadPID := gone.Process.Pid
+	_ = gone.Process.Kill()
+	_ = gone.Wait()
+	// A process that runs on this host for the whole test.
+	live := exec.Command("sleep", "600")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
+	livePID := live.Process.Pid
+
+	for _, c := range []struct {
+		name      string
+		host      string
+		pid       int
+		pidStart  string // "": not recorded (a lock of an older remodel)
+		takenOver bool
+	}{
+		{"dead pid on this host", host, deadPID, "", true},
+		{"live pid on this host", host, livePID, "", false},
+		{"live pid reused by another process", host, livePID, "1", true},
+		{"pid on another host", "elsewhere.example", deadPID, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := newDB(t, endpoint)
+			table := tableName(t, db)
+			ctx := testContext(t)
+			if err := migrate.CreateTable(ctx, db, &fx.plan.Table, table, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			held := fx.plan.Table.LockKey()
+			held["remodel_owner"] = &types.AttributeValueMemberS{Value: "0123456789abcdef"}
+			held["remodel_host"] = &types.AttributeValueMemberS{Value: c.host}
+			held["remodel_pid"] = &types.AttributeValueMemberN{Value: strconv.Itoa(c.pid)}
+			if c.pidStart != "" {
+				held["remodel_pid_start"] = &types.AttributeValueMemberS{Value: c.pidStart}
+			}
+			held["remodel_started"] = &types.AttributeValueMemberS{Value: "2026-01-01T00:00:00Z"}
+			held["remodel_heartbeat"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)}
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: held}); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := migrate.Run(ctx, fx.options(db, table))
+			if !c.takenOver {
+				if err == nil || !strings.Contains(err.Error(), "is locked by another migrate run: owner 0123456789abcdef on host "+c.host) {
+					t.Fatalf("Run: %v; want the refusal naming the live lock's run", err)
+				}
+				if rep.ItemsWritten != 0 {
+					t.Errorf("a refused run wrote %d items", rep.ItemsWritten)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v; want the lock of a process gone from this host taken over", err)
+			}
+			want := fmt.Sprintf("took over the lock of a run that died on this host on table %s: owner 0123456789abcdef on host %s (pid %d)", table, c.host, c.pid)
+			if len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], want) {
+				t.Errorf("warnings %q, want one starting %q", rep.Warnings, want)
+			}
+			checkLanded(t, fx, rep, db, table)
+			checkNoLock(t, db, fx, table)
+		})
+	}
 }
