@@ -119,7 +119,8 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 	}
 	takeover := slices.Clone(o.resumeOwners) // --resume: the interrupted run's lock is taken over at once
 	var dead []string                        // owners of locks whose process is gone from this host
-	for range 3 {                            // a lock released between the put and the read is tried again
+	// A lock released between the put and the read is tried again.
+	for range 3 {
 		item := l.table.LockKey()
 		item[lockOwner] = &types.AttributeValueMemberS{Value: l.held.owner}
 		item[lockHost] = &types.AttributeValueMemberS{Value: l.held.host}
