@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -34,6 +35,13 @@ type Config struct {
 	// level, and with debug enabled the SDK also logs its retries. Nil
 	// discards them: the SDK never writes to stderr by itself.
 	Log *slog.Logger
+	// RequestTimeout is the deadline of every attempt of every request
+	// (AttemptTimeout): 0 is DefaultRequestTimeout, less than 0 none. The
+	// SDK's retryer makes at most 3 attempts of a call (AWS_MAX_ATTEMPTS
+	// or the profile's max_attempts may say otherwise), so a call to an
+	// endpoint that never answers ends after about 3 times this. A
+	// per-call AttemptTimeout replaces it.
+	RequestTimeout time.Duration
 	// LoadOptions are passed on to config.LoadDefaultConfig after the
 	// options above (tests give static credentials this way).
 	LoadOptions []func(*config.LoadOptions) error
@@ -102,6 +110,8 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Deserialize.Add(checkCRC32{log: log}, middleware.After)
 		})
+		// No call waits for ever on an endpoint that does not answer.
+		AttemptTimeout(requestTimeout(c.RequestTimeout))(o)
 		// The clock skew the SDK learns from every answer, for
 		// BatchWriteItem's direct path to sign with (see direct.go).
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
@@ -112,6 +122,14 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 		directs.Store(db, d)
 	}
 	return db, nil
+}
+
+// requestTimeout is Config.RequestTimeout's deadline (<= 0: none).
+func requestTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultRequestTimeout
+	}
+	return d
 }
 
 // credentialsHint says where credentials come from when none could be got:

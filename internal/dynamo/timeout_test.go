@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -91,6 +92,52 @@ func TestAttemptTimeout(t *testing.T) {
 		srv, _ := fakeDynamoDB(t, func(_ int, w http.ResponseWriter) { answerWith(w, crc(tableBody), tableBody) })
 		if err := describeWith(context.Background(), client(t, srv.URL, nil), AttemptTimeout(0)); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestClientRequestTimeout: every call of a client made by Connect has a
+// deadline per attempt, Config.RequestTimeout, without a per-call option
+// (verify's calls have none); the SDK's 3 attempts bound the call. A
+// per-call AttemptTimeout replaces the client's instead of adding a second
+// one: a longer one lets an answer slower than the client's deadline in.
+func TestClientRequestTimeout(t *testing.T) {
+	connect := func(t *testing.T, url string, d time.Duration) *dynamodb.Client {
+		t.Helper()
+		base := client(t, url, nil) // the test retryer, without waits
+		db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: url, RequestTimeout: d, LoadOptions: []func(*config.LoadOptions) error{
+			config.WithCredentialsProvider(base.Options().Credentials),
+			config.WithRetryer(func() aws.Retryer { return base.Options().Retryer }),
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	t.Run("never answered", func(t *testing.T) {
+		srv, calls := silentServer(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a call without the deadline fails here, not hangs
+		defer cancel()
+		start := time.Now()
+		err := describeWith(ctx, connect(t, srv.URL, 500*time.Millisecond))
+		var na *NoAnswerError
+		if want := "operation error DynamoDB: DescribeTable, exceeded maximum number of attempts, 3, no answer within 500ms"; err == nil || err.Error() != want || !errors.As(err, &na) {
+			t.Fatalf("DescribeTable: %v\nwant %s", err, want)
+		}
+		if calls.Load() != 3 {
+			t.Errorf("%d attempts, want the SDK's 3", calls.Load())
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("3 attempts of 500ms took %s", d)
+		}
+	})
+	t.Run("per-call replaces", func(t *testing.T) {
+		srv, calls := fakeDynamoDB(t, func(_ int, w http.ResponseWriter) {
+			time.Sleep(time.Second) // past the client's deadline, within the call's
+			answerWith(w, crc(tableBody), tableBody)
+		})
+		if err := describeWith(context.Background(), connect(t, srv.URL, 200*time.Millisecond), AttemptTimeout(time.Minute)); err != nil || calls.Load() != 1 {
+			t.Fatalf("DescribeTable: %v after %d calls, want the first answer (the call's deadline, not the client's)", err, calls.Load())
 		}
 	})
 }
