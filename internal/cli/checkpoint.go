@@ -19,7 +19,7 @@ func checkpointOptions(m *migrate.Options, o *common) error {
 		if table == "" {
 			table = m.Plan.Table.Name
 		}
-		m.CheckpointPath = table + ".remodel-checkpoint.json"
+		m.CheckpointPath = defaultCheckpoint(table)
 	}
 	b, err := os.ReadFile(o.mapping)
 	if err != nil {
@@ -32,3 +32,6 @@ func checkpointOptions(m *migrate.Options, o *common) error {
 	}
 	return nil
 }
+
+// defaultCheckpoint is migrate's checkpoint file without --checkpoint.
+func defaultCheckpoint(table string) string { return table + ".remodel-checkpoint.json" }

@@ -56,6 +56,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 			c.atLeast("rows", int64(rows), 1)
 			an.check(cmd, &c)
 			prog.check(&c)
+			previewFiles(&o, &an, doc).check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -274,6 +275,7 @@ work for some memory, which stays under the limit.`,
 			c.positive("checkpoint-every", m.CheckpointEvery)
 			c.replaceable("rejects", m.RejectsPath)
 			c.replaceable("checkpoint", m.CheckpointPath)
+			migrateFiles(&m, &o, d.table, reportJSON, cmd.Flags().Changed("rejects")).check(&c)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
@@ -412,6 +414,9 @@ The exit status is 0 only when every check ran and passed.`,
 			outs, err := reportOutputs(outputs, f)
 			if err != nil {
 				return usageError{err}
+			}
+			if err := verifyFiles(&o, rejects, outputs, outs).err(); err != nil {
+				return err
 			}
 			if !cmd.Flags().Changed("seed") {
 				v.Seed = rand.Int64N(1 << 31)

@@ -45,6 +45,7 @@ or to the file -o names.`,
 			var c checks
 			c.oneOf("format", format, "workbench", "cloudformation", "terraform")
 			c.atLeast("rows", int64(rows), 1)
+			exportFiles(&o, output).check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
