@@ -2,7 +2,9 @@ package migrate
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +15,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/process"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -25,27 +28,37 @@ import (
 const DefaultCheckpointEvery = 2 * time.Second
 
 // checkpointVersion is the version of the checkpoint file's format.
-const checkpointVersion = 1
+const checkpointVersion = 2
 
 // checkpointFile is what a checkpoint file holds: whose job it is (the
-// mapping's digest, the table, the source without its password, the runs
-// whose lock item --resume may take over: the one holding it and, for a
-// moment while a resumed run takes it, the one before) and, per entity, the key up to which every row is
-// settled: its item acknowledged by DynamoDB, or the row rejected (and in
-// the rejects file).
+// mapping's digest; the table, by name and by the ARN and creation time of
+// the one the settled items are in; the source without its password, by
+// address and by what the database is; the runs whose lock item --resume
+// may take over: the one holding it and, for a moment while a resumed run
+// takes it, the one before; the process that wrote it) and, per entity,
+// the key up to which every row is settled: its item acknowledged by
+// DynamoDB, or the row rejected (and in the rejects file). Checksum is the
+// SHA-256 of the file written with Checksum empty: a file damaged or
+// edited by hand is refused.
 type checkpointFile struct {
-	Version     int                `json:"version"`
-	Mapping     string             `json:"mapping_digest"`
-	Table       string             `json:"table"`
-	Source      string             `json:"source"`
-	Engine      string             `json:"engine"`
-	Owners      []string           `json:"lock_owners"`
-	Host        string             `json:"host"`
-	PID         int64              `json:"pid"`
-	Saved       time.Time          `json:"saved"`
-	RejectsFile string             `json:"rejects_file,omitempty"`
-	ItemsBefore int64              `json:"items_before"`
-	Entities    []checkpointEntity `json:"entities"`
+	Version      int       `json:"version"`
+	Checksum     string    `json:"checksum"`
+	Mapping      string    `json:"mapping_digest"`
+	Table        string    `json:"table"`
+	TableARN     string    `json:"table_arn"`
+	TableCreated time.Time `json:"table_created"`
+	Source       string    `json:"source"`
+	// SourceServer is source.ServerID's: "" where the user may not read it.
+	SourceServer string             `json:"source_server,omitempty"`
+	Engine       string             `json:"engine"`
+	Owners       []string           `json:"lock_owners"`
+	Host         string             `json:"host"`
+	PID          int64              `json:"pid"`
+	PIDStart     string             `json:"pid_start,omitempty"`
+	Saved        time.Time          `json:"saved"`
+	RejectsFile  string             `json:"rejects_file,omitempty"`
+	ItemsBefore  int64              `json:"items_before"`
+	Entities     []checkpointEntity `json:"entities"`
 }
 
 // checkpointEntity is the progress of one entity, or of one key range of
@@ -218,10 +231,10 @@ type rowMark struct {
 
 func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	tr := &tracker{path: path, plan: o.Plan, engine: o.Source.Engine(), byName: map[string][]*entityTrack{}, shared: map[string]*sharedRead{}, rej: rej}
-	host, _ := os.Hostname()
+	self := process.Self()
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
-		Engine: string(o.Source.Engine()), Host: host, PID: int64(os.Getpid()), RejectsFile: o.RejectsPath,
+		Engine: string(o.Source.Engine()), Host: self.Host, PID: self.PID, PIDStart: self.Start, RejectsFile: o.RejectsPath,
 	}
 	for _, e := range o.Plan.Entities {
 		et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
@@ -298,21 +311,30 @@ func (tr *tracker) share(sh *sharedRead) error {
 }
 
 // loadCheckpoint reads the checkpoint of an interrupted run for --resume
-// and checks that it is this job's: the same mapping, table and source.
-func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
+// and checks that it is intact (its checksum, and what it claims) and this
+// job's: the same mapping, table name and source (the same database, at
+// whatever address; a warning says when the address changed).
+func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
+	var warning string
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("migrate: --resume: no checkpoint %s: nothing to resume (a run that succeeds removes its checkpoint; --checkpoint names another file)", path)
+		return nil, "", fmt.Errorf("migrate: --resume: no checkpoint %s: nothing to resume (a run that succeeds removes its checkpoint; --checkpoint names another file)", path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("migrate: --resume: reading the checkpoint: %w", err)
+		return nil, "", fmt.Errorf("migrate: --resume: reading the checkpoint: %w", err)
 	}
 	var ck checkpointFile
 	if err := json.Unmarshal(b, &ck); err != nil {
-		return nil, fmt.Errorf("migrate: --resume: checkpoint %s is not a remodel checkpoint: %w", path, err)
+		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is not a remodel checkpoint: %w", path, err)
 	}
 	if ck.Version != checkpointVersion {
-		return nil, fmt.Errorf("migrate: --resume: checkpoint %s has format version %d; this remodel reads version %d", path, ck.Version, checkpointVersion)
+		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s has format version %d; this remodel reads version %d", path, ck.Version, checkpointVersion)
+	}
+	if sum, err := ck.checksum(); err != nil || sum != ck.Checksum {
+		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is damaged or was edited: its checksum does not match its contents, so what it says was settled cannot be trusted; start over (migrate --allow-non-empty writes every row again)", path)
+	}
+	if err := ck.sane(); err != nil {
+		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s cannot be right: %w; start over (migrate --allow-non-empty writes every row again)", path, err)
 	}
 	var diffs []string
 	if ck.Mapping != tr.file.Mapping {
@@ -321,7 +343,15 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 	if ck.Table != tr.file.Table {
 		diffs = append(diffs, fmt.Sprintf("it is of table %s, not %s", ck.Table, tr.file.Table))
 	}
-	if ck.Source != tr.file.Source {
+	switch {
+	case ck.SourceServer != "" && tr.file.SourceServer != "":
+		// The database is named by what it is: its address may change.
+		if ck.SourceServer != tr.file.SourceServer {
+			diffs = append(diffs, fmt.Sprintf("it read the database %s (%s), not %s (%s)", ck.SourceServer, ck.Source, tr.file.SourceServer, tr.file.Source))
+		} else if ck.Source != tr.file.Source {
+			warning = fmt.Sprintf("the source's address changed since the interrupted run (%s, now %s): it is the same database (%s)", ck.Source, tr.file.Source, ck.SourceServer)
+		}
+	case ck.Source != tr.file.Source:
 		diffs = append(diffs, fmt.Sprintf("it read the source %s, not %s", ck.Source, tr.file.Source))
 	}
 	if len(diffs) > 0 {
@@ -332,10 +362,10 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 			}
 			msg += d
 		}
-		return nil, errors.New(msg + ". Resume with the mapping, source and table of the interrupted run, or start over with --allow-non-empty")
+		return nil, "", errors.New(msg + ". Resume with the mapping, source and table of the interrupted run, or start over with --allow-non-empty")
 	}
-	if host, _ := os.Hostname(); ck.Host == host && ck.PID > 0 && ck.PID != int64(os.Getpid()) && alive(int(ck.PID)) {
-		return nil, fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first (if pid %d is another program now, set \"pid\" in the checkpoint to 0)", path, ck.PID, ck.PID)
+	if p := (process.ID{Host: ck.Host, PID: ck.PID, Start: ck.PIDStart}); p.Host == tr.file.Host && !p.Self() && p.Running() {
+		return nil, "", fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first", path, ck.PID)
 	}
 	// The tracks are the checkpoint's: the key ranges of the interrupted
 	// run, whatever the new snapshot holds.
@@ -353,27 +383,27 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 				if i > 0 {
 					name = ce.Also[i-1].Name
 				}
-				return nil, fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, name)
+				return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s names entity %s, which the mapping does not have", path, name)
 			}
 		}
 		sh, err := tr.sharedOf(ents)
 		if err != nil {
-			return nil, fmt.Errorf("migrate: --resume: checkpoint %s: %w", path, err)
+			return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s: %w", path, err)
 		}
 		var lo, hi source.KeyBound
 		if ce.RangeAfter != nil {
 			if lo, err = decodeKey(ce.RangeAfter); err != nil {
-				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+				return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
 			}
 		}
 		if ce.RangeUpTo != nil {
 			if hi, err = decodeKey(ce.RangeUpTo); err != nil {
-				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+				return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
 			}
 		}
 		et, err := tr.newTrack(ents, sh, lo, hi)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		tr.ents = append(tr.ents, et)
 		for _, e := range ents {
@@ -385,18 +415,19 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, error) {
 		if ce.After != nil {
 			k, err := decodeKey(ce.After)
 			if err != nil {
-				return nil, fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
+				return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s, entity %s: %w", path, ce.Name, err)
 			}
 			et.after, et.afterRow, et.resumeFrom = k, ce.AfterRow, k
 		}
 	}
 	for _, e := range tr.plan.Entities {
 		if tr.byName[e.Name] == nil {
-			return nil, fmt.Errorf("migrate: --resume: checkpoint %s does not have entity %s", path, e.Name)
+			return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s does not have entity %s", path, e.Name)
 		}
 	}
 	tr.file.ItemsBefore = ck.ItemsBefore
-	return &ck, nil
+	tr.file.TableARN, tr.file.TableCreated = ck.TableARN, ck.TableCreated
+	return &ck, warning, nil
 }
 
 func entityNamed(p *mapping.Plan, name string) *mapping.Entity {
@@ -418,10 +449,64 @@ func short(digest string) string {
 	return digest
 }
 
-// alive says whether a process with this pid exists on this host.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+// checksum is the SHA-256 of the file as save writes it, with Checksum
+// empty.
+func (f checkpointFile) checksum() (string, error) {
+	f.Checksum = ""
+	b, err := f.encode()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// encode is the file's text.
+func (f checkpointFile) encode() ([]byte, error) {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("migrate: encoding the checkpoint: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// sane checks what a checkpoint claims against what a run can write: the
+// table it names, counts that are not negative and add up (every settled
+// row is an item or a rejection), and an entity that is done has no key
+// to resume after.
+func (f *checkpointFile) sane() error {
+	if f.TableARN == "" || f.TableCreated.IsZero() {
+		return fmt.Errorf("it does not name the table its items were written into")
+	}
+	if f.ItemsBefore < 0 {
+		return fmt.Errorf("items_before is %d", f.ItemsBefore)
+	}
+	if len(f.Entities) == 0 {
+		return fmt.Errorf("it has no entity")
+	}
+	counts := func(what string, rows, items, rejected int64) error {
+		if rows < 0 || items < 0 || rejected < 0 || rows != items+rejected {
+			return fmt.Errorf("entity %s: %d rows settled as %d items and %d rejected", what, rows, items, rejected)
+		}
+		return nil
+	}
+	for _, e := range f.Entities {
+		if err := counts(e.Name, e.Rows, e.Items, e.Rejected); err != nil {
+			return err
+		}
+		for _, a := range e.Also {
+			if err := counts(a.Name, a.Rows, a.Items, a.Rejected); err != nil {
+				return err
+			}
+		}
+		if e.Done && e.After != nil {
+			return fmt.Errorf("entity %s is done but names a key to resume after", e.Name)
+		}
+		if !e.Done && e.After == nil && e.Rows > 0 {
+			return fmt.Errorf("entity %s has %d rows settled but no key they end at", e.Name, e.Rows)
+		}
+	}
+	return nil
 }
 
 // mark records a row read (row is the reader's, valid during the call)
@@ -647,9 +732,13 @@ func (tr *tracker) save() error {
 		}
 		f.Entities = append(f.Entities, ce)
 	}
-	b, err := json.MarshalIndent(f, "", "  ")
+	var err error
+	if f.Checksum, err = f.checksum(); err != nil {
+		return err
+	}
+	b, err := f.encode()
 	if err != nil {
-		return fmt.Errorf("migrate: encoding the checkpoint: %w", err)
+		return err
 	}
 	dir := filepath.Dir(tr.path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(tr.path)+".tmp*")
@@ -657,7 +746,7 @@ func (tr *tracker) save() error {
 		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
+	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("migrate: saving the checkpoint: %w", err)
 	}
@@ -758,9 +847,11 @@ func (t *entityTrack) earlierOf(name string) tally {
 }
 
 // startCheckpoint sets up the run's checkpoint: none without a path; for
-// --resume, the interrupted run's, checked to be of this job, whose lock
-// this run takes over and whose rejects file it appends to.
-func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
+// --resume, the interrupted run's, checked to be of this job (the same
+// mapping, source database and table: the very table its settled items were
+// written into, not one created since under its name), whose lock this run
+// takes over and whose rejects file it appends to.
+func startCheckpoint(ctx context.Context, o *Options, rep *Report, rej *rejects) (*tracker, error) {
 	if o.CheckpointPath == "" {
 		if o.Resume {
 			return nil, errors.New("migrate: --resume needs the checkpoint file of the interrupted run")
@@ -771,32 +862,76 @@ func startCheckpoint(o *Options, rep *Report, rej *rejects) (*tracker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Resume {
-		ck, err := loadCheckpoint(o.CheckpointPath, tr)
-		if err != nil {
-			return nil, err
-		}
-		o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
-		if err := rej.loadEarlier(); err != nil {
-			return nil, err
-		}
-		for _, et := range tr.ents { // --max-rejects counts the whole job's
-			for _, c := range et.earlier {
-				rej.n += c.rejected
-			}
-		}
-		tr.resumed = true
-		// The lock may be taken over from the runs the checkpoint names; this
-		// run is named too before it takes the lock, so that a run killed
-		// between taking the lock and its next save can be resumed as well.
-		o.resumeOwners = ck.Owners
-		o.lockOwner = newOwner()
-		tr.file.Owners = append(slices.Clone(ck.Owners), o.lockOwner)
-		if err := tr.save(); err != nil {
-			return nil, err
+	if tr.file.SourceServer, err = source.ServerID(ctx, o.Source); err != nil {
+		return nil, fmt.Errorf("migrate: naming the source database for the checkpoint: %w", err)
+	}
+	if !o.Resume {
+		return tr, nil
+	}
+	ck, warning, err := loadCheckpoint(o.CheckpointPath, tr)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		rep.Warnings = append(rep.Warnings, warning)
+	}
+	if err := tr.sameTable(ctx, *o); err != nil {
+		return nil, err
+	}
+	o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
+	if err := rej.loadEarlier(); err != nil {
+		return nil, err
+	}
+	for _, et := range tr.ents { // --max-rejects counts the whole job's
+		for _, c := range et.earlier {
+			rej.n += c.rejected
 		}
 	}
+	tr.resumed = true
+	// The lock may be taken over from the runs the checkpoint names; this
+	// run is named too before it takes the lock, so that a run killed
+	// between taking the lock and its next save can be resumed as well.
+	o.resumeOwners = ck.Owners
+	o.lockOwner = newOwner()
+	tr.file.Owners = append(slices.Clone(ck.Owners), o.lockOwner)
+	if err := tr.save(); err != nil {
+		return nil, err
+	}
 	return tr, nil
+}
+
+// sameTable checks that the table a resumed run writes into is the one
+// whose items the checkpoint settled: a table deleted (or an in-memory
+// emulator restarted) and created again under its name holds none of them,
+// and resuming into it would report rows as written that are not.
+func (tr *tracker) sameTable(ctx context.Context, o Options) error {
+	was := tableID{ARN: tr.file.TableARN, Created: tr.file.TableCreated}
+	var settled int64
+	for _, et := range tr.ents {
+		for _, c := range et.earlier {
+			settled += c.items
+		}
+	}
+	now, err := describeTableID(ctx, o.DB, o.Table, dynamo.AttemptTimeout(o.RequestTimeout))
+	if errors.Is(err, errNoTable) {
+		return fmt.Errorf("migrate: --resume: table %s does not exist any more: the %d items checkpoint %s counts as written were in the table created at %s, and went with it; --resume cannot bring them back: start over without --resume (with --create-table)",
+			o.Table, settled, tr.path, was.Created.Format(time.RFC3339Nano))
+	}
+	if err != nil {
+		return err
+	}
+	if now != was {
+		return fmt.Errorf("migrate: --resume: table %s is not the table the interrupted run wrote into: that one (%s) was created at %s, this one (%s) at %s, so the %d items checkpoint %s counts as written are not in it; start over without --resume (with --allow-non-empty)",
+			o.Table, was.ARN, was.Created.Format(time.RFC3339Nano), now.ARN, now.Created.Format(time.RFC3339Nano), settled, tr.path)
+	}
+	return nil
+}
+
+// wroteInto records the table the run writes into (a new job's).
+func (tr *tracker) wroteInto(id tableID) {
+	if tr != nil {
+		tr.file.TableARN, tr.file.TableCreated = id.ARN, id.Created
+	}
 }
 
 // saving saves the checkpoint every o.CheckpointEvery while the pipeline

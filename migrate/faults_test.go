@@ -96,12 +96,16 @@ func TestRetryDeadline(t *testing.T) {
 		name   string
 		rule   faultproxy.Rule
 		reason string
+		// doubt: the fault leaves the client unable to know whether
+		// DynamoDB wrote the items (no answer, a 5xx, a cut connection).
+		doubt bool
 	}{
-		{"nothing-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1}, "left unprocessed"},
-		{"half-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1, Keep: 0.5}, "left unprocessed"},
-		{"throttled", faultproxy.Rule{Fault: faultproxy.Throttle, Ops: bwi, Prob: 1}, "ProvisionedThroughputExceededException"},
-		{"500", faultproxy.Rule{Fault: faultproxy.InternalError, Ops: bwi, Prob: 1}, "InternalServerError"},
-		{"dropped", faultproxy.Rule{Fault: faultproxy.DropBefore, Ops: bwi, Prob: 1}, "EOF"},
+		{"nothing-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1}, "left unprocessed", false},
+		{"half-processed", faultproxy.Rule{Fault: faultproxy.Unprocessed, Prob: 1, Keep: 0.5}, "left unprocessed", false},
+		{"throttled", faultproxy.Rule{Fault: faultproxy.Throttle, Ops: bwi, Prob: 1}, "ProvisionedThroughputExceededException", false},
+		{"500", faultproxy.Rule{Fault: faultproxy.InternalError, Ops: bwi, Prob: 1}, "InternalServerError", true},
+		{"dropped", faultproxy.Rule{Fault: faultproxy.DropBefore, Ops: bwi, Prob: 1}, "EOF", true},
+		{"dropped-after-writing", faultproxy.Rule{Fault: faultproxy.DropAfter, Ops: bwi, Prob: 1}, "EOF", true},
 	} {
 		eng := testenv.Engines[i%len(testenv.Engines)] // both engines, each case once
 		t.Run(c.name+"/"+eng.Name, func(t *testing.T) {
@@ -129,17 +133,25 @@ func TestRetryDeadline(t *testing.T) {
 			if rep.Retries == 0 {
 				t.Error("no retry before giving up")
 			}
-			// The report counts exactly what is there: the writers with a
-			// request in flight when the run stopped waited for its answer.
-			// Only a connection dropped after DynamoDB acted (not one of these
-			// cases) can land items unacknowledged.
-			if n, _ := scan(t, direct, table); n != rep.ItemsWritten {
-				t.Errorf("report: %d items written, the table holds %d", rep.ItemsWritten, n)
+			// The report never says more was written than was, and what it
+			// cannot know it counts apart: the table holds the items
+			// acknowledged and at most the unknown ones besides (a connection
+			// dropped after DynamoDB wrote lands items unacknowledged). A fault
+			// that refuses the request before any write leaves none unknown.
+			n, _ := scan(t, direct, table)
+			if n < rep.ItemsWritten || n > rep.ItemsWritten+rep.ItemsUnknown {
+				t.Errorf("report: %d items written and %d unknown; the table holds %d", rep.ItemsWritten, rep.ItemsUnknown, n)
+			}
+			if !c.doubt && rep.ItemsUnknown != 0 {
+				t.Errorf("report: %d items unknown after a fault that refuses before writing", rep.ItemsUnknown)
+			}
+			if c.doubt && rep.ItemsUnknown == 0 {
+				t.Error("report: no item unknown although no request was answered")
 			}
 			if rep.OK || rep.Error != msg {
 				t.Errorf("report: ok %v, error %q", rep.OK, rep.Error)
 			}
-			if c.rule.Keep == 0 && p.Stats().Forwarded["BatchWriteItem"] != 0 {
+			if c.rule.Keep == 0 && c.rule.Fault != faultproxy.DropAfter && p.Stats().Forwarded["BatchWriteItem"] != 0 {
 				t.Error("a BatchWriteItem reached DynamoDB")
 			}
 		})

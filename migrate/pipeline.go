@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
@@ -121,6 +122,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		rep.Error = err.Error()
 		rep.Partial = rep.writing
+		var api smithy.APIError
+		rep.TableGone = rep.writing && errors.As(err, &api) && api.ErrorCode() == "ResourceNotFoundException"
 	}
 	rep.Interrupted = ctx.Err() != nil
 	return rep, err
@@ -134,17 +137,24 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
-	tr, err := startCheckpoint(&o, rep, rej) // --resume: refused before anything is done if it is another job's
+	tr, err := startCheckpoint(ctx, &o, rep, rej) // --resume: refused before anything is done if it is another job's or its table is gone
 	if err != nil {
 		return err
 	}
-	if o.CreateTable {
+	if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
 		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
 		}
 		rep.CreatedTable = true
 	} else if err := CheckTable(ctx, o.DB, &o.Plan.Table, o.Table, call); err != nil {
 		return err
+	}
+	if tr != nil && !o.Resume {
+		id, err := describeTableID(ctx, o.DB, o.Table, call)
+		if err != nil {
+			return err
+		}
+		tr.wroteInto(id)
 	}
 
 	// The lock: one run at a time writes into the table. The heartbeat

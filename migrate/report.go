@@ -16,16 +16,24 @@ type Report struct {
 	// --max-rejects; Error says why the run stopped otherwise, Interrupted
 	// that it was canceled (SIGINT, SIGTERM), and Partial that it stopped
 	// after it began writing: the table holds only part of the rows.
-	OK              bool           `json:"ok"`
-	Error           string         `json:"error,omitempty"`
-	Interrupted     bool           `json:"interrupted"`
-	Partial         bool           `json:"partial"`
-	CreatedTable    bool           `json:"created_table"`
-	Started         time.Time      `json:"started"`
-	Duration        time.Duration  `json:"duration_ns"`
-	Seconds         float64        `json:"seconds"`
-	RowsRead        int64          `json:"rows_read"`
-	ItemsWritten    int64          `json:"items_written"`
+	OK           bool          `json:"ok"`
+	Error        string        `json:"error,omitempty"`
+	Interrupted  bool          `json:"interrupted"`
+	Partial      bool          `json:"partial"`
+	CreatedTable bool          `json:"created_table"`
+	Started      time.Time     `json:"started"`
+	Duration     time.Duration `json:"duration_ns"`
+	Seconds      float64       `json:"seconds"`
+	RowsRead     int64         `json:"rows_read"`
+	ItemsWritten int64         `json:"items_written"`
+	// ItemsUnknown counts the items of a run that stopped whose requests
+	// got no answer, or one that does not say whether DynamoDB acted on
+	// them: written or not, the run cannot know (ItemsWritten counts only
+	// what DynamoDB acknowledged). A resumed run writes them again.
+	ItemsUnknown int64 `json:"items_unknown"`
+	// TableGone is true when DynamoDB answered, while the run wrote, that
+	// the table does not exist: the items it had acknowledged went with it.
+	TableGone       bool           `json:"table_gone,omitempty"`
 	Rejected        int64          `json:"rejected"`
 	Retries         int64          `json:"retries"`
 	Throttled       int64          `json:"throttled"`
@@ -94,6 +102,7 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 	r.Seconds = r.Duration.Seconds()
 	r.RowsRead = c.read.Load()
 	r.ItemsWritten = c.written.Load()
+	r.ItemsUnknown = c.unknown.Load()
 	r.Rejected = c.rejected.Load()
 	r.Retries = c.retries.Load()
 	r.Throttled = c.throttled.Load()
@@ -132,6 +141,8 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}
 	switch {
+	case r.TableGone:
+		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
 	case r.Partial && r.Checkpoint != "":
 		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint)
 	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
@@ -140,6 +151,10 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  nothing was written: the table holds no item of this run; migrate again once the cause is removed\n")
 	case r.Partial:
 		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
+	}
+	if r.ItemsUnknown > 0 {
+		fmt.Fprintf(w, "  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
+			r.ItemsUnknown, r.ItemsWritten, r.ItemsWritten+r.ItemsUnknown)
 	}
 	if r.Earlier != nil {
 		fmt.Fprintf(w, "  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)

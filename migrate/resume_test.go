@@ -20,6 +20,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/source"
 	"github.com/remodel-dev/remodel/verify"
 )
 
@@ -172,16 +173,19 @@ func TestResumeRefusesAnotherJob(t *testing.T) {
 	}
 	before, _ := scan(t, db, table)
 
+	other := personalization(t, eng) // another database with the same schema and rows
 	for _, tc := range []struct {
 		name             string
 		digest, src, tab string
+		src2             source.Source
 		want             string
 	}{
-		{"mapping", "digest-2", "source-1", table, "the mapping file changed since"},
-		{"source", "digest-1", "source-2", table, "it read the source source-1, not source-2"},
-		{"table", "digest-1", "source-1", table + "_other", "it is of table " + table + ", not " + table + "_other"},
+		{"mapping", "digest-2", "source-1", table, fx.src, "the mapping file changed since"},
+		{"source", "digest-1", "source-2", table, other.src, "it read the database " + serverID(t, fx.src) + " (source-1), not " + serverID(t, other.src) + " (source-2)"},
+		{"table", "digest-1", "source-1", table + "_other", fx.src, "it is of table " + table + ", not " + table + "_other"},
 	} {
 		o := fx.options(db, tc.tab)
+		o.Source = tc.src2
 		o.CheckpointPath, o.MappingDigest, o.SourceID, o.Resume = ck, tc.digest, tc.src, true
 		_, err := migrate.Run(testContext(t), o)
 		if err == nil || !strings.Contains(err.Error(), "belongs to another migration") || !strings.Contains(err.Error(), tc.want) {
@@ -552,6 +556,228 @@ entities:
 			if len(items) != 999 || !strings.Contains(found, `"id":{"N":"900"}`) {
 				t.Errorf("%d items, ITEM#5 is %q; want 999 items and ITEM#5 row 900's", len(items), found)
 			}
+		})
+	}
+}
+
+// serverID is the source's source.ServerID.
+func serverID(t *testing.T, src source.Source) string {
+	t.Helper()
+	id, err := source.ServerID(context.Background(), src)
+	if err != nil || id == "" {
+		t.Fatalf("ServerID: %q, %v", id, err)
+	}
+	return id
+}
+
+// stoppedJob runs a first migration into a new table that is stopped once
+// it has written some items, and returns its options and checkpoint.
+func stoppedJob(t *testing.T, fx *fixture, endpoint string) (o migrate.Options, db *dynamodb.Client, table, ck string) {
+	t.Helper()
+	db = newDB(t, endpoint)
+	table = tableName(t, db)
+	ck = filepath.Join(t.TempDir(), "c.json")
+	_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+	o = fx.options(slow, table)
+	o.CreateTable = true
+	o.CheckpointPath, o.MappingDigest, o.SourceID = ck, "digest-1", "source-1"
+	if _, err := migrate.Run(stopAfter(t, db, table, 100), o); err == nil {
+		t.Fatal("the first run was not stopped")
+	}
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint after the stopped run: %v", err)
+	}
+	o = fx.options(db, table)
+	o.CheckpointPath, o.MappingDigest, o.SourceID, o.Resume = ck, "digest-1", "source-1", true
+	return o, db, table, ck
+}
+
+// TestResumeTableRecreated: the table of an interrupted job deleted (an
+// in-memory DynamoDB Local restarted, a table dropped by hand) and created
+// again under its name holds none of the items the checkpoint settled:
+// --resume, with or without --create-table, is refused, naming the table
+// and its creation times, and writes nothing. Without the table's
+// identity in the checkpoint the resumed run reported every row migrated
+// while the settled ones were missing.
+func TestResumeTableRecreated(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[1%len(testenv.Engines)])
+	for _, recreate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("recreated=%v", recreate), func(t *testing.T) {
+			o, db, table, _ := stoppedJob(t, fx, endpoint)
+			ctx := testContext(t)
+			if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := dynamodb.NewTableNotExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			want := "does not exist any more"
+			if recreate {
+				if err := migrate.CreateTable(ctx, db, &fx.plan.Table, table, time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				want = "is not the table the interrupted run wrote into"
+			}
+			o.CreateTable = true
+			rep, err := migrate.Run(ctx, o)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "start over without --resume") {
+				t.Fatalf("resume into a table created since: %v (report ok %v, %d items), want it refused saying %q", err, rep.OK, rep.ItemsWritten, want)
+			}
+			if recreate {
+				if n, _ := scan(t, db, table); n != 0 {
+					t.Errorf("the refused run wrote %d items", n)
+				}
+			} else if _, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}); err == nil {
+				t.Error("the refused run created the table")
+			}
+		})
+	}
+}
+
+// TestResumeTableGoneMidRun: when the table is deleted while the run
+// writes, the report says the table is gone (not that N items are
+// written), and the run fails.
+func TestResumeTableGoneMidRun(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[0])
+	db := newDB(t, endpoint)
+	table := tableName(t, db)
+	_, _, slow := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.Delay, Ops: bwi, Prob: 1, Delay: 20 * time.Millisecond})
+	o := fx.options(slow, table)
+	o.CreateTable = true
+	o.CheckpointPath = filepath.Join(t.TempDir(), "c.json")
+	ctx := testContext(t)
+	done := make(chan struct{})
+	go func() { // delete the table once some items are in it
+		defer close(done)
+		for ctx.Err() == nil {
+			if n, _ := scanQuiet(db, table); n >= 100 {
+				_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+				return
+			}
+		}
+	}()
+	rep, err := migrate.Run(ctx, o)
+	<-done
+	if err == nil {
+		t.Fatal("the run succeeded into a deleted table")
+	}
+	if !rep.TableGone {
+		t.Errorf("report: table_gone false after %v", err)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	if !strings.Contains(text.String(), "the table is gone") || strings.Contains(text.String(), "items are written") {
+		t.Errorf("the text report does not say the table is gone:\n%s", text.String())
+	}
+}
+
+// scanQuiet counts the table's items, 0 on any error.
+func scanQuiet(db *dynamodb.Client, table string) (int64, error) {
+	out, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
+	if err != nil {
+		return 0, err
+	}
+	return int64(out.Count), nil
+}
+
+// TestResumeCheckpointEdited: a checkpoint whose settled key was moved
+// forward by hand (which would skip rows and report them written), whose
+// counts were made negative, or that was cut short is refused, and the
+// resumed run writes nothing.
+func TestResumeCheckpointEdited(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[0])
+	o, db, table, ck := stoppedJob(t, fx, endpoint)
+	orig, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := scan(t, db, table)
+	var doc map[string]any
+	if err := json.Unmarshal(orig, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(f func(ents []any)) []byte {
+		var d map[string]any
+		_ = json.Unmarshal(orig, &d)
+		f(d["entities"].([]any))
+		b, _ := json.MarshalIndent(d, "", "  ")
+		return b
+	}
+	// The first entity with a settled key.
+	first := -1
+	for i, e := range doc["entities"].([]any) {
+		if e.(map[string]any)["after"] != nil {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		t.Fatalf("the stopped run settled no key:\n%s", orig)
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"key moved forward", edit(func(ents []any) {
+			e := ents[first].(map[string]any)
+			kv := e["after"].([]any)
+			last := kv[len(kv)-1].(map[string]any)
+			last["v"] = "~~~~~~" + fmt.Sprint(last["v"])
+			if last["t"] == "i" {
+				last["v"] = "999999999"
+			}
+		}), "its checksum does not match"},
+		{"negative count", edit(func(ents []any) { ents[first].(map[string]any)["rows"] = -5 }), "its checksum does not match"},
+		{"cut short", orig[:len(orig)/2], "is not a remodel checkpoint"},
+	} {
+		if err := os.WriteFile(ck, c.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := migrate.Run(testContext(t), o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: resume: %v, want it refused saying %q", c.name, err, c.want)
+		}
+	}
+	if after, _ := scan(t, db, table); after != before {
+		t.Errorf("the refused runs changed the table: %d items, before %d", after, before)
+	}
+	// The untouched checkpoint still resumes the job, exactly.
+	if err := os.WriteFile(ck, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := migrate.Run(testContext(t), o)
+	if err != nil {
+		t.Fatalf("resume with the untouched checkpoint: %v", err)
+	}
+	checkLanded(t, fx, rep, db, table)
+	verifyExact(t, fx, db, table)
+}
+
+// TestResumeSourceMoved: the interrupted job's database reached at another
+// address (a proxy port, a failover endpoint: SourceID differs) is the same
+// database: --resume goes on, with a warning that the address changed, and
+// ends exact.
+func TestResumeSourceMoved(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			fx := personalization(t, eng)
+			o, db, table, _ := stoppedJob(t, fx, endpoint)
+			o.SourceID = "source-at-another-address"
+			rep, err := migrate.Run(testContext(t), o)
+			if err != nil {
+				t.Fatalf("resume from the same database at another address: %v", err)
+			}
+			want := "the source's address changed since the interrupted run (source-1, now source-at-another-address): it is the same database (" + serverID(t, fx.src) + ")"
+			if !slices.Contains(rep.Warnings, want) {
+				t.Errorf("warnings %q, want %q", rep.Warnings, want)
+			}
+			checkLanded(t, fx, rep, db, table)
+			verifyExact(t, fx, db, table)
 		})
 	}
 }

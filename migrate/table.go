@@ -150,6 +150,32 @@ func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout t
 	}
 }
 
+// errNoTable is DescribeTable's answer about a table that does not exist.
+var errNoTable = errors.New("no such table")
+
+// tableID names one incarnation of a table: a table deleted and created
+// again under its name (or in an in-memory emulator that restarted) has
+// another creation time.
+type tableID struct {
+	ARN     string
+	Created time.Time
+}
+
+// describeTableID names the table called name; errNoTable when there is none.
+func describeTableID(ctx context.Context, db *dynamodb.Client, name string, optFns ...func(*dynamodb.Options)) (tableID, error) {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
+	var nf *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &nf):
+		return tableID{}, fmt.Errorf("migrate: table %s: %w", name, errNoTable)
+	case err != nil:
+		return tableID{}, fmt.Errorf("migrate: describing table %s: %w", name, err)
+	case out.Table == nil || out.Table.TableArn == nil || out.Table.CreationDateTime == nil:
+		return tableID{}, fmt.Errorf("migrate: describing table %s: DynamoDB did not give its ARN and creation time", name)
+	}
+	return tableID{ARN: *out.Table.TableArn, Created: out.Table.CreationDateTime.UTC()}, nil
+}
+
 // CheckTable makes sure an existing table has the keys and indexes the
 // mapping needs; optFns apply to the DescribeTable request.
 func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {

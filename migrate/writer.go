@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -55,11 +56,14 @@ func (p *pending) sourceKey() string {
 }
 
 // counters are the pipeline's running totals, updated concurrently.
+// unknown counts the items whose fate is not known: the run stopped after
+// a request for them got no answer, or an answer that does not say whether
+// DynamoDB acted on it (a 5xx, a connection cut).
 type counters struct {
-	read, written, rejected, retries, throttled, deleted atomic.Int64
-	mu                                                   sync.Mutex
-	units                                                float64
-	perEntity                                            map[string]*entityCounters
+	read, written, rejected, retries, throttled, deleted, unknown atomic.Int64
+	mu                                                            sync.Mutex
+	units                                                         float64
+	perEntity                                                     map[string]*entityCounters
 }
 
 type entityCounters struct {
@@ -195,7 +199,19 @@ func (w *writer) reject(p pending, err error) error {
 // Requests are sent with inflight, which outlives ctx by the grace period:
 // once ctx is done no request is started, but the answer to one in flight
 // is awaited and what it acknowledges is counted.
-func (w *writer) put(ctx, inflight context.Context, items []pending) error {
+//
+// An item whose request got no answer, or one that does not say whether
+// DynamoDB acted (a 5xx, a connection cut, a request cut at the end of the
+// grace period), may have been written although it was not acknowledged:
+// when put gives up on it, it is counted as unknown, not as unwritten.
+func (w *writer) put(ctx, inflight context.Context, items []pending) (err error) {
+	doubt := false // an attempt for the items left ended without saying whether it wrote them
+	defer func() {
+		var ref *refusedError
+		if err != nil && doubt && !errors.As(err, &ref) && !items[0].del {
+			w.c.unknown.Add(int64(len(items)))
+		}
+	}()
 	reqs := requests(items)
 	first := time.Now()
 	var waited time.Duration // for the rate limit
@@ -218,6 +234,9 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) error {
 			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, w.timeout)
 		throttled := false
+		if err != nil && mayHaveActed(err) {
+			doubt = true
+		}
 		switch {
 		case err == nil:
 			w.gate.succeeded()
@@ -315,6 +334,18 @@ func requests(items []pending) []types.WriteRequest {
 		reqs[i].PutRequest = &puts[i]
 	}
 	return reqs
+}
+
+// mayHaveActed says whether DynamoDB may have acted on a request that
+// failed with err: anything but an answer that refuses it (a 4xx, such as
+// throttling or a validation error, is given before any write).
+func mayHaveActed(err error) bool {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		code := re.HTTPStatusCode()
+		return code < 400 || code >= 500
+	}
+	return true
 }
 
 // isRefused says whether DynamoDB refused the request as invalid.
