@@ -547,12 +547,10 @@ func (m *rowMark) item(i int) *rowMark {
 
 // bound is the row's key as a range bound (its values copied), or nil
 // when it cannot be one: a value the engine does not compare as it sorts
-// (source.BoundValueOK), or any row of an entity with embeds, which is read
-// whole, so its checkpoint stays at its start until it is done.
+// (source.BoundValueOK). An entity with embeds advances by its own key too:
+// its child rows are read in its key order, and a resumed run reads those
+// of the parents after the checkpoint key.
 func (t *entityTrack) bound(row []any) source.KeyBound {
-	if len(t.e.Embeds()) > 0 {
-		return nil
-	}
 	key := make(source.KeyBound, len(t.keyIdx))
 	for i, idx := range t.keyIdx {
 		v := row[idx]

@@ -53,8 +53,11 @@
 //
 // An entity with embeds has its child rows read beside its own rows, by
 // readers taken from a pool of extra snapshot connections (internal/embedread), and
-// merged by mapping.Entity.StreamEmbedded; such an entity is read whole (no
-// key ranges), and its checkpoint stays at its start until it is done.
+// merged by mapping.Entity.StreamEmbedded. Its checkpoint advances by its
+// own key, and a key range of it (--ranges, or a resumed run's rows after
+// the checkpoint) reads the child rows of the parents in that range by the
+// same bounds on the parent's key, which the child rows are ordered by
+// first (source.KeyBound's prefix bounds).
 //
 // The key collision check (collide.go) rejects a row whose item has the key
 // of an earlier row's. The render workers share it: it is sharded by the

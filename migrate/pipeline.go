@@ -320,11 +320,10 @@ func renderAll(ctx context.Context, o Options, chunks <-chan *rowChunk, coll *co
 // readRows streams the rows of one entity (its table, view or query) from
 // r, each with its embedded child rows (read by readers taken from pool)
 // and with the reason it cannot become an item when its key names several
-// rows (mapping.Entity.StreamEmbedded); kr restricts them to a key range.
-// An entity with embeds is read whole (readAll never splits it, and its
-// checkpoint does not advance): its child rows are read by the parent's
-// key order, not by a range of it. A nil pool reads no child rows (kids is
-// nil): for the keys of settled rows.
+// rows (mapping.Entity.StreamEmbedded); kr restricts them to a key range
+// (for an entity with embeds, a resumed run's rows after its checkpoint:
+// the child rows of those parents are read by the same bounds). A nil pool
+// reads no child rows (kids is nil): for the keys of settled rows.
 func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
 	ranged := kr.After != nil || kr.UpTo != nil
 	if pool == nil || len(e.Embeds()) == 0 {
@@ -336,7 +335,7 @@ func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapp
 		}, func(row []any, dup *mapping.RowError) error { return fn(row, nil, dup) })
 	}
 	if ranged {
-		return fmt.Errorf("migrate: entity %s has embedded rows and cannot be read by key range", e.Name)
+		return embedread.StreamRange(ctx, r, pool, e, kr, fn)
 	}
 	return embedread.Stream(ctx, r, pool, e, fn)
 }

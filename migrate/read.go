@@ -46,7 +46,7 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 	for _, rd := range reads {
 		e, sh := rd.e, rd.sh
 		tracks := tr.entity(e.Name)
-		if o.Ranges > 1 && len(e.Embeds()) == 0 && (tr == nil || !tr.resumed) { // an entity with embeds is read whole
+		if o.Ranges > 1 && (tr == nil || !tr.resumed) { // an entity with embeds too: its child rows are read by the same bounds
 			t, where := rd.table()
 			bounds, err := readers[0].KeyBoundaries(ctx, t, where, o.Ranges)
 			if err != nil {

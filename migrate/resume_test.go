@@ -570,9 +570,10 @@ func serverID(t *testing.T, src source.Source) string {
 	return id
 }
 
-// stoppedJob runs a first migration into a new table that is stopped once
-// it has written some items, and returns its options and checkpoint.
-func stoppedJob(t *testing.T, fx *fixture, endpoint string) (o migrate.Options, db *dynamodb.Client, table, ck string) {
+// stoppedJob runs a first migration into a new table (with ranges key
+// ranges per entity, if given) that is stopped once it has written some
+// items, and returns the options to resume it and its checkpoint.
+func stoppedJob(t *testing.T, fx *fixture, endpoint string, ranges ...int) (o migrate.Options, db *dynamodb.Client, table, ck string) {
 	t.Helper()
 	db = newDB(t, endpoint)
 	table = tableName(t, db)
@@ -581,6 +582,9 @@ func stoppedJob(t *testing.T, fx *fixture, endpoint string) (o migrate.Options, 
 	o = fx.options(slow, table)
 	o.CreateTable = true
 	o.CheckpointPath, o.MappingDigest, o.SourceID = ck, "digest-1", "source-1"
+	if len(ranges) > 0 {
+		o.Ranges = ranges[0]
+	}
 	if _, err := migrate.Run(stopAfter(t, db, table, 100), o); err == nil {
 		t.Fatal("the first run was not stopped")
 	}

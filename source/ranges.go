@@ -16,8 +16,10 @@ import (
 )
 
 // KeyBound is a position in a table's key order: one canonical value (as
-// ScanTable reads it) per column of t.PrimaryKey, in that order. A bound
-// is usable only when every value is one BoundValueOK accepts.
+// ScanTable reads it) per column of t.PrimaryKey, in that order, or per
+// column of a prefix of it (a bound between the rows whose keys start with
+// it and the others). A bound is usable only when every value is one
+// BoundValueOK accepts.
 type KeyBound []any
 
 // KeyRange selects the rows of a table by their key: the rows after After
@@ -119,18 +121,21 @@ func rangeCond(e introspect.Engine, t *introspect.Table, kr KeyRange, ident func
 }
 
 // afterCond is the condition "the row's key comes after k" in the scan's
-// order. With key columns that cannot be NULL, PostgreSQL compares rows
+// order. k may hold fewer values than the key has columns: then the first
+// len(k) columns are compared (the rows whose key starts after k: the child
+// rows of the parents after k, in an embed's scan, which is ordered by the
+// parent's key first). With key columns that cannot be NULL, PostgreSQL compares rows
 // ((a, b) > ($1, $2), which its indexes serve); otherwise, and on MySQL,
 // the comparison is spelled out column by column:
 // a > ? OR (a = ? AND b > ?), and on PostgreSQL, where NULLs sort last, a
 // NULL counts as after any value.
 func afterCond(e introspect.Engine, t *introspect.Table, k KeyBound, ident func(string) string, param func(any) (string, error)) (string, error) {
-	if len(k) != len(t.PrimaryKey) || len(k) == 0 {
+	if len(k) > len(t.PrimaryKey) || len(k) == 0 {
 		return "", fmt.Errorf("source: a key bound of %d values for %s, whose key has %d columns", len(k), t.Label(), len(t.PrimaryKey))
 	}
 	cols := make([]*introspect.Column, len(k))
 	nullable := false
-	for i, name := range t.PrimaryKey {
+	for i, name := range t.PrimaryKey[:len(k)] {
 		if cols[i] = t.Column(name); cols[i] == nil {
 			return "", fmt.Errorf("source: %s has no key column %s", t.Label(), name)
 		}

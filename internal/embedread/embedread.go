@@ -2,6 +2,7 @@ package embedread
 
 import (
 	"context"
+	"errors"
 
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -69,6 +70,28 @@ func Stream(ctx context.Context, r source.Reader, pool Pool, e *mapping.Entity, 
 		defer pool.Put(kr)
 	}
 	return StreamFirst(ctx, r, kr, e, 0, fn)
+}
+
+// StreamRange is Stream over the rows of entity e in one range of its key
+// (kr), each with its child rows: the child rows of the parents in that
+// range, read by the same bounds on the parent's key, which an embed's
+// scan is ordered by first.
+func StreamRange(ctx context.Context, r source.Reader, pool Pool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+	n := len(e.Embeds())
+	if n == 0 {
+		return errors.New("embedread: StreamRange of an entity without embeds")
+	}
+	kids, err := pool.Take(ctx, n)
+	if err != nil {
+		return err
+	}
+	defer pool.Put(kids)
+	return e.StreamEmbedded(ctx, func(each func([]any) error) error {
+		return r.ScanRange(ctx, e.Table, e.Where, kr, each)
+	}, func(ctx context.Context, i int, each func([]any) error) error {
+		m := e.Embeds()[i]
+		return kids[i].ScanRange(ctx, m.Scan(0), m.Where, kr, each)
+	}, fn)
 }
 
 // StreamFirst streams the first limit rows of entity e (0: all of them)
