@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,6 +21,7 @@ type mySource struct {
 	db    *sql.DB
 	cfg   *mysql.Config
 	stall atomic.Int64 // AllowStall's duration
+	deadlines
 }
 
 // minStall is the least time a reader connection's result stream may be
@@ -73,7 +75,7 @@ func mysqlConfig(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-func openMySQL(ctx context.Context, dsn string) (*mySource, error) {
+func openMySQL(ctx context.Context, dsn string, o Options) (*mySource, error) {
 	cfg, err := mysqlConfig(dsn)
 	if err != nil {
 		return nil, err
@@ -86,22 +88,63 @@ func openMySQL(ctx context.Context, dsn string) (*mySource, error) {
 		cfg.Params = map[string]string{}
 	}
 	cfg.Params["time_zone"] = "'+00:00'" // TIMESTAMP values read as UTC
+	// The DSN's timeout bounds the driver's dial; the deadline bounds the
+	// dial and the handshake together, as its own or --source-timeout.
+	s := &mySource{cfg: cfg, deadlines: newDeadlines(o, cfg.Timeout, "timeout in the DSN")}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = s.deadlines.connect.d
+	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("source: configuring MySQL: %w", err)
 	}
-	db := sql.OpenDB(conn)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+	s.db = sql.OpenDB(conn)
+	if err := s.deadlines.connect.run(ctx, s.db.PingContext); err != nil {
+		s.db.Close()
 		return nil, fmt.Errorf("source: connecting to MySQL at %s as %s: %w", cfg.Addr, cfg.User, err)
 	}
-	return &mySource{db: db, cfg: cfg}, nil
+	return s, nil
+}
+
+// where names the server in errors.
+func (s *mySource) where() string { return "MySQL at " + s.cfg.Addr }
+
+// step runs the set-up step fn with its deadline (deadlines.step).
+func (s *mySource) step(ctx context.Context, doing string, fn func(context.Context) error) error {
+	return s.deadlines.step(ctx, doing, s.where(), fn)
+}
+
+// conn takes a connection from the pool, opening one with the connect
+// deadline if none is idle.
+func (s *mySource) conn(ctx context.Context) (*sql.Conn, error) {
+	var c *sql.Conn
+	err := s.deadlines.connect.run(ctx, func(ctx context.Context) (err error) {
+		c, err = s.db.Conn(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: opening a connection to %s as %s: %w", s.where(), s.cfg.User, err)
+	}
+	return c, nil
+}
+
+// exec runs the set-up statement q on c with its deadline.
+func (s *mySource) exec(ctx context.Context, c *sql.Conn, doing, q string) error {
+	return worded(doing, s.step(ctx, doing, func(ctx context.Context) error {
+		_, err := c.ExecContext(ctx, q)
+		return err
+	}))
 }
 
 func (s *mySource) Engine() introspect.Engine { return introspect.MySQL }
 
 func (s *mySource) Inspect(ctx context.Context) (*introspect.Schema, error) {
-	return myinspect.New(s.db).Inspect(ctx)
+	var schema *introspect.Schema
+	err := s.step(ctx, "reading the schema", func(ctx context.Context) (err error) {
+		schema, err = myinspect.New(s.db).Inspect(ctx)
+		return err
+	})
+	return schema, err
 }
 
 func (s *mySource) Close() error { return s.db.Close() }
@@ -111,50 +154,23 @@ func (s *mySource) Close() error { return s.db.Close() }
 // same cut (as mysqldump does); without the RELOAD privilege each reader's
 // snapshot is taken a moment apart, and Warning says so.
 func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
-	snap := &mySnapshot{}
+	snap := &mySnapshot{deadlines: s.deadlines}
 	fail := func(err error) (Snapshot, error) {
 		snap.Close()
 		return nil, err
 	}
 	// One reader needs no lock to line up with others.
-	locked := false
 	if n > 1 {
-		coord, err := s.db.Conn(ctx)
+		unlock, err := s.readLock(ctx, snap, n)
 		if err != nil {
-			return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
+			return fail(err)
 		}
-		defer coord.Close()
-		// FLUSH TABLES WITH READ LOCK waits behind running statements and
-		// blocks every writer while it waits: give up after a few seconds and
-		// fall back to snapshots taken a moment apart.
-		if _, err := coord.ExecContext(ctx, "SET SESSION lock_wait_timeout = 5"); err != nil {
-			return fail(fmt.Errorf("source: setting lock_wait_timeout: %w", err))
-		}
-		if _, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err == nil {
-			locked = true
-		} else {
-			snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
-		}
-		defer func() {
-			// coord goes back to the pool: with the lock still held (an early
-			// return) it would block every writer of the server, and its short
-			// lock_wait_timeout would surprise the next user.
-			bg := context.Background()
-			if locked {
-				if _, err := coord.ExecContext(bg, "UNLOCK TABLES"); err != nil {
-					_ = coord.Raw(func(any) error { return driver.ErrBadConn }) // close it instead
-					return
-				}
-			}
-			if _, err := coord.ExecContext(bg, "SET SESSION lock_wait_timeout = DEFAULT"); err != nil {
-				_ = coord.Raw(func(any) error { return driver.ErrBadConn })
-			}
-		}()
+		defer unlock() // releases writers once every reader has its snapshot
 	}
 	for i := 0; i < n; i++ {
-		c, err := s.db.Conn(ctx)
+		c, err := s.conn(ctx)
 		if err != nil {
-			return fail(fmt.Errorf("source: opening a MySQL connection: %w", err))
+			return fail(err)
 		}
 		snap.readers = append(snap.readers, &myReader{conn: c})
 		// A row stream whose consumer waits on retries is not read for that
@@ -165,17 +181,68 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 			"SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
 			"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
 		} {
-			if _, err := c.ExecContext(ctx, q); err != nil {
-				return fail(fmt.Errorf("source: starting a reader transaction: %w", err))
+			if err := s.exec(ctx, c, "starting a reader transaction", q); err != nil {
+				return fail(err)
 			}
 		}
 	}
-	return snap, nil // the deferred UNLOCK TABLES releases writers
+	return snap, nil
+}
+
+// readLock takes FLUSH TABLES WITH READ LOCK for the n readers of snap to
+// start their transactions under, or, when the server refuses it, says in
+// snap's warning that they do not. unlock releases the lock and gives the
+// connection back.
+func (s *mySource) readLock(ctx context.Context, snap *mySnapshot, n int) (unlock func(), err error) {
+	coord, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// FLUSH TABLES WITH READ LOCK waits behind running statements and
+	// blocks every writer while it waits: give up after a few seconds and
+	// fall back to snapshots taken a moment apart.
+	if err := s.exec(ctx, coord, "setting lock_wait_timeout", "SET SESSION lock_wait_timeout = 5"); err != nil {
+		coord.Close()
+		return nil, err
+	}
+	locked := false
+	err = s.step(ctx, "taking the global read lock", func(ctx context.Context) error {
+		_, err := coord.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK")
+		return err
+	})
+	var na *NoAnswerError
+	switch {
+	case err == nil:
+		locked = true
+	case errors.As(err, &na):
+		coord.Close()
+		return nil, err
+	default:
+		snap.warning = fmt.Sprintf("no global read lock (%v): each of the %d reader connections took its snapshot at its own start, a moment apart", err, n)
+	}
+	return func() {
+		// coord goes back to the pool: with the lock still held it would
+		// block every writer of the server, and its short lock_wait_timeout
+		// would surprise the next user.
+		ctx, cancel := s.cleanUp()
+		defer cancel()
+		defer coord.Close()
+		if locked {
+			if _, err := coord.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
+				_ = coord.Raw(func(any) error { return driver.ErrBadConn }) // close it instead
+				return
+			}
+		}
+		if _, err := coord.ExecContext(ctx, "SET SESSION lock_wait_timeout = DEFAULT"); err != nil {
+			_ = coord.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}, nil
 }
 
 type mySnapshot struct {
 	readers []*myReader
 	warning string
+	deadlines
 }
 
 func (s *mySnapshot) Readers() []Reader {
@@ -190,7 +257,9 @@ func (s *mySnapshot) Warning() string { return s.warning }
 
 func (s *mySnapshot) Close() error {
 	for _, r := range s.readers {
-		_, _ = r.conn.ExecContext(context.Background(), "ROLLBACK")
+		ctx, cancel := s.cleanUp()
+		_, _ = r.conn.ExecContext(ctx, "ROLLBACK")
+		cancel()
 		r.conn.Close()
 	}
 	return nil

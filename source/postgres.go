@@ -17,9 +17,10 @@ import (
 type pgSource struct {
 	cfg  *pgx.ConnConfig
 	conn *pgx.Conn // for Inspect
+	deadlines
 }
 
-func openPostgres(ctx context.Context, dsn string) (*pgSource, error) {
+func openPostgres(ctx context.Context, dsn string, o Options) (*pgSource, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("source: parsing PostgreSQL DSN %s: %s", Redact(dsn), pgParseReason(err))
@@ -31,7 +32,10 @@ func openPostgres(ctx context.Context, dsn string) (*pgSource, error) {
 	} {
 		cfg.RuntimeParams[k] = v
 	}
-	s := &pgSource{cfg: cfg}
+	// The DSN's connect_timeout bounds each attempt (sslmode=prefer makes
+	// two, a host name with several addresses one each); the deadline
+	// bounds them all together.
+	s := &pgSource{cfg: cfg, deadlines: newDeadlines(o, cfg.ConnectTimeout, "connect_timeout in the DSN")}
 	if s.conn, err = s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -39,11 +43,37 @@ func openPostgres(ctx context.Context, dsn string) (*pgSource, error) {
 }
 
 func (s *pgSource) connect(ctx context.Context) (*pgx.Conn, error) {
-	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	var c *pgx.Conn
+	err := s.deadlines.connect.run(ctx, func(ctx context.Context) (err error) {
+		c, err = pgx.ConnectConfig(ctx, s.cfg)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s: %w", s.cfg.Host, s.cfg.Port, s.cfg.User, unwrapPG(err))
+		var na *NoAnswerError
+		if !errors.As(err, &na) {
+			err = unwrapPG(err)
+		}
+		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s: %w", s.cfg.Host, s.cfg.Port, s.cfg.User, err)
 	}
 	return c, nil
+}
+
+// where names the server in errors.
+func (s *pgSource) where() string {
+	return fmt.Sprintf("PostgreSQL at %s:%d", s.cfg.Host, s.cfg.Port)
+}
+
+// step runs the set-up step fn with its deadline (deadlines.step).
+func (s *pgSource) step(ctx context.Context, doing string, fn func(context.Context) error) error {
+	return s.deadlines.step(ctx, doing, s.where(), fn)
+}
+
+// exec runs the set-up statement q on c with its deadline.
+func (s *pgSource) exec(ctx context.Context, c *pgx.Conn, doing, q string) error {
+	return worded(doing, s.step(ctx, doing, func(ctx context.Context) error {
+		_, err := c.Exec(ctx, q)
+		return err
+	}))
 }
 
 // pgParseReason is the reason of a pgconn.ParseConfigError without the
@@ -111,7 +141,12 @@ func (e joined) Unwrap() []error { return e.errs }
 func (s *pgSource) Engine() introspect.Engine { return introspect.Postgres }
 
 func (s *pgSource) Inspect(ctx context.Context) (*introspect.Schema, error) {
-	return pginspect.New(s.conn).Inspect(ctx)
+	var schema *introspect.Schema
+	err := s.step(ctx, "reading the schema", func(ctx context.Context) (err error) {
+		schema, err = pginspect.New(s.conn).Inspect(ctx)
+		return err
+	})
+	return schema, err
 }
 
 func (s *pgSource) Close() error { return s.conn.Close(context.Background()) }
@@ -128,12 +163,15 @@ func (s *pgSource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 	if snap.coord, err = s.connect(ctx); err != nil {
 		return fail(err)
 	}
-	if _, err := snap.coord.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
-		return fail(fmt.Errorf("source: starting the snapshot transaction: %w", err))
+	begin := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	if err := s.exec(ctx, snap.coord, "starting the snapshot transaction", begin); err != nil {
+		return fail(err)
 	}
 	var id string
-	if err := snap.coord.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&id); err != nil {
-		return fail(fmt.Errorf("source: exporting the snapshot: %w", err))
+	if err := worded("exporting the snapshot", s.step(ctx, "exporting the snapshot", func(ctx context.Context) error {
+		return snap.coord.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&id)
+	})); err != nil {
+		return fail(err)
 	}
 	for i := 0; i < n; i++ {
 		c, err := s.connect(ctx)
@@ -141,11 +179,11 @@ func (s *pgSource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 			return fail(err)
 		}
 		snap.readers = append(snap.readers, &pgReader{conn: c})
-		if _, err := c.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
-			return fail(fmt.Errorf("source: starting a reader transaction: %w", err))
+		if err := s.exec(ctx, c, "starting a reader transaction", begin); err != nil {
+			return fail(err)
 		}
-		if _, err := c.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
-			return fail(fmt.Errorf("source: importing snapshot %s: %w", id, err))
+		if err := s.exec(ctx, c, "importing snapshot "+id, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
+			return fail(err)
 		}
 	}
 	return snap, nil

@@ -2,8 +2,8 @@ package source
 
 import (
 	"context"
+	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
@@ -36,27 +36,31 @@ func (e *SQLError) Unwrap() error { return e.Err }
 // Prepare has PostgreSQL parse and plan q as the unnamed statement, which
 // checks its syntax, tables, columns and parameter types without running it.
 func (s *pgSource) Prepare(ctx context.Context, q string) error {
-	_, err := s.conn.PgConn().Prepare(ctx, "", q, nil)
+	err := s.step(ctx, "preparing a statement", func(ctx context.Context) error {
+		_, err := s.conn.PgConn().Prepare(ctx, "", q, nil)
+		return err
+	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return &SQLError{Err: pe}
 	}
-	if err != nil {
-		return fmt.Errorf("source: preparing a statement: %w", err)
-	}
-	return nil
+	return worded("preparing a statement", err)
 }
 
 // Prepare has MySQL prepare q (COM_STMT_PREPARE), which checks its syntax,
 // tables and columns without running it.
 func (s *mySource) Prepare(ctx context.Context, q string) error {
-	stmt, err := s.db.PrepareContext(ctx, q)
+	var stmt *sql.Stmt
+	err := s.step(ctx, "preparing a statement", func(ctx context.Context) (err error) {
+		stmt, err = s.db.PrepareContext(ctx, q)
+		return err
+	})
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		return &SQLError{Err: me}
 	}
 	if err != nil {
-		return fmt.Errorf("source: preparing a statement: %w", err)
+		return worded("preparing a statement", err)
 	}
 	return stmt.Close()
 }

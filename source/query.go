@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -16,13 +15,17 @@ import (
 // QueryColumns has PostgreSQL prepare q as a derived table and describes
 // its result columns (introspect/postgres).
 func (s *pgSource) QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error) {
-	cols, err := pginspect.New(s.conn).QueryColumns(ctx, q)
+	var cols []*introspect.Column
+	err := s.step(ctx, "describing a query", func(ctx context.Context) (err error) {
+		cols, err = pginspect.New(s.conn).QueryColumns(ctx, q)
+		return err
+	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return nil, &SQLError{Err: pe}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("source: describing a query: %w", err)
+		return nil, worded("describing a query", err)
 	}
 	return cols, nil
 }
@@ -31,13 +34,17 @@ func (s *pgSource) QueryColumns(ctx context.Context, q string) ([]*introspect.Co
 // describes its result columns from the result's metadata
 // (introspect/mysql).
 func (s *mySource) QueryColumns(ctx context.Context, q string) ([]*introspect.Column, error) {
-	cols, err := myinspect.New(s.db).QueryColumns(ctx, q)
+	var cols []*introspect.Column
+	err := s.step(ctx, "describing a query", func(ctx context.Context) (err error) {
+		cols, err = myinspect.New(s.db).QueryColumns(ctx, q)
+		return err
+	})
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		return nil, &SQLError{Err: me}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("source: describing a query: %w", err)
+		return nil, worded("describing a query", err)
 	}
 	return cols, nil
 }

@@ -89,13 +89,18 @@ type Reader interface {
 	Guard(ctx context.Context, fn func() error) error
 }
 
-// Open connects to the database a DSN names.
+// Open connects to the database a DSN names, with the default Options.
 func Open(ctx context.Context, dsn string) (Source, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// OpenWith connects to the database a DSN names.
+func OpenWith(ctx context.Context, dsn string, o Options) (Source, error) {
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return openPostgres(ctx, dsn)
+		return openPostgres(ctx, dsn, o)
 	case strings.HasPrefix(dsn, "mysql://"), strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("):
-		return openMySQL(ctx, dsn)
+		return openMySQL(ctx, dsn, o)
 	}
 	// Only a URL is shown: where the password of any other string is cannot
 	// be known ("host=h password=pw", "scott/tiger@orcl", a password pasted
