@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,11 +73,15 @@ DynamoDB and against the source.
 
 Sources are DSNs: postgres://user:pass@host:5432/db, mysql://user:pass@host:3306/db
 or the go-sql-driver form user:pass@tcp(host:3306)/db. --source defaults to
-$REMODEL_SOURCE.
+$REMODEL_SOURCE. A source that leaves a connection or a set-up statement
+(reading the schema, describing a query, opening the snapshot) unanswered for
+--source-timeout (30s) ends the command; reads of rows have no deadline.
 
 DynamoDB (migrate, verify): --profile, --region and --endpoint-url, as in the
 AWS CLI; without them the standard AWS chain decides (AWS_PROFILE, AWS_REGION,
-AWS_ENDPOINT_URL_DYNAMODB, ~/.aws/config and credentials, SSO, roles).
+AWS_ENDPOINT_URL_DYNAMODB, ~/.aws/config and credentials, SSO, roles). Every
+request has --request-timeout (30s) to be answered; unanswered, it is tried
+again (3 attempts in all; migrate's writes for --retry-for).
 
 Typical flow:
   remodel introspect --source $DSN
@@ -155,6 +160,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // common are the flags every source-reading command shares.
 type common struct {
 	source  string
+	timeout time.Duration
 	mapping string
 	format  string
 }
@@ -162,6 +168,7 @@ type common struct {
 func (c *common) sourceFlag(cmd *cobra.Command) {
 	// The default is read in open, not shown here: --help must not print a password.
 	cmd.Flags().StringVar(&c.source, "source", "", "source DSN (postgres://…, mysql://… or user:pass@tcp(host:port)/db); default $REMODEL_SOURCE")
+	cmd.Flags().DurationVar(&c.timeout, "source-timeout", source.DefaultTimeout, "how long the source may leave a connection (TCP, TLS, authentication) or a set-up statement (reading the schema, describing a query, opening the snapshot) unanswered before the command fails; reads of rows have no deadline (a DSN's connect_timeout or timeout bounds connecting instead)")
 }
 
 func (c *common) mappingFlag(cmd *cobra.Command) {
@@ -183,16 +190,29 @@ func (c *common) dsn() string {
 var errNoSource = usageError{errors.New("no source: give --source DSN or set REMODEL_SOURCE")}
 
 func (c *common) open(ctx context.Context) (source.Source, error) {
+	if err := c.checkTimeout(); err != nil {
+		return nil, err
+	}
 	dsn := c.dsn()
 	if dsn == "" {
 		return nil, errNoSource
 	}
-	return source.Open(ctx, dsn)
+	return source.OpenWith(ctx, dsn, source.Options{Timeout: c.timeout})
+}
+
+// checkTimeout refuses a --source-timeout that is not positive.
+func (c *common) checkTimeout() error {
+	var ch checks
+	ch.positive("source-timeout", c.timeout)
+	return ch.err()
 }
 
 // plan opens the source, inspects it, has it describe the entities'
 // queries, and compiles the mapping against it.
 func (c *common) plan(ctx context.Context) (*mapping.Plan, source.Source, error) {
+	if err := c.checkTimeout(); err != nil {
+		return nil, nil, err
+	}
 	f, err := mapping.ParseFile(c.mapping)
 	if err != nil {
 		return nil, nil, err

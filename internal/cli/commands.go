@@ -127,12 +127,13 @@ func entityNames(p *mapping.Plan) string {
 
 // dynamoFlags are the flags of commands that talk to DynamoDB: the AWS
 // CLI's --profile, --region and --endpoint-url (--endpoint is accepted as
-// an alias), and the table.
+// an alias), the table, and the deadline of every request.
 type dynamoFlags struct {
-	profile  string
-	region   string
-	endpoint string
-	table    string
+	profile        string
+	region         string
+	endpoint       string
+	table          string
+	requestTimeout time.Duration
 }
 
 func (d *dynamoFlags) register(cmd *cobra.Command) {
@@ -141,6 +142,7 @@ func (d *dynamoFlags) register(cmd *cobra.Command) {
 	f.StringVar(&d.region, "region", "", "AWS region (default: $AWS_REGION, or the profile's region)")
 	f.StringVar(&d.endpoint, "endpoint-url", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: $AWS_ENDPOINT_URL_DYNAMODB, the profile's, or the region's; --endpoint is an alias)")
 	f.StringVar(&d.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	f.DurationVar(&d.requestTimeout, "request-timeout", dynamo.DefaultRequestTimeout, "how long one request to DynamoDB may go unanswered before it is tried again (the SDK tries a request 3 times; migrate's writes retry for --retry-for)")
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "endpoint" {
 			name = "endpoint-url"
@@ -152,11 +154,12 @@ func (d *dynamoFlags) register(cmd *cobra.Command) {
 func (d *dynamoFlags) check(c *checks) {
 	c.region(d.region)
 	c.endpoint("endpoint-url", d.endpoint)
+	c.positive("request-timeout", d.requestTimeout)
 }
 
 // connect sets up the DynamoDB client (no request is sent yet).
 func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamodb.Client, error) {
-	db, err := dynamo.Connect(ctx, dynamo.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint, Log: a.log()})
+	db, err := dynamo.Connect(ctx, dynamo.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint, RequestTimeout: d.requestTimeout, Log: a.log()})
 	if errors.Is(err, dynamo.ErrNoRegion) {
 		return nil, usageError{err}
 	}
@@ -269,7 +272,6 @@ work for some memory, which stays under the limit.`,
 			m.KeyCheckMemory = keyCheckMiB << 20
 			c.atLeast("max-rejects", m.MaxRejects, 0)
 			c.positive("retry-for", retryFor)
-			c.positive("request-timeout", m.RequestTimeout)
 			c.positive("table-timeout", m.TableTimeout)
 			c.atLeast("rate-limit", m.RateLimit, 0)
 			c.positive("checkpoint-every", m.CheckpointEvery)
@@ -289,7 +291,7 @@ work for some memory, which stays under the limit.`,
 				return err
 			}
 			defer src.Close()
-			m.Plan, m.Source, m.DB, m.Table = p, src, db, d.table
+			m.Plan, m.Source, m.DB, m.Table, m.RequestTimeout = p, src, db, d.table, d.requestTimeout
 			tracker, stopProgress, err := prog.start(a, "migrate")
 			if err != nil {
 				return err
@@ -332,7 +334,7 @@ work for some memory, which stays under the limit.`,
 	f.BoolVar(&m.AllowNonEmpty, "allow-non-empty", false, "write into a table that already holds items (items with the same key are replaced)")
 	f.IntVar(&m.Writers, "writers", 8, "concurrent BatchWriteItem writers")
 	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities, or key ranges of them, in parallel (reading an entity with embeds takes one more per embed)")
-	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's; an entity with embeds is read whole)")
+	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's)")
 	f.IntVar(&m.RenderWorkers, "render-workers", runtime.GOMAXPROCS(0), "goroutines rendering the rows read into items, checking their keys and filling the writers' batches: by default one per CPU Go uses (GOMAXPROCS)")
 	f.StringVar(&keyCheck, "key-check", "auto", "the key collision check: auto (skipped when the mapping, or the snapshot's data, proves the keys distinct) or always")
 	f.Int64Var(&keyCheckMiB, "key-check-memory", keyset.DefaultMemory>>20, "MiB the key collision check holds in memory, whatever the number of keys (when it runs: the keys are not proven distinct); the keys go to temporary files in $TMPDIR, and more keys than this suits cost time, not memory")
@@ -340,7 +342,6 @@ work for some memory, which stays under the limit.`,
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
 	f.StringVar(&reportJSON, "report-json", "", "also write the final report as JSON to this file")
-	f.DurationVar(&m.RequestTimeout, "request-timeout", migrate.DefaultRequestTimeout, "how long one request to DynamoDB may go unanswered before it is tried again")
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
@@ -384,6 +385,10 @@ The report goes to stdout in --format (text, json, junit or markdown). With
 
 Sampled parameters are fixed by --seed; without it a seed is drawn and
 printed, so a failing run can be repeated with the same parameters.
+
+Every request to DynamoDB has --request-timeout to be answered and is tried
+3 times; connecting to the source and each set-up statement have
+--source-timeout. Either failing ends verify with exit status 3.
 
 Progress goes to stderr (--progress): the source counts, then, side by side,
 the table scan, the rows the item check has read per entity (of the counted
