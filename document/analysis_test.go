@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/document"
 )
@@ -64,7 +66,7 @@ func TestPersonalizationAnalysisMarkdown(t *testing.T) {
 			if code, out := remodel(t, append([]string{"preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--rows", "3", "--document", "-"}, flags...)...); code != 0 || !strings.HasSuffix(out, md) {
 				t.Errorf("preview --document - --analyze: exit %d, and stdout is not the document's file:\n%s", code, out)
 			}
-			golden(t, "personalization.analyze."+engine+".md", []byte(strings.ReplaceAll(md, db, "DB")))
+			golden.Check(t, "personalization.analyze."+engine+".md", []byte(strings.ReplaceAll(md, db, "DB")))
 		})
 	}
 }

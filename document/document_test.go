@@ -3,7 +3,6 @@ package document_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,35 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/internal/cli"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func remodel(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
 	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &out)
 	return code, out.String()
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
-	}
 }
 
 // personalization loads the personalization example into a fresh database
@@ -100,7 +81,7 @@ func TestPersonalizationMarkdown(t *testing.T) {
 				t.Errorf("the document's ERD is not the mermaid block of introspect (exit %d):\n%s", code, mmd)
 			}
 			md = bytes.ReplaceAll(md, []byte(db), []byte("DB"))
-			golden(t, "personalization."+engine+".md", md)
+			golden.Check(t, "personalization."+engine+".md", md)
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
@@ -68,7 +70,7 @@ func TestGameProfileTypesAndEmbeds(t *testing.T) {
 			if want := "| OPENED_AT | S | column opened_at |"; !bytes.Contains(plain, []byte(want)) {
 				t.Errorf("the document without the type has no %q", want)
 			}
-			golden(t, "game-profile.typed."+engine+".md", typed)
+			golden.Check(t, "game-profile.typed."+engine+".md", typed)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -28,31 +29,11 @@ import (
 	"github.com/remodel-dev/remodel/migrate"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 func remodel(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 	return code, out.String(), errOut.String()
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
-	}
 }
 
 func export1(t *testing.T, args ...string) []byte {
@@ -76,7 +57,7 @@ func TestFileOnly(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfn := export1(t, "-m", c.mapping, "--format", "cloudformation")
-			golden(t, c.name+".cloudformation.json", cfn)
+			golden.Check(t, c.name+".cloudformation.json", cfn)
 			if problems := checkTemplate(cfn); len(problems) > 0 {
 				t.Errorf("the template is not well formed:\n%s", strings.Join(problems, "\n"))
 			}
@@ -88,7 +69,7 @@ func TestFileOnly(t *testing.T) {
 				}
 				return
 			}
-			golden(t, c.name+".tf", export1(t, "-m", c.mapping, "--format", "terraform"))
+			golden.Check(t, c.name+".tf", export1(t, "-m", c.mapping, "--format", "terraform"))
 		})
 	}
 }
@@ -385,7 +366,7 @@ func TestWorkbench(t *testing.T) {
 	}
 	norm := dates.ReplaceAll(out, []byte(`"Date$1": "DATE"`))
 	norm = bytes.ReplaceAll(norm, []byte(db), []byte("DB"))
-	golden(t, "personalization.workbench.json", norm)
+	golden.Check(t, "personalization.workbench.json", norm)
 	if problems := checkWorkbench(out); len(problems) > 0 {
 		t.Errorf("the model is not well formed:\n%s", strings.Join(problems, "\n"))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/export"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
@@ -57,5 +59,5 @@ func TestWorkbenchTypesAndEmbeds(t *testing.T) {
 	}
 	norm := dates.ReplaceAll(typed, []byte(`"Date$1": "DATE"`))
 	norm = bytes.ReplaceAll(norm, []byte(db), []byte("DB"))
-	golden(t, "game-profile.typed.workbench.json", norm)
+	golden.Check(t, "game-profile.typed.workbench.json", norm)
 }

@@ -2,18 +2,17 @@ package initmap_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/initmap"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // schemaFrom reads an ERD that introspect/erd's tests keep as JSON (what
 // remodel introspect --format json prints for the real databases).
@@ -30,24 +29,6 @@ func schemaFrom(t *testing.T, name string) *introspect.Schema {
 	return &s
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
-	}
-}
-
 // TestGenerateGolden writes the mapping of each ERD, compares it with its
 // golden file, and checks that it parses and compiles against the same ERD
 // without a problem.
@@ -56,7 +37,7 @@ func TestGenerateGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := schemaFrom(t, name)
 			got := initmap.Generate(s, initmap.Options{})
-			golden(t, name+".yaml", got)
+			golden.Check(t, name+".yaml", got)
 			if again := initmap.Generate(schemaFrom(t, name), initmap.Options{}); string(again) != string(got) {
 				t.Fatal("a second run wrote other bytes")
 			}
@@ -130,7 +111,7 @@ func TestGenerateStatistics(t *testing.T) {
 			s := schemaFrom(t, c.erd)
 			got := initmap.Generate(s, initmap.Options{Statistics: &c.st})
 			if c.golden != "" {
-				golden(t, c.golden, got)
+				golden.Check(t, c.golden, got)
 				if again := initmap.Generate(schemaFrom(t, c.erd), initmap.Options{Statistics: &c.st}); string(again) != string(got) {
 					t.Fatal("a second run wrote other bytes")
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/remodel-dev/remodel/internal/ownserver"
@@ -213,7 +215,7 @@ func TestInitStatisticsMigrateVerify(t *testing.T) {
 			// move the line breaks.
 			g := regexp.MustCompile(`\n *#   `).ReplaceAll(m, []byte(" "))
 			g = regexp.MustCompile(`\((about )?\d+ rows`).ReplaceAll(g, []byte("(N rows"))
-			golden(t, "board-statistics."+engine+".yaml", g)
+			golden.Check(t, "board-statistics."+engine+".yaml", g)
 			if code, out := remodel(t, "validate", "--source", dsn, "-m", file); code != 0 {
 				t.Fatalf("validate: exit %d\n%s\n%s", code, out, m)
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -44,7 +46,7 @@ func TestCompileErrors(t *testing.T) {
 					t.Errorf("errors are not in file order: %q after %q", e, l[i-1])
 				}
 			}
-			golden(t, filepath.Join("compile", name+".golden"), []byte(err.Error()+"\n"))
+			golden.Check(t, filepath.Join("compile", name+".golden"), []byte(err.Error()+"\n"))
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -61,7 +63,7 @@ func TestCompileEmbedErrors(t *testing.T) {
 					t.Errorf("error %q lacks its file, position or field path", e)
 				}
 			}
-			golden(t, filepath.Join("embed", name+".golden"), []byte(err.Error()+"\n"))
+			golden.Check(t, filepath.Join("embed", name+".golden"), []byte(err.Error()+"\n"))
 		})
 	}
 }

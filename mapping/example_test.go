@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -83,7 +85,7 @@ func TestPersonalizationItems(t *testing.T) {
 		}
 	}
 	b.WriteString("\n]\n")
-	golden(t, "personalization/items.json", []byte(b.String()))
+	golden.Check(t, "personalization/items.json", []byte(b.String()))
 
 	// The points that matter most, asserted outside the golden file too.
 	user := items["user/0"]

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/remodel-dev/remodel/internal/golden"
 )
 
 // TestParseErrors parses every testdata/errors/*.yaml and pins the whole
@@ -41,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 					t.Errorf("error %q has line %d but column %d", e, e.Line, e.Col)
 				}
 			}
-			golden(t, filepath.Join("errors", name+".golden"), []byte(err.Error()+"\n"))
+			golden.Check(t, filepath.Join("errors", name+".golden"), []byte(err.Error()+"\n"))
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -527,7 +529,7 @@ func TestReportJSONGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := strings.NewReplacer(o.Table, "league", forged, "rejects.jsonl").Replace(b.String())
-	golden(t, "league.golden.json", []byte(out))
+	golden.Check(t, "league.golden.json", []byte(out))
 }
 
 // TestReportOfAnUnfinishedRun: DynamoDB fails every BatchGetItem (a fault

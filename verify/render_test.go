@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/verify"
 )
@@ -84,7 +86,7 @@ func TestRenderGolden(t *testing.T) {
 			if err := rep.Write(&b, f); err != nil {
 				t.Fatalf("%s as %s: %v", name, f, err)
 			}
-			golden(t, "render."+name+".golden."+ext[f], b.Bytes())
+			golden.Check(t, "render."+name+".golden."+ext[f], b.Bytes())
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/migrate"
 )
 
@@ -112,7 +114,7 @@ func TestWriteKillsGolden(t *testing.T) {
 	}
 	var b bytes.Buffer
 	writeKills(&b, 42, runs, 200000, result{Name: "remodel -> DynamoDB Local", Items: 200000, Wall: 50 * time.Second, CPU: 4 * time.Second})
-	golden(t, "kills.txt", b.Bytes())
+	golden.Check(t, "kills.txt", b.Bytes())
 	if got := runs[0].Rewritten(); got != 1500+2300 {
 		t.Errorf("rewritten = %d, want 3800", got)
 	}

@@ -2,33 +2,14 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remodel-dev/remodel/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func sampleReport(rounds int) *report {
 	return &report{
@@ -52,7 +33,7 @@ func TestReportGolden(t *testing.T) {
 	}{{"report.txt", 1}, {"report-rounds.txt", 3}} {
 		var b bytes.Buffer
 		sampleReport(c.rounds).write(&b)
-		golden(t, c.file, b.Bytes())
+		golden.Check(t, c.file, b.Bytes())
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	_ "github.com/go-sql-driver/mysql" // the "mysql" driver
 	"github.com/jackc/pgx/v5"
 
@@ -29,9 +31,9 @@ func TestPagila(t *testing.T) {
 	s := inspect(t, dsn)
 	normalise(t, s, "pagila", pgCounter(t, dsn), 0.1)
 	text, js, mmd := render(t, s)
-	golden(t, "pagila.txt", text)
-	golden(t, "pagila.json", js)
-	golden(t, "pagila.mmd", mmd)
+	golden.Check(t, "pagila.txt", text)
+	golden.Check(t, "pagila.json", js)
+	golden.Check(t, "pagila.mmd", mmd)
 	checkMermaid(t, s, mmd)
 }
 
@@ -43,9 +45,9 @@ func TestChinookPostgres(t *testing.T) {
 	s := inspect(t, dsn)
 	normalise(t, s, "chinook", pgCounter(t, dsn), 0.1)
 	text, js, mmd := render(t, s)
-	golden(t, "chinook-postgres.txt", text)
-	golden(t, "chinook-postgres.json", js)
-	golden(t, "chinook-postgres.mmd", mmd)
+	golden.Check(t, "chinook-postgres.txt", text)
+	golden.Check(t, "chinook-postgres.json", js)
+	golden.Check(t, "chinook-postgres.mmd", mmd)
 	checkMermaid(t, s, mmd)
 }
 
@@ -63,9 +65,9 @@ func TestChinookMySQL(t *testing.T) {
 	// InnoDB samples a few pages: its estimates may be off by half.
 	normalise(t, s, "chinook", myCounter(t, dsn), 0.5)
 	text, js, mmd := render(t, s)
-	golden(t, "chinook-mysql.txt", text)
-	golden(t, "chinook-mysql.json", js)
-	golden(t, "chinook-mysql.mmd", mmd)
+	golden.Check(t, "chinook-mysql.txt", text)
+	golden.Check(t, "chinook-mysql.json", js)
+	golden.Check(t, "chinook-mysql.mmd", mmd)
 	checkMermaid(t, s, mmd)
 }
 

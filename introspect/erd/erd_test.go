@@ -3,7 +3,6 @@ package erd_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/golden"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/introspect/erd"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func col(name, typ string, kind introspect.Kind, nullable bool) *introspect.Column {
 	return &introspect.Column{Name: name, Type: typ, Kind: kind, Nullable: nullable}
@@ -136,24 +135,6 @@ func tricky() *introspect.Schema {
 	}}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
-	}
-}
-
 // render returns the schema as text, JSON (as remodel introspect --format
 // json writes it) and Mermaid.
 func render(t *testing.T, s *introspect.Schema) (text, js, mmd []byte) {
@@ -177,9 +158,9 @@ func render(t *testing.T, s *introspect.Schema) (text, js, mmd []byte) {
 func TestTricky(t *testing.T) {
 	s := tricky()
 	text, js, mmd := render(t, s)
-	golden(t, "tricky.txt", text)
-	golden(t, "tricky.json", js)
-	golden(t, "tricky.mmd", mmd)
+	golden.Check(t, "tricky.txt", text)
+	golden.Check(t, "tricky.json", js)
+	golden.Check(t, "tricky.mmd", mmd)
 	var back introspect.Schema
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)

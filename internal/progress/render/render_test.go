@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/remodel-dev/remodel/internal/golden"
 
 	"github.com/remodel-dev/remodel/internal/progress"
 )
@@ -34,8 +33,6 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 var t0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
 
@@ -80,7 +77,7 @@ func TestJSONGolden(t *testing.T) {
 	last := ended(copyState(25*time.Second, 1200, 3790))
 	j.Print(last)
 	j.Close(last)
-	golden(t, "progress.jsonl", b.Bytes())
+	golden.Check(t, "progress.jsonl", b.Bytes())
 
 	sc := bufio.NewScanner(&b)
 	var events []string
@@ -98,23 +95,6 @@ func TestJSONGolden(t *testing.T) {
 	}
 	if got, want := strings.Join(events, ", "), "count end, copy start, copy progress, copy end"; got != want {
 		t.Errorf("events %s, want %s", got, want)
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
 	}
 }
 
