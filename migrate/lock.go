@@ -248,8 +248,9 @@ func (l *lock) release(ctx context.Context) string {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: l.held.owner}},
 	}, l.call)
 	var cf *types.ConditionalCheckFailedException
+	var nf *types.ResourceNotFoundException
 	switch {
-	case err == nil:
+	case err == nil, errors.As(err, &nf): // no table, no lock item: it went with the table
 		return ""
 	case errors.As(err, &cf):
 		return fmt.Sprintf("the lock item of table %s belongs to another run now: left it in place", l.name)
