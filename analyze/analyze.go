@@ -1,11 +1,9 @@
 package analyze
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/pricing"
 	"github.com/remodel-dev/remodel/mapping"
-	"github.com/remodel-dev/remodel/preview"
 	"github.com/remodel-dev/remodel/source"
 )
 
@@ -232,17 +230,15 @@ func measure(t *mapping.Table, item mapping.Item, size int, rec *record) error {
 	rec.key = t.KeyString(item)
 	rec.lock = t.IsLock(item)
 	rec.pks = make([]string, 1+len(t.Indexes))
-	rec.pks[0] = mapping.AVText(item[t.PK.Name])
+	rec.pks[0] = av.KeyText(item[t.PK.Name])
 	for j, ix := range t.Indexes {
 		rec.pks[1+j] = indexPK(ix, item)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(map[string]any{"Item": preview.ItemJSON(item)}); err != nil {
-		return fmt.Errorf("analyze: encoding an item as DynamoDB JSON: %w", err)
+	line, ok := av.AppendImportLine(nil, item)
+	if !ok {
+		return fmt.Errorf("analyze: encoding item %s as DynamoDB JSON: a value of a type remodel does not write", rec.key)
 	}
-	rec.json = int64(b.Len()) // the line with its newline
+	rec.json = int64(len(line)) // the line with its newline
 	return nil
 }
 
@@ -257,16 +253,16 @@ func indexPK(ix *mapping.Index, item mapping.Item) string {
 	}
 	parts := make([]string, len(ix.PK))
 	for i, k := range ix.PK {
-		av := item[k.Name]
-		if av == nil {
+		v := item[k.Name]
+		if v == nil {
 			return ""
 		}
-		switch av.(type) {
+		switch v.(type) {
 		case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
 		default:
 			return "" // not a key type: DynamoDB refuses the item (migrate rejects it on the write)
 		}
-		parts[i] = mapping.AVText(av)
+		parts[i] = av.KeyText(v)
 	}
 	return strings.Join(parts, ", ")
 }

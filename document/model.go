@@ -2,7 +2,6 @@ package document
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"math/big"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/introspect/erd"
 	"github.com/remodel-dev/remodel/mapping"
@@ -453,7 +453,7 @@ func grid(t *mapping.Table, name, kind string, pk, sk []mapping.KeyAttr, all []e
 func joinKey(item mapping.Item, ks []mapping.KeyAttr) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = mapping.AVText(item[k.Name])
+		parts[i] = av.KeyText(item[k.Name])
 	}
 	return strings.Join(parts, " | ")
 }
@@ -475,7 +475,7 @@ func compareAV(a, b types.AttributeValue) int {
 			return bytes.Compare(ab.Value, bb.Value)
 		}
 	}
-	return strings.Compare(mapping.AVText(a), mapping.AVText(b))
+	return strings.Compare(av.KeyText(a), av.KeyText(b))
 }
 
 // maxValue is how many characters of a value a grid shows.
@@ -484,8 +484,8 @@ const maxValue = 80
 // valueText is an attribute's type and its value as a grid shows it: a
 // scalar as its text, anything else as compact DynamoDB JSON, cut at
 // maxValue characters.
-func valueText(av types.AttributeValue) (typ, text string) {
-	switch x := av.(type) {
+func valueText(v types.AttributeValue) (typ, text string) {
+	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
 		typ, text = "S", x.Value
 	case *types.AttributeValueMemberN:
@@ -495,12 +495,7 @@ func valueText(av types.AttributeValue) (typ, text string) {
 	case *types.AttributeValueMemberNULL:
 		typ, text = "NULL", "null"
 	default:
-		j := preview.ItemJSON(mapping.Item{"v": av})["v"]
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(j)
-		typ, text = mapping.AVType(av), strings.TrimSpace(b.String())
+		typ, text = mapping.AVType(v), string(av.MarshalValue(v))
 	}
 	if r := []rune(text); len(r) > maxValue {
 		text = string(r[:maxValue-1]) + "…"

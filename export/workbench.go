@@ -1,12 +1,14 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/preview"
 )
@@ -37,7 +39,7 @@ type WorkbenchTable struct {
 	TableFacets            []WorkbenchFacet
 	GlobalSecondaryIndexes []WorkbenchIndex
 	// TableData are the sample items, in DynamoDB JSON.
-	TableData                   []map[string]any
+	TableData                   []json.RawMessage
 	DataAccess                  map[string]struct{}
 	BillingMode                 string
 	ProvisionedCapacitySettings *WorkbenchCapacity `json:",omitempty"`
@@ -60,7 +62,7 @@ type WorkbenchAttribute struct {
 type WorkbenchFacet struct {
 	FacetName         string
 	KeyAttributeAlias WorkbenchAlias
-	TableData         []map[string]any
+	TableData         []json.RawMessage
 	NonKeyAttributes  []string
 	DataAccess        map[string]struct{}
 }
@@ -124,7 +126,7 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 		DataAccess:  map[string]struct{}{"MySql": {}},
 		BillingMode: "PAY_PER_REQUEST",
 		TableFacets: []WorkbenchFacet{},
-		TableData:   []map[string]any{},
+		TableData:   []json.RawMessage{},
 	}
 	wt.KeyAttributes.PartitionKey = WorkbenchAttribute{t.PK.Name, t.PK.Type}
 	if t.SK != nil {
@@ -159,7 +161,7 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 			continue
 		}
 		def := defs[ap.Name]
-		f := WorkbenchFacet{FacetName: ap.Name, TableData: []map[string]any{}, NonKeyAttributes: []string{}, DataAccess: map[string]struct{}{"MySql": {}}}
+		f := WorkbenchFacet{FacetName: ap.Name, TableData: []json.RawMessage{}, NonKeyAttributes: []string{}, DataAccess: map[string]struct{}{"MySql": {}}}
 		var pk []string
 		for _, s := range def.PK {
 			pk = append(pk, s.Value)
@@ -201,7 +203,7 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 		return t.KeyString(items[i]) < t.KeyString(items[j])
 	})
 	for _, it := range items {
-		wt.TableData = append(wt.TableData, preview.ItemJSON(it))
+		wt.TableData = append(wt.TableData, json.RawMessage(av.MarshalItem(it)))
 	}
 
 	desc := fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s", name, o.MappingFile)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -264,20 +265,6 @@ func TestKeyValue(t *testing.T) {
 	if _, err := KeyValue(KeyAttr{"score", "N"}, "x"); err == nil || err.Error() != `key score must be a number: "x" is not a number` {
 		t.Errorf("bad N key: %v", err)
 	}
-	for _, tt := range []struct {
-		av   types.AttributeValue
-		want string
-	}{
-		{&types.AttributeValueMemberS{Value: "a"}, "a"},
-		{&types.AttributeValueMemberN{Value: "1"}, "1"},
-		{&types.AttributeValueMemberB{Value: []byte{0xca, 0xfe}}, "cafe"},
-		{nil, "<missing>"},
-		{&types.AttributeValueMemberBOOL{Value: true}, "*types.AttributeValueMemberBOOL"},
-	} {
-		if got := AVText(tt.av); got != tt.want {
-			t.Errorf("AVText = %q, want %q", got, tt.want)
-		}
-	}
 }
 
 // TestItemSize checks sizes computed by hand with the rules of "DynamoDB
@@ -330,15 +317,15 @@ func TestItemSize(t *testing.T) {
 // A json[] array is a list of documents, not of bytes.
 func TestConvertJSONArray(t *testing.T) {
 	c := &introspect.Column{Name: "docs", Type: "jsonb[]", Kind: introspect.KindArray, Elem: introspect.KindJSON}
-	av, err := Convert(c, []any{[]byte(`{"a": 1}`), nil, []byte(`[true]`)})
+	v, err := Convert(c, []any{[]byte(`{"a": 1}`), nil, []byte(`[true]`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, ok := av.(*types.AttributeValueMemberL)
+	l, ok := v.(*types.AttributeValueMemberL)
 	if !ok || len(l.Value) != 3 {
-		t.Fatalf("got %#v, want a list of 3", av)
+		t.Fatalf("got %#v, want a list of 3", v)
 	}
-	if m, ok := l.Value[0].(*types.AttributeValueMemberM); !ok || AVText(m.Value["a"]) != "1" {
+	if m, ok := l.Value[0].(*types.AttributeValueMemberM); !ok || av.KeyText(m.Value["a"]) != "1" {
 		t.Errorf("element 1 = %#v, want the map {a: 1}", l.Value[0])
 	}
 	if _, ok := l.Value[1].(*types.AttributeValueMemberNULL); !ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -512,26 +513,11 @@ func (t *Table) KeyOf(item Item) Item {
 
 // KeyString names an item by its table key, e.g. "PK=USER#1 SK=USER#".
 func (t *Table) KeyString(item Item) string {
-	s := t.PK.Name + "=" + AVText(item[t.PK.Name])
+	s := t.PK.Name + "=" + av.KeyText(item[t.PK.Name])
 	if t.SK != nil {
-		s += " " + t.SK.Name + "=" + AVText(item[t.SK.Name])
+		s += " " + t.SK.Name + "=" + av.KeyText(item[t.SK.Name])
 	}
 	return s
-}
-
-// AVText is the text of a scalar key value (S, N or B in hex).
-func AVText(av types.AttributeValue) string {
-	switch x := av.(type) {
-	case *types.AttributeValueMemberS:
-		return x.Value
-	case *types.AttributeValueMemberN:
-		return x.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("%x", x.Value)
-	case nil:
-		return "<missing>"
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // KeyTemplates returns the entity's pk and sk templates as written.

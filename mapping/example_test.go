@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/golden"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -105,7 +106,7 @@ func TestPersonalizationItems(t *testing.T) {
 		t.Errorf("isActive of user 5 = %s", got)
 	}
 	alerts := items["personal/4"]
-	if got := AVText(alerts["SK"]); got != "PERSONAL#news#alerts" {
+	if got := av.KeyText(alerts["SK"]); got != "PERSONAL#news#alerts" {
 		t.Errorf("personal SK %q", got)
 	}
 	settings, ok := alerts["settings"].(*types.AttributeValueMemberM)
@@ -203,12 +204,12 @@ func TestPersonalizationAccessPatterns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(kc.PK) != 1 || AVText(kc.PK[0]) != tt.pk {
+			if len(kc.PK) != 1 || av.KeyText(kc.PK[0]) != tt.pk {
 				t.Errorf("pk %v, want %q", kc.PK, tt.pk)
 			}
 			var sks []string
 			for _, v := range append(kc.SKEq, kc.SK...) {
-				sks = append(sks, AVText(v))
+				sks = append(sks, av.KeyText(v))
 			}
 			if wantEq := tt.op == "" && tt.sk != nil; (ap.SKEq == 1) != wantEq || len(kc.SKEq) != ap.SKEq {
 				t.Errorf("%d equalities on the sort key (%d values)", ap.SKEq, len(kc.SKEq))

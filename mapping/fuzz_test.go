@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -127,7 +128,7 @@ func FuzzParse(f *testing.F) {
 					}
 					continue
 				}
-				if AVText(item[plan.Table.PK.Name]) == "" || strings.Contains(plan.Table.KeyString(item), "<nil>") {
+				if av.KeyText(item[plan.Table.PK.Name]) == "" || strings.Contains(plan.Table.KeyString(item), "<nil>") {
 					t.Fatalf("item without a proper key: %s", plan.Table.KeyString(item))
 				}
 			}

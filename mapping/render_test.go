@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/av"
 )
 
 const renderMapping = `version: 1
@@ -149,7 +151,7 @@ func TestRenderDefaultAvoidsNULL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := AVText(item["SK"]); got != "EMAIL#none" {
+	if got := av.KeyText(item["SK"]); got != "EMAIL#none" {
 		t.Errorf("SK = %q, want EMAIL#none", got)
 	}
 	if _, ok := item["email"]; ok {
@@ -160,7 +162,7 @@ func TestRenderDefaultAvoidsNULL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := AVText(item["SK"]); got != "EMAIL#a@b" {
+	if got := av.KeyText(item["SK"]); got != "EMAIL#a@b" {
 		t.Errorf("SK = %q, want EMAIL#a@b", got)
 	}
 }
@@ -175,8 +177,8 @@ func TestRenderLimitsAtTheEdge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("keys at the limit: %v", err)
 	}
-	if len(AVText(item["PK"])) != MaxPKSize || len(AVText(item["SK"])) != MaxSKSize {
-		t.Errorf("key sizes %d, %d", len(AVText(item["PK"])), len(AVText(item["SK"])))
+	if len(av.KeyText(item["PK"])) != MaxPKSize || len(av.KeyText(item["SK"])) != MaxSKSize {
+		t.Errorf("key sizes %d, %d", len(av.KeyText(item["PK"])), len(av.KeyText(item["SK"])))
 	}
 
 	// An item of exactly 400 KB is written; one byte more is rejected.
@@ -303,7 +305,7 @@ entities:
 		t.Errorf("GSI1PK is in the item though code is NULL: %s", compactJSON(t, item))
 	}
 	item, err = e.Render(thingsRow(e, map[string]any{"id": int64(2), "code": "x"}))
-	if err != nil || AVText(item["GSI1PK"]) != "CODE#x" {
+	if err != nil || av.KeyText(item["GSI1PK"]) != "CODE#x" {
 		t.Fatalf("GSI1PK = %v, err %v; want CODE#x", item["GSI1PK"], err)
 	}
 }

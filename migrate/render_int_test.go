@@ -1,7 +1,6 @@
 package migrate_test
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"testing"
@@ -9,10 +8,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
-	"github.com/remodel-dev/remodel/preview"
 )
 
 // TestRenderWorkersSameTable: one render worker and several write the same
@@ -82,14 +81,8 @@ func scanItems(t *testing.T, db *dynamodb.Client, table string) map[string]strin
 			t.Fatal(err)
 		}
 		for _, it := range page.Items {
-			b, err := json.Marshal(preview.ItemJSON(it)) // map keys sorted
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, err := json.Marshal(preview.ItemJSON(mapping.Item{"PK": it["PK"], "SK": it["SK"]}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := av.MarshalItem(it) // names sorted
+			k := av.MarshalItem(mapping.Item{"PK": it["PK"], "SK": it["SK"]})
 			out[string(k)] = string(b)
 		}
 	}

@@ -1,16 +1,13 @@
 package preview
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
@@ -108,13 +105,7 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 				pe.Rejected = append(pe.Rejected, fmt.Sprintf("row %s: %s", re.Key, re.Reason))
 				return nil
 			}
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(ItemJSON(item)); err != nil {
-				return err
-			}
-			pe.Items = append(pe.Items, bytes.TrimSpace(b.Bytes()))
+			pe.Items = append(pe.Items, av.MarshalItem(item))
 			pe.Values = append(pe.Values, item)
 			return nil
 		})
@@ -126,49 +117,6 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 	}
 	complete = true
 	return res, nil
-}
-
-// ItemJSON converts an item to DynamoDB JSON ({"PK": {"S": "USER#1"}, ...}).
-func ItemJSON(item mapping.Item) map[string]any {
-	out := make(map[string]any, len(item))
-	for k, v := range item {
-		out[k] = avJSON(v)
-	}
-	return out
-}
-
-func avJSON(av types.AttributeValue) any {
-	switch x := av.(type) {
-	case *types.AttributeValueMemberS:
-		return map[string]string{"S": x.Value}
-	case *types.AttributeValueMemberN:
-		return map[string]string{"N": x.Value}
-	case *types.AttributeValueMemberB:
-		return map[string]string{"B": base64.StdEncoding.EncodeToString(x.Value)}
-	case *types.AttributeValueMemberBOOL:
-		return map[string]bool{"BOOL": x.Value}
-	case *types.AttributeValueMemberNULL:
-		return map[string]bool{"NULL": true}
-	case *types.AttributeValueMemberSS:
-		return map[string][]string{"SS": x.Value}
-	case *types.AttributeValueMemberNS:
-		return map[string][]string{"NS": x.Value}
-	case *types.AttributeValueMemberBS:
-		bs := make([]string, len(x.Value))
-		for i, b := range x.Value {
-			bs[i] = base64.StdEncoding.EncodeToString(b)
-		}
-		return map[string][]string{"BS": bs}
-	case *types.AttributeValueMemberL:
-		l := make([]any, len(x.Value))
-		for i, e := range x.Value {
-			l[i] = avJSON(e)
-		}
-		return map[string][]any{"L": l}
-	case *types.AttributeValueMemberM:
-		return map[string]any{"M": ItemJSON(x.Value)}
-	}
-	return nil
 }
 
 // WriteText prints the preview for people: the table definition, then per

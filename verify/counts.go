@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
 )
@@ -143,8 +144,8 @@ func entityOf(it map[string]types.AttributeValue, attr string) string {
 }
 
 func quoteEntity(it map[string]types.AttributeValue, attr string) string {
-	if av, ok := it[attr]; ok {
-		return Text(av)
+	if v, ok := it[attr]; ok {
+		return av.Text(v)
 	}
 	return "missing"
 }

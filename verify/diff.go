@@ -1,14 +1,12 @@
 package verify
 
 import (
-	"encoding/base64"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -33,11 +31,11 @@ type attrDiff struct {
 func (d attrDiff) String() string {
 	switch {
 	case d.have == nil:
-		return fmt.Sprintf("%s is missing (want %s)", d.name, Text(d.want))
+		return fmt.Sprintf("%s is missing (want %s)", d.name, av.Text(d.want))
 	case d.want == nil:
-		return fmt.Sprintf("%s is unexpected (%s)", d.name, Text(d.have))
+		return fmt.Sprintf("%s is unexpected (%s)", d.name, av.Text(d.have))
 	}
-	return fmt.Sprintf("%s is %s, want %s", d.name, Text(d.have), Text(d.want))
+	return fmt.Sprintf("%s is %s, want %s", d.name, av.Text(d.have), av.Text(d.want))
 }
 
 // diffAttrs lists the attributes on which have differs from want, in
@@ -151,58 +149,4 @@ func sameSet(a, b []string, canon func(string) string) bool {
 		}
 	}
 	return true
-}
-
-// Text renders an attribute value briefly, in DynamoDB JSON style.
-func Text(av types.AttributeValue) string {
-	s := text(av)
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
-}
-
-func text(av types.AttributeValue) string {
-	switch x := av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S " + strconv.Quote(x.Value)
-	case *types.AttributeValueMemberN:
-		return "N " + x.Value
-	case *types.AttributeValueMemberB:
-		return "B " + base64.StdEncoding.EncodeToString(x.Value)
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL " + strconv.FormatBool(x.Value)
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberSS:
-		return "SS " + strings.Join(x.Value, ",")
-	case *types.AttributeValueMemberNS:
-		return "NS " + strings.Join(x.Value, ",")
-	case *types.AttributeValueMemberBS:
-		parts := make([]string, len(x.Value))
-		for i, b := range x.Value {
-			parts[i] = base64.StdEncoding.EncodeToString(b)
-		}
-		return "BS " + strings.Join(parts, ",")
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(x.Value))
-		for i, e := range x.Value {
-			parts[i] = text(e)
-		}
-		return "L [" + strings.Join(parts, ", ") + "]"
-	case *types.AttributeValueMemberM:
-		keys := make([]string, 0, len(x.Value))
-		for k := range x.Value {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ": " + text(x.Value[k])
-		}
-		return "M {" + strings.Join(parts, ", ") + "}"
-	case nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("%T", av)
 }

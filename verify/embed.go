@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -96,13 +97,13 @@ func (o *oracle) checkEmbeds(embeds []embedJSON, ejs []any, row []any, have mapp
 		got := have[m.Name]
 		if ejs[i] == nil {
 			if got != nil {
-				out = append(out, finding{attr: m.Name, column: m.Child.Name, got: Text(got), want: "nothing (no rows)"})
+				out = append(out, finding{attr: m.Name, column: m.Child.Name, got: av.Text(got), want: "nothing (no rows)"})
 			}
 			continue
 		}
 		list, err := parseJSONArray(ejs[i])
 		if err != nil {
-			out = append(out, finding{attr: m.Name, column: m.Child.Name, got: Text(got), note: err.Error()})
+			out = append(out, finding{attr: m.Name, column: m.Child.Name, got: av.Text(got), note: err.Error()})
 			continue
 		}
 		var kids [][]any
@@ -118,7 +119,7 @@ func (o *oracle) checkEmbeds(embeds []embedJSON, ejs []any, row []any, have mapp
 func (o *oracle) embedded(ej embedJSON, list []any, kids [][]any, got types.AttributeValue) []finding {
 	m := ej.m
 	whole := func(note string) []finding {
-		return []finding{{attr: m.Name, column: m.Child.Name, got: Text(got), want: jsonText(list), note: note}}
+		return []finding{{attr: m.Name, column: m.Child.Name, got: av.Text(got), want: jsonText(list), note: note}}
 	}
 	var elems []types.AttributeValue
 	var names []string
@@ -158,7 +159,7 @@ func (o *oracle) embedded(ej embedJSON, list []any, kids [][]any, got types.Attr
 		}
 		el, ok := elems[j].(*types.AttributeValueMemberM)
 		if !ok {
-			out = append(out, finding{attr: names[j], column: m.Child.Name, got: Text(elems[j]), want: jsonText(jv)})
+			out = append(out, finding{attr: names[j], column: m.Child.Name, got: av.Text(elems[j]), want: jsonText(jv)})
 			continue
 		}
 		known := map[string]bool{}
@@ -166,7 +167,7 @@ func (o *oracle) embedded(ej embedJSON, list []any, kids [][]any, got types.Attr
 			known[a.Attr] = true
 			jcol, ok := obj[ej.keys[a.Index]]
 			if !ok {
-				out = append(out, finding{attr: names[j] + "." + a.Attr, column: a.Column.Name, got: Text(el.Value[a.Attr]), want: "nothing",
+				out = append(out, finding{attr: names[j] + "." + a.Attr, column: a.Column.Name, got: av.Text(el.Value[a.Attr]), want: "nothing",
 					note: "the source's JSON rendering of the child row has no such column"})
 				continue
 			}
@@ -182,7 +183,7 @@ func (o *oracle) embedded(ej embedJSON, list []any, kids [][]any, got types.Attr
 		}
 		for k, v := range el.Value {
 			if !known[k] {
-				out = append(out, finding{attr: names[j] + "." + k, column: m.Child.Name, got: Text(v), want: "nothing (not an embedded column)"})
+				out = append(out, finding{attr: names[j] + "." + k, column: m.Child.Name, got: av.Text(v), want: "nothing (not an embedded column)"})
 			}
 		}
 	}

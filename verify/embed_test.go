@@ -2,12 +2,12 @@ package verify_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/preview"
 )
@@ -142,13 +142,9 @@ func TestEmbedded(t *testing.T) {
 }
 
 // wireText is an attribute value in DynamoDB JSON, map keys sorted.
-func wireText(av types.AttributeValue) string {
-	if av == nil {
+func wireText(v types.AttributeValue) string {
+	if v == nil {
 		return "<nil>"
 	}
-	b, err := json.Marshal(preview.ItemJSON(map[string]types.AttributeValue{"v": av})["v"])
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
+	return string(av.MarshalValue(v))
 }

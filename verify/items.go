@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
@@ -244,10 +245,10 @@ func (v *verifier) compareChunk(ctx context.Context, e *mapping.Entity, q *itemQ
 			flagged[d.name] = true
 			p := Problem{Kind: KindDifferent, Entity: e.Name, Key: x.key, SourceKey: x.src.key, Attribute: d.name}
 			if d.want != nil {
-				p.Want = Text(d.want)
+				p.Want = av.Text(d.want)
 			}
 			if d.have != nil {
-				p.Got = Text(d.have)
+				p.Got = av.Text(d.have)
 			}
 			add(p, "item %s (entity %s, row %s) differs: %s", x.key, e.Name, x.src.key, d)
 		}

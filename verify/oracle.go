@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -362,12 +363,12 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 		got := have[a.Attr]
 		jv, ok := js[o.keys[i]]
 		if !ok {
-			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: "nothing",
+			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: "nothing",
 				note: "the source's JSON rendering of the row has no such column"})
 			continue
 		}
 		if bad, ok := jv.(invalidText); ok {
-			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: bad.raw,
+			out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: bad.raw,
 				note: "the source's value is not UTF-8 text: no S holds it, so the row should have been rejected (or the column typed B)"})
 			continue
 		}
@@ -377,12 +378,12 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 				// Kept as the engine's text, both keys and all: the stored
 				// text is the document's own.
 				if g, ok := got.(*types.AttributeValueMemberS); !ok || g.Value != jv.(string) {
-					out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: jsonText(jv)})
+					out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)})
 				}
 				continue
 			}
 			if err != nil || dup != "" {
-				f := finding{attr: a.Attr, column: a.Column.Name, got: Text(got), want: jsonText(jv)}
+				f := finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)}
 				if err != nil {
 					f.note = "the source's JSON document does not parse: " + err.Error()
 				} else {
@@ -403,7 +404,7 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 // value compares one column's JSON value with its stored attribute.
 func (o *oracle) value(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
 	c := a.Column
-	f := finding{attr: a.Attr, column: c.Name, got: Text(got), want: jsonText(jv)}
+	f := finding{attr: a.Attr, column: c.Name, got: av.Text(got), want: jsonText(jv)}
 	if a.Type != "" {
 		return o.typedValue(a, jv, sqlNull, got, f)
 	}

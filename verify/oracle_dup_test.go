@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
@@ -99,11 +100,11 @@ INSERT INTO docs VALUES (1, '{"a": 1, "a": 2}'), (2, '{"a": 1, "b": {"c": [1, 2]
 				got := q.oracle.check(js, row, tc.item, map[string]bool{"id": true})
 				switch {
 				case tc.want == "" && len(got) != 0:
-					t.Errorf("%s with %v: findings %+v, want none", tc.row, Text(tc.item["doc"]), got)
+					t.Errorf("%s with %v: findings %+v, want none", tc.row, av.Text(tc.item["doc"]), got)
 				case tc.want == "differ" && (len(got) != 1 || got[0].note != ""):
-					t.Errorf("%s with %v: findings %+v, want one difference", tc.row, Text(tc.item["doc"]), got)
+					t.Errorf("%s with %v: findings %+v, want one difference", tc.row, av.Text(tc.item["doc"]), got)
 				case tc.want != "" && tc.want != "differ" && (len(got) != 1 || !strings.Contains(got[0].note, tc.want)):
-					t.Errorf("%s with %v: findings %+v, want one saying %q", tc.row, Text(tc.item["doc"]), got, tc.want)
+					t.Errorf("%s with %v: findings %+v, want one saying %q", tc.row, av.Text(tc.item["doc"]), got, tc.want)
 				}
 			}
 		})
@@ -207,7 +208,7 @@ func TestOracleRepeatedKeyKeptAsText(t *testing.T) {
 			item["doc"] = tc.stored
 		}
 		if got := o.check(js, []any{"not NULL"}, item, nil); (len(got) != 0) != tc.bad {
-			t.Errorf("stored %s: findings %+v, want bad %v", Text(tc.stored), got, tc.bad)
+			t.Errorf("stored %s: findings %+v, want bad %v", av.Text(tc.stored), got, tc.bad)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -195,7 +196,7 @@ func TestSpatialAttributes(t *testing.T) {
 				want := spatialWant[eng.name]
 				got := map[string]string{}
 				for _, it := range out.Items {
-					pk := mapping.AVText(it["PK"])
+					pk := av.KeyText(it["PK"])
 					for _, col := range []string{"pt", "area", "geo", "shape"} {
 						if av, ok := it[col]; ok {
 							got[pk+" "+col] = fullText(av)

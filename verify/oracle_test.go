@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
@@ -300,7 +301,7 @@ func TestOracleSeesEveryColumn(t *testing.T) {
 			for _, it := range out.Items {
 				for name := range it {
 					if cols[name] {
-						want[mapping.AVText(it["PK"])+" "+name] = true
+						want[av.KeyText(it["PK"])+" "+name] = true
 					}
 				}
 			}

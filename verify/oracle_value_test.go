@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -169,10 +170,10 @@ func TestOracleValue(t *testing.T) {
 		}
 		if tc.want == agree || tc.want == differ {
 			if got != tc.want {
-				t.Errorf("%s %s: JSON %s vs %s: got %q, want %q", tc.engine, tc.col.Type, tc.json, Text(tc.got), got, tc.want)
+				t.Errorf("%s %s: JSON %s vs %s: got %q, want %q", tc.engine, tc.col.Type, tc.json, av.Text(tc.got), got, tc.want)
 			}
 		} else if !strings.Contains(got, tc.want) {
-			t.Errorf("%s %s: JSON %s vs %s: got %q, want a note containing %q", tc.engine, tc.col.Type, tc.json, Text(tc.got), got, tc.want)
+			t.Errorf("%s %s: JSON %s vs %s: got %q, want a note containing %q", tc.engine, tc.col.Type, tc.json, av.Text(tc.got), got, tc.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
@@ -294,7 +295,7 @@ func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, kc mapp
 		k, sk := expression.Key(ap.SK[ap.SKEq].Name), kc.SK
 		switch ap.SKOp {
 		case "begins_with":
-			conds = append(conds, k.BeginsWith(mapping.AVText(sk[0])))
+			conds = append(conds, k.BeginsWith(av.KeyText(sk[0])))
 		case "between":
 			conds = append(conds, k.Between(expression.Value(sk[0]), expression.Value(sk[1])))
 		case "<":
@@ -386,7 +387,7 @@ func (v *verifier) queried(ap *mapping.AccessPattern, it map[string]types.Attrib
 	}
 	parts := make([]string, len(ap.SK))
 	for i, k := range ap.SK {
-		parts[i] = k.Name + "=" + mapping.AVText(it[k.Name])
+		parts[i] = k.Name + "=" + av.KeyText(it[k.Name])
 	}
 	q.sort = strings.Join(parts, ", ")
 	return q

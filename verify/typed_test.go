@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -193,7 +194,7 @@ func storedText(av types.AttributeValue) string {
 	return verifyText(av)
 }
 
-func verifyText(av types.AttributeValue) string { return verify.Text(av) }
+func verifyText(v types.AttributeValue) string { return av.Text(v) }
 
 // migrateTyped loads typedSQL and migrates it with typedMapping.
 func migrateTyped(t *testing.T, eng string, fresh func(testing.TB) string, exec func(testing.TB, string, string)) verify.Options {
@@ -240,7 +241,7 @@ func TestTypedAttributes(t *testing.T) {
 				}
 				seen := 0
 				for _, it := range out.Items {
-					if q, ok := strings.CutPrefix(mapping.AVText(it["PK"]), "Q#"); ok {
+					if q, ok := strings.CutPrefix(av.KeyText(it["PK"]), "Q#"); ok {
 						// The query entity's typed columns hold what the table's do.
 						for _, c := range [][2]string{{"q_note", "note"}, {"q_at", "atMs"}, {"q_price", "price"}, {"q_shape", "shape"}} {
 							if o.Plan.Entity("q").Table.Column(c[0]) == nil {
@@ -252,7 +253,7 @@ func TestTypedAttributes(t *testing.T) {
 						}
 						continue
 					}
-					id := strings.TrimPrefix(mapping.AVText(it["PK"]), "T#")
+					id := strings.TrimPrefix(av.KeyText(it["PK"]), "T#")
 					w, ok := want[id]
 					if !ok {
 						t.Fatalf("item %s", id)
@@ -534,7 +535,7 @@ entities:
 		}
 		got := map[string]string{}
 		for _, it := range out.Items {
-			got[mapping.AVText(it["PK"])] = storedText(it["note"])
+			got[av.KeyText(it["PK"])] = storedText(it["note"])
 		}
 		want := map[string]string{"W#1": "B 636166e9", "W#2": "B 636166c3a9", "W#3": "B fffe", "W#4": "nothing"}
 		if !maps.Equal(got, want) {
