@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/remodel-dev/remodel/analyze"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -163,7 +164,7 @@ func TestSkewedTable(t *testing.T) {
 
 			// The same rows into DynamoDB Local.
 			db, name := testenv.DynamoDBTable(t)
-			mrep, err := migrate.Run(ctx, migrate.Options{Plan: p, Source: src, DB: db, Table: name, CreateTable: true, MaxRejects: 10, Writers: 4})
+			mrep, err := migrate.Run(ctx, migrate.Options{Plan: p, Source: src, DB: dynamo.New(db), Table: name, CreateTable: true, MaxRejects: 10, Writers: 4})
 			if err != nil {
 				t.Fatalf("migrate: %v", err)
 			}
@@ -192,7 +193,7 @@ func hasWarning(rep *analyze.Report, kind, index, text string) bool {
 }
 
 // describe returns DescribeTable's ItemCount and TableSizeBytes.
-func describe(t *testing.T, db *dynamodb.Client, name string) (int64, int64) {
+func describe(t *testing.T, db dynamo.API, name string) (int64, int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

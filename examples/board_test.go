@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/dynamo"
 )
 
 // TestBoardVerifyCatchesBrokenTable migrates the board example, then breaks
@@ -60,7 +62,7 @@ func TestBoardVerifyCatchesBrokenTable(t *testing.T) {
 
 // firstItem returns the first item of partition pk (on the table) whose sort
 // key begins with prefix.
-func firstItem(t *testing.T, db *dynamodb.Client, table, pk, prefix string) map[string]types.AttributeValue {
+func firstItem(t *testing.T, db dynamo.API, table, pk, prefix string) map[string]types.AttributeValue {
 	t.Helper()
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(table),

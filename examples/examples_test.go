@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
@@ -70,7 +69,7 @@ func examples() []example {
 // migratedExample loads an example into a fresh PostgreSQL database and
 // migrates it with the CLI into a fresh DynamoDB Local table, for a test
 // that then breaks the table.
-func migratedExample(t *testing.T, name string) (dsn, endpoint string, db *dynamodb.Client, table string) {
+func migratedExample(t *testing.T, name string) (dsn, endpoint string, db dynamo.API, table string) {
 	t.Helper()
 	endpoint = testenv.DynamoDB(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")

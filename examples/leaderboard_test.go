@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/dynamo"
 )
 
 // TestLeaderboardVerifyCatchesBrokenTable migrates the leaderboard example,
@@ -86,7 +88,7 @@ func TestLeaderboardVerifyCatchesBrokenTable(t *testing.T) {
 
 // queryIndex returns the items of partition pkName = pk on a global index in
 // descending sort key order, at most limit of them (0: all).
-func queryIndex(t *testing.T, db *dynamodb.Client, table, index, pkName, pk string, limit int32) []map[string]types.AttributeValue {
+func queryIndex(t *testing.T, db dynamo.API, table, index, pkName, pk string, limit int32) []map[string]types.AttributeValue {
 	t.Helper()
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
@@ -117,7 +119,7 @@ func nstr(v types.AttributeValue) string {
 
 // setNumber sets the number attribute attr of the item with this key, as
 // a faulty job writing it would.
-func setNumber(t *testing.T, db *dynamodb.Client, table string, key map[string]types.AttributeValue, attr, value string) {
+func setNumber(t *testing.T, db dynamo.API, table string, key map[string]types.AttributeValue, attr, value string) {
 	t.Helper()
 	if _, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/golden"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -300,7 +301,7 @@ func TestCloudFormationCreatesTheTable(t *testing.T) {
 
 // describe is what DynamoDB says about a table's definition, as text that
 // leaves out its name, times and sizes.
-func describe(t *testing.T, db *dynamodb.Client, name string) string {
+func describe(t *testing.T, db dynamo.API, name string) string {
 	t.Helper()
 	out, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {

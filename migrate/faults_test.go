@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/internal/testenv"
@@ -69,9 +68,9 @@ func TestFaults(t *testing.T) {
 				t.Errorf("report: %d throttled, the proxy throttled %d times", rep.Throttled, want)
 			}
 			// The writers' calls went without the SDK's stack
-			// (dynamo.BatchWriteItem) but the first ones, which make its
+			// (dynamo.Client.WriteBatch) but the first ones, which make its
 			// request template: the classification above is of its errors.
-			n, calls := dynamo.DirectCalls(db), s.Calls["BatchWriteItem"]
+			n, calls := db.DirectCalls(), s.Calls["BatchWriteItem"]
 			t.Logf("%d of %d BatchWriteItem calls sent directly", n, calls)
 			if n < int64(calls)*9/10 {
 				t.Errorf("only %d of %d BatchWriteItem calls sent directly", n, calls)

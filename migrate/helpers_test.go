@@ -32,13 +32,13 @@ const example = "../examples/personalization"
 
 // newDB returns a DynamoDB client for endpoint with DynamoDB Local's
 // credentials.
-func newDB(t testing.TB, endpoint string, opts ...func(*config.LoadOptions) error) *dynamodb.Client {
+func newDB(t testing.TB, endpoint string, opts ...func(*config.LoadOptions) error) *dynamo.Client {
 	t.Helper()
 	opts = append([]func(*config.LoadOptions) error{
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
 		config.WithRegion("us-east-1"),
 	}, opts...)
-	db, err := dynamo.New(context.Background(), endpoint, opts...)
+	db, err := dynamo.Open(context.Background(), endpoint, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func newDB(t testing.TB, endpoint string, opts ...func(*config.LoadOptions) erro
 
 // tableName returns a unique table name and deletes the table, if it
 // exists, when the test ends.
-func tableName(t testing.TB, db *dynamodb.Client) string {
+func tableName(t testing.TB, db dynamo.API) string {
 	t.Helper()
 	name := testenv.UniqueName("remodel_migrate")
 	t.Cleanup(func() {
@@ -141,12 +141,12 @@ func open(t testing.TB, dsn, name, mappingYAML string) *fixture {
 }
 
 // options are the migrate options of a test run.
-func (fx *fixture) options(db *dynamodb.Client, table string) migrate.Options {
+func (fx *fixture) options(db dynamo.API, table string) migrate.Options {
 	return migrate.Options{Plan: fx.plan, Source: fx.src, DB: db, Table: table, Backoff: fast, Writers: 4}
 }
 
 // scan counts the table's items per entity attribute (every page).
-func scan(t testing.TB, db *dynamodb.Client, table string) (total int64, perEntity map[string]int64) {
+func scan(t testing.TB, db dynamo.API, table string) (total int64, perEntity map[string]int64) {
 	t.Helper()
 	perEntity = map[string]int64{}
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{
@@ -173,7 +173,7 @@ func scan(t testing.TB, db *dynamodb.Client, table string) (total int64, perEnti
 
 // checkLanded says whether every source row is in the report and in the
 // table, entity by entity.
-func checkLanded(t testing.TB, fx *fixture, rep *migrate.Report, db *dynamodb.Client, table string) {
+func checkLanded(t testing.TB, fx *fixture, rep *migrate.Report, db dynamo.API, table string) {
 	t.Helper()
 	if rep.RowsRead != fx.total || rep.ItemsWritten != fx.total || rep.Rejected != 0 {
 		t.Errorf("report: %d rows read, %d items written, %d rejected; the source has %d rows",
@@ -200,7 +200,7 @@ func checkLanded(t testing.TB, fx *fixture, rep *migrate.Report, db *dynamodb.Cl
 
 // proxy starts a fault proxy in front of endpoint; the returned client
 // talks through it.
-func proxy(t testing.TB, endpoint string, seed uint64, rules ...faultproxy.Rule) (*faultproxy.Proxy, *httptest.Server, *dynamodb.Client) {
+func proxy(t testing.TB, endpoint string, seed uint64, rules ...faultproxy.Rule) (*faultproxy.Proxy, *httptest.Server, *dynamo.Client) {
 	t.Helper()
 	p, err := faultproxy.New(endpoint, seed, rules...)
 	if err != nil {

@@ -42,7 +42,7 @@ var errLockLost = errors.New("lost the lock")
 // of the run that wants the lock: hosts whose clocks differ by more than a
 // fraction of stale can take a live lock over or wait for a dead one longer.
 type lock struct {
-	db    *dynamodb.Client
+	db    dynamo.API
 	table *mapping.Table
 	name  string
 	stale time.Duration

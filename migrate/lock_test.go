@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
@@ -23,7 +24,7 @@ import (
 
 // slowDB returns a client whose BatchWriteItem answers come delay late, so
 // that a run lasts a while.
-func slowDB(t *testing.T, endpoint string, delay time.Duration) *dynamodb.Client {
+func slowDB(t *testing.T, endpoint string, delay time.Duration) *dynamo.Client {
 	t.Helper()
 	p, err := faultproxy.New(endpoint, 1)
 	if err != nil {
@@ -35,7 +36,7 @@ func slowDB(t *testing.T, endpoint string, delay time.Duration) *dynamodb.Client
 }
 
 // lockItem reads the table's lock item (nil if there is none).
-func lockItem(t *testing.T, db *dynamodb.Client, fx *fixture, table string) map[string]types.AttributeValue {
+func lockItem(t *testing.T, db dynamo.API, fx *fixture, table string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: fx.plan.Table.LockKey(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
@@ -259,7 +260,7 @@ func TestLockReleasedOnRefusal(t *testing.T) {
 }
 
 // putItems puts items of no entity with the given partition keys.
-func putItems(t *testing.T, db *dynamodb.Client, table string, pks ...string) {
+func putItems(t *testing.T, db dynamo.API, table string, pks ...string) {
 	t.Helper()
 	for _, pk := range pks {
 		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
@@ -273,7 +274,7 @@ func putItems(t *testing.T, db *dynamodb.Client, table string, pks ...string) {
 
 // waitWriting waits until the table exists and holds more than the lock
 // item.
-func waitWriting(t *testing.T, db *dynamodb.Client, table string) {
+func waitWriting(t *testing.T, db dynamo.API, table string) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		out, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), Limit: aws.Int32(2)})

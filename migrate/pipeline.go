@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 
@@ -24,7 +23,9 @@ import (
 type Options struct {
 	Plan   *mapping.Plan
 	Source source.Source
-	DB     *dynamodb.Client
+	// DB is the DynamoDB client: a *dynamo.Client that dynamo.Connect made
+	// writes on its direct path, any other through its own BatchWriteItem.
+	DB dynamo.API
 	// Table is the DynamoDB table name; empty means the mapping's.
 	Table         string
 	CreateTable   bool

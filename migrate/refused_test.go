@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
@@ -70,7 +71,7 @@ func refusedBatch() []pending {
 
 // refusedSetup creates a table in DynamoDB Local and returns a client for
 // it (through a fault proxy when rules are given) and its name.
-func refusedSetup(t *testing.T, rules ...faultproxy.Rule) (*dynamodb.Client, *dynamodb.Client, string, *faultproxy.Proxy) {
+func refusedSetup(t *testing.T, rules ...faultproxy.Rule) (*dynamo.Client, *dynamo.Client, string, *faultproxy.Proxy) {
 	t.Helper()
 	direct, name := testenv.DynamoDBTable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -79,7 +80,7 @@ func refusedSetup(t *testing.T, rules ...faultproxy.Rule) (*dynamodb.Client, *dy
 		t.Fatal(err)
 	}
 	if len(rules) == 0 {
-		return direct, direct, name, nil
+		return dynamo.New(direct), dynamo.New(direct), name, nil
 	}
 	p, err := faultproxy.New(testenv.DynamoDB(t), 7, rules...)
 	if err != nil {
@@ -91,10 +92,10 @@ func refusedSetup(t *testing.T, rules ...faultproxy.Rule) (*dynamodb.Client, *dy
 		srv.Close()
 		p.Close()
 	})
-	return direct, testenv.DynamoDBClient(srv.URL), name, p
+	return dynamo.New(direct), dynamo.New(testenv.DynamoDBClient(srv.URL)), name, p
 }
 
-func refusedWriter(db *dynamodb.Client, name string, rej *rejects) (*writer, *counters) {
+func refusedWriter(db *dynamo.Client, name string, rej *rejects) (*writer, *counters) {
 	c := &counters{perEntity: map[string]*entityCounters{"a": {}, "b": {}}}
 	fast := Backoff{Base: time.Millisecond, Cap: 10 * time.Millisecond, Deadline: 30 * time.Second}
 	return &writer{db: db, table: testTable, name: name, backoff: fast, c: c, rej: rej}, c

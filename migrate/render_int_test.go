@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/remodel-dev/remodel/internal/av"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -71,7 +72,7 @@ func TestRenderWorkersSameTable(t *testing.T) {
 }
 
 // scanItems reads every item of the table, as JSON by key.
-func scanItems(t *testing.T, db *dynamodb.Client, table string) map[string]string {
+func scanItems(t *testing.T, db dynamo.API, table string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
@@ -82,7 +83,11 @@ func scanItems(t *testing.T, db *dynamodb.Client, table string) map[string]strin
 		}
 		for _, it := range page.Items {
 			b := av.MarshalItem(it) // names sorted
-			k := av.MarshalItem(mapping.Item{"PK": it["PK"], "SK": it["SK"]})
+			key := mapping.Item{"PK": it["PK"]}
+			if sk, ok := it["SK"]; ok {
+				key["SK"] = sk
+			}
+			k := av.MarshalItem(key)
 			out[string(k)] = string(b)
 		}
 	}

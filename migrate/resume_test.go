@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
@@ -26,7 +27,7 @@ import (
 
 // stopAfter cancels the returned context once the table holds more than
 // n items (the lock item aside), as SIGINT would.
-func stopAfter(t *testing.T, db *dynamodb.Client, table string, n int64) context.Context {
+func stopAfter(t *testing.T, db dynamo.API, table string, n int64) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithCancel(testContext(t))
 	t.Cleanup(cancel)
@@ -64,7 +65,7 @@ func checkpointOf(t *testing.T, path string) map[string]any {
 // verifyExact runs verify's checks (counts, every item attribute by
 // attribute, stray items, access patterns) and fails the test on any
 // problem.
-func verifyExact(t *testing.T, fx *fixture, db *dynamodb.Client, table string) {
+func verifyExact(t *testing.T, fx *fixture, db dynamo.API, table string) {
 	t.Helper()
 	rep, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, DB: db, Table: table, Samples: 3, Seed: 1, Settle: 30 * time.Second})
 	if err != nil || !rep.OK {
@@ -219,7 +220,7 @@ func itemWith(items map[string]string, attr string) string {
 // can be stopped midway) and one straight to DynamoDB Local.
 type resumeJob struct {
 	fx           *fixture
-	direct, slow *dynamodb.Client
+	direct, slow *dynamo.Client
 	table, ck    string
 }
 
@@ -573,7 +574,7 @@ func serverID(t *testing.T, src source.Source) string {
 // stoppedJob runs a first migration into a new table (with ranges key
 // ranges per entity, if given) that is stopped once it has written some
 // items, and returns the options to resume it and its checkpoint.
-func stoppedJob(t *testing.T, fx *fixture, endpoint string, ranges ...int) (o migrate.Options, db *dynamodb.Client, table, ck string) {
+func stoppedJob(t *testing.T, fx *fixture, endpoint string, ranges ...int) (o migrate.Options, db dynamo.API, table, ck string) {
 	t.Helper()
 	db = newDB(t, endpoint)
 	table = tableName(t, db)
@@ -678,7 +679,7 @@ func TestResumeTableGoneMidRun(t *testing.T) {
 }
 
 // scanQuiet counts the table's items, 0 on any error.
-func scanQuiet(db *dynamodb.Client, table string) (int64, error) {
+func scanQuiet(db dynamo.API, table string) (int64, error) {
 	out, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
 	if err != nil {
 		return 0, err

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
@@ -254,7 +255,7 @@ func TestStopExact(t *testing.T) {
 }
 
 // checkNoLock fails the test if the table still holds a lock item.
-func checkNoLock(t *testing.T, db *dynamodb.Client, fx *fixture, table string) {
+func checkNoLock(t *testing.T, db dynamo.API, fx *fixture, table string) {
 	t.Helper()
 	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: fx.plan.Table.LockKey(), ConsistentRead: aws.Bool(true)})
 	if err != nil {

@@ -332,7 +332,7 @@ func countItems(ctx context.Context, o Options, call func(*dynamodb.Options)) (i
 // scanAll scans the table (dynamo.ScanAll: consistent reads, parallel
 // segments sized by items, about how many it holds); setup completes the
 // input, page is called for every page (from several goroutines).
-func scanAll(ctx context.Context, db *dynamodb.Client, name string, items int64, setup func(*dynamodb.ScanInput), page func(*dynamodb.ScanOutput) error, call func(*dynamodb.Options)) error {
+func scanAll(ctx context.Context, db dynamo.API, name string, items int64, setup func(*dynamodb.ScanInput), page func(*dynamodb.ScanOutput) error, call func(*dynamodb.Options)) error {
 	in := dynamodb.ScanInput{TableName: aws.String(name)}
 	setup(&in)
 	return dynamo.ScanAll(ctx, db, in, items, page, call)

@@ -20,11 +20,11 @@ import (
 // CreateTable creates the table the mapping describes, under the given name,
 // and waits until the table and its indexes are ACTIVE, for at most timeout.
 // Every request has DefaultRequestTimeout to be answered.
-func CreateTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, timeout time.Duration) error {
+func CreateTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, timeout time.Duration) error {
 	return createTable(ctx, db, t, name, timeout, DefaultRequestTimeout)
 }
 
-func createTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, timeout, requestTimeout time.Duration) error {
+func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, timeout, requestTimeout time.Duration) error {
 	in := createTableInput(t, name)
 	call := dynamo.AttemptTimeout(requestTimeout)
 	// One attempt: a CreateTable tried again after an attempt that got no
@@ -118,7 +118,7 @@ func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput 
 
 // WaitActive polls until the table and all its global indexes are ACTIVE,
 // for at most timeout; optFns apply to every DescribeTable.
-func WaitActive(ctx context.Context, db *dynamodb.Client, name string, timeout time.Duration, optFns ...func(*dynamodb.Options)) error {
+func WaitActive(ctx context.Context, db dynamo.API, name string, timeout time.Duration, optFns ...func(*dynamodb.Options)) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -162,7 +162,7 @@ type tableID struct {
 }
 
 // describeTableID names the table called name; errNoTable when there is none.
-func describeTableID(ctx context.Context, db *dynamodb.Client, name string, optFns ...func(*dynamodb.Options)) (tableID, error) {
+func describeTableID(ctx context.Context, db dynamo.API, name string, optFns ...func(*dynamodb.Options)) (tableID, error) {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
 	var nf *types.ResourceNotFoundException
 	switch {
@@ -178,7 +178,7 @@ func describeTableID(ctx context.Context, db *dynamodb.Client, name string, optF
 
 // CheckTable makes sure an existing table has the keys and indexes the
 // mapping needs; optFns apply to the DescribeTable request.
-func CheckTable(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {
+func CheckTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
 	if err != nil {
 		var nf *types.ResourceNotFoundException
@@ -256,7 +256,7 @@ func orNone(s string) string {
 
 // IsEmpty reports whether the table holds no item, its lock item aside;
 // optFns apply to every Scan request.
-func IsEmpty(ctx context.Context, db *dynamodb.Client, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) (bool, error) {
+func IsEmpty(ctx context.Context, db dynamo.API, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) (bool, error) {
 	names := map[string]string{"#pk": t.PK.Name}
 	proj := "#pk"
 	if t.SK != nil {

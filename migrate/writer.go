@@ -85,7 +85,7 @@ var (
 // a request in flight is still given grace to be answered, so that what
 // DynamoDB acknowledged is counted; nothing new is sent.
 type writer struct {
-	db      *dynamodb.Client
+	db      *dynamo.Client
 	table   *mapping.Table
 	name    string
 	backoff Backoff
@@ -101,7 +101,7 @@ type writer struct {
 
 func newWriter(o Options, c *counters, rej *rejects) *writer {
 	return &writer{
-		db: o.DB, table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej,
+		db: dynamo.New(o.DB), table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej,
 		timeout: o.RequestTimeout, grace: o.StopGrace,
 		gate: newGate(o.Backoff), limit: newRateLimit(o.RateLimit, time.Now()),
 	}
@@ -229,8 +229,8 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 		}
 		sent := time.Now()
 		// One attempt, no retry by the SDK (this loop retries), sent
-		// without the SDK's middleware stack (dynamo.BatchWriteItem).
-		out, err := dynamo.BatchWriteItem(inflight, w.db, &dynamodb.BatchWriteItemInput{
+		// without the SDK's middleware stack (dynamo.Client.WriteBatch).
+		out, err := w.db.WriteBatch(inflight, &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, w.timeout)
 		throttled := false

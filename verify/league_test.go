@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/golden"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -97,7 +98,7 @@ func league(t *testing.T, engine string, fresh func(testing.TB) string, exec fun
 	t.Cleanup(func() { src.Close() })
 	plan := compile(t, src, leagueMapping)
 	rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
-	rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: db, Table: table, CreateTable: true, MaxRejects: 3, RejectsPath: rejects})
+	rep, err := migrate.Run(ctx, migrate.Options{Plan: plan, Source: src, DB: dynamo.New(db), Table: table, CreateTable: true, MaxRejects: 3, RejectsPath: rejects})
 	if err != nil {
 		t.Fatalf("migrate: %v", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/dynamo"
 )
 
 // listedTables is how many table names a missing-table error lists.
@@ -54,13 +56,7 @@ func keyNames(pk, sk string) string {
 }
 
 // where names the endpoint, or the region when the SDK picks the endpoint.
-func (v *verifier) where() string {
-	o := v.o.DB.Options()
-	if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
-		return *o.BaseEndpoint + " (region " + o.Region + ")"
-	}
-	return "region " + o.Region
-}
+func (v *verifier) where() string { return dynamo.Where(v.o.DB) }
 
 // tables lists the first tables of the endpoint, for the missing-table error.
 func (v *verifier) tables(ctx context.Context) string {

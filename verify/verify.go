@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/backoff"
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Plan   *mapping.Plan
 	Source source.Source
-	DB     *dynamodb.Client
+	DB     dynamo.API
 	Table  string // empty: the mapping's table name
 	// Samples is how many parameter sets each access pattern is checked with.
 	Samples int

@@ -222,7 +222,7 @@ type bench struct {
 	total  int64 // rows
 	items  int64 // items remodel writes (from the first null-sink run)
 	pool   *pool
-	db     *dynamodb.Client
+	db     *dynamo.Client
 	m      migrateRun
 	// e2eTable is the table the last end-to-end run wrote, which verify
 	// then checks.
@@ -264,7 +264,7 @@ func (b *bench) setUp(ctx context.Context, work string) error {
 	if b.pool, err = buildPool(ctx, b.plan, b.src, b.counts, b.o.pool); err != nil {
 		return err
 	}
-	if b.db, err = dynamo.New(ctx, b.o.endpoint); err != nil {
+	if b.db, err = dynamo.Open(ctx, b.o.endpoint); err != nil {
 		return err
 	}
 	b.m = migrateRun{bin: b.o.remodel, source: b.o.source, mapPth: b.o.mapping, reads: b.o.readers, writes: b.o.writers, work: work}
@@ -498,7 +498,7 @@ func checkReport(r *migrate.Report, rows int64) error {
 }
 
 // checkCount makes sure the raw sink's table holds every item written.
-func checkCount(ctx context.Context, db *dynamodb.Client, table string, want int64) error {
+func checkCount(ctx context.Context, db dynamo.API, table string, want int64) error {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if err != nil {
 		return fmt.Errorf("bench: describing %s: %w", table, err)

@@ -13,9 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/source"
 )
 
@@ -107,9 +109,9 @@ func (p *pool) item(i int64) mapping.Item {
 }
 
 // rawSink writes n items from the pool into the table with BatchWriteItem,
-// 25 per request, from writers goroutines sharing one client, retrying what
-// comes back unprocessed. It returns the time the writes took.
-func rawSink(ctx context.Context, db *dynamodb.Client, table string, p *pool, n int64, writers int) (time.Duration, error) {
+// 25 per request, from writers goroutines sharing one client, through the
+// client path remodel's writers use, retrying what comes back unprocessed. It returns the time the writes took.
+func rawSink(ctx context.Context, db *dynamo.Client, table string, p *pool, n int64, writers int) (time.Duration, error) {
 	const batch = 25
 	var next atomic.Int64
 	batches := (n + batch - 1) / batch
@@ -137,18 +139,29 @@ func rawSink(ctx context.Context, db *dynamodb.Client, table string, p *pool, n 
 	return time.Since(start), err
 }
 
-func writeBatch(ctx context.Context, db *dynamodb.Client, table string, reqs []types.WriteRequest) error {
-	for attempt := 0; len(reqs) > 0; attempt++ {
-		if attempt == 100 {
-			return fmt.Errorf("bench: %d items still unprocessed after 100 attempts", len(reqs))
-		}
-		out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems: map[string][]types.WriteRequest{table: reqs}, // as remodel writes: without ReturnConsumedCapacity
-		}, dynamo.NoRetry)
+// writeBatch writes one batch as remodel's writers send it
+// (dynamo.Client.WriteBatch: the direct path, one attempt with a deadline,
+// no ReturnConsumedCapacity), retrying what comes back unprocessed with
+// the same backoff, until its deadline.
+func writeBatch(ctx context.Context, db *dynamo.Client, table string, reqs []types.WriteRequest) error {
+	policy := backoff.Default
+	first := time.Now()
+	for attempt := 1; len(reqs) > 0; attempt++ {
+		out, err := db.WriteBatch(ctx, &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{table: reqs},
+		}, migrate.DefaultRequestTimeout)
 		if err != nil {
 			return fmt.Errorf("bench: writing %d items: %w", len(reqs), err)
 		}
-		reqs = out.UnprocessedItems[table]
+		if reqs = out.UnprocessedItems[table]; len(reqs) == 0 {
+			return nil
+		}
+		if policy.GiveUp(attempt, time.Since(first)) {
+			return fmt.Errorf("bench: %d items still unprocessed after %s", len(reqs), policy.Deadline)
+		}
+		if err := backoff.Sleep(ctx, policy.Delay(attempt)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -77,7 +78,7 @@ func TestPoolAndRawSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 1000 // 2.5 cycles of the small pool
-	if _, err := rawSink(ctx, db, table, small, n, 4); err != nil {
+	if _, err := rawSink(ctx, dynamo.New(db), table, small, n, 4); err != nil {
 		t.Fatal(err)
 	}
 	if err := checkCount(ctx, db, table, n); err != nil {
@@ -95,7 +96,7 @@ func TestPoolAndRawSink(t *testing.T) {
 	}
 }
 
-func countRest(ctx context.Context, t *testing.T, db *dynamodb.Client, table string, start map[string]types.AttributeValue) int32 {
+func countRest(ctx context.Context, t *testing.T, db dynamo.API, table string, start map[string]types.AttributeValue) int32 {
 	var n int32
 	for len(start) > 0 {
 		out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount, ExclusiveStartKey: start})

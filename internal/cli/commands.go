@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -158,7 +157,7 @@ func (d *dynamoFlags) check(c *checks) {
 }
 
 // connect sets up the DynamoDB client (no request is sent yet).
-func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamodb.Client, error) {
+func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamo.Client, error) {
 	db, err := dynamo.Connect(ctx, dynamo.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint, RequestTimeout: d.requestTimeout, Log: a.log()})
 	if errors.Is(err, dynamo.ErrNoRegion) {
 		return nil, usageError{err}
@@ -168,7 +167,7 @@ func (d *dynamoFlags) connect(ctx context.Context, a *app) (*dynamodb.Client, er
 
 // plan sets up the DynamoDB client and compiles the mapping against the
 // source; the caller closes the source.
-func (d *dynamoFlags) plan(ctx context.Context, a *app, o *common) (*mapping.Plan, source.Source, *dynamodb.Client, error) {
+func (d *dynamoFlags) plan(ctx context.Context, a *app, o *common) (*mapping.Plan, source.Source, *dynamo.Client, error) {
 	db, err := d.connect(ctx, a)
 	if err != nil {
 		return nil, nil, nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
@@ -42,7 +43,7 @@ func lateEndpoint(t *testing.T, delay time.Duration) string {
 	return srv.URL
 }
 
-func count(t *testing.T, db *dynamodb.Client, table string) int64 {
+func count(t *testing.T, db dynamo.API, table string) int64 {
 	t.Helper()
 	var n int64
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount, ConsistentRead: aws.Bool(true)})
@@ -58,7 +59,7 @@ func count(t *testing.T, db *dynamodb.Client, table string) int64 {
 
 // interruptMidway runs migrate and cancels it, as SIGINT does, once the
 // table holds more than more items.
-func interruptMidway(t *testing.T, db *dynamodb.Client, table string, more int64, args ...string) (int, string, string) {
+func interruptMidway(t *testing.T, db dynamo.API, table string, more int64, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)

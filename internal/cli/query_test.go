@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/introspect/erd"
@@ -215,7 +216,7 @@ func TestQueryEntities(t *testing.T) {
 }
 
 // indexKeys lists the table keys of the items an index holds, sorted.
-func indexKeys(t *testing.T, db *dynamodb.Client, table, index string) string {
+func indexKeys(t *testing.T, db dynamo.API, table, index string) string {
 	t.Helper()
 	out, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String(index)})
 	if err != nil {
@@ -229,7 +230,7 @@ func indexKeys(t *testing.T, db *dynamodb.Client, table, index string) string {
 	return strings.Join(keys, " ")
 }
 
-func putItem(t *testing.T, db *dynamodb.Client, table string, item map[string]types.AttributeValue) {
+func putItem(t *testing.T, db dynamo.API, table string, item map[string]types.AttributeValue) {
 	t.Helper()
 	if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 		t.Fatal(err)

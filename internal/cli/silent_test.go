@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 )
 
@@ -80,7 +81,7 @@ func TestDefaultDeadlinesAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		attempts := db.Options().Retryer.MaxAttempts()
+		attempts := db.API.(*dynamodb.Client).Options().Retryer.MaxAttempts()
 		dynamo := time.Duration(attempts)*d.requestTimeout + time.Duration(attempts-1)*retry.DefaultMaxBackoff
 		if source > 150*time.Second || dynamo > 150*time.Second {
 			t.Errorf("%s: a silent source ends it after %s, a silent DynamoDB after %s (%d attempts of %s); want at most 150s", cmd.Name(), source, dynamo, attempts, d.requestTimeout)

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
@@ -224,7 +225,7 @@ ANALYZE orders;`, rows))
 }
 
 // itemCount counts the table's items (a consistent Scan).
-func itemCount(db *dynamodb.Client, table string) (int64, error) {
+func itemCount(db dynamo.API, table string) (int64, error) {
 	var n int64
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount, ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
@@ -237,7 +238,7 @@ func itemCount(db *dynamodb.Client, table string) (int64, error) {
 	return n, nil
 }
 
-func tableNames(t *testing.T, db *dynamodb.Client) []string {
+func tableNames(t *testing.T, db dynamo.API) []string {
 	t.Helper()
 	out, err := db.ListTables(context.Background(), &dynamodb.ListTablesInput{})
 	if err != nil {

@@ -52,7 +52,7 @@ var ErrNoRegion = errors.New("dynamo: no AWS region: give --region, set AWS_REGI
 
 // Connect returns a DynamoDB client for c. It reads the configuration (files,
 // environment) but sends no request.
-func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
+func Connect(ctx context.Context, c Config) (*Client, error) {
 	log := c.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -118,10 +118,11 @@ func Connect(ctx context.Context, c Config) (*dynamodb.Client, error) {
 			return s.Deserialize.Add(recordSkew{skew}, middleware.Before)
 		})
 	})
+	client := New(db)
 	if d := newDirect(db.Options(), skew, log); d != nil && len(cfg.APIOptions) == 0 {
-		directs.Store(db, d)
+		client.direct = d
 	}
-	return db, nil
+	return client, nil
 }
 
 // requestTimeout is Config.RequestTimeout's deadline (<= 0: none).
@@ -184,9 +185,9 @@ func sharedFiles() []string {
 	return []string{cfg, creds}
 }
 
-// New returns a client from the standard AWS configuration chain with an
+// Open returns a client from the standard AWS configuration chain with an
 // optional endpoint and extra load options, its SDK log lines discarded.
-func New(ctx context.Context, endpoint string, opts ...func(*config.LoadOptions) error) (*dynamodb.Client, error) {
+func Open(ctx context.Context, endpoint string, opts ...func(*config.LoadOptions) error) (*Client, error) {
 	return Connect(ctx, Config{Endpoint: endpoint, LoadOptions: opts})
 }
 

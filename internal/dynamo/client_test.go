@@ -63,7 +63,7 @@ func isolate(t testing.TB) {
 
 // client connects to url with static credentials; the SDK's log lines go
 // to log (nil: discarded).
-func client(t *testing.T, url string, log *slog.Logger) *dynamodb.Client {
+func client(t *testing.T, url string, log *slog.Logger) *Client {
 	t.Helper()
 	isolate(t)
 	db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: url, Log: log, LoadOptions: []func(*config.LoadOptions) error{
@@ -80,7 +80,7 @@ func client(t *testing.T, url string, log *slog.Logger) *dynamodb.Client {
 	return db
 }
 
-func describe(db *dynamodb.Client) error {
+func describe(db API) error {
 	_, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("t")})
 	return err
 }
@@ -225,9 +225,9 @@ func TestNoRegion(t *testing.T) {
 // a connection per writer.
 func TestTransport(t *testing.T) {
 	db := client(t, "http://127.0.0.1:1", nil)
-	bc, ok := db.Options().HTTPClient.(*awshttp.BuildableClient)
+	bc, ok := sdk(db).Options().HTTPClient.(*awshttp.BuildableClient)
 	if !ok {
-		t.Fatalf("HTTP client %T", db.Options().HTTPClient)
+		t.Fatalf("HTTP client %T", sdk(db).Options().HTTPClient)
 	}
 	if tr := bc.GetTransport(); tr.WriteBufferSize != 64<<10 || tr.MaxIdleConnsPerHost < 256 {
 		t.Errorf("write buffer %d, idle connections per host %d", tr.WriteBufferSize, tr.MaxIdleConnsPerHost)
@@ -249,3 +249,6 @@ func TestNoCredentials(t *testing.T) {
 		t.Fatalf("DescribeTable without credentials: %v", err)
 	}
 }
+
+// sdk is the SDK client behind a Client Connect made.
+func sdk(c *Client) *dynamodb.Client { return c.API.(*dynamodb.Client) }

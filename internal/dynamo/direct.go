@@ -32,9 +32,10 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// BatchWriteItem sends in as one attempt of BatchWriteItem: no retry by
-// the SDK (the caller retries), the attempt given a deadline of timeout
-// (<= 0: none) as AttemptTimeout does. It is what
+// The direct path: Client.WriteBatch sends in as one attempt of
+// BatchWriteItem: no retry by the SDK (the caller retries), the attempt
+// given a deadline of timeout (<= 0: none) as AttemptTimeout does. It is
+// what
 //
 //	db.BatchWriteItem(ctx, in, NoRetry, AttemptTimeout(timeout))
 //
@@ -57,37 +58,10 @@ import (
 // detection, the retry wrapper, tracing and metrics hooks that do nothing
 // here), which cost about as much CPU as writing the body. Result metadata
 // (out.ResultMetadata) is not filled in.
-func BatchWriteItem(ctx context.Context, db *dynamodb.Client, in *dynamodb.BatchWriteItemInput, timeout time.Duration) (*dynamodb.BatchWriteItemOutput, error) {
-	if d, ok := directs.Load(db); ok {
-		if out, err, ok := d.(*direct).batchWrite(ctx, in, timeout); ok {
-			return out, err
-		}
-	}
-	opts := []func(*dynamodb.Options){NoRetry, AttemptTimeout(timeout)}
-	if d, ok := directs.Load(db); ok {
-		opts = append(opts, d.(*direct).capture(in))
-	}
-	return db.BatchWriteItem(ctx, in, opts...)
-}
 
 // NoRetry is a per-call option for callers that retry themselves (migrate's
 // writer, verify's item reads): the SDK makes one attempt and does not wait.
 func NoRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
-
-// directCalls counts the calls sent directly, by every client.
-var directCalls atomic.Int64
-
-// DirectCalls is how many BatchWriteItem calls of db BatchWriteItem sent
-// directly (without the SDK's stack): for tests and diagnostics.
-func DirectCalls(db *dynamodb.Client) int64 {
-	if d, ok := directs.Load(db); ok {
-		return d.(*direct).calls.Load()
-	}
-	return 0
-}
-
-// directs holds the direct path of each client Connect made.
-var directs sync.Map // *dynamodb.Client → *direct
 
 // direct is what BatchWriteItem needs to send a request without the SDK's
 // stack, for one client.
@@ -246,7 +220,6 @@ func (d *direct) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInpu
 	if !ok {
 		return nil, nil, false
 	}
-	directCalls.Add(1)
 	d.calls.Add(1)
 	out, err := d.send(ctx, t.(*template), creds, body, timeout)
 	if err != nil {

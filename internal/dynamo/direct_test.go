@@ -139,17 +139,17 @@ func TestDirectMatchesSDK(t *testing.T) {
 				timeout = 300 * time.Millisecond
 			}
 			// The first call goes through the SDK and makes the template.
-			if _, err := BatchWriteItem(context.Background(), db, in, timeout); err != nil {
+			if _, err := db.WriteBatch(context.Background(), in, timeout); err != nil {
 				t.Fatal(err)
 			}
 			requests()
 			a = tc.a
 			sdkOut, sdkErr := db.BatchWriteItem(context.Background(), in, NoRetry, AttemptTimeout(timeout))
 			sdkReqs := requests()
-			before := directCalls.Load()
-			out, err := BatchWriteItem(context.Background(), db, in, timeout)
+			before := db.DirectCalls()
+			out, err := db.WriteBatch(context.Background(), in, timeout)
 			reqs := requests()
-			if directCalls.Load() != before+1 {
+			if db.DirectCalls() != before+1 {
 				t.Fatal("the direct path was not taken")
 			}
 			if len(reqs) != len(sdkReqs) || len(reqs) != 1 {
@@ -249,7 +249,7 @@ func TestDirectSkew(t *testing.T) {
 	srv, requests := answering(t, &a)
 	db := client(t, srv.URL, nil)
 	in := puts(one("PK", &types.AttributeValueMemberS{Value: "a"}))
-	if _, err := BatchWriteItem(context.Background(), db, in, time.Minute); err != nil { // the template
+	if _, err := db.WriteBatch(context.Background(), in, time.Minute); err != nil { // the template
 		t.Fatal(err)
 	}
 	a.date = time.Now().Add(time.Hour)
@@ -259,7 +259,7 @@ func TestDirectSkew(t *testing.T) {
 	requests()
 	a.date = time.Now().Add(-time.Hour) // the direct answer shows another one
 	for i, want := range []time.Duration{time.Hour, -time.Hour} {
-		if _, err := BatchWriteItem(context.Background(), db, in, time.Minute); err != nil {
+		if _, err := db.WriteBatch(context.Background(), in, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		r := requests()
@@ -279,7 +279,7 @@ func TestDirectCanceled(t *testing.T) {
 	srv, _ := answering(t, &a)
 	db := client(t, srv.URL, nil)
 	in := puts(one("PK", &types.AttributeValueMemberS{Value: "a"}))
-	if _, err := BatchWriteItem(context.Background(), db, in, time.Minute); err != nil {
+	if _, err := db.WriteBatch(context.Background(), in, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	a.delay = 5 * time.Second
@@ -289,7 +289,7 @@ func TestDirectCanceled(t *testing.T) {
 			_, err := db.BatchWriteItem(ctx, in, NoRetry, AttemptTimeout(time.Minute))
 			return err
 		},
-		func(ctx context.Context) error { _, err := BatchWriteItem(ctx, db, in, time.Minute); return err },
+		func(ctx context.Context) error { _, err := db.WriteBatch(ctx, in, time.Minute); return err },
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		errs[i] = f(ctx)
@@ -312,8 +312,8 @@ func TestDirectNotTaken(t *testing.T) {
 	srv, requests := answering(t, &a)
 	db := client(t, srv.URL, nil)
 	in := puts(one("PK", &types.AttributeValueMemberS{Value: "a"}))
-	before := directCalls.Load()
-	if _, err := BatchWriteItem(context.Background(), db, in, time.Minute); err != nil {
+	before := db.DirectCalls()
+	if _, err := db.WriteBatch(context.Background(), in, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	for _, other := range []*dynamodb.BatchWriteItemInput{
@@ -321,25 +321,25 @@ func TestDirectNotTaken(t *testing.T) {
 		{RequestItems: in.RequestItems, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal},
 		{RequestItems: map[string][]types.WriteRequest{"t": in.RequestItems["t"], "u": in.RequestItems["t"]}},
 	} {
-		if _, err := BatchWriteItem(context.Background(), db, other, time.Minute); err != nil {
+		if _, err := db.WriteBatch(context.Background(), other, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := directCalls.Load() - before; n != 0 {
+	if n := db.DirectCalls() - before; n != 0 {
 		t.Errorf("%d calls sent directly, want none", n)
 	}
 	if n := len(requests()); n != 4 {
 		t.Errorf("%d requests, want 4", n)
 	}
 	// A client not made by Connect: the SDK.
-	plain := dynamodb.New(db.Options())
-	if _, err := BatchWriteItem(context.Background(), plain, in, time.Minute); err != nil {
+	plain := New(dynamodb.New(sdk(db).Options()))
+	if _, err := plain.WriteBatch(context.Background(), in, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BatchWriteItem(context.Background(), plain, in, time.Minute); err != nil {
+	if _, err := plain.WriteBatch(context.Background(), in, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if n := directCalls.Load() - before; n != 0 {
+	if n := plain.DirectCalls(); n != 0 {
 		t.Errorf("%d calls sent directly, want none", n)
 	}
 	// A configuration with middleware of its own: the SDK, which runs it.
@@ -352,11 +352,11 @@ func TestDirectNotTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := BatchWriteItem(context.Background(), own, in, time.Minute); err != nil {
+		if _, err := own.WriteBatch(context.Background(), in, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := directCalls.Load() - before; n != 0 || ran.Load() != 2 {
+	if n := own.DirectCalls(); n != 0 || ran.Load() != 2 {
 		t.Errorf("%d calls sent directly, the configuration's middleware ran %d times; want none and 2", n, ran.Load())
 	}
 }

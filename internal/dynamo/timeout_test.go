@@ -28,7 +28,7 @@ func silentServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
-func describeWith(ctx context.Context, db *dynamodb.Client, optFns ...func(*dynamodb.Options)) error {
+func describeWith(ctx context.Context, db API, optFns ...func(*dynamodb.Options)) error {
 	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("t")}, optFns...)
 	return err
 }
@@ -102,12 +102,12 @@ func TestAttemptTimeout(t *testing.T) {
 // per-call AttemptTimeout replaces the client's instead of adding a second
 // one: a longer one lets an answer slower than the client's deadline in.
 func TestClientRequestTimeout(t *testing.T) {
-	connect := func(t *testing.T, url string, d time.Duration) *dynamodb.Client {
+	connect := func(t *testing.T, url string, d time.Duration) *Client {
 		t.Helper()
 		base := client(t, url, nil) // the test retryer, without waits
 		db, err := Connect(context.Background(), Config{Region: "us-east-1", Endpoint: url, RequestTimeout: d, LoadOptions: []func(*config.LoadOptions) error{
-			config.WithCredentialsProvider(base.Options().Credentials),
-			config.WithRetryer(func() aws.Retryer { return base.Options().Retryer }),
+			config.WithCredentialsProvider(sdk(base).Options().Credentials),
+			config.WithRetryer(func() aws.Retryer { return sdk(base).Options().Retryer }),
 		}})
 		if err != nil {
 			t.Fatal(err)
