@@ -323,11 +323,11 @@ func renderAll(ctx context.Context, o Options, chunks <-chan *rowChunk, coll *co
 // and with the reason it cannot become an item when its key names several
 // rows (mapping.Entity.StreamEmbedded); kr restricts them to a key range
 // (for an entity with embeds, a resumed run's rows after its checkpoint:
-// the child rows of those parents are read by the same bounds). A nil pool
-// reads no child rows (kids is nil): for the keys of settled rows.
+// the child rows of those parents are read by the same bounds). The zero
+// pool reads no child rows (kids is nil): for the keys of settled rows.
 func readRows(ctx context.Context, r source.Reader, pool embedread.Pool, e *mapping.Entity, kr source.KeyRange, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
 	ranged := kr.After != nil || kr.UpTo != nil
-	if pool == nil || len(e.Embeds()) == 0 {
+	if pool.IsZero() || len(e.Embeds()) == 0 {
 		return e.Stream(func(each func([]any) error) error {
 			if ranged {
 				return r.ScanRange(ctx, e.Table, e.Where, kr, each)

@@ -160,7 +160,7 @@ func readSettled(ctx context.Context, r source.Reader, j readJob, coll *collisio
 			return nil
 		})
 	}
-	return readRows(ctx, r, nil, j.e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
+	return readRows(ctx, r, embedread.Pool{}, j.e, j.kr, func(row []any, _ [][][]any, dup *mapping.RowError) error {
 		if dup != nil {
 			if listed {
 				w.rej.settledRejected(j.e.Name, dup.Key)

@@ -22,24 +22,43 @@ func Readers(p *mapping.Plan, readers int) int {
 }
 
 // Pool holds the readers of embedded rows, shared by the entity readers.
-type Pool chan source.Reader
+// A read of an entity with n embeds takes n readers at once, and the
+// takers gather theirs one at a time: two that each held a part of what
+// the other waited for would wait for ever (two key ranges of an entity
+// with two embeds, each holding one reader of a pool of two). The zero
+// Pool has no readers: see IsZero.
+type Pool struct {
+	free   chan source.Reader
+	taking chan struct{} // held by the one taker gathering its readers
+}
 
 // NewPool makes a pool of the given readers.
 func NewPool(readers []source.Reader) Pool {
-	p := make(Pool, len(readers))
+	p := Pool{free: make(chan source.Reader, len(readers)), taking: make(chan struct{}, 1)}
 	for _, r := range readers {
-		p <- r
+		p.free <- r
 	}
 	return p
 }
 
+// IsZero reports whether p is the zero Pool, made by no NewPool.
+func (p Pool) IsZero() bool { return p.free == nil }
+
 // Take takes n readers from the pool, waiting for them; give them back
-// with Put.
+// with Put. It gathers all n before another taker gathers any: every
+// reader it waits for is held by a taker that has all of its own and gives
+// them back without taking more.
 func (p Pool) Take(ctx context.Context, n int) ([]source.Reader, error) {
+	select {
+	case p.taking <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-p.taking }()
 	out := make([]source.Reader, 0, n)
 	for range n {
 		select {
-		case r := <-p:
+		case r := <-p.free:
 			out = append(out, r)
 		case <-ctx.Done():
 			p.Put(out)
@@ -52,7 +71,7 @@ func (p Pool) Take(ctx context.Context, n int) ([]source.Reader, error) {
 // Put gives readers back to the pool.
 func (p Pool) Put(rs []source.Reader) {
 	for _, r := range rs {
-		p <- r
+		p.free <- r
 	}
 }
 
