@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test against real services: PostgreSQL and MariaDB (system
-# services, checked and started if possible) and a fresh DynamoDB Local on
-# its own port, stopped again at the end.
+# services, checked and started if possible), a fresh DynamoDB Local on its
+# own port, and, for the change-stream tests, a private PostgreSQL with
+# wal_level=logical (scripts/pg-logical.sh, port 5440) and a private MariaDB
+# with a row binlog (scripts/mariadb-binlog.sh, port 3340), each created
+# afresh; all three are stopped again at the end.
 #
 # Before the tests: gofmt, go vet, go mod tidy -diff (go.mod and go.sum must
 # be tidy) and staticcheck (the version pinned by go.mod's tool directive).
@@ -29,10 +32,44 @@ echo "== staticcheck"
 go tool staticcheck ./...
 
 port="${REMODEL_TEST_DYNAMODB_PORT:-8766}"
+pg_logical_port="${REMODEL_TEST_PG_LOGICAL_PORT:-5440}"
+mariadb_binlog_port="${REMODEL_TEST_MARIADB_BINLOG_PORT:-3340}"
 scripts/check-services.sh --start
+started=() # "script port" of each private server this run started
+stop_services() {
+	scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
+	local s
+	for s in ${started[@]+"${started[@]}"}; do
+		"scripts/${s% *}" stop "${s#* }" >/dev/null 2>&1 || true
+	done
+}
+trap stop_services EXIT
 scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
 DYNAMODB_XMX="${DYNAMODB_XMX:-2g}" scripts/dynamodb-local.sh start "$port"
-trap 'scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true' EXIT
+
+# The change-stream tests' servers (migrate --follow), never the shared ones:
+# created afresh each run (no slot or binlog left by an earlier one), unless
+# the variable names a server already.
+# private_server SCRIPT PORT VAR: start it, export VAR=its DSN.
+private_server() {
+	local script=$1 port=$2 var=$3 out
+	if [ -n "${!var:-}" ]; then
+		echo "$var is set: not starting scripts/$script"
+		return 0
+	fi
+	started+=("$script $port")
+	if out=$("scripts/$script" clean "$port" >/dev/null && "scripts/$script" start "$port"); then
+		echo "${out%$'\n'*}"
+		export "$var=${out##*$'\n'}"
+		return 0
+	fi
+	if [ "${REMODEL_REQUIRE_SERVICES:-}" = "1" ]; then
+		echo "scripts/$script start $port failed, and REMODEL_REQUIRE_SERVICES=1 needs it"; exit 1
+	fi
+	echo "scripts/$script start $port failed: the tests that need $var will be skipped"
+}
+private_server pg-logical.sh "$pg_logical_port" REMODEL_TEST_POSTGRES_LOGICAL
+private_server mariadb-binlog.sh "$mariadb_binlog_port" REMODEL_TEST_MYSQL_BINLOG
 
 # Mermaid's own parser checks the ER diagrams (introspect/erd).
 scripts/mermaid.sh fetch

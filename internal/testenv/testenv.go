@@ -79,7 +79,21 @@ func PostGIS(t testing.TB) string {
 
 func postgresNamed(t testing.TB, prefix, options string) string {
 	t.Helper()
-	admin := need(t, "REMODEL_TEST_POSTGRES")
+	return postgresDB(t, "REMODEL_TEST_POSTGRES", prefix, options, dropPostgres)
+}
+
+// dropPostgres drops the database name (the server ends its sessions).
+func dropPostgres(ctx context.Context, c *pgx.Conn, name string) error {
+	_, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	return err
+}
+
+// postgresDB creates a database prefix_<random> with options on the server
+// of the admin DSN in the variable env and returns its DSN; drop removes it
+// when the test ends.
+func postgresDB(t testing.TB, env, prefix, options string, drop func(context.Context, *pgx.Conn, string) error) string {
+	t.Helper()
+	admin := need(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, admin)
@@ -100,13 +114,13 @@ func postgresNamed(t testing.TB, prefix, options string) string {
 			return
 		}
 		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		if err := drop(ctx, c, name); err != nil {
 			t.Errorf("testenv: dropping %s: %v", name, err)
 		}
 	})
 	u, err := url.Parse(admin)
 	if err != nil {
-		t.Fatalf("testenv: REMODEL_TEST_POSTGRES is not a URL: %v", err)
+		t.Fatalf("testenv: %s is not a URL: %v", env, err)
 	}
 	u.Path = "/" + name
 	return u.String()
@@ -116,7 +130,15 @@ func postgresNamed(t testing.TB, prefix, options string) string {
 // The database is dropped when the test ends.
 func MySQL(t testing.TB) string {
 	t.Helper()
-	admin := need(t, "REMODEL_TEST_MYSQL")
+	return mysqlDB(t, "REMODEL_TEST_MYSQL")
+}
+
+// mysqlDB creates a database remodel_test_<random> on the server of the
+// admin DSN in the variable env and returns its DSN; it is dropped when the
+// test ends.
+func mysqlDB(t testing.TB, env string) string {
+	t.Helper()
+	admin := need(t, env)
 	cfg := MySQLConfig(t, admin)
 	cfg.DBName = ""
 	cfg.MultiStatements = true
