@@ -3,6 +3,7 @@ package mapping
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -536,4 +537,22 @@ func (e *Entity) RenderKey(row []any) (Item, error) {
 		return nil, err
 	}
 	return item, nil
+}
+
+// KeyColumns names the columns the table key's templates read (each once,
+// in the templates' order): a row's item key changes only when one of them
+// does.
+func (e *Entity) KeyColumns() []string {
+	var out []string
+	for _, b := range []*bound{e.pk, e.sk} {
+		if b == nil {
+			continue
+		}
+		for _, c := range b.cols {
+			if c != nil && !slices.Contains(out, c.Name) {
+				out = append(out, c.Name)
+			}
+		}
+	}
+	return out
 }

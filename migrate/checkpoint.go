@@ -59,6 +59,21 @@ type checkpointFile struct {
 	RejectsFile  string             `json:"rejects_file,omitempty"`
 	ItemsBefore  int64              `json:"items_before"`
 	Entities     []checkpointEntity `json:"entities"`
+	// Follow is the change stream of a followed migration (--follow).
+	Follow *followState `json:"follow,omitempty"`
+}
+
+// followState is where a followed migration stands: its slot and
+// publication (and whether remodel created the publication, so that
+// follow-cleanup drops it), where the copy's snapshot is in the source's
+// history, whether the copy is done, and the last position applied.
+type followState struct {
+	Slot               string `json:"slot"`
+	Publication        string `json:"publication"`
+	PublicationCreated bool   `json:"publication_created"`
+	Start              string `json:"start,omitempty"`
+	CopyDone           bool   `json:"copy_done"`
+	Applied            string `json:"applied,omitempty"`
 }
 
 // checkpointEntity is the progress of one entity, or of one key range of
@@ -235,6 +250,9 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
 		Engine: string(o.Source.Engine()), Host: self.Host, PID: self.PID, PIDStart: self.Start, RejectsFile: o.RejectsPath,
+	}
+	if o.Follow {
+		tr.file.Follow = &followState{Slot: o.Slot, Publication: o.Publication}
 	}
 	for _, e := range o.Plan.Entities {
 		et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
@@ -427,6 +445,15 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	}
 	tr.file.ItemsBefore = ck.ItemsBefore
 	tr.file.TableARN, tr.file.TableCreated = ck.TableARN, ck.TableCreated
+	switch {
+	case ck.Follow != nil && tr.file.Follow == nil:
+		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is of a migration that follows the source's changes (slot %s): resume it with --follow, or end it with remodel follow-cleanup", path, ck.Follow.Slot)
+	case ck.Follow == nil && tr.file.Follow != nil:
+		return nil, "", fmt.Errorf("migrate: --resume --follow: checkpoint %s is of a migration that did not follow the source's changes: the changes since its snapshot were not kept; start over with --follow, without --resume", path)
+	case ck.Follow != nil:
+		fs := *ck.Follow
+		tr.file.Follow = &fs
+	}
 	return &ck, warning, nil
 }
 
@@ -721,6 +748,10 @@ func (tr *tracker) save() error {
 		return err
 	}
 	f := tr.file
+	if f.Follow != nil {
+		fs := *f.Follow
+		f.Follow = &fs
+	}
 	f.Saved = time.Now().UTC()
 	f.Entities = nil
 	for _, et := range tr.ents {
@@ -961,6 +992,11 @@ func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func
 		wg.Wait()
 		if failed != nil {
 			return failed
+		}
+		if tr.file.Follow != nil {
+			// A followed migration keeps its checkpoint, which names its
+			// slot, until follow-cleanup ends it.
+			return tr.save()
 		}
 		if ok || !tr.resumed && tr.nothingSettled() { // nothing to resume from
 			// Removed only after the lock is released (run's deferred

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -86,9 +87,19 @@ type Options struct {
 	MappingDigest   string
 	SourceID        string
 	CheckpointEvery time.Duration
-	resumeOwners    []string // --resume: the lock owners the checkpoint names, whose lock is taken over
-	lockOwner       string   // this run's lock owner id; "": a new one
-	keysDistinct    bool     // the mapping proves the table keys distinct: no collision check (collide.go)
+	// Follow applies, after the copy, the changes committed since its
+	// snapshot, until ctx is done (follow.go); Slot and Publication name
+	// the replication slot and the publication (PostgreSQL) that keep them.
+	// FollowBatch is how many changes a batch gathers at most (0:
+	// DefaultFollowBatch); FollowStatus, if set, gets the lag every second.
+	Follow       bool
+	Slot         string
+	Publication  string
+	FollowBatch  int
+	FollowStatus func(FollowStatus)
+	resumeOwners []string // --resume: the lock owners the checkpoint names, whose lock is taken over
+	lockOwner    string   // this run's lock owner id; "": a new one
+	keysDistinct bool     // the mapping proves the table keys distinct: no collision check (collide.go)
 }
 
 func (o *Options) defaults() {
@@ -107,6 +118,15 @@ func (o *Options) defaults() {
 	}
 	if o.Backoff == (Backoff{}) {
 		o.Backoff = DefaultBackoff
+	}
+	if o.FollowBatch <= 0 {
+		o.FollowBatch = DefaultFollowBatch
+	}
+	if o.Follow && o.Slot == "" {
+		o.Slot = DefaultSlot(o.Table)
+	}
+	if o.Publication == "" {
+		o.Publication = o.Slot
 	}
 	o.runDefaults()
 }
@@ -138,9 +158,28 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	var fp *followPlan
+	var fol source.Follower
+	if o.Follow {
+		if o.CheckpointPath == "" {
+			return errors.New("migrate: --follow needs a checkpoint file: it records the replication slot and how far the changes are applied")
+		}
+		if fp, err = newFollowPlan(o.Plan, o.Slot, o.Publication); err != nil {
+			return err
+		}
+		if fol, err = source.AsFollower(o.Source); err != nil {
+			return err
+		}
+	}
 	tr, err := startCheckpoint(ctx, &o, rep, rej) // --resume: refused before anything is done if it is another job's or its table is gone
 	if err != nil {
 		return err
+	}
+	if fol != nil { // before anything is created: the source must be able to keep the changes
+		fp.opts.Slot, fp.opts.Publication = tr.file.Follow.Slot, tr.file.Follow.Publication
+		if err := fol.CheckFollow(ctx, fp.opts); err != nil {
+			return err
+		}
 	}
 	if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
 		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
@@ -206,12 +245,38 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 
 	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout) // the readers wait while a batch is retried
-	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
-	if err != nil {
-		return err
+	readers := o.Readers + embedread.Readers(o.Plan, o.Readers)
+	var snap source.Snapshot
+	switch {
+	case fol != nil && !o.Resume:
+		// The slot and the copy's snapshot start at one point; the
+		// checkpoint names the slot at once, so that no slot is left
+		// unknown.
+		var start source.FollowStart
+		if start, err = fol.StartFollow(ctx, fp.opts, readers); err != nil {
+			return err
+		}
+		snap = start.Snapshot
+		tr.file.Follow.Start, tr.file.Follow.PublicationCreated = string(start.Position), start.PublicationCreated
+		tr.file.Owners = []string{lk.held.owner}
+		if err := tr.save(); err != nil {
+			snap.Close()
+			return err
+		}
+	case fol != nil && tr.file.Follow.CopyDone:
+		// The copy is done: only the changes are left to apply.
+	default:
+		if snap, err = o.Source.Snapshot(ctx, readers); err != nil {
+			return err
+		}
 	}
-	defer snap.Close()
-	rep.SnapshotWarning = snap.Warning()
+	closeSnap := func() {}
+	if snap != nil {
+		var once sync.Once
+		closeSnap = func() { once.Do(func() { snap.Close() }) }
+		defer closeSnap()
+		rep.SnapshotWarning = snap.Warning()
+	}
 
 	c := &counters{perEntity: map[string]*entityCounters{}}
 	for _, e := range o.Plan.Entities {
@@ -235,22 +300,27 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
-	if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
-		return err
-	}
-	phase, err := copyPhase(ctx, o, snap.Readers(), c)
-	if err != nil {
-		return err
-	}
-
-	rep.writing = true
-	err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
-	phase.End(err == nil)
-	if err == nil {
-		rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
-		if w.written != nil {
-			err = strays(ctx, o, w, rep, call)
+	if snap != nil {
+		if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
+			return err
 		}
+		phase, perr := copyPhase(ctx, o, snap.Readers(), c)
+		if perr != nil {
+			return perr
+		}
+		rep.writing = true
+		err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
+		phase.End(err == nil)
+		if err == nil {
+			rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
+			if w.written != nil {
+				err = strays(ctx, o, w, rep, call)
+			}
+		}
+		closeSnap() // the copy's transactions end: the follower reads the source as it is
+	}
+	if err == nil && fol != nil {
+		err = runFollow(ctx, o, rep, fol, fp, w, rej, tr)
 	}
 	if cerr := stopSaving(err == nil); cerr != nil {
 		if err == nil || errors.Is(err, context.Canceled) {

@@ -73,6 +73,8 @@ type Report struct {
 	// runs of the job settled, included in the counts above.
 	Checkpoint string       `json:"checkpoint,omitempty"`
 	Earlier    *EarlierRuns `json:"earlier,omitempty"`
+	// Follow is what the follower (--follow) did after the copy.
+	Follow *FollowReport `json:"follow,omitempty"`
 
 	writing bool // the pipeline started: a run stopping now leaves a partial table
 }
@@ -155,6 +157,21 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.ItemsUnknown > 0 {
 		fmt.Fprintf(w, "  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
 			r.ItemsUnknown, r.ItemsWritten, r.ItemsWritten+r.ItemsUnknown)
+	}
+	if f := r.Follow; f != nil {
+		how := "stopped"
+		if f.Stopped {
+			how = "stopped by a signal, as it should"
+		}
+		fmt.Fprintf(w, "  followed the source's changes from slot %s (publication %s) since %s, %s: applied up to %s\n", f.Slot, f.Publication, f.Start, how, f.Applied)
+		fmt.Fprintf(w, "  %d transactions, %d changed rows: %d items put, %d deleted, %d rows rejected\n", f.Transactions, f.Changes, f.Puts, f.Deletes, f.Rejected)
+		fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
+		for _, e := range f.Entities {
+			fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d\n", e.Name, e.Changes, e.Puts, e.Deletes, e.Rejected)
+		}
+		if r.Checkpoint != "" {
+			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, r.Checkpoint)
+		}
 	}
 	if r.Earlier != nil {
 		fmt.Fprintf(w, "  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)

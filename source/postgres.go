@@ -173,20 +173,29 @@ func (s *pgSource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 	})); err != nil {
 		return fail(err)
 	}
+	if err := s.importSnapshot(ctx, snap, n, id); err != nil {
+		return fail(err)
+	}
+	return snap, nil
+}
+
+// importSnapshot opens n readers in snap, each in a transaction that
+// imports the exported snapshot id.
+func (s *pgSource) importSnapshot(ctx context.Context, snap *pgSnapshot, n int, id string) error {
 	for i := 0; i < n; i++ {
 		c, err := s.connect(ctx)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		snap.readers = append(snap.readers, &pgReader{conn: c})
-		if err := s.exec(ctx, c, "starting a reader transaction", begin); err != nil {
-			return fail(err)
+		if err := s.exec(ctx, c, "starting a reader transaction", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
+			return err
 		}
 		if err := s.exec(ctx, c, "importing snapshot "+id, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
-			return fail(err)
+			return err
 		}
 	}
-	return snap, nil
+	return nil
 }
 
 type pgSnapshot struct {

@@ -63,6 +63,9 @@ type Reader interface {
 	ScanTable(ctx context.Context, t *introspect.Table, where string, limit int, fn func(row []any) error) error
 	// ScanRange is ScanTable over the rows of one key range (ranges.go).
 	ScanRange(ctx context.Context, t *introspect.Table, where string, kr KeyRange, fn func(row []any) error) error
+	// ScanKeys is ScanTable over the rows whose key is one of keys, or
+	// starts with one of them (keys.go).
+	ScanKeys(ctx context.Context, t *introspect.Table, where string, keys []KeyBound, fn func(row []any) error) error
 	// KeyBoundaries splits t's rows into up to n key ranges (ranges.go).
 	KeyBoundaries(ctx context.Context, t *introspect.Table, where string, n int) ([]KeyBound, error)
 	// HoldsByte reports whether some row of t (a table, view or query)

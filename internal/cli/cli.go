@@ -111,6 +111,7 @@ Typical flow:
 		a.previewCmd(),
 		a.migrateCmd(),
 		a.verifyCmd(),
+		a.followCleanupCmd(),
 		a.exportCmd(),
 		a.versionCmd(),
 	)

@@ -276,6 +276,10 @@ work for some memory, which stays under the limit.`,
 			c.positive("checkpoint-every", m.CheckpointEvery)
 			c.replaceable("rejects", m.RejectsPath)
 			c.replaceable("checkpoint", m.CheckpointPath)
+			c.slotName("slot", m.Slot)
+			if (m.Slot != "" || m.Publication != "") && !m.Follow {
+				c = append(c, "--slot and --publication need --follow")
+			}
 			migrateFiles(&m, &o, d.table, reportJSON, cmd.Flags().Changed("rejects")).check(&c)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
@@ -301,6 +305,9 @@ work for some memory, which stays under the limit.`,
 			}
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
+			if m.Follow {
+				m.FollowStatus = followPrinter(a, prog)
+			}
 			rep, runErr := migrate.Run(cmd.Context(), m)
 			stopProgress()
 			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
@@ -348,6 +355,9 @@ work for some memory, which stays under the limit.`,
 	f.StringVar(&m.CheckpointPath, "checkpoint", "", "the file recording how far the run got, to --resume from (default <table>.remodel-checkpoint.json; removed when the run succeeds)")
 	f.DurationVar(&m.CheckpointEvery, "checkpoint-every", migrate.DefaultCheckpointEvery, "how often the checkpoint is saved while the run writes")
 	f.BoolVar(&m.Resume, "resume", false, "continue the interrupted run whose --checkpoint this is: only the rows it did not settle are written")
+	f.BoolVar(&m.Follow, "follow", false, "after the copy, apply the changes committed since its snapshot, and keep applying them until SIGINT or SIGTERM (PostgreSQL: logical replication; see docs/cli.md)")
+	f.StringVar(&m.Slot, "slot", "", "--follow: the replication slot that keeps the changes (default remodel_<table>)")
+	f.StringVar(&m.Publication, "publication", "", "--follow: the PostgreSQL publication of the mapped tables; created unless it exists (default: the slot's name)")
 	return cmd
 }
 

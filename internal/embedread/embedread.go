@@ -113,6 +113,20 @@ func StreamRange(ctx context.Context, r source.Reader, pool Pool, e *mapping.Ent
 	}, fn)
 }
 
+// StreamKeys streams the rows of entity e whose key is one of keys, read
+// by r, each with its child rows, read by kids (one reader per embed of
+// e, in the same snapshot as r) by the same keys on the parent's key: the
+// parents and the child rows come in the same statements of keys, each in
+// key order, so they meet.
+func StreamKeys(ctx context.Context, r source.Reader, kids []source.Reader, e *mapping.Entity, keys []source.KeyBound, fn func(row []any, kids [][][]any, dup *mapping.RowError) error) error {
+	return e.StreamEmbedded(ctx, func(each func([]any) error) error {
+		return r.ScanKeys(ctx, e.Table, e.Where, keys, each)
+	}, func(ctx context.Context, i int, each func([]any) error) error {
+		m := e.Embeds()[i]
+		return kids[i].ScanKeys(ctx, m.Scan(0), m.Where, keys, each)
+	}, fn)
+}
+
 // StreamFirst streams the first limit rows of entity e (0: all of them)
 // from r, each with its child rows, which kr read: one reader of the same
 // snapshot per embed of e.

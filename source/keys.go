@@ -1,0 +1,102 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/remodel-dev/remodel/introspect"
+)
+
+// maxKeysPerStatement bounds the keys one ScanKeys statement names; more
+// are read by several statements, in order.
+const maxKeysPerStatement = 500
+
+// ScanKeys is ScanTable over the rows of t whose key is one of keys (a key
+// may be a prefix of t's key: the rows whose key starts with it, as an
+// embed's child rows are named by their parent's key); rows come in key
+// order within each statement of up to maxKeysPerStatement keys.
+func (r *pgReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
+	return scanKeys(keys, func(keys []KeyBound) error {
+		cond, args, err := keysCond(introspect.Postgres, t, keys, pgIdent, r.Placeholder)
+		if err != nil {
+			return err
+		}
+		q := scanSQL(t, andWhere(w, cond), 0, pgIdent, pgRead, pgTable(t))
+		err = r.query(ctx, q, args, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
+			decodeRow(t.Columns, raw, row, introspect.Postgres)
+			return fn(row)
+		})
+		if err != nil {
+			return fmt.Errorf("source: reading %s by key: %w", pgLabel(t), err)
+		}
+		return nil
+	})
+}
+
+// ScanKeys is ScanTable over the rows of t whose key is one of keys (see
+// pgReader.ScanKeys).
+func (r *myReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
+	return scanKeys(keys, func(keys []KeyBound) error {
+		cond, args, err := keysCond(introspect.MySQL, t, keys, myIdent, r.Placeholder)
+		if err != nil {
+			return err
+		}
+		q := scanSQL(t, andWhere(w, cond), 0, myIdent, myRead, myTable(t))
+		err = r.query(ctx, q, args, func(_ []string, vals []any, row []any) error {
+			for i, c := range t.Columns {
+				row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
+			}
+			return fn(row)
+		})
+		if err != nil {
+			return fmt.Errorf("source: reading %s by key: %w", myLabel(t), err)
+		}
+		return nil
+	})
+}
+
+// scanKeys calls read with the keys, maxKeysPerStatement at a time.
+func scanKeys(keys []KeyBound, read func([]KeyBound) error) error {
+	for len(keys) > 0 {
+		n := min(len(keys), maxKeysPerStatement)
+		if err := read(keys[:n]); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// keysCond is the condition selecting the rows whose key is one of keys
+// (or starts with it), with its parameters: (a = $1 AND b = $2) OR ...
+func keysCond(e introspect.Engine, t *introspect.Table, keys []KeyBound, ident func(string) string, ph func(int) string) (string, []any, error) {
+	var args []any
+	ors := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if len(k) > len(t.PrimaryKey) || len(k) == 0 {
+			return "", nil, fmt.Errorf("source: a key of %d values for %s, whose key has %d columns", len(k), t.Label(), len(t.PrimaryKey))
+		}
+		ands := make([]string, len(k))
+		for i, name := range t.PrimaryKey[:len(k)] {
+			c := t.Column(name)
+			if c == nil {
+				return "", nil, fmt.Errorf("source: %s has no key column %s", t.Label(), name)
+			}
+			arg, wrap, ok := keyArg(e, c, k[i])
+			if !ok {
+				return "", nil, fmt.Errorf("source: %s: the value %v of key column %s cannot name a row", t.Label(), k[i], name)
+			}
+			args = append(args, arg)
+			p := ph(len(args))
+			if wrap != "" {
+				p = fmt.Sprintf(wrap, p)
+			}
+			ands[i] = ident(name) + " = " + p
+		}
+		ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+	}
+	return "(" + strings.Join(ors, " OR ") + ")", args, nil
+}
