@@ -595,6 +595,10 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{},
 		rep: &FollowReport{Slot: st.Slot, Publication: st.Publication, Start: st.Start, Applied: st.Applied}}
 	defer func() { rep.Follow = f.report() }()
+	fp.opts.From = source.Position(st.Start)
+	if st.Applied != "" {
+		fp.opts.From = source.Position(st.Applied)
+	}
 	stream, err := fol.OpenStream(ctx, fp.opts)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -100,6 +100,11 @@ type FollowOptions struct {
 	// needed whole before an update or delete (their replica identity must
 	// be FULL).
 	Tables, FullRows []*introspect.Table
+	// From is where OpenStream starts: the last position the follower
+	// applied (or the copy's start), as remodel's checkpoint saved it. A
+	// PostgreSQL slot keeps its own position and does not need it; a
+	// source without slots (MySQL's binlog) starts there.
+	From Position
 }
 
 // FollowStart is where a followed copy starts: its snapshot's readers, the
