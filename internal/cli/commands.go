@@ -253,6 +253,18 @@ collision check and to report, or with --delete-stale delete, the items no
 source row has any more. Rows changed before the checkpoint key since the
 interrupted run are not rewritten: verify finds them.
 
+Follow (PostgreSQL): with --follow, migrate creates a publication of the mapped
+tables and a logical replication slot (--slot, --publication) whose exported
+snapshot the copy reads, and after the copy applies every change committed
+since, in batches of whole transactions (each touched row read again by key
+and rendered as the copy renders it; stale item keys deleted), until SIGINT or
+SIGTERM, which stop it cleanly with exit status 0 and a cutover report. The lag
+is printed every --progress-interval. --follow --resume goes on from the slot
+after any stop; remodel follow-cleanup drops the slot when the migration is
+over. It needs wal_level=logical, the REPLICATION privilege and REPLICA
+IDENTITY FULL on tables whose item keys read columns outside their primary
+key; it refuses entities from views and queries (docs/cutover.md).
+
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
 GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
 work for some memory, which stays under the limit.`,
