@@ -94,6 +94,7 @@ type followPlan struct {
 	direct   map[*introspect.Table][]*mapping.Entity
 	embedded map[*introspect.Table][]embedRef
 	ents     []*mapping.Entity
+	refused  []string // the entities that cannot be followed, and why
 }
 
 type embedRef struct {
@@ -157,10 +158,42 @@ func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, erro
 			}
 		}
 	}
+	fp.refused = refused
 	if len(refused) > 0 {
-		return nil, fmt.Errorf("migrate: --follow follows the changes of tables row by row: %s, whose items a change cannot be traced to; migrate it without --follow", strings.Join(refused, "; "))
+		return fp, fmt.Errorf("migrate: --follow follows the changes of tables row by row: %s, whose items a change cannot be traced to; migrate it without --follow", strings.Join(refused, "; "))
 	}
 	return fp, nil
+}
+
+// FollowSupport says, for people, how migrate --follow would follow the
+// plan's entities: which are followed row by row, which it refuses, and
+// which tables need REPLICA IDENTITY FULL (validate prints it).
+func FollowSupport(p *mapping.Plan) string {
+	fp, err := newFollowPlan(p, "", "")
+	if fp == nil {
+		return "migrate --follow: " + err.Error()
+	}
+	var followed []string
+	for _, e := range p.Entities {
+		if !slices.ContainsFunc(fp.refused, func(r string) bool { return strings.HasPrefix(r, "entity "+e.Name+" ") }) {
+			followed = append(followed, e.Name)
+		}
+	}
+	s := "migrate --follow: "
+	switch {
+	case len(fp.refused) > 0:
+		s += "refused: " + strings.Join(fp.refused, "; ") + " (a change cannot be traced to their items)"
+	default:
+		s += "every entity is followed row by row (" + strings.Join(followed, ", ") + ")"
+	}
+	if len(fp.opts.FullRows) > 0 {
+		var names []string
+		for _, t := range fp.opts.FullRows {
+			names = append(names, t.QualifiedName())
+		}
+		s += "; needs REPLICA IDENTITY FULL on " + strings.Join(names, ", ")
+	}
+	return s
 }
 
 // follower applies the change stream to the table.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/source"
 )
 
@@ -110,6 +111,9 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 		return err
 	}
 	fmt.Fprintln(a.stdout, proof) // whether migrate needs its key collision check, and why
+	if schema.Engine == introspect.Postgres {
+		fmt.Fprintln(a.stdout, migrate.FollowSupport(plan))
+	}
 	return strictly(strict, warned)
 }
 
