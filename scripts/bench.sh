@@ -31,12 +31,22 @@
 #                         time until a run finishes, then prove the table exact (item
 #                         count = rows, the last report, remodel verify of every item);
 #                         prints a line per kill and a row per job beside the
-#                         uninterrupted run. Fails if the table is not exact.
+#                         uninterrupted run. Fails if the table is not exact. Then the
+#                         same jobs again with a mapping with embedded rows (KILL_EMBED).
 #   KILL_SEED             the seed of the kill points (printed; set it to replay them)
 #   KILL_RANGES           the jobs' --ranges values (default 1,4)
 #   KILL_ONLY=1           with KILL_LOOP: skip the raw sink, the null sink and the verify row
+#   KILL_EMBED            the kill loop's second mapping, run after the main one's jobs,
+#                         one job per KILL_RANGES value, with the same proofs: by default
+#                         (unset or 1) internal/bench/personalization-embed.yaml, the same
+#                         rows with each user's settings and subscriptions embedded in
+#                         the user's item (so kills fall inside an entity with embedded
+#                         rows; each kill line says how many of its key ranges were part
+#                         done); a file: that mapping (on the same data); 0: none, the
+#                         main mapping's jobs only
 #
 #   KILL_LOOP=5 ROWS=200000 ENGINE=both scripts/bench.sh
+#   KILL_LOOP=3 KILL_ONLY=1 KILL_EMBED=0 scripts/bench.sh   # the main mapping only
 #
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
@@ -85,8 +95,17 @@ kill_args() {
 	echo "-kill-loop $KILL_LOOP -kill-ranges ${KILL_RANGES:-1,4}"
 	[[ -z "${KILL_SEED:-}" ]] || echo "-kill-seed $KILL_SEED"
 	[[ "${KILL_ONLY:-}" != 1 ]] || echo "-kill-only"
+	case "${KILL_EMBED:-1}" in
+	1) ;; # the bench's default -kill-embed
+	0) echo "-kill-embed=" ;;
+	*) echo "-kill-embed=$KILL_EMBED" ;;
+	esac
 }
 [[ -z "${KILL_LOOP:-}" || "$KILL_LOOP" =~ ^[0-9]+$ ]] || { echo "bench: KILL_LOOP must be a whole number, got '$KILL_LOOP'" >&2; exit 2; }
+case "${KILL_EMBED:-1}" in
+0 | 1) ;;
+*) [[ -f "$KILL_EMBED" && "$KILL_EMBED" != *[[:space:]]* ]] || { echo "bench: KILL_EMBED must be 0, 1 or a mapping file (a path without spaces), got '$KILL_EMBED'" >&2; exit 2; } ;;
+esac
 
 scripts/check-services.sh --start >&2
 say "building bin/remodel and bin/remodel-bench"
@@ -146,7 +165,7 @@ for e in "${engines[@]}"; do
 		args+=(-cpuprofile "$prof")
 	fi
 	echo
-	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}${KEY_CHECK:+ KEY_CHECK=$KEY_CHECK}   # $e"
+	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}${KILL_EMBED:+ KILL_EMBED=$KILL_EMBED}${KEY_CHECK:+ KEY_CHECK=$KEY_CHECK}   # $e"
 	bin/remodel-bench "${args[@]}"
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 done

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/golden"
-
+	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
 )
 
@@ -40,26 +40,69 @@ func TestKillTargets(t *testing.T) {
 	}
 }
 
-// TestCheckpointItems: the settled items are the sum over the entities (key
+// TestReadCheckpoint: the settled items are the sum over the entities (key
 // ranges) of a checkpoint remodel migrate wrote (testdata/checkpoint.json,
-// saved from a killed run of the bench, --ranges 4).
-func TestCheckpointItems(t *testing.T) {
-	n, err := checkpointItems(filepath.Join("testdata", "checkpoint.json"))
+// saved from a killed run of the bench, --ranges 4: user's four ranges part
+// done, the other entities' not begun), with the items of the entities of
+// a shared read; the key ranges of entities with embedded rows that were
+// part done are counted.
+func TestReadCheckpoint(t *testing.T) {
+	c, err := readCheckpoint(filepath.Join("testdata", "checkpoint.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != checkpointSample {
-		t.Errorf("checkpoint items = %d, want %d", n, checkpointSample)
+	if c.items != checkpointSample || c.midEmbed != 0 || c.embedRanges != 0 {
+		t.Errorf("checkpoint: %+v, want %d items and no entity with embeds", c, checkpointSample)
 	}
-	if _, err := checkpointItems(filepath.Join(t.TempDir(), "none.json")); err == nil {
+	// As if user and personal had embedded rows: user's 4 ranges part done,
+	// personal's 4 not begun.
+	c, err = readCheckpoint(filepath.Join("testdata", "checkpoint.json"), map[string]bool{"user": true, "personal": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.items != checkpointSample || c.midEmbed != 4 || c.embedRanges != 8 {
+		t.Errorf("checkpoint with embeds in user and personal: %+v, want %d items, 4 of 8 ranges mid-way", c, checkpointSample)
+	}
+	shared := filepath.Join(t.TempDir(), "shared.json")
+	if err := os.WriteFile(shared, []byte(`{"entities": [
+		{"name": "user", "done": true, "after": [{"t": "i", "v": "9"}], "rows": 9, "items": 9},
+		{"name": "user", "done": false, "after": [{"t": "i", "v": "20"}], "rows": 11, "items": 10, "rejected": 1},
+		{"name": "user", "done": false, "rows": 0, "items": 0},
+		{"name": "a", "done": false, "after": [{"t": "i", "v": "5"}], "rows": 5, "items": 5, "also": [{"name": "b", "rows": 5, "items": 4}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = readCheckpoint(shared, map[string]bool{"user": true}); err != nil {
+		t.Fatal(err)
+	}
+	if c.items != 9+10+5+4 || c.midEmbed != 1 || c.embedRanges != 3 {
+		t.Errorf("checkpoint with a shared read: %+v, want 28 items, 1 of 3 ranges mid-way (one done, one not begun)", c)
+	}
+	if _, err := readCheckpoint(filepath.Join(t.TempDir(), "none.json"), nil); err == nil {
 		t.Error("no error for a missing checkpoint")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"entities": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpointItems(bad); err == nil {
+	if _, err := readCheckpoint(bad, nil); err == nil {
 		t.Error("no error for a checkpoint that is not one")
+	}
+}
+
+// TestKillEmbedMapping: the kill loop's default second mapping is in the
+// repository and embeds child rows: two embeds in one entity (a key range
+// of it takes two readers of the pool at once, which once hung migrate).
+func TestKillEmbedMapping(t *testing.T) {
+	f, err := mapping.ParseFile(filepath.Join("..", "..", defaultKillEmbed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, e := range f.Entities {
+		most = max(most, len(e.Embed))
+	}
+	if most < 2 {
+		t.Errorf("%s: at most %d embeds in an entity, want an entity with 2", defaultKillEmbed, most)
 	}
 }
 
@@ -103,23 +146,33 @@ func TestJobProblems(t *testing.T) {
 	}
 }
 
-// TestWriteKillsGolden: the kill loop's lines below the bench's table.
+// TestWriteKillsGolden: the kill loop's lines below the bench's table,
+// the main mapping's jobs and the embedded one's.
 func TestWriteKillsGolden(t *testing.T) {
+	main := &killMapping{label: "main", path: "examples/personalization/mapping.yaml", rows: 200000,
+		entities: []string{"user", "service", "personal", "subscribe", "subscribe_user"}}
+	emb := &killMapping{label: "embedded", path: defaultKillEmbed, rows: 39000,
+		entities: []string{"user", "service", "subscribe"}, withEmbeds: map[string]bool{"user": true},
+		embeds: []embedCount{{"user", "settings", "personal", 88000}, {"user", "subscriptions", "subscribe_user", 73000}}}
 	runs := []killRun{
-		{Ranges: 1, Attempts: 3, Wall: 80 * time.Second, CPU: 6 * time.Second, Items: 200000, Verify: 90 * time.Second, Verdict: "verify PASS: 15 of 15 checks passed",
+		{M: main, Ranges: 1, Attempts: 3, Wall: 80 * time.Second, CPU: 6 * time.Second, Items: 200000, Verify: 90 * time.Second, Verdict: "verify PASS: 15 of 15 checks passed",
 			Kills: []kill{{Target: 0.21, At: 20 * time.Second, JobAt: 20 * time.Second, InTable: 41000, Settled: 39500},
 				{Target: 0.6, At: 30 * time.Second, JobAt: 50 * time.Second, InTable: 120300, Settled: 118000}}},
-		{Ranges: 4, Attempts: 2, Early: 1, Wall: 70 * time.Second, CPU: 5 * time.Second, Items: 200000, Verify: 85 * time.Second, Verdict: "verify PASS",
+		{M: main, Ranges: 4, Attempts: 2, Early: 1, Wall: 70 * time.Second, CPU: 5 * time.Second, Items: 200000, Verify: 85 * time.Second, Verdict: "verify PASS",
 			Kills: []kill{{Target: 0.4, At: 25 * time.Second, JobAt: 25 * time.Second, InTable: 80500, Settled: 76000}}},
+		{M: emb, Ranges: 1, Attempts: 2, Wall: 20 * time.Second, CPU: 3 * time.Second, Items: 39000, Verify: 30 * time.Second, Verdict: "verify PASS",
+			Kills: []kill{{Target: 0.5, At: 10 * time.Second, JobAt: 10 * time.Second, InTable: 19600, Settled: 19200, MidEmbed: 1, EmbedRanges: 1}}},
+		{M: emb, Ranges: 4, Attempts: 2, Wall: 22 * time.Second, CPU: 3 * time.Second, Items: 39000, Verify: 31 * time.Second, Verdict: "verify PASS",
+			Kills: []kill{{Target: 0.9, At: 18 * time.Second, JobAt: 18 * time.Second, InTable: 35200, Settled: 34000, MidEmbed: 2, EmbedRanges: 4}}},
 	}
 	var b bytes.Buffer
-	writeKills(&b, 42, runs, 200000, result{Name: "remodel -> DynamoDB Local", Items: 200000, Wall: 50 * time.Second, CPU: 4 * time.Second})
+	writeKills(&b, 42, runs, result{Name: "remodel -> DynamoDB Local", Items: 200000, Wall: 50 * time.Second, CPU: 4 * time.Second})
 	golden.Check(t, "kills.txt", b.Bytes())
 	if got := runs[0].Rewritten(); got != 1500+2300 {
 		t.Errorf("rewritten = %d, want 3800", got)
 	}
 	b.Reset()
-	writeKills(&b, 42, nil, 200000, result{})
+	writeKills(&b, 42, nil, result{})
 	if b.Len() != 0 {
 		t.Errorf("without a kill loop: %q", b.String())
 	}

@@ -18,7 +18,9 @@
 //
 // With -kill-loop N it then runs the kill -9 loop (killloop.go): remodel
 // migrate killed with SIGKILL at N seeded points and resumed each time,
-// once per -kill-ranges value, the finished table proven exact.
+// once per -kill-ranges value, the finished table proven exact; and the
+// same again with the -kill-embed mapping, whose users hold their settings
+// and subscriptions as embedded rows (personalization-embed.yaml).
 //
 // For the remodel runs it reports user+sys CPU and peak RSS from the
 // process's rusage. The machine is shared and noisy: only the ratios within
@@ -71,12 +73,19 @@ type options struct {
 	nullOnly                 bool
 	keyCheck                 string
 	// The kill loop (killloop.go): -kill-loop kills per job, one job per
-	// -kill-ranges value; -kill-only skips the raw sink and the null sink.
+	// -kill-ranges value and mapping (-mapping, then -kill-embed unless
+	// empty); -kill-only skips the raw sink and the null sink.
 	killLoop   int
 	killSeed   uint64
 	killRanges []int
 	killOnly   bool
+	killEmbed  string
 }
+
+// defaultKillEmbed is the kill loop's mapping with embedded rows, on the
+// personalization example's data (from the repository's root, where
+// scripts/bench.sh runs the bench).
+const defaultKillEmbed = "internal/bench/personalization-embed.yaml"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -106,6 +115,7 @@ func main() {
 	flag.IntVar(&o.killLoop, "kill-loop", 0, "after the measurements, migrate once per -kill-ranges value killing remodel with SIGKILL this many times, --resume each time, and prove the table exact")
 	flag.Uint64Var(&o.killSeed, "kill-seed", 0, "the seed of the kill loop's kill points (0: drawn, and printed)")
 	ranges := flag.String("kill-ranges", "1,4", "the --ranges values of the kill loop's jobs, comma-separated")
+	flag.StringVar(&o.killEmbed, "kill-embed", defaultKillEmbed, "with -kill-loop: a mapping with embedded rows (an entity with embed:) on the same source, whose jobs the kill loop runs too, one per -kill-ranges value after the -mapping ones; empty: none")
 	flag.BoolVar(&o.killOnly, "kill-only", false, "with -kill-loop: measure only the raw read, remodel uninterrupted and the kill loop (no raw sink, null sink or verify)")
 	flag.Parse()
 	var err error
@@ -207,7 +217,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.write(stdout)
-	writeKills(stdout, seed, kills, b.total, rep.Remodel)
+	writeKills(stdout, seed, kills, rep.Remodel)
 	return nil
 }
 
@@ -224,6 +234,11 @@ type bench struct {
 	pool   *pool
 	db     *dynamo.Client
 	m      migrateRun
+	// names starts the names of the tables the bench creates ("bench").
+	names string
+	// kill is the mappings the kill loop migrates: -mapping's (the plan
+	// and rows above), then -kill-embed's.
+	kill []*killMapping
 	// e2eTable is the table the last end-to-end run wrote, which verify
 	// then checks.
 	e2eTable string
@@ -272,15 +287,33 @@ func (b *bench) setUp(ctx context.Context, work string) error {
 		b.m.extra = []string{"--key-check", b.o.keyCheck}
 	}
 	b.warmup = min(b.total, 5000)
+	b.kill = []*killMapping{newKillMapping("main", b.o.mapping, b.plan, b.total)}
+	if b.o.killLoop > 0 && b.o.killEmbed != "" {
+		km, err := embeddedMapping(ctx, b.src, schema, b.o.killEmbed)
+		if err != nil {
+			return err
+		}
+		b.step("kill loop's embedded mapping %s: %s", km.path, km.describe())
+		b.kill = append(b.kill, km)
+	}
 	return nil
 }
 
 // table creates a new table with remodel's own CreateTable, before the run
 // that writes it starts: no measurement includes creating its table.
 func (b *bench) table(ctx context.Context, what string) (string, error) {
+	return b.tableOf(ctx, b.plan, what)
+}
+
+// tableOf is table for the table of plan (the kill loop's other mapping).
+func (b *bench) tableOf(ctx context.Context, plan *mapping.Plan, what string) (string, error) {
 	b.seq++
-	name := fmt.Sprintf("bench_%s_%d", what, b.seq)
-	return name, migrate.CreateTable(ctx, b.db, &b.plan.Table, name, 5*time.Minute)
+	names := b.names
+	if names == "" {
+		names = "bench"
+	}
+	name := fmt.Sprintf("%s_%s_%d", names, what, b.seq)
+	return name, migrate.CreateTable(ctx, b.db, &plan.Table, name, 5*time.Minute)
 }
 
 // fresh restarts DynamoDB Local and warms its JVM up with b.warmup items

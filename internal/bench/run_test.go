@@ -8,17 +8,28 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/remodel-dev/remodel/internal/cli"
 )
 
 // TestMain lets the test binary stand in for the bench binary as spawn's
-// go-between, and for a child that holds BENCH_TEST_ALLOC_MB of memory.
+// go-between, for a child that holds BENCH_TEST_ALLOC_MB of memory, and,
+// with BENCH_TEST_REMODEL=1 (remodelEnv), for remodel itself (the kill
+// loop's test).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == spawnArg {
 		os.Exit(spawned(os.Args[2:]))
+	}
+	if os.Getenv(remodelEnv) == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	if mb, err := strconv.Atoi(os.Getenv("BENCH_TEST_ALLOC_MB")); err == nil {
 		hold(mb)
