@@ -221,6 +221,9 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 	go func() { // the receiver: reads the stream as fast as it comes
 		defer wg.Done()
 		defer close(txns)
+		ka, _ := stream.(source.KeepAliver)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
 		for {
 			t, err := stream.Next(recv)
 			if err != nil {
@@ -229,10 +232,20 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 				}
 				return
 			}
-			select {
-			case txns <- t:
-			case <-recv.Done():
-				return
+			for sent := false; !sent; {
+				select {
+				case txns <- t:
+					sent = true
+				case <-recv.Done():
+					return
+				case <-tick.C: // the applier is busy: the source must not take the stream for dead
+					if ka != nil {
+						if err := ka.KeepAlive(recv); err != nil && recv.Err() == nil {
+							recvErr = err
+							return
+						}
+					}
+				}
 			}
 		}
 	}()

@@ -308,6 +308,10 @@ func (st *pgStream) Ack(p Position) {
 	}
 }
 
+// KeepAlive tells the server what was applied, so that it does not end
+// the connection while the follower is busy (source.KeepAliver).
+func (st *pgStream) KeepAlive(ctx context.Context) error { return st.status(ctx, false) }
+
 // Status is the stream's lag.
 func (st *pgStream) Status() StreamStatus {
 	st.mu.Lock()

@@ -77,6 +77,15 @@ type Stream interface {
 	Close() error
 }
 
+// KeepAliver is a Stream that must tell the source it is alive while
+// nobody calls Next (the follower is busy applying): PostgreSQL ends a
+// replication connection silent for wal_sender_timeout. The goroutine that
+// calls Next calls KeepAlive instead, at least every few seconds, while it
+// waits to hand a transaction on.
+type KeepAliver interface {
+	KeepAlive(ctx context.Context) error
+}
+
 // StreamStatus is the lag of a change stream.
 type StreamStatus struct {
 	// Source is the last position the source reported; Applied the last
