@@ -406,7 +406,9 @@ func (f *follower) touch(tc *touched, c source.Change) {
 			k := make(source.KeyBound, len(ref.m.Link))
 			ok := true
 			for i, l := range ref.m.Link {
-				k[i] = row[columnIndex(c.Table, l)]
+				if j := columnIndex(c.Table, l); j >= 0 {
+					k[i] = row[j]
+				}
 				ok = ok && k[i] != nil
 			}
 			if ok {
