@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -61,6 +62,8 @@ type checkpointFile struct {
 	Entities     []checkpointEntity `json:"entities"`
 	// Follow is the change stream of a followed migration (--follow).
 	Follow *followState `json:"follow,omitempty"`
+	// S3 is the objects of a migration into S3 (--to, s3run.go).
+	S3 *s3Checkpoint `json:"s3,omitempty"`
 }
 
 // followState is where a followed migration stands: its slot and
@@ -192,6 +195,7 @@ type tracker struct {
 	// resumed: the job's earlier runs left this checkpoint; removed: the
 	// job finished and its checkpoint is gone.
 	resumed, removed bool
+	s3               *s3Sink // --to: the objects it uploaded, for the checkpoint
 }
 
 // entityTrack is the rows in flight and the settled prefix of one entity,
@@ -223,6 +227,11 @@ type entityTrack struct {
 	// is where this run starts reading (nil: from the first row).
 	earlier    []tally
 	resumeFrom source.KeyBound
+	// The rows' sequence numbers in this run (rowMark.seq): the last given,
+	// the last row of the settled prefix's, and that one's when the
+	// checkpoint was last saved (every row when the track is done): an S3
+	// object is covered by the checkpoint when all its rows are (s3sink.go).
+	seqs, afterSeq, savedSeq uint64
 }
 
 // rowMark is one row on its way: settled when its item is acknowledged or
@@ -239,6 +248,7 @@ type rowMark struct {
 	idx     int      // that item's entity, in the track's ents
 	left    int      // the row's items not settled yet (t.mu)
 	settled bool
+	seq     uint64 // the row's place in its track, from 1
 	// The entities of the track whose item the row has (bit i: ents[i]),
 	// and those whose item was rejected.
 	matched, rejected uint64
@@ -254,6 +264,7 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	if o.Follow {
 		tr.file.Follow = &followState{Slot: o.Slot, Publication: o.Publication}
 	}
+	tr.file.S3 = newS3Checkpoint(o)
 	for _, e := range o.Plan.Entities {
 		et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
 		if err != nil {
@@ -454,6 +465,9 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 		fs := *ck.Follow
 		tr.file.Follow = &fs
 	}
+	if err := tr.loadS3(&ck, path); err != nil {
+		return nil, "", err
+	}
 	return &ck, warning, nil
 }
 
@@ -502,7 +516,7 @@ func (f checkpointFile) encode() ([]byte, error) {
 // row is an item or a rejection), and an entity that is done has no key
 // to resume after.
 func (f *checkpointFile) sane() error {
-	if f.TableARN == "" || f.TableCreated.IsZero() {
+	if f.S3 == nil && (f.TableARN == "" || f.TableCreated.IsZero()) {
 		return fmt.Errorf("it does not name the table its items were written into")
 	}
 	if f.ItemsBefore < 0 {
@@ -544,6 +558,8 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	}
 	m := &rowMark{t: t, key: t.bound(row), left: 1, matched: 1}
 	t.mu.Lock()
+	t.seqs++
+	m.seq = t.seqs
 	t.q = append(t.q, m)
 	t.mu.Unlock()
 	return m
@@ -558,6 +574,8 @@ func (t *entityTrack) markShared(row []any, matched uint64) *rowMark {
 	}
 	m := &rowMark{t: t, key: t.bound(row), left: bits.OnesCount64(matched), matched: matched}
 	t.mu.Lock()
+	t.seqs++
+	m.seq = t.seqs
 	t.q = append(t.q, m)
 	t.mu.Unlock()
 	return m
@@ -664,7 +682,7 @@ func (m *rowMark) settle(written bool) {
 			}
 		}
 		if r.key != nil {
-			t.after, t.afterMark = r.key, r
+			t.after, t.afterMark, t.afterSeq = r.key, r, r.seq
 			for i := range t.tail {
 				t.n[i].add(t.tail[i])
 				t.tail[i] = tally{}
@@ -700,6 +718,10 @@ func (t *entityTrack) state() (checkpointEntity, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	done := t.done || t.readAll && len(t.q) == 0
+	t.savedSeq = t.afterSeq
+	if done {
+		t.savedSeq = math.MaxUint64
+	}
 	counts := slices.Clone(t.n)
 	if done {
 		for i := range counts {
@@ -761,6 +783,7 @@ func (tr *tracker) save() error {
 		}
 		f.Entities = append(f.Entities, ce)
 	}
+	f.S3 = tr.s3State()
 	var err error
 	if f.Checksum, err = f.checksum(); err != nil {
 		return err
@@ -904,8 +927,10 @@ func startCheckpoint(ctx context.Context, o *Options, rep *Report, rej *rejects)
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
 	}
-	if err := tr.sameTable(ctx, *o); err != nil {
-		return nil, err
+	if o.To == nil { // --to writes into no table
+		if err := tr.sameTable(ctx, *o); err != nil {
+			return nil, err
+		}
 	}
 	o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
 	if err := rej.loadEarlier(); err != nil {

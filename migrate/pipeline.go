@@ -16,6 +16,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/progress"
+	"github.com/remodel-dev/remodel/internal/s3out"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -100,6 +101,20 @@ type Options struct {
 	resumeOwners []string // --resume: the lock owners the checkpoint names, whose lock is taken over
 	lockOwner    string   // this run's lock owner id; "": a new one
 	keysDistinct bool     // the mapping proves the table keys distinct: no collision check (collide.go)
+
+	// To, when set, writes the items as ImportTable's source objects under
+	// this S3 prefix instead of into the table, through S3 (s3run.go):
+	// objects of at most ObjectSize bytes of DynamoDB JSON before
+	// compression (0: DefaultObjectSize), compressed with Compression
+	// (default gzip). Import then has DynamoDB create the table from them
+	// (ImportTable, s3import.go) and waits for it, at most ImportTimeout
+	// (0: DefaultImportTimeout).
+	To            *s3out.Location
+	S3            *s3out.Store
+	ObjectSize    int64
+	Compression   s3out.Compression
+	Import        bool
+	ImportTimeout time.Duration
 }
 
 func (o *Options) defaults() {
@@ -138,7 +153,12 @@ func (o *Options) defaults() {
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o.defaults()
 	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Started: time.Now()}
-	err := run(ctx, o, rep)
+	var err error
+	if o.To != nil {
+		err = runS3(ctx, o, rep)
+	} else {
+		err = run(ctx, o, rep)
+	}
 	rep.OK = err == nil
 	if err != nil {
 		rep.Error = err.Error()
@@ -341,6 +361,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 }
 
 func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {
+	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
 	coll := newCollisions(&o.Plan.Table, o.keysDistinct, o.KeyCheckMemory)
@@ -364,17 +385,22 @@ func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Read
 		defer close(batches)
 		return renderAll(ctx, o, chunks, coll, batches, rej, c)
 	})
+	snk := w.sink()
 	for range o.Writers {
 		g.Go(func() error {
 			for b := range batches {
-				if err := w.write(ctx, b); err != nil {
+				if err := snk.write(ctx, b); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 	}
-	return g.Wait()
+	err = g.Wait()
+	if cerr := snk.close(parent, err == nil); err == nil { // stores what it holds (or, after a failure, drops it) and acknowledges
+		err = cerr
+	}
+	return err
 }
 
 // renderAll runs the render workers (render.go) until the chunks end.

@@ -75,6 +75,8 @@ type Report struct {
 	Earlier    *EarlierRuns `json:"earlier,omitempty"`
 	// Follow is what the follower (--follow) did after the copy.
 	Follow *FollowReport `json:"follow,omitempty"`
+	// S3 is what a migration into S3 (--to) wrote, and imported.
+	S3 *S3Report `json:"s3,omitempty"`
 
 	writing bool // the pipeline started: a run stopping now leaves a partial table
 }
@@ -128,6 +130,8 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 // headed "migrated".
 func (r *Report) WriteText(w io.Writer) {
 	switch {
+	case r.S3 != nil:
+		r.writeS3Heading(w) // s3text.go
 	case r.OK:
 		fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
 	case r.Interrupted:
@@ -143,6 +147,8 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}
 	switch {
+	case r.S3 != nil:
+		r.writeS3Lines(w)
 	case r.TableGone:
 		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
 	case r.Partial && r.Checkpoint != "":

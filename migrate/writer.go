@@ -97,6 +97,7 @@ type writer struct {
 	limit   *rateLimit  // nil: no rate limit
 	written *keySet     // digests of the keys written; nil: not kept
 	coll    *collisions // told of the keys of items DynamoDB refuses; nil: none
+	to      sink        // where the pipeline's batches go instead (sink.go); nil: DynamoDB, through w
 }
 
 func newWriter(o Options, c *counters, rej *rejects) *writer {

@@ -188,6 +188,7 @@ func (a *app) migrateCmd() *cobra.Command {
 	var keyCheckMiB int64
 	var keyCheck string
 	var prog progressFlags
+	var s3f s3Flags
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Write every source row into the DynamoDB table",
@@ -265,6 +266,24 @@ over. It needs wal_level=logical, the REPLICATION privilege and REPLICA
 IDENTITY FULL on tables whose item keys read columns outside their primary
 key; it refuses entities from views and queries (docs/cutover.md).
 
+S3 import (--to s3://bucket/prefix/): instead of writing into a table,
+migrate writes every item as a line of ImportTable's DYNAMODB_JSON format
+into gzip (or --compression zstd) objects of at most --object-size MiB of
+JSON under the prefix, uploaded through the S3 transfer manager, the items
+of each batch dealt over one open object per writer; then a manifest beside
+the prefix (orders/ has orders.remodel-manifest.json): the objects with
+their items, sizes and SHA-256, and the table definition. The key
+collision check always runs (ImportTable silently keeps one of two items
+with one key); no table, no lock item; the prefix must be empty. The
+checkpoint moves only past uploaded objects: --resume keeps every object
+uploaded and writes no item twice. --import then has DynamoDB create the
+table from the objects (keys, global indexes, billing), waits with
+progress, and enables TTL; refused when the table exists. A mapping with a
+local index is refused (ImportTable cannot create one). S3 is reached
+through the standard AWS chain (--profile, --region, AWS_ENDPOINT_URL_S3
+with path-style addressing for S3-compatible servers); every request has
+--request-timeout.
+
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
 GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
 work for some memory, which stays under the limit.`,
@@ -292,6 +311,7 @@ work for some memory, which stays under the limit.`,
 			if (m.Slot != "" || m.Publication != "") && !m.Follow {
 				c = append(c, "--slot and --publication need --follow")
 			}
+			s3f.check(&c, cmd, &m)
 			migrateFiles(&m, &o, d.table, reportJSON, cmd.Flags().Changed("rejects")).check(&c)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
@@ -306,6 +326,9 @@ work for some memory, which stays under the limit.`,
 				return err
 			}
 			defer src.Close()
+			if err := s3f.connect(cmd.Context(), a, &d, &m); err != nil {
+				return err
+			}
 			m.Plan, m.Source, m.DB, m.Table, m.RequestTimeout = p, src, db, d.table, d.requestTimeout
 			tracker, stopProgress, err := prog.start(a, "migrate")
 			if err != nil {
@@ -370,6 +393,7 @@ work for some memory, which stays under the limit.`,
 	f.BoolVar(&m.Follow, "follow", false, "after the copy, apply the changes committed since its snapshot, and keep applying them until SIGINT or SIGTERM (PostgreSQL: logical replication; see docs/cli.md)")
 	f.StringVar(&m.Slot, "slot", "", "--follow: the replication slot that keeps the changes (default remodel_<table>)")
 	f.StringVar(&m.Publication, "publication", "", "--follow: the PostgreSQL publication of the mapped tables; created unless it exists (default: the slot's name)")
+	s3f.register(cmd, &m)
 	return cmd
 }
 

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/internal/s3out"
+	"github.com/remodel-dev/remodel/migrate"
+)
+
+// s3Flags are migrate's flags of the S3 import route: --to, --object-size,
+// --compression, --import, --import-timeout.
+type s3Flags struct {
+	to          string
+	objectMiB   int64
+	compression string
+}
+
+func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
+	f := cmd.Flags()
+	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json)")
+	f.Int64Var(&s.objectMiB, "object-size", migrate.DefaultObjectSize>>20, "--to: MiB of DynamoDB JSON an object holds at most, before compression")
+	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip or zstd")
+	f.BoolVar(&m.Import, "import", false, "--to: then have DynamoDB create the table from the objects (ImportTable), wait for it, and enable TTL")
+	f.DurationVar(&m.ImportTimeout, "import-timeout", migrate.DefaultImportTimeout, "--import: how long to wait for the import")
+}
+
+func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
+	changed := func(names ...string) bool {
+		for _, n := range names {
+			if cmd.Flags().Changed(n) {
+				return true
+			}
+		}
+		return false
+	}
+	if s.to == "" {
+		if changed("object-size", "compression", "import", "import-timeout") {
+			*c = append(*c, "--object-size, --compression, --import and --import-timeout need --to")
+		}
+		return
+	}
+	loc, err := s3out.Parse(s.to)
+	if err != nil {
+		*c = append(*c, "--to: "+err.Error())
+	} else {
+		m.To = &loc
+	}
+	comp, err := s3out.ParseCompression(s.compression)
+	if err != nil {
+		*c = append(*c, "--compression: "+err.Error())
+	}
+	m.Compression = comp
+	c.atLeast("object-size", s.objectMiB, migrate.MinObjectSize>>20)
+	m.ObjectSize = s.objectMiB << 20
+	c.positive("import-timeout", m.ImportTimeout)
+	for _, f := range []string{"create-table", "allow-non-empty", "follow", "delete-stale", "slot", "publication", "rate-limit"} {
+		if changed(f) {
+			*c = append(*c, "--"+f+" does not go with --to: the items go to S3 objects for ImportTable, not into a table")
+		}
+	}
+}
+
+// connect sets up the S3 client of --to (no request is sent yet): the
+// standard AWS chain, with --profile and --region, AWS_ENDPOINT_URL_S3
+// honoured (path-style addressing then).
+func (s *s3Flags) connect(ctx context.Context, a *app, d *dynamoFlags, m *migrate.Options) error {
+	if m.To == nil {
+		return nil
+	}
+	st, err := s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()})
+	if err != nil {
+		return err
+	}
+	m.S3 = st
+	return nil
+}

@@ -1,0 +1,144 @@
+package s3out
+
+import (
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression is how the objects are compressed: gzip or zstd, the two
+// ImportTable reads (InputCompressionType GZIP, ZSTD).
+type Compression string
+
+const (
+	Gzip Compression = "gzip"
+	Zstd Compression = "zstd"
+)
+
+// ParseCompression reads gzip or zstd.
+func ParseCompression(s string) (Compression, error) {
+	switch Compression(s) {
+	case Gzip, Zstd:
+		return Compression(s), nil
+	}
+	return "", fmt.Errorf("compression %q: gzip or zstd", s)
+}
+
+// ImportType is ImportTable's InputCompressionType for c.
+func (c Compression) ImportType() string {
+	if c == Zstd {
+		return "ZSTD"
+	}
+	return "GZIP"
+}
+
+// Ext is the objects' name ending: .json.gz or .json.zst.
+func (c Compression) Ext() string {
+	if c == Zstd {
+		return ".json.zst"
+	}
+	return ".json.gz"
+}
+
+// NewReader decompresses r.
+func (c Compression) NewReader(r io.Reader) (io.ReadCloser, error) {
+	if c == Zstd {
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		return d.IOReadCloser(), nil
+	}
+	return gzip.NewReader(r)
+}
+
+// Object is one object being written: lines compressed into a temporary
+// file, unlinked as soon as it is created (a killed run leaves nothing on
+// disk), with the SHA-256 of the compressed bytes.
+type Object struct {
+	f     *os.File
+	buf   *bufio.Writer
+	sum   hash.Hash
+	enc   io.WriteCloser
+	Lines int64 // lines written
+	Raw   int64 // bytes written, before compression
+	Size  int64 // the compressed bytes, once Finish is done
+	// SHA256 is the hex SHA-256 of the compressed bytes, once Finish is done.
+	SHA256 string
+}
+
+// counter counts the bytes written to the file.
+type tee struct {
+	w io.Writer
+	h hash.Hash
+	n *int64
+}
+
+func (t tee) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	t.h.Write(p[:n])
+	*t.n += int64(n)
+	return n, err
+}
+
+// NewObject starts an object in a temporary file in dir ("": the system's).
+func NewObject(dir string, c Compression) (*Object, error) {
+	f, err := os.CreateTemp(dir, "remodel-object-*")
+	if err != nil {
+		return nil, fmt.Errorf("s3out: a temporary file for an object: %w", err)
+	}
+	os.Remove(f.Name()) // read and written through f only
+	o := &Object{f: f, buf: bufio.NewWriterSize(f, 256<<10), sum: sha256.New()}
+	out := tee{w: o.buf, h: o.sum, n: &o.Size}
+	switch c {
+	case Zstd:
+		enc, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		o.enc = enc
+	default:
+		o.enc = gzip.NewWriter(out)
+	}
+	return o, nil
+}
+
+// Write adds lines (n of them, each ending with a newline).
+func (o *Object) Write(lines []byte, n int) error {
+	if _, err := o.enc.Write(lines); err != nil {
+		return fmt.Errorf("s3out: writing an object's temporary file: %w", err)
+	}
+	o.Lines += int64(n)
+	o.Raw += int64(len(lines))
+	return nil
+}
+
+// Finish ends the compressed stream and rewinds the file for Body; Size
+// and SHA256 are then set.
+func (o *Object) Finish() error {
+	if err := o.enc.Close(); err != nil {
+		return fmt.Errorf("s3out: compressing an object: %w", err)
+	}
+	if err := o.buf.Flush(); err != nil {
+		return fmt.Errorf("s3out: writing an object's temporary file: %w", err)
+	}
+	o.SHA256 = hex.EncodeToString(o.sum.Sum(nil))
+	if _, err := o.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("s3out: rewinding an object's temporary file: %w", err)
+	}
+	return nil
+}
+
+// Body is the compressed object, once Finish is done.
+func (o *Object) Body() io.ReadSeeker { return o.f }
+
+// Close frees the temporary file.
+func (o *Object) Close() error { return o.f.Close() }
