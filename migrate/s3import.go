@@ -61,7 +61,7 @@ func checkNoTable(ctx context.Context, o Options) error {
 
 // importRequest is the ImportTable request for the job's objects.
 func importRequest(o Options, def *tableCreation, manifest []byte) *dynamodb.ImportTableInput {
-	sum := sha256.Sum256(manifest) // the same objects, the same import: a call repeated within 8 hours is the same import
+	sum := sha256.Sum256(manifest) // the same objects and table, the same import: a call repeated within 8 hours is the same import
 	return &dynamodb.ImportTableInput{
 		ClientToken:             aws.String(hex.EncodeToString(sum[:16])),
 		S3BucketSource:          &types.S3BucketSource{S3Bucket: aws.String(o.To.Bucket), S3KeyPrefix: aws.String(o.To.Prefix)},

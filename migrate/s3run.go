@@ -52,7 +52,7 @@ type S3Report struct {
 	Import      *ImportReport  `json:"import,omitempty"`
 	objects     []s3Object     // the manifest's
 	params      *tableCreation // the manifest's table
-	manifest    []byte         // as written
+	manifest    []byte         // the objects and the table, for the import's client token
 	items       int64          // in the objects
 }
 
@@ -397,7 +397,17 @@ func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej
 		return fmt.Errorf("migrate: the manifest: %w", err)
 	}
 	rep.S3.Manifest = o.To.ManifestURL()
-	rep.S3.params, rep.S3.manifest, rep.S3.items = m.Table, b, m.Items
+	// The import's client token comes from the objects and the table, not
+	// the manifest's time: a resumed --import of the same objects is the
+	// same import.
+	id, err := json.Marshal(struct {
+		Objects []s3Object
+		Table   *tableCreation
+	}{objs, m.Table})
+	if err != nil {
+		return fmt.Errorf("migrate: encoding the manifest: %w", err)
+	}
+	rep.S3.params, rep.S3.manifest, rep.S3.items = m.Table, id, m.Items
 	return nil
 }
 
