@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -51,7 +52,7 @@ func newRateLimit(perSecond int64, now time.Time) *rateLimit {
 		return nil
 	}
 	burst := int(min(perSecond, 1<<30))
-	r := &rateLimit{lim: rate.NewLimiter(rate.Limit(perSecond), burst), now: time.Now, sleep: sleep}
+	r := &rateLimit{lim: rate.NewLimiter(rate.Limit(perSecond), burst), now: time.Now, sleep: backoff.Sleep}
 	r.lim.ReserveN(now, burst) // start empty: the first second gets perSecond units, not twice that
 	return r
 }
@@ -130,7 +131,7 @@ func (g *gate) wait(ctx context.Context) error {
 		if d <= 0 {
 			return ctx.Err()
 		}
-		if err := sleep(ctx, d); err != nil {
+		if err := backoff.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}

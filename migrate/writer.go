@@ -284,7 +284,7 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			w.gate.throttled(sent) // every writer waits, this one too, at the top of the loop
 			continue
 		}
-		if err := sleep(ctx, min(w.backoff.Delay(attempt), w.backoff.Deadline-elapsed)); err != nil {
+		if err := backoff.Sleep(ctx, min(w.backoff.Delay(attempt), w.backoff.Deadline-elapsed)); err != nil {
 			return err
 		}
 	}
@@ -304,21 +304,6 @@ func (w *writer) verb(items []pending) string {
 		return "deleting"
 	}
 	return "writing"
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // requests are the batch's write requests; its puts are allocated
