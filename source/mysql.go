@@ -154,18 +154,33 @@ func (s *mySource) Close() error { return s.db.Close() }
 // same cut (as mysqldump does); without the RELOAD privilege each reader's
 // snapshot is taken a moment apart, and Warning says so.
 func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
+	// One reader needs no lock to line up with others.
+	snap, err := s.snapshot(ctx, n, n > 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// snapshot opens Snapshot's n readers, under the global read lock when lock
+// (and the server grants it). atCut, when not nil, runs once every reader
+// has its snapshot, before the lock is released; locked says whether it is
+// held (StartFollow reads the binlog position of the cut there).
+func (s *mySource) snapshot(ctx context.Context, n int, lock bool, atCut func(ctx context.Context, snap *mySnapshot, locked bool) error) (*mySnapshot, error) {
 	snap := &mySnapshot{deadlines: s.deadlines}
-	fail := func(err error) (Snapshot, error) {
+	fail := func(err error) (*mySnapshot, error) {
 		snap.Close()
 		return nil, err
 	}
-	// One reader needs no lock to line up with others.
-	if n > 1 {
+	locked := false
+	if lock {
 		unlock, err := s.readLock(ctx, snap, n)
 		if err != nil {
 			return fail(err)
 		}
 		defer unlock() // releases writers once every reader has its snapshot
+		// readLock words a lock the server refused as the warning.
+		locked = snap.warning == ""
 	}
 	for i := 0; i < n; i++ {
 		c, err := s.conn(ctx)
@@ -184,6 +199,11 @@ func (s *mySource) Snapshot(ctx context.Context, n int) (Snapshot, error) {
 			if err := s.exec(ctx, c, "starting a reader transaction", q); err != nil {
 				return fail(err)
 			}
+		}
+	}
+	if atCut != nil {
+		if err := atCut(ctx, snap, locked); err != nil {
+			return fail(err)
 		}
 	}
 	return snap, nil
