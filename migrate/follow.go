@@ -186,7 +186,7 @@ func FollowSupport(p *mapping.Plan) string {
 	default:
 		s += "every entity is followed row by row (" + strings.Join(followed, ", ") + ")"
 	}
-	if len(fp.opts.FullRows) > 0 {
+	if len(fp.opts.FullRows) > 0 && p.Schema.Engine == introspect.Postgres { // a MySQL row binlog holds whole rows (binlog_row_image=FULL)
 		var names []string
 		for _, t := range fp.opts.FullRows {
 			names = append(names, t.QualifiedName())
@@ -715,6 +715,9 @@ func FollowCleanup(ctx context.Context, src source.Source, checkpoint string, re
 		return "", err
 	}
 	done := "dropped replication slot " + o.Slot
+	if ck.Engine != string(introspect.Postgres) {
+		done = "nothing to drop on the source (its binlog keeps no position for remodel)"
+	}
 	if ck.Follow.PublicationCreated {
 		done += " and publication " + o.Publication
 	}

@@ -169,7 +169,11 @@ func (r *Report) WriteText(w io.Writer) {
 		if f.Stopped {
 			how = "stopped by a signal, as it should"
 		}
-		fmt.Fprintf(w, "  followed the source's changes from slot %s (publication %s) since %s, %s: applied up to %s\n", f.Slot, f.Publication, f.Start, how, f.Applied)
+		from := "its binlog"
+		if f.Publication != "" {
+			from = fmt.Sprintf("slot %s (publication %s)", f.Slot, f.Publication)
+		}
+		fmt.Fprintf(w, "  followed the source's changes from %s since %s, %s: applied up to %s\n", from, f.Start, how, f.Applied)
 		fmt.Fprintf(w, "  %d transactions, %d changed rows: %d items put, %d deleted, %d rows rejected\n", f.Transactions, f.Changes, f.Puts, f.Deletes, f.Rejected)
 		fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
 		for _, e := range f.Entities {

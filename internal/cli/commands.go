@@ -254,17 +254,20 @@ collision check and to report, or with --delete-stale delete, the items no
 source row has any more. Rows changed before the checkpoint key since the
 interrupted run are not rewritten: verify finds them.
 
-Follow (PostgreSQL): with --follow, migrate creates a publication of the mapped
-tables and a logical replication slot (--slot, --publication) whose exported
-snapshot the copy reads, and after the copy applies every change committed
+Follow: with --follow, migrate starts the copy at a point of the source's
+history (PostgreSQL: a publication of the mapped tables and a logical
+replication slot, --slot and --publication, whose exported snapshot the copy
+reads; MySQL/MariaDB: the snapshot's row-binlog position, saved in the
+checkpoint), and after the copy applies every change committed
 since, in batches of whole transactions (each touched row read again by key
 and rendered as the copy renders it; stale item keys deleted), until SIGINT or
 SIGTERM, which stop it cleanly with exit status 0 and a cutover report. The lag
 is printed every --progress-interval. --follow --resume goes on from the slot
 after any stop; remodel follow-cleanup drops the slot when the migration is
-over. It needs wal_level=logical, the REPLICATION privilege and REPLICA
-IDENTITY FULL on tables whose item keys read columns outside their primary
-key; it refuses entities from views and queries (docs/cutover.md).
+over. PostgreSQL needs wal_level=logical, the REPLICATION privilege and
+REPLICA IDENTITY FULL on tables whose item keys read columns outside their
+primary key; MySQL a ROW binlog with full row images and the replication
+privileges. Entities from views and queries are refused (docs/cutover.md).
 
 S3 import (--to s3://bucket/prefix/): instead of writing into a table,
 migrate writes every item as a line of ImportTable's DYNAMODB_JSON format

@@ -111,9 +111,7 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 		return err
 	}
 	fmt.Fprintln(a.stdout, proof) // whether migrate needs its key collision check, and why
-	if schema.Engine == introspect.Postgres {
-		fmt.Fprintln(a.stdout, migrate.FollowSupport(plan))
-	}
+	fmt.Fprintln(a.stdout, migrate.FollowSupport(plan))
 	return strictly(strict, warned)
 }
 
