@@ -236,7 +236,11 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 	if q.rangeCol != "" {
 		op := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[q.rangeOp]
 		sql += fmt.Sprintf(" AND %s %s {%s}", ident(eng, q.rangeCol), op, q.rangeCol)
-		cond = fmt.Sprintf("{%s: %s}", q.rangeOp, yq(placeholder(e.t, q.rangeCol)))
+		ph := placeholder(e.t, q.rangeCol)
+		if slices.Contains(numericKinds, e.t.Column(q.rangeCol).Kind) {
+			ph = "{" + q.rangeCol + "}" // a NUMn sort key: the number itself, not padded text
+		}
+		cond = fmt.Sprintf("{%s: %s}", q.rangeOp, yq(ph))
 	} else {
 		cond = beginsWith(e.prefix)
 		if sortCol != "" {

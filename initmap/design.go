@@ -99,21 +99,69 @@ func templatableAll(t *introspect.Table, cols []string) string {
 	return ""
 }
 
-// placeholder is {col}, with |hex for bytes.
+// placeholder is {col}, with |hex for bytes and |pad:N for an integer (N
+// the most digits its type holds), so that a key's text sorts as its
+// numbers do: RENTAL#0000000002 before RENTAL#0000010437.
 func placeholder(t *introspect.Table, col string) string {
-	if c := t.Column(col); c != nil && c.Kind == introspect.KindBytes {
+	return placeholderAs(t, col, t.Column(col))
+}
+
+// placeholderAs is {col} rendered as column as renders: a foreign key's
+// column is padded as the key it references is, so that both render one
+// key.
+func placeholderAs(t *introspect.Table, col string, as *introspect.Column) string {
+	switch c := t.Column(col); {
+	case c != nil && c.Kind == introspect.KindBytes:
 		return "{" + col + "|hex}"
+	case c != nil && c.Kind == introspect.KindInt && as != nil && as.Kind == introspect.KindInt:
+		return fmt.Sprintf("{%s|pad:%d}", col, padWidth(as))
 	}
 	return "{" + col + "}"
 }
 
+var typeArgs = regexp.MustCompile(`\([^)]*\)`)
+
+// padWidth is how many digits the largest value of an integer column has:
+// 5 for smallint (32767), 10 for integer (2147483647), 19 for bigint
+// (9223372036854775807), 20 for an unsigned bigint and a type init does
+// not know (a domain).
+func padWidth(c *introspect.Column) int {
+	ty := strings.Fields(strings.ToLower(typeArgs.ReplaceAllString(c.Type, "")))
+	if len(ty) == 0 {
+		return 20
+	}
+	unsigned := slices.Contains(ty, "unsigned")
+	switch ty[0] {
+	case "tinyint":
+		return 3
+	case "smallint", "int2", "smallserial":
+		return 5
+	case "mediumint":
+		return 8
+	case "int", "integer", "int4", "serial":
+		return 10
+	case "bigint", "int8", "bigserial":
+		if unsigned {
+			return 20
+		}
+		return 19
+	}
+	return 20
+}
+
 // keyTemplate is PREFIX#{c1}#{c2}; cols name the columns of t.
 func keyTemplate(prefix string, t *introspect.Table, cols []string) string {
+	return keyTemplateAs(prefix, t, cols, t, cols)
+}
+
+// keyTemplateAs is PREFIX#{c1}#{c2} with each column cols[i] of t rendered
+// as column as[i] of table at: the key a foreign key references.
+func keyTemplateAs(prefix string, t *introspect.Table, cols []string, at *introspect.Table, as []string) string {
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(strings.ReplaceAll(prefix, "{", "{{"), "}", "}}"))
-	for _, c := range cols {
+	for i, c := range cols {
 		b.WriteString("#")
-		b.WriteString(placeholder(t, c))
+		b.WriteString(placeholderAs(t, c, at.Column(as[i])))
 	}
 	return b.String()
 }
@@ -291,10 +339,10 @@ func (d *design) relate() {
 				e.notes = append(e.notes, fmt.Sprintf("foreign key %s: no index for it: %s", fk.Name, templatableAll(e.t, fk.Columns)))
 				continue
 			}
-			cols, prefix := fk.Columns, d.prefixes[pt]
+			cols, refs, prefix := fk.Columns, fk.RefColumns, d.prefixes[pt]
 			pe := d.byTable[pt]
 			if ordered, ok := refersTo(e, fk, pe); ok {
-				cols = ordered
+				cols, refs = ordered, pe.key
 			} else {
 				var refs []string
 				for _, rc := range fk.RefColumns {
@@ -302,7 +350,7 @@ func (d *design) relate() {
 				}
 				prefix += "." + strings.Join(refs, ".")
 			}
-			e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplate(prefix, e.t, cols),
+			e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplateAs(prefix, e.t, cols, pt, refs),
 				target: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name)})
 		}
 		for _, uk := range e.t.UniqueKeys {
@@ -435,14 +483,14 @@ func (d *design) attributes() {
 // pk and sk are the entity's table key templates.
 func (e *entity) pk() string {
 	if e.place != nil {
-		return keyTemplate(e.place.parent.prefix, e.t, e.place.fkCols)
+		return keyTemplateAs(e.place.parent.prefix, e.t, e.place.fkCols, e.place.parent.t, e.place.parent.key)
 	}
 	return keyTemplate(e.prefix, e.t, e.key)
 }
 
 func (e *entity) sk() string {
 	if e.place != nil && e.place.other != nil {
-		return keyTemplate(e.place.other.prefix, e.t, e.place.otherCols)
+		return keyTemplateAs(e.place.other.prefix, e.t, e.place.otherCols, e.place.other.t, e.place.other.key)
 	}
 	return keyTemplate(e.prefix, e.t, e.key)
 }

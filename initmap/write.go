@@ -112,8 +112,10 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		"(an item collection of its own). A table that no other table refers to, with a NOT NULL foreign key to the whole key of "+
 		"such a table, is placed in that parent's item collection: PK = PARENT#{foreign key}, SK = NAME#{key}. "+
 		"A join table (its primary key is two such foreign keys) becomes adjacency items, PK = A#{a}, SK = B#{b}. "+
-		"Key values are joined with # and not padded: a text key holding # can make two rows one key (migrate rejects the second), "+
-		"and numbers sort as text (add |pad:N where order matters).")
+		"Key values are joined with #; an integer is zero-padded to the digits its type holds (|pad:N: 5 for smallint, 10 for integer, "+
+		"19 for bigint), so that keys sort as the numbers do (RENTAL#0000000002 before RENTAL#0000010437, which unpadded would sort first); "+
+		"a negative number cannot be padded in order, and migrate rejects its row. A text key holding # can make two rows one key "+
+		"(migrate rejects the second).")
 	if o.Statistics != nil {
 		w.statistics(o.Statistics, verdicts)
 	}
