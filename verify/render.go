@@ -64,6 +64,9 @@ type check struct {
 
 func (r *Report) checks() []check {
 	var out []check
+	if r.Files != nil {
+		out = append(out, check{suite: "files", name: r.Files.URL, ok: r.Files.OK, summary: r.Files.summary(), problems: &r.Files.Problems})
+	}
 	for i := range r.Counts {
 		c := &r.Counts[i]
 		out = append(out, check{suite: "counts", name: c.Entity, ok: c.OK, summary: c.summary(), problems: &c.Problems})
@@ -80,7 +83,7 @@ func (r *Report) checks() []check {
 	}
 	for i := range r.Patterns {
 		c := &r.Patterns[i]
-		out = append(out, check{suite: "access patterns", name: c.Name, ok: c.OK, summary: c.summary(), problems: &c.Problems})
+		out = append(out, check{suite: "access patterns", name: c.Name, ok: c.OK, skipped: c.NotChecked, summary: c.summary(), problems: &c.Problems})
 	}
 	return out
 }
@@ -121,6 +124,9 @@ func (c *ItemCheck) sampleNote() string {
 }
 
 func (c *PatternCheck) summary() string {
+	if c.NotChecked {
+		return "on " + c.Target + ": " + c.Note
+	}
 	s := fmt.Sprintf("on %s: %d samples, %d items", c.Target, c.Samples, c.Items)
 	if c.Note != "" {
 		s += " (" + c.Note + ")"

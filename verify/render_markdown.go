@@ -20,6 +20,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	p("### %s remodel verify: %s\n\n", icon(r.OK), mark(r.OK))
 	switch {
+	case r.Files != nil:
+		p("Files %s (table %s, not a table: the check is on migrate --to's objects) against the %s source, seed %d, %.1f s.\n\n", code(r.Files.URL), code(r.Table), r.Engine, r.Seed, r.Seconds)
 	case r.Table == "": // the mapping could not be read: no table to name
 		p("Seed %d, %.1f s.\n\n", r.Seed, r.Seconds)
 	case r.Engine != "":

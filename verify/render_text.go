@@ -11,6 +11,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
 	switch {
+	case r.Files != nil:
+		p("verify %s files %s (table %s) against the %s source (seed %d)\n", mark(r.OK), r.Files.URL, r.Table, r.Engine, r.Seed)
 	case r.Table == "": // the mapping could not be read: no table to name
 		p("verify %s (seed %d)\n", mark(r.OK), r.Seed)
 	case r.Engine != "":
@@ -22,6 +24,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, l := range ps.Lines() {
 			p("        %s\n", l)
 		}
+	}
+	if r.Files != nil {
+		p("files (the check is on migrate --to's objects, not on a table):\n  %s  %s  manifest %s: %s\n", mark(r.Files.OK), r.Files.URL, r.Files.Manifest, r.Files.summary())
+		problems(&r.Files.Problems)
 	}
 	if len(r.Counts) > 0 || !r.Stray.OK() {
 		p("counts:\n")
@@ -68,6 +74,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for i := range r.Patterns {
 		c := &r.Patterns[i]
+		if c.NotChecked {
+			p("  SKIP  %-44s on %-12s %s\n", c.Name, c.Target, c.Note)
+			continue
+		}
 		p("  %s  %-44s on %-12s %3d samples, %6d items", mark(c.OK), c.Name, c.Target, c.Samples, c.Items)
 		if c.Note != "" {
 			p("  (%s)", c.Note)

@@ -13,6 +13,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/progress"
+	"github.com/remodel-dev/remodel/internal/s3out"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -59,6 +60,13 @@ type Options struct {
 	// Progress receives the counts of each check as it runs (progress.go);
 	// nil for none.
 	Progress *progress.Tracker
+	// Files, when set, checks migrate --to's ImportTable objects under this
+	// prefix and their manifest, read through S3, instead of a table (DB is
+	// not used; files.go). MappingDigest, the hex SHA-256 of the mapping
+	// file, is compared with the manifest's ("": not compared, a warning).
+	Files         *s3out.Location
+	S3            *s3out.Store
+	MappingDigest string
 }
 
 // Report is the outcome of a verification. OK is true only when every check
@@ -84,6 +92,9 @@ type Report struct {
 	// Rejects lists the rows accepted as rejected (--rejects).
 	Rejects *RejectsReport `json:"accepted_rejects,omitempty"`
 	Warning string         `json:"warning,omitempty"`
+	// Files is set when the check was on migrate --to's objects, not a
+	// table (Options.Files).
+	Files *FilesCheck `json:"files,omitempty"`
 }
 
 // CountCheck compares the number of source rows of an entity, less the rows
@@ -109,6 +120,9 @@ type PatternCheck struct {
 	Problems Problems `json:"problems"`
 	Note     string   `json:"note,omitempty"`
 	OK       bool     `json:"ok"`
+	// NotChecked is set when the pattern could not be checked (on files):
+	// it neither passes nor fails.
+	NotChecked bool `json:"not_checked,omitempty"`
 }
 
 // RejectsReport lists the rows accepted as rejected.
@@ -152,7 +166,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		v.rejSeen = make([]bool, len(o.Rejects.List))
 		v.rejKeys = make([]string, len(o.Rejects.List))
 	}
-	err := v.run(ctx, rep)
+	var err error
+	if o.Files != nil {
+		err = v.runFiles(ctx, rep)
+	} else {
+		err = v.run(ctx, rep)
+	}
 	rep.finish(time.Since(start), err)
 	return rep, err
 }
@@ -378,6 +397,10 @@ func (rep *Report) finish(took time.Duration, err error) {
 		rep.Patterns[i].Problems.Sort()
 		rep.OK = rep.OK && rep.Patterns[i].OK
 	}
+	if rep.Files != nil {
+		rep.Files.Problems.Sort()
+		rep.OK = rep.OK && rep.Files.OK
+	}
 	if err != nil {
 		rep.Error = err.Error()
 	}
@@ -393,6 +416,9 @@ func (rep *Report) FailedChecks() (failed, total int) {
 		}
 	}
 	count(rep.Stray.OK())
+	if rep.Files != nil {
+		count(rep.Files.OK)
+	}
 	for _, c := range rep.Counts {
 		count(c.OK)
 	}
