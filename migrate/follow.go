@@ -711,12 +711,18 @@ func FollowCleanup(ctx context.Context, src source.Source, checkpoint string, re
 		return "", err
 	}
 	o := source.FollowOptions{Slot: ck.Follow.Slot, Publication: ck.Follow.Publication}
-	if err := fol.DropFollow(ctx, o, ck.Follow.PublicationCreated); err != nil {
+	dropped, err := fol.DropFollow(ctx, o, ck.Follow.PublicationCreated)
+	if err != nil {
 		return "", err
 	}
-	done := "dropped replication slot " + o.Slot
-	if ck.Engine != string(introspect.Postgres) {
+	var done string
+	switch {
+	case ck.Engine != string(introspect.Postgres):
 		done = "nothing to drop on the source (its binlog keeps no position for remodel)"
+	case dropped:
+		done = "dropped replication slot " + o.Slot
+	default:
+		done = "replication slot " + o.Slot + " did not exist (dropped already)"
 	}
 	if ck.Follow.PublicationCreated {
 		done += " and publication " + o.Publication

@@ -1009,16 +1009,24 @@ func TestFollowCleanup(t *testing.T) {
 			if err := os.WriteFile(ck, orig, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			done, err := migrate.FollowCleanup(ctx, s.fx.src, ck, true)
+			done, err := migrate.FollowCleanup(ctx, s.fx.src, ck, false)
 			if err != nil {
 				t.Fatalf("follow-cleanup: %v", err)
 			}
-			want := "dropped replication slot " + slot
+			and := ""
 			if !named {
-				want += " and publication " + pub
+				and = " and publication " + pub
 			}
-			if want += "; removed checkpoint " + ck; done != want {
+			if want := "dropped replication slot " + slot + and; done != want {
 				t.Errorf("follow-cleanup says %q, want %q", done, want)
+			}
+			// Again, the slot gone: it says so instead of claiming a drop.
+			done, err = migrate.FollowCleanup(ctx, s.fx.src, ck, true)
+			if err != nil {
+				t.Fatalf("follow-cleanup again: %v", err)
+			}
+			if want := "replication slot " + slot + " did not exist (dropped already)" + and + "; removed checkpoint " + ck; done != want {
+				t.Errorf("follow-cleanup again says %q, want %q", done, want)
 			}
 			if slots() != 0 {
 				t.Error("follow-cleanup left the slot")

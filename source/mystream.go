@@ -600,8 +600,8 @@ func (s *mySource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 // DropFollow has nothing to drop: a MySQL stream keeps nothing on the
 // server (no slot; the position is the follower's checkpoint, and the
 // binlog is kept by the server's own expiry settings).
-func (s *mySource) DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) error {
-	return nil
+func (s *mySource) DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) (bool, error) {
+	return false, nil
 }
 
 // myFollowed is a followed table: the indexes in t.Columns of its stored

@@ -207,19 +207,19 @@ func (s *pgSource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 }
 
 // DropFollow drops the slot (ending the connection that uses it, if any)
-// and, when dropPublication, the publication.
-func (s *pgSource) DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) error {
-	return s.step(ctx, "dropping replication slot "+o.Slot, func(ctx context.Context) error {
-		if _, err := s.conn.Exec(ctx, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL", o.Slot); err != nil {
-			return fmt.Errorf("source: stopping the connection of slot %s: %w", o.Slot, err)
-		}
-		var dropped bool
-		for range 50 { // the walsender ends shortly after it is told
+// and, when dropPublication, the publication. A slot still in use when the
+// set-up deadline ends is an error: it would keep WAL with nobody to know.
+func (s *pgSource) DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) (dropped bool, err error) {
+	err = s.step(ctx, "dropping replication slot "+o.Slot, func(ctx context.Context) error {
+		for {
+			if _, err := s.conn.Exec(ctx, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL", o.Slot); err != nil {
+				return fmt.Errorf("source: stopping the connection of slot %s: %w", o.Slot, err)
+			}
 			err := s.conn.QueryRow(ctx, "SELECT count(pg_drop_replication_slot(slot_name)) > 0 FROM pg_replication_slots WHERE slot_name = $1", o.Slot).Scan(&dropped)
 			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Code == "55006" { // object in use: not ended yet
+			if errors.As(err, &pe) && pe.Code == "55006" { // in use: its walsender has not ended yet
 				if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
-					return err
+					return fmt.Errorf("source: replication slot %s is still in use: %w", o.Slot, err)
 				}
 				continue
 			}
@@ -235,6 +235,7 @@ func (s *pgSource) DropFollow(ctx context.Context, o FollowOptions, dropPublicat
 		}
 		return nil
 	})
+	return dropped, err
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -137,8 +137,8 @@ type Follower interface {
 	// OpenStream starts the change stream from where the slot stands.
 	OpenStream(ctx context.Context, o FollowOptions) (Stream, error)
 	// DropFollow removes the slot and, when dropPublication, the
-	// publication.
-	DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) error
+	// publication; dropped says whether there was a slot to drop.
+	DropFollow(ctx context.Context, o FollowOptions, dropPublication bool) (dropped bool, err error)
 }
 
 // AsFollower is src as a Follower, or an error naming the engine when it

@@ -352,9 +352,9 @@ func TestFollowKilledAndResumed(t *testing.T) {
 				t.Fatalf("%d slots %s before follow-cleanup", n, slot)
 			}
 			code, cout, cerr := remodelCtx(t, ctx, "follow-cleanup", "--source", dsn, "--checkpoint", ck)
-			done := "dropped replication slot " + slot
+			done := "nothing to drop on the source (its binlog keeps no position for remodel)"
 			if eng.Name == "postgres" {
-				done += " and publication " + slot
+				done = "dropped replication slot " + slot + " and publication " + slot
 			}
 			if code != 0 || !strings.Contains(cout, done) {
 				t.Errorf("follow-cleanup exited %d:\n%s\n%s", code, cout, cerr)

@@ -40,6 +40,7 @@ type FollowEngine struct {
 // added here with its change-stream server (MySQL's binlog: MySQLBinlog).
 var FollowEngines = []FollowEngine{
 	{Name: "postgres", Fresh: PostgresLogical, Exec: ExecPostgres, Connect: ConnectPostgres, Timestamp: "timestamp(6)", FullRows: pgFullRows, Sever: pgSever},
+	{Name: "mysql", Fresh: MySQLBinlog, Exec: ExecMySQL, Connect: ConnectMySQL, Timestamp: "datetime(6)", FullRows: func(string) string { return "" }},
 }
 
 // SQLConn is one connection to a source database, for a test's
