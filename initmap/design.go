@@ -33,6 +33,10 @@ type entity struct {
 	renames [][2]string
 	// referenced: another mapped table has a foreign key to this one.
 	referenced bool
+	// at is the time column a placed child's items are sorted by in its
+	// parent's collection (SK = NAME#{at|iso}#{key}), "" for none; atWhy
+	// says why that one.
+	at, atWhy string
 }
 
 // placement puts an entity's items in a parent's item collection.
@@ -453,6 +457,81 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 	}
 	e.place = &placement{parent: best.p, fk: best.fk, fkCols: best.cols}
 	used[best.fk.Name] = true
+	e.at, e.atWhy = timeColumn(e.t)
+}
+
+// changing are words of a column that holds when a row last changed, or
+// will: a key holding it would move its item at each update.
+var changing = regexp.MustCompile(`updat|modif|chang|delet|expir|edit|touch|sync|seen|accessed`)
+
+// timeColumn chooses the column a child's items are sorted by: a NOT NULL
+// date or timestamp (a NULL in a key template rejects the row), not one
+// that changes with the row (last_update), preferring one named as the
+// row's own time (created_at, rental_date in rental), then one named like
+// a time (…_at, …_date, …_time, …_on), then the first. It returns the
+// column and the reason, or "".
+func timeColumn(t *introspect.Table) (string, string) {
+	table := strings.TrimSuffix(strings.ToLower(strings.ReplaceAll(t.Name, "_", "")), "s")
+	best, rank := "", 3
+	var others []string
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+		default:
+			continue
+		}
+		n := strings.ToLower(strings.ReplaceAll(c.Name, "_", ""))
+		switch {
+		case c.Nullable:
+			others = append(others, c.Name+" is nullable")
+			continue
+		case changing.MatchString(n):
+			others = append(others, c.Name+" changes with the row")
+			continue
+		case templatable(t, c.Name) != "":
+			continue
+		}
+		r := 2
+		switch {
+		case strings.Contains(n, "creat") || n == table+"date" || n == table+"at" || n == table+"time" || n == table+"ts":
+			r = 0
+		case strings.HasSuffix(n, "date") || strings.HasSuffix(n, "at") || strings.HasSuffix(n, "time") || strings.HasSuffix(n, "on"):
+			r = 1
+		}
+		if r < rank {
+			if best != "" {
+				others = append(others, best+" is named less like it")
+			}
+			best, rank = c.Name, r
+		} else {
+			others = append(others, c.Name+" is named less like it")
+		}
+	}
+	if best == "" {
+		return "", ""
+	}
+	why := map[int]string{0: "named as the row's own time", 1: "named like a time", 2: "its first NOT NULL date or timestamp"}[rank]
+	why = fmt.Sprintf("%s is NOT NULL and %s", best, why)
+	if len(others) > 0 {
+		why += fmt.Sprintf(" (%s)", strings.Join(others, ", "))
+	}
+	return best, why
+}
+
+// atPlaceholder is the sort key part of a time column: {c|date} for a date,
+// {c|iso} for a timestamp (UTC, fixed width, so text order is time order).
+func atPlaceholder(t *introspect.Table, col string) string {
+	if t.Column(col).Kind == introspect.KindDate {
+		return "{" + col + "|date}"
+	}
+	return "{" + col + "|iso}"
+}
+
+// timeKey is NAME#{at|iso}#{key}: the key after the time, each column
+// once.
+func (e *entity) timeKey() string {
+	rest := slices.DeleteFunc(slices.Clone(e.key), func(c string) bool { return c == e.at })
+	return keyTemplate(e.prefix, e.t, nil) + "#" + atPlaceholder(e.t, e.at) + keyTemplate("", e.t, rest)
 }
 
 // attributes (called once the indexes are known) renames the columns whose names are taken by the table's key
@@ -492,11 +571,17 @@ func (e *entity) sk() string {
 	if e.place != nil && e.place.other != nil {
 		return keyTemplateAs(e.place.other.prefix, e.t, e.place.otherCols, e.place.other.t, e.place.other.key)
 	}
-	return keyTemplate(e.prefix, e.t, e.key)
+	return e.ownSK()
 }
 
-// ownSK is NAME#{key}: the sort key of its items in an overloaded index.
-func (e *entity) ownSK() string { return keyTemplate(e.prefix, e.t, e.key) }
+// ownSK is NAME#{key}, or NAME#{at|iso}#{key} for a child sorted by its
+// time: the sort key of its items in an overloaded index.
+func (e *entity) ownSK() string {
+	if e.at != "" {
+		return e.timeKey()
+	}
+	return keyTemplate(e.prefix, e.t, e.key)
+}
 
 var lengthRE = regexp.MustCompile(`\((\d+)\)`)
 

@@ -91,3 +91,44 @@ func TestSortKeysSort(t *testing.T) {
 		})
 	}
 }
+
+// TestChildrenInTimeOrder: a child placed in its parent's collection whose
+// table has a NOT NULL time column (Pagila's rental_date, not the nullable
+// return_date nor last_update, which changes with the row) is sorted by it
+// before its key: a rental of an earlier day sorts first whatever its id,
+// and the pattern listing a customer's rentals says so (order: asc, ORDER
+// BY rental_date, rental_id), which verify checks on the data
+// (TestInitMigrateVerify; tricky's events, keyed by (id, at), are sorted
+// by the date once: its golden file).
+func TestChildrenInTimeOrder(t *testing.T) {
+	p, _, _ := compiled(t, "pagila")
+	e := p.Entity("rental")
+	early, err := e.Render(row(e, 10437, time.Date(2005, 5, 24, 22, 53, 30, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := e.Render(row(e, 2, time.Date(2005, 6, 1, 8, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := keyText(early, "SK")
+	b, _ := keyText(late, "SK")
+	if want := "RENTAL#2005-05-24T22:53:30.000000Z#0000010437"; a != want {
+		t.Errorf("SK = %q, want %q", a, want)
+	}
+	if a >= b {
+		t.Errorf("the earlier rental's SK %q does not sort before the later one's %q", a, b)
+	}
+	found := false
+	for _, ap := range p.AccessPatterns {
+		if ap.Name == "listRentalByCustomerId" {
+			found = true
+			if ap.Order != "asc" {
+				t.Errorf("listRentalByCustomerId: order %q, want asc", ap.Order)
+			}
+		}
+	}
+	if !found {
+		t.Error("no pattern listRentalByCustomerId")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -193,6 +194,11 @@ func (w *writer) entity(e *entity) {
 	default:
 		what += fmt.Sprintf(": placed in the item collection of %s (foreign key %s); GSI1 reads it by its own key",
 			p.parent.name, p.fk.Name)
+		if e.at != "" {
+			what += fmt.Sprintf(". Its sort key begins with its time, %s, so that a Query of the collection of one %s row "+
+				"returns its %s rows oldest first (or newest first, ScanIndexForward false) and a range of them is a key condition: %s",
+				e.at, p.parent.name, e.name, e.atWhy)
+		}
 	}
 	if t.Comment != "" {
 		what += ". Comment: " + t.Comment
@@ -380,6 +386,10 @@ func (w *writer) patterns(e *entity) {
 		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
 			comment: fmt.Sprintf("one %s row by its key (%s)", e.name, keyCols),
 			sql:     w.selectWhere(e, e.key, e.key)})
+	case e.at != "" && !slices.Contains(e.key, e.at):
+		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: e.sk(),
+			comment: fmt.Sprintf("one %s row by its key (%s) and its %s, which its sort key begins with, through the inverted index", e.name, keyCols, e.at),
+			sql:     w.selectWhere(e, e.key, e.key)})
 	default:
 		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: e.sk(),
 			comment: fmt.Sprintf("one %s row by its key (%s), through the inverted index", e.name, keyCols),
@@ -403,10 +413,19 @@ func (w *writer) patterns(e *entity) {
 			comment: fmt.Sprintf("one %s row with its item collection (%s): one Query", e.name, strings.Join(names, ", "))})
 	}
 	if p := e.place; p != nil {
-		w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.fkCols, "_")), entity: e.name,
+		list := pattern{name: "list" + name + "By" + camel(strings.Join(p.fkCols, "_")), entity: e.name,
 			pk: e.pk(), sk: beginsWith(prefixOfSK(e)),
 			comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, p.parent.name, p.fk.Name),
-			sql:     w.selectWhere(e, p.fkCols, p.fkCols)})
+			sql:     w.selectWhere(e, p.fkCols, p.fkCols)}
+		if by := w.timeOrder(e); by != "" {
+			// The statements it answers are those without the order too.
+			if sh, why := parseStatement(placeholderRE.ReplaceAllString(list.sql, "$$1")); why == "" {
+				list.shape = &sh
+			}
+			list.comment += fmt.Sprintf(", in time order (%s, then the key: the sort key's order)", e.at)
+			list.order, list.sql = "asc", list.sql+" ORDER BY "+by
+		}
+		w.pattern(list)
 		if p.other != nil {
 			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.otherCols, "_")), index: "GSI1", entity: e.name,
 				pk: e.sk(), sk: beginsWith(p.parent.prefix),
@@ -426,6 +445,29 @@ func (w *writer) patterns(e *entity) {
 		w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
 			pk: l.pk, comment: l.target, sql: w.selectWhere(e, l.cols, l.cols)})
 	}
+}
+
+// timeOrder is the ORDER BY that sorts e's rows as its time-ordered sort
+// key does (the time, then the key's columns), or "" when SQL would not
+// sort them so: a key column that is not an integer, a date or a
+// timestamp (text sorts by the collation, not by bytes).
+func (w *writer) timeOrder(e *entity) string {
+	if e.at == "" {
+		return ""
+	}
+	by := []string{ident(w.d.s.Engine, e.at)}
+	for _, c := range e.key {
+		if c == e.at {
+			continue
+		}
+		switch e.t.Column(c).Kind {
+		case introspect.KindInt, introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+		default:
+			return ""
+		}
+		by = append(by, ident(w.d.s.Engine, c))
+	}
+	return strings.Join(by, ", ")
 }
 
 // prefixOfSK is the prefix of the sort keys of e's items in its parent's
