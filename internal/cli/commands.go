@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,6 +19,7 @@ import (
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/keyset"
+	"github.com/remodel-dev/remodel/internal/s3out"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/preview"
@@ -404,7 +407,7 @@ func (a *app) verifyCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var v verify.Options
-	var format, rejects string
+	var format, rejects, filesURL string
 	var outputs []string
 	var prog progressFlags
 	cmd := &cobra.Command{
@@ -443,6 +446,14 @@ the table scan, the rows the item check has read per entity (of the counted
 rows; --readers entities at a time) and the samples checked per access
 pattern.
 
+--files s3://bucket/prefix/ checks migrate --to's ImportTable objects instead
+of a table, before paying for the import: the manifest beside the prefix
+(every object it lists present with its size and SHA-256, no other object
+under the prefix, the same mapping file), then every object read: counts per
+entity and every item against the source as above. Access patterns cannot
+run against files: they are reported "not checked (files)". S3 is reached as
+migrate --to reaches it (--profile, --region, AWS_ENDPOINT_URL_S3).
+
 The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -470,6 +481,14 @@ The exit status is 0 only when every check ran and passed.`,
 			}
 			if err := verifyFiles(&o, rejects, outputs, outs).err(); err != nil {
 				return err
+			}
+			var filesLoc *s3out.Location
+			if filesURL != "" {
+				loc, err := s3out.Parse(filesURL)
+				if err != nil {
+					return usageError{fmt.Errorf("--files: %w", err)}
+				}
+				filesLoc = &loc
 			}
 			if !cmd.Flags().Changed("seed") {
 				v.Seed = rand.Int64N(1 << 31)
@@ -521,7 +540,21 @@ The exit status is 0 only when every check ran and passed.`,
 				return report(&verify.Report{Version: verify.ReportVersion, Table: table, Seed: v.Seed, Error: err.Error()}, err)
 			}
 			ctx := cmd.Context()
-			p, src, db, err := d.plan(ctx, a, &o)
+			var p *mapping.Plan
+			var src source.Source
+			var db *dynamo.Client
+			if filesLoc != nil { // no table: the objects, through S3
+				if v.S3, err = s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()}); err == nil {
+					p, src, err = o.plan(ctx)
+				}
+				if b, rerr := os.ReadFile(o.mapping); rerr == nil {
+					sum := sha256.Sum256(b)
+					v.MappingDigest = hex.EncodeToString(sum[:])
+				}
+				v.Files = filesLoc
+			} else {
+				p, src, db, err = d.plan(ctx, a, &o)
+			}
 			if err != nil {
 				var ue usageError
 				if errors.As(err, &ue) {
@@ -553,6 +586,7 @@ The exit status is 0 only when every check ran and passed.`,
 	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
 	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format (stdout then gets text) or as FORMAT=FILE (repeatable)")
 	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
+	fl.StringVar(&filesURL, "files", "", "check migrate --to's ImportTable objects under this S3 prefix, s3://bucket/prefix/, and their manifest, instead of a table (access patterns: not checked)")
 	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
 	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
 	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")
