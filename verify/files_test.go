@@ -358,7 +358,13 @@ func TestFiles(t *testing.T) {
 				fx.put(t, key, bad)
 				defer fx.put(t, key, orig)
 				rep := fx.failing(t)
-				hasProblem(t, rep, verify.KindObjectDamaged, key, "")
+				named := false
+				for _, p := range filesProblems(rep, verify.KindObjectDamaged) {
+					named = named || p.Key == key && len(p.Want) == 64 && len(p.Got) == 64 && p.Want != p.Got
+				}
+				if !named {
+					t.Errorf("the object's SHA-256 is not named as differing from the manifest's:\n%s", text(rep))
+				}
 			})
 
 			t.Run("another mapping", func(t *testing.T) {
