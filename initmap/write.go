@@ -134,7 +134,9 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		if d.slots > 0 {
 			w.comment(2, "Overloaded indexes: each entity writes GSInPK and GSInSK for one more path to its items, the children "+
 				"of a parent by a foreign key or a row by a unique key (see the comments of each entity's set:). "+
-				"An item without the attribute (a NULL column) is not in the index.")
+				"An item without the attribute (a NULL column) is not in the index; where a column of one half of an index key is nullable, "+
+				"the other half is written only where it is not NULL (when:), so that no item holds half an index key, which would be "+
+				"written and stored for nothing.")
 		}
 		for i := 2; i <= d.slots+1; i++ {
 			w.line(2, "- {name: GSI%d, pk: GSI%dPK, sk: GSI%dSK}", i, i, i)
@@ -243,16 +245,52 @@ func (w *writer) entity(e *entity) {
 	if len(e.slots) > 0 || len(nums) > 0 {
 		w.line(3, "set:")
 		for i, l := range e.slots {
-			w.comment(4, fmt.Sprintf("GSI%d: %s", i+2, l.target))
-			w.line(4, "GSI%dPK: %s", i+2, q(l.pk))
-			w.line(4, "GSI%dSK: %s", i+2, q(cmp.Or(l.sk, e.ownSK())))
+			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), l.target, l.pk, cmp.Or(l.sk, e.ownSK()))
 		}
 		for _, n := range nums {
-			w.comment(4, fmt.Sprintf("%s: %s", n.name, n.target))
-			w.line(4, "%sPK: %s", n.name, q(n.pk))
-			w.line(4, "%sSK: %s", n.name, q("{"+n.col+"}"))
+			w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}")
 		}
 	}
+}
+
+// indexKey writes the two key attributes NAMEPK and NAMESK of an index.
+// An item is in a global index only with both: where a column of one half
+// is nullable, the other half is written only where that column is not
+// NULL (when:), so that no item holds half an index key, which would cost
+// its writes and storage and never be read.
+func (w *writer) indexKey(e *entity, ix, target, pk, sk string) {
+	pkNull, skNull := w.nullable(e, pk), w.nullable(e, sk)
+	w.comment(4, fmt.Sprintf("%s: %s", ix, target))
+	w.line(4, "%sPK: %s", ix, w.when(e, pk, skNull, pkNull))
+	w.line(4, "%sSK: %s", ix, w.when(e, sk, pkNull, skNull))
+}
+
+// nullable are the nullable columns a template reads.
+func (w *writer) nullable(e *entity, tpl string) []string {
+	var out []string
+	for _, m := range placeholderRE.FindAllString(tpl, -1) {
+		name, _, _ := strings.Cut(strings.Trim(m, "{}"), "|")
+		if c := e.t.Column(name); c != nil && c.Nullable && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// when is the value of an index key attribute: the template, or where the
+// other half reads nullable columns this one does not, the long form
+// written only where they are not NULL.
+func (w *writer) when(e *entity, tpl string, other, own []string) string {
+	var conds []string
+	for _, c := range other {
+		if !slices.Contains(own, c) {
+			conds = append(conds, ident(w.d.s.Engine, c)+" IS NOT NULL")
+		}
+	}
+	if len(conds) == 0 {
+		return q(tpl)
+	}
+	return fmt.Sprintf("{value: %s, when: %s}", q(tpl), q(strings.Join(conds, " AND ")))
 }
 
 // yamlKey writes a map key, quoted unless it is a plain word.
