@@ -112,6 +112,7 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	w.comment(0, "The design: each table is an entity whose items are keyed by its primary key, PK = SK = NAME#{key} "+
 		"(an item collection of its own). A table that no other table refers to, with a NOT NULL foreign key to the whole key of "+
 		"such a table, is placed in that parent's item collection: PK = PARENT#{foreign key}, SK = NAME#{key}. "+
+		"Such a child with a NOT NULL date or timestamp is sorted by it in that collection: SK = NAME#{time|iso}#{key}. "+
 		"A join table (its primary key is two such foreign keys) becomes adjacency items, PK = A#{a}, SK = B#{b}. "+
 		"Key values are joined with #; an integer is zero-padded to the digits its type holds (|pad:N: 5 for smallint, 10 for integer, "+
 		"19 for bigint), so that keys sort as the numbers do (RENTAL#0000000002 before RENTAL#0000010437, which unpadded would sort first); "+
