@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -24,15 +22,7 @@ func (r *pgReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, 
 		if err != nil {
 			return err
 		}
-		q := scanSQL(t, andWhere(w, cond), 0, pgIdent, pgRead, pgTable(t))
-		err = r.query(ctx, q, args, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
-			decodeRow(t.Columns, raw, row, introspect.Postgres)
-			return fn(row)
-		})
-		if err != nil {
-			return fmt.Errorf("source: reading %s by key: %w", pgLabel(t), err)
-		}
-		return nil
+		return r.scanWhere(ctx, t, andWhere(w, cond), args, " by key", fn)
 	})
 }
 
@@ -44,17 +34,7 @@ func (r *myReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, 
 		if err != nil {
 			return err
 		}
-		q := scanSQL(t, andWhere(w, cond), 0, myIdent, myRead, myTable(t))
-		err = r.query(ctx, q, args, func(_ []string, vals []any, row []any) error {
-			for i, c := range t.Columns {
-				row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
-			}
-			return fn(row)
-		})
-		if err != nil {
-			return fmt.Errorf("source: reading %s by key: %w", myLabel(t), err)
-		}
-		return nil
+		return r.scanWhere(ctx, t, andWhere(w, cond), args, " by key", fn)
 	})
 }
 

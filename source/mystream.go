@@ -18,6 +18,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -815,7 +816,7 @@ func (st *myStream) broken(ctx context.Context, err error) error {
 	for st.retries < myReconnects {
 		st.retries++
 		st.syncer.Close()
-		if err := sleepCtx(ctx, time.Duration(st.retries)*time.Second); err != nil {
+		if err := backoff.Sleep(ctx, time.Duration(st.retries)*time.Second); err != nil {
 			return err
 		}
 		var oerr error

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/remodel-dev/remodel/internal/backoff"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -218,7 +219,7 @@ func (s *pgSource) DropFollow(ctx context.Context, o FollowOptions, dropPublicat
 			err := s.conn.QueryRow(ctx, "SELECT count(pg_drop_replication_slot(slot_name)) > 0 FROM pg_replication_slots WHERE slot_name = $1", o.Slot).Scan(&dropped)
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "55006" { // in use: its walsender has not ended yet
-				if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+				if err := backoff.Sleep(ctx, 100*time.Millisecond); err != nil {
 					return fmt.Errorf("source: replication slot %s is still in use: %w", o.Slot, err)
 				}
 				continue
@@ -236,17 +237,6 @@ func (s *pgSource) DropFollow(ctx context.Context, o FollowOptions, dropPublicat
 		return nil
 	})
 	return dropped, err
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // pgRelation is a relation the stream described: its table, and for each

@@ -50,13 +50,19 @@ func (r *pgReader) ScanRange(ctx context.Context, t *introspect.Table, w string,
 	if err != nil {
 		return err
 	}
-	q := scanSQL(t, andWhere(w, cond), 0, pgIdent, pgRead, pgTable(t))
-	err = r.query(ctx, q, args, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
+	return r.scanWhere(ctx, t, andWhere(w, cond), args, "", fn)
+}
+
+// scanWhere is ScanTable with a condition that has parameters (a key
+// range's, keys'); how names the read in errors ("" or " by key").
+func (r *pgReader) scanWhere(ctx context.Context, t *introspect.Table, w string, args []any, how string, fn func(row []any) error) error {
+	q := scanSQL(t, w, 0, pgIdent, pgRead, pgTable(t))
+	err := r.query(ctx, q, args, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
 		decodeRow(t.Columns, raw, row, introspect.Postgres)
 		return fn(row)
 	})
 	if err != nil {
-		return fmt.Errorf("source: reading %s: %w", pgLabel(t), err)
+		return fmt.Errorf("source: reading %s%s: %w", pgLabel(t), how, err)
 	}
 	return nil
 }
@@ -68,15 +74,21 @@ func (r *myReader) ScanRange(ctx context.Context, t *introspect.Table, w string,
 	if err != nil {
 		return err
 	}
-	q := scanSQL(t, andWhere(w, cond), 0, myIdent, myRead, myTable(t))
-	err = r.query(ctx, q, args, func(_ []string, vals []any, row []any) error {
+	return r.scanWhere(ctx, t, andWhere(w, cond), args, "", fn)
+}
+
+// scanWhere is ScanTable with a condition that has parameters (a key
+// range's, keys'); how names the read in errors ("" or " by key").
+func (r *myReader) scanWhere(ctx context.Context, t *introspect.Table, w string, args []any, how string, fn func(row []any) error) error {
+	q := scanSQL(t, w, 0, myIdent, myRead, myTable(t))
+	err := r.query(ctx, q, args, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
 			row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
 		}
 		return fn(row)
 	})
 	if err != nil {
-		return fmt.Errorf("source: reading %s: %w", myLabel(t), err)
+		return fmt.Errorf("source: reading %s%s: %w", myLabel(t), how, err)
 	}
 	return nil
 }
