@@ -29,11 +29,10 @@ set -euo pipefail
 START_TIMEOUT=60
 STOP_TIMEOUT=60
 prog=$(basename "$0")
-
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 1
-}
+DEFAULT_PORT="${MARIADB_BINLOG_PORT:-3340}"
+OWN_FILES="data|server.log|install-db.log|mysqld.sock|mysqld.sock.lock|mariadbd.pid"
+# shellcheck source=scripts/server-lib.sh
+source "$(dirname "$0")/server-lib.sh"
 
 usage() {
 	cat <<EOF
@@ -46,14 +45,6 @@ usage: $prog start [port] | stop [port] | status [port] | clean [port] | dir [po
   clean [port]   stop it and remove its directory
   dir [port]     print its directory
 EOF
-}
-
-port_arg() {
-	local port="${1:-${MARIADB_BINLOG_PORT:-3340}}"
-	if ! [[ "$port" =~ ^[1-9][0-9]{0,4}$ ]] || ((port > 65535)); then
-		die "bad port: $port"
-	fi
-	printf '%s\n' "$port"
 }
 
 base_dir() {
@@ -95,10 +86,6 @@ user_args=()
 if ((EUID == 0)); then
 	user_args=(--user=root)
 fi
-
-port_busy() {
-	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
 
 # Prints the pid of the server of dir if it is alive and really is that server
 # (guards against a reused pid); otherwise nothing.
@@ -200,19 +187,6 @@ start() {
 	dsn "$port"
 }
 
-# Waits until the server answers: 0 when it does, 1 at once if the process dies,
-# 2 after START_TIMEOUT seconds.
-wait_up() {
-	local port=$1 pid=$2 dir=$3 deadline=$((SECONDS + START_TIMEOUT))
-	while ((SECONDS < deadline)); do
-		answers "$port" && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.2
-	done
-	answers "$port" && return 0
-	return 2
-}
-
 # Shuts the server down (mariadb-admin shutdown, then SIGTERM, then SIGKILL) and
 # waits for its process to end.
 stop_pid() {
@@ -270,40 +244,4 @@ status() {
 	return 1
 }
 
-clean() {
-	local port dir
-	port=$(port_arg "${1:-}")
-	stop "$port" >/dev/null
-	dir=$(base_dir "$port")
-	[[ -d "$dir" ]] || return 0
-	# Only a directory of this script's own files is removed (MARIADB_BINLOG_DIR may name another).
-	local f
-	for f in "$dir"/* "$dir"/.[!.]*; do
-		[[ -e "$f" || -L "$f" ]] || continue
-		case "${f##*/}" in
-		data|server.log|install-db.log|mysqld.sock|mysqld.sock.lock|mariadbd.pid) ;;
-		*) die "$dir holds ${f##*/}, which this script did not make: not removing it" ;;
-		esac
-	done
-	rm -rf "$dir"
-	echo "removed $dir"
-}
-
-cmd="${1:-}"
-[[ $# -gt 0 ]] && shift
-[[ $# -le 1 ]] || {
-	usage >&2
-	exit 2
-}
-case "$cmd" in
-start) start "$@" ;;
-stop) stop "$@" ;;
-status) status "$@" ;;
-clean) clean "$@" ;;
-dir) base_dir "$(port_arg "${1:-}")" ;;
--h | --help | help) usage ;;
-*)
-	usage >&2
-	exit 2
-	;;
-esac
+dispatch "$@"

@@ -31,11 +31,10 @@ set -euo pipefail
 START_TIMEOUT=60
 STOP_TIMEOUT=60
 prog=$(basename "$0")
-
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 1
-}
+DEFAULT_PORT="${PG_LOGICAL_PORT:-5440}"
+OWN_FILES="data|server.log|initdb.log|.s.PGSQL.*"
+# shellcheck source=scripts/server-lib.sh
+source "$(dirname "$0")/server-lib.sh"
 
 usage() {
 	cat <<EOF
@@ -48,14 +47,6 @@ usage: $prog start [port] | stop [port] | status [port] | clean [port] | dir [po
   clean [port]   stop it and remove its directory
   dir [port]     print its directory
 EOF
-}
-
-port_arg() {
-	local port="${1:-${PG_LOGICAL_PORT:-5440}}"
-	if ! [[ "$port" =~ ^[1-9][0-9]{0,4}$ ]] || ((port > 65535)); then
-		die "bad port: $port"
-	fi
-	printf '%s\n' "$port"
 }
 
 pg_bin() {
@@ -121,11 +112,6 @@ base_dir() {
 	else
 		printf '/var/tmp/remodel-pg-logical-%s\n' "$port"
 	fi
-}
-
-# Something listening on 127.0.0.1:port?
-port_busy() {
-	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
 # Is the cluster in dir running (pg_ctl status: its postmaster.pid names a live server)?
@@ -206,15 +192,6 @@ start() {
 	dsn "$port"
 }
 
-wait_up() {
-	local port=$1 deadline=$((SECONDS + START_TIMEOUT))
-	while ((SECONDS < deadline)); do
-		answers "$port" && return 0
-		sleep 0.2
-	done
-	answers "$port"
-}
-
 stop() {
 	local port dir
 	port=$(port_arg "${1:-}")
@@ -256,40 +233,4 @@ status() {
 	return 1
 }
 
-clean() {
-	local port dir
-	port=$(port_arg "${1:-}")
-	stop "$port" >/dev/null
-	dir=$(base_dir "$port")
-	[[ -d "$dir" ]] || return 0
-	# Only a directory of this script's own files is removed (PG_LOGICAL_DIR may name another).
-	local f
-	for f in "$dir"/* "$dir"/.[!.]*; do
-		[[ -e "$f" || -L "$f" ]] || continue
-		case "${f##*/}" in
-		data|server.log|initdb.log|.s.PGSQL.*) ;;
-		*) die "$dir holds ${f##*/}, which this script did not make: not removing it" ;;
-		esac
-	done
-	rm -rf "$dir"
-	echo "removed $dir"
-}
-
-cmd="${1:-}"
-[[ $# -gt 0 ]] && shift
-[[ $# -le 1 ]] || {
-	usage >&2
-	exit 2
-}
-case "$cmd" in
-start) start "$@" ;;
-stop) stop "$@" ;;
-status) status "$@" ;;
-clean) clean "$@" ;;
-dir) base_dir "$(port_arg "${1:-}")" ;;
--h | --help | help) usage ;;
-*)
-	usage >&2
-	exit 2
-	;;
-esac
+dispatch "$@"

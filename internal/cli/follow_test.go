@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -201,11 +200,7 @@ func TestFollowKilledAndResumed(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
 	bin := buildRemodel(t)
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("REMODEL_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (REMODEL_TEST_SEED=%d repeats it)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	for _, eng := range testenv.FollowEngines {
 		t.Run(eng.Name, func(t *testing.T) {

@@ -110,6 +110,18 @@ func buildRemodel(t *testing.T) string {
 	return bin
 }
 
+// testSeed is the seed of a test's random moments: REMODEL_TEST_SEED, or
+// the clock; it is logged so that a run can be repeated.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("REMODEL_TEST_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (REMODEL_TEST_SEED=%d repeats it)", seed, seed)
+	return seed
+}
+
 // TestKilledAndResumed: a real remodel migrate (each table read as 3 key
 // ranges by 3 readers), killed with SIGKILL at a
 // random moment (seeded; REMODEL_TEST_SEED repeats a run), is resumed with
@@ -124,11 +136,7 @@ func TestKilledAndResumed(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
 	bin := buildRemodel(t)
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("REMODEL_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (REMODEL_TEST_SEED=%d repeats it)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
