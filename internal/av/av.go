@@ -24,7 +24,7 @@ func AppendString(b []byte, s string) []byte { return appendString(b, s) }
 
 // AppendValue appends one attribute value as the SDK writes it, {"S":"…"}.
 func AppendValue(b []byte, v types.AttributeValue) ([]byte, bool) {
-	return appendAV(b, v)
+	return appendAV(b, v, false)
 }
 
 // AppendItemSorted is AppendItem with the names of every map, nested ones
@@ -44,37 +44,11 @@ func AppendItemSorted(b []byte, item map[string]types.AttributeValue) ([]byte, b
 		b = appendString(b, k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendSorted(b, item[k]); !ok {
+		if b, ok = appendAV(b, item[k], true); !ok {
 			return nil, false
 		}
 	}
 	return append(b, '}'), true
-}
-
-// appendSorted is appendAV with sorted names in maps, lists walked.
-func appendSorted(b []byte, v types.AttributeValue) ([]byte, bool) {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberM:
-		b = append(b, `{"M":`...)
-		b, ok := AppendItemSorted(b, x.Value)
-		if !ok {
-			return nil, false
-		}
-		return append(b, '}'), true
-	case *types.AttributeValueMemberL:
-		b = append(b, `{"L":[`...)
-		for i, e := range x.Value {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendSorted(b, e); !ok {
-				return nil, false
-			}
-		}
-		return append(b, "]}"...), true
-	}
-	return appendAV(b, v)
 }
 
 // MarshalItem is the item as DynamoDB JSON with sorted names, for a field
@@ -91,7 +65,7 @@ func MarshalItem(item map[string]types.AttributeValue) []byte {
 // MarshalValue is one attribute value as DynamoDB JSON ({"S":"…"}, names of
 // maps sorted); null for a type this package does not know.
 func MarshalValue(v types.AttributeValue) []byte {
-	b, ok := appendSorted(nil, v)
+	b, ok := appendAV(nil, v, true)
 	if !ok {
 		return []byte("null")
 	}
@@ -193,16 +167,17 @@ func appendItemMap(b []byte, item map[string]types.AttributeValue) ([]byte, bool
 		b = appendString(b, k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendAV(b, v); !ok {
+		if b, ok = appendAV(b, v, false); !ok {
 			return nil, false
 		}
 	}
 	return append(b, '}'), true
 }
 
-// appendAV appends one attribute value as the SDK does: a union with one
+// appendAV appends one attribute value as the SDK does (the names of
+// maps, nested ones too, in sorted order when sorted): a union with one
 // member, {"S":"…"}.
-func appendAV(b []byte, v types.AttributeValue) ([]byte, bool) {
+func appendAV(b []byte, v types.AttributeValue, sorted bool) ([]byte, bool) {
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
 		b = append(b, `{"S":`...)
@@ -253,17 +228,23 @@ func appendAV(b []byte, v types.AttributeValue) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			var ok bool
-			if b, ok = appendAV(b, e); !ok {
+			if b, ok = appendAV(b, e, sorted); !ok {
 				return nil, false
 			}
 		}
 		b = append(b, ']')
 	case *types.AttributeValueMemberM:
 		b = append(b, `{"M":`...)
-		var ok bool
-		if x.Value == nil {
+		ok := true
+		switch {
+		case x.Value == nil:
 			b = append(b, "{}"...) // the SDK writes a nil map as an empty one
-		} else if b, ok = appendItemMap(b, x.Value); !ok {
+		case sorted:
+			b, ok = AppendItemSorted(b, x.Value)
+		default:
+			b, ok = appendItemMap(b, x.Value)
+		}
+		if !ok {
 			return nil, false
 		}
 	default: // nil, or a type this code does not know: the SDK writes the request
