@@ -345,22 +345,14 @@ func (tr *tracker) share(sh *sharedRead) error {
 // whatever address; a warning says when the address changed).
 func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	var warning string
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	ck, err := readCheckpoint(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", fmt.Errorf("migrate: --resume: no checkpoint %s: nothing to resume (a run that succeeds removes its checkpoint; --checkpoint names another file)", path)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("migrate: --resume: reading the checkpoint: %w", err)
-	}
-	var ck checkpointFile
-	if err := json.Unmarshal(b, &ck); err != nil {
-		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is not a remodel checkpoint: %w", path, err)
-	}
-	if ck.Version != checkpointVersion {
-		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s has format version %d; this remodel reads version %d", path, ck.Version, checkpointVersion)
-	}
-	if sum, err := ck.checksum(); err != nil || sum != ck.Checksum {
-		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is damaged or was edited: its checksum does not match its contents, so what it says was settled cannot be trusted; start over (migrate --allow-non-empty writes every row again)", path)
+	case errors.Is(err, errCheckpointDamaged):
+		return nil, "", fmt.Errorf("migrate: --resume: %w, so what it says was settled cannot be trusted; start over (migrate --allow-non-empty writes every row again)", err)
+	case err != nil:
+		return nil, "", fmt.Errorf("migrate: --resume: %w", err)
 	}
 	if err := ck.sane(); err != nil {
 		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s cannot be right: %w; start over (migrate --allow-non-empty writes every row again)", path, err)
@@ -465,10 +457,10 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 		fs := *ck.Follow
 		tr.file.Follow = &fs
 	}
-	if err := tr.loadS3(&ck, path); err != nil {
+	if err := tr.loadS3(ck, path); err != nil {
 		return nil, "", err
 	}
-	return &ck, warning, nil
+	return ck, warning, nil
 }
 
 func entityNamed(p *mapping.Plan, name string) *mapping.Entity {
@@ -488,6 +480,30 @@ func short(digest string) string {
 		return "none"
 	}
 	return digest
+}
+
+// errCheckpointDamaged is a checkpoint whose checksum does not match.
+var errCheckpointDamaged = errors.New("damaged or was edited: its checksum does not match its contents")
+
+// readCheckpoint reads a checkpoint file and checks its format version and
+// its checksum (an error wrapping errCheckpointDamaged when it does not
+// match; fs.ErrNotExist when there is no file).
+func readCheckpoint(path string) (*checkpointFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading checkpoint %s: %w", path, err)
+	}
+	var ck checkpointFile
+	if err := json.Unmarshal(b, &ck); err != nil {
+		return nil, fmt.Errorf("checkpoint %s is not a remodel checkpoint: %w", path, err)
+	}
+	if ck.Version != checkpointVersion {
+		return nil, fmt.Errorf("checkpoint %s has format version %d; this remodel reads version %d", path, ck.Version, checkpointVersion)
+	}
+	if sum, err := ck.checksum(); err != nil || sum != ck.Checksum {
+		return nil, fmt.Errorf("checkpoint %s is %w", path, errCheckpointDamaged)
+	}
+	return &ck, nil
 }
 
 // checksum is the SHA-256 of the file as save writes it, with Checksum

@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -692,16 +691,9 @@ func (tr *tracker) followState() followState {
 // its checkpoint names, and the publication if remodel created it, and
 // (remove) deletes the checkpoint. It returns what it did, for people.
 func FollowCleanup(ctx context.Context, src source.Source, checkpoint string, remove bool) (string, error) {
-	b, err := os.ReadFile(checkpoint)
+	ck, err := readCheckpoint(checkpoint)
 	if err != nil {
-		return "", fmt.Errorf("migrate: follow-cleanup: reading the checkpoint: %w", err)
-	}
-	var ck checkpointFile
-	if err := json.Unmarshal(b, &ck); err != nil {
-		return "", fmt.Errorf("migrate: follow-cleanup: %s is not a remodel checkpoint: %w", checkpoint, err)
-	}
-	if sum, err := ck.checksum(); err != nil || sum != ck.Checksum {
-		return "", fmt.Errorf("migrate: follow-cleanup: checkpoint %s is damaged or was edited: its checksum does not match", checkpoint)
+		return "", fmt.Errorf("migrate: follow-cleanup: %w", err)
 	}
 	if ck.Follow == nil {
 		return "", fmt.Errorf("migrate: follow-cleanup: checkpoint %s is of a migration that did not follow the source's changes: it has no slot", checkpoint)
