@@ -69,7 +69,10 @@ items with key templates such as PK = USER#{user_id}, SK = PERSONAL#{service},
 and secondary indexes serve the access patterns. remodel previews the items
 on real rows, migrates every row with BatchWriteItem, and verifies the table
 by counts, item-by-item comparison and every access pattern run against
-DynamoDB and against the source.
+DynamoDB and against the source. migrate --follow then applies every change
+the source commits until stopped (a live cutover; follow-cleanup ends it), and
+migrate --to s3://bucket/prefix/ writes the items as objects for DynamoDB's
+import from S3 instead (--import starts it; verify --files checks them).
 
 Sources are DSNs: postgres://user:pass@host:5432/db, mysql://user:pass@host:3306/db
 or the go-sql-driver form user:pass@tcp(host:3306)/db. --source defaults to
