@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,11 @@ type AccessPattern struct {
 type EntityQuery struct {
 	Entity *Entity
 	SQL    *SQLTemplate
+	// Pos and Path are where the SQL is written in the mapping file, for
+	// a problem found in it later (validate asks the database what it
+	// returns).
+	Pos  Pos
+	Path string
 }
 
 func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
@@ -102,7 +108,11 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 			c.errorf(kv.Value.Pos, path+".sql", "%v", err)
 			continue
 		}
-		ap.Queries = append(ap.Queries, &EntityQuery{Entity: e, SQL: q})
+		qpath := path + ".sql"
+		if kv.Key.Value != "" {
+			qpath += "." + kv.Key.Value
+		}
+		ap.Queries = append(ap.Queries, &EntityQuery{Entity: e, SQL: q, Pos: kv.Value.Pos, Path: qpath})
 	}
 	if len(ap.Queries) > 0 {
 		ap.SampleFrom = ap.Queries[0].Entity
@@ -330,4 +340,25 @@ func (e *Entity) RowFor(names []string, vals []any) ([]any, error) {
 		}
 	}
 	return row, nil
+}
+
+// MissingKeyColumns are the columns the entity's table key is rendered
+// from that a result with these column names lacks, in key order, each
+// once: what RowFor refuses, known before a row is read.
+func (e *Entity) MissingKeyColumns(names []string) []string {
+	var out []string
+	for _, b := range []*bound{e.pk, e.sk} {
+		if b == nil {
+			continue
+		}
+		for i, idx := range b.idx {
+			if idx < 0 {
+				continue
+			}
+			if n := b.cols[i].Name; !slices.Contains(names, n) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

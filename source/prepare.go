@@ -94,3 +94,61 @@ func Placeholder(e introspect.Engine, i int) string {
 	}
 	return "$" + strconv.Itoa(i)
 }
+
+// ResultColumns has PostgreSQL prepare q as the unnamed statement and
+// returns the names of its result columns, from the statement's
+// description: nothing runs. n (the number of parameters) is not needed
+// here: PostgreSQL infers the parameters' types.
+func (s *pgSource) ResultColumns(ctx context.Context, q string, n int) ([]string, error) {
+	var names []string
+	err := s.step(ctx, "describing a statement", func(ctx context.Context) error {
+		sd, err := s.conn.PgConn().Prepare(ctx, "", q, nil)
+		if err != nil {
+			return err
+		}
+		names = make([]string, len(sd.Fields))
+		for i, f := range sd.Fields {
+			names[i] = f.Name
+		}
+		return nil
+	})
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return nil, &SQLError{Err: pe}
+	}
+	if err != nil {
+		return nil, worded("describing a statement", err)
+	}
+	return names, nil
+}
+
+// ResultColumns has MySQL run q, which takes n parameters (each bound to
+// NULL), as a derived table with LIMIT 0, and returns the names of its
+// result columns from the result's metadata: the server reads no row
+// (go-sql-driver does not give the columns of a prepared statement). A
+// statement it refuses, including one it cannot read as a derived table
+// (two result columns with one name), is an *SQLError.
+func (s *mySource) ResultColumns(ctx context.Context, q string, n int) ([]string, error) {
+	var names []string
+	err := s.step(ctx, "describing a statement", func(ctx context.Context) error {
+		rows, err := s.db.QueryContext(ctx, "SELECT * FROM "+introspect.DerivedTable(q)+" LIMIT 0", make([]any, n)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if names, err = rows.Columns(); err != nil {
+			return err
+		}
+		for rows.Next() { // LIMIT 0: none
+		}
+		return rows.Err()
+	})
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return nil, &SQLError{Err: me}
+	}
+	if err != nil {
+		return nil, worded("describing a statement", err)
+	}
+	return names, nil
+}

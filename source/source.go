@@ -20,6 +20,11 @@ type Source interface {
 	Snapshot(ctx context.Context, n int) (Snapshot, error)
 	// Prepare has the database prepare q without running it (prepare.go).
 	Prepare(ctx context.Context, q string) error
+	// ResultColumns has the database describe the result columns of the
+	// SELECT statement q, which takes n parameters, without reading a row,
+	// and returns their names (prepare.go). A statement the database
+	// refuses is an *SQLError.
+	ResultColumns(ctx context.Context, q string, n int) ([]string, error)
 	// QueryColumns describes the result columns of the SELECT statement q
 	// (an entity's query:), as introspect describes a table's columns
 	// (query.go). A statement the database refuses is an *SQLError.

@@ -31,7 +31,10 @@ column, formatter and access-pattern parameter against the source schema,
 and has the source database prepare (without running) every entity's
 query, where and set conditions (when) and every access pattern's sql and
 params, so that a typo in the SQL is found before a migration, with the
-database's own message.
+database's own message. An access pattern's sql must return the columns
+its entity's table key is rendered from (verify names each row's item by
+them): validate reads the prepared statement's result columns and reports
+the SQL that lacks one.
 
 Every problem is printed, all at once, as file:line:col: path: message; the
 exit status is then 1. A valid mapping is followed by whether migrate's key
@@ -101,6 +104,13 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 		return err
 	}
 	all = append(all, sqlErrs...)
+	if plan != nil { // compiled: each pattern's SQL has its entity
+		keyErrs, err := keyColumnProblems(ctx, src, plan)
+		if err != nil {
+			return err
+		}
+		all = append(all, keyErrs...)
+	}
 	if len(all) > 0 {
 		return failedError{dedupe(all)}
 	}
