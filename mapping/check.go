@@ -1,9 +1,12 @@
 package mapping
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Check finds the problems of a parsed mapping that need no source schema:
@@ -16,7 +19,35 @@ import (
 // place) for the entities whose table exists, and in addition everything
 // that needs the schema: tables, columns, their types and formatters, and
 // the columns that give access-pattern parameters their kind.
+//
+// A file with postgres: or mysql: blocks is checked as each engine reads
+// it (File.ForEngine), and a problem both show is reported once.
 func Check(f *File) error {
+	if !f.HasEngineSQL() {
+		return check(f)
+	}
+	var all ErrorList
+	seen := map[string]bool{}
+	for _, engine := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
+		var l ErrorList
+		if err := check(f.ForEngine(engine)); !errors.As(err, &l) {
+			continue
+		}
+		for _, e := range l {
+			if !seen[e.Error()] {
+				seen[e.Error()] = true
+				all = append(all, e)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	sortErrors(all)
+	return all
+}
+
+func check(f *File) error {
 	c := &compiler{f: f, plan: &Plan{File: f}}
 	c.table()
 	for _, ed := range f.Entities {

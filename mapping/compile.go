@@ -84,7 +84,11 @@ var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
 // Compile checks a parsed mapping against the source schema and prepares it
 // for rendering. Every problem is reported with its position, as an
 // ErrorList.
+//
+// The entities and access patterns read their SQL fields as s.Engine
+// gives them (File.ForEngine): Plan.File is f for that engine.
 func Compile(f *File, s *introspect.Schema) (*Plan, error) {
+	f = f.ForEngine(s.Engine)
 	c := &compiler{f: f, plan: &Plan{File: f, Schema: s}}
 	c.table()
 	for _, ed := range f.Entities {

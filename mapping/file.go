@@ -90,6 +90,10 @@ type EntityDef struct {
 	Set     []SetDef // extra attributes from templates or constants
 	TTL     *TTLDef
 	Embed   []*EmbedDef // child rows folded into the item (embed.go)
+	// Postgres and MySQL are the postgres: and mysql: blocks: the
+	// entity's query and where for that engine (engine.go); nil when
+	// absent.
+	Postgres, MySQL *EngineSQL
 	Pos
 }
 
@@ -130,6 +134,10 @@ type AccessPatternDef struct {
 	Limit  int  // 0: no limit
 	// LimitPos is where limit is written (zero when absent).
 	LimitPos Pos
+	// Postgres and MySQL are the postgres: and mysql: blocks: the
+	// pattern's sql and params for that engine (engine.go); nil when
+	// absent.
+	Postgres, MySQL *EngineSQL
 	Pos
 }
 
@@ -552,14 +560,16 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		e := &EntityDef{Name: Str{Value: k.Value, Pos: pos(k)}, Pos: pos(v)}
 		var sawPK bool
 		ok := p.fields(v, fp, map[string]func(*yaml.Node, string){
-			"from":  func(v *yaml.Node, path string) { e.From = p.nonEmpty(v, path) },
-			"query": func(v *yaml.Node, path string) { e.Query = p.nonEmpty(v, path) },
-			"key":   func(v *yaml.Node, path string) { e.KeyPos = pos(v); e.Key = p.keyColumns(v, path) },
-			"where": func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
-			"ttl":   func(v *yaml.Node, path string) { e.TTL = p.ttl(v, path) },
-			"embed": func(v *yaml.Node, path string) { e.Embed = p.embeds(v, path) },
-			"pk":    func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
-			"sk":    func(v *yaml.Node, path string) { e.SK = p.str(v, path) },
+			"from":     func(v *yaml.Node, path string) { e.From = p.nonEmpty(v, path) },
+			"query":    func(v *yaml.Node, path string) { e.Query = p.nonEmpty(v, path) },
+			"key":      func(v *yaml.Node, path string) { e.KeyPos = pos(v); e.Key = p.keyColumns(v, path) },
+			"where":    func(v *yaml.Node, path string) { e.Where = p.nonEmpty(v, path) },
+			"ttl":      func(v *yaml.Node, path string) { e.TTL = p.ttl(v, path) },
+			"embed":    func(v *yaml.Node, path string) { e.Embed = p.embeds(v, path) },
+			"pk":       func(v *yaml.Node, path string) { sawPK = true; e.PK = p.nonEmpty(v, path) },
+			"sk":       func(v *yaml.Node, path string) { e.SK = p.str(v, path) },
+			"postgres": func(v *yaml.Node, path string) { e.Postgres = p.entityEngine(v, path) },
+			"mysql":    func(v *yaml.Node, path string) { e.MySQL = p.entityEngine(v, path) },
 			"attributes": func(v *yaml.Node, path string) {
 				p.fields(v, path, map[string]func(*yaml.Node, string){
 					"include": func(v *yaml.Node, path string) {
@@ -592,6 +602,7 @@ func (p *parser) entities(n *yaml.Node, path string, f *File) {
 		if !sawPK {
 			p.errorf(v, fp, "missing required field \"pk\"")
 		}
+		p.engineQueries(e, fp)
 		f.Entities = append(f.Entities, e)
 	})
 }
@@ -719,17 +730,9 @@ func (p *parser) accessPatterns(n *yaml.Node, path string, f *File) {
 					p.errorf(v, path, "missing required field \"pk\"")
 				}
 			},
-			"sql": func(v *yaml.Node, path string) {
-				sawSQL = true
-				if v.Kind == yaml.ScalarNode {
-					ap.SQL = []KV{{Value: p.nonEmpty(v, path)}}
-					return
-				}
-				ap.SQL = p.strMap(v, path)
-				if v.Kind == yaml.MappingNode && len(ap.SQL) == 0 {
-					p.errorf(v, path, "must name at least one entity")
-				}
-			},
+			"sql":      func(v *yaml.Node, path string) { sawSQL = true; ap.SQL = p.sql(v, path) },
+			"postgres": func(v *yaml.Node, path string) { ap.Postgres = p.patternEngine(v, path) },
+			"mysql":    func(v *yaml.Node, path string) { ap.MySQL = p.patternEngine(v, path) },
 		})
 		if !ok {
 			return

@@ -60,7 +60,7 @@ func TestParseErrorFields(t *testing.T) {
 		{
 			name: "unknown field points at the key and lists the known fields",
 			src:  base + "    from: users\n    pk: \"USER#{user_id}\"\n    sk: \"USER#\"\n    wher: x\n",
-			want: []Error{{Line: 10, Col: 5, Path: "entities.user", Msg: `unknown field "wher" (known fields: attributes, embed, from, key, pk, query, sk, ttl, where)`}},
+			want: []Error{{Line: 10, Col: 5, Path: "entities.user", Msg: `unknown field "wher" (known fields: attributes, embed, from, key, mysql, pk, postgres, query, sk, ttl, where)`}},
 		},
 		{
 			name: "duplicate key points at the second key",

@@ -230,6 +230,7 @@ func (c *common) plan(ctx context.Context) (*mapping.Plan, source.Source, error)
 		src.Close()
 		return nil, nil, err
 	}
+	f = f.ForEngine(schema.Engine) // its postgres: or mysql: blocks
 	if problems, err := describeQueries(ctx, src, f, schema); err != nil || len(problems) > 0 {
 		src.Close()
 		if err == nil {

@@ -85,6 +85,7 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 	if err != nil {
 		return err
 	}
+	f = f.ForEngine(schema.Engine) // its postgres: or mysql: blocks
 	// A query the database refuses is reported first: of two problems at
 	// one place, dedupe keeps the first, and Compile's (the query's
 	// columns are unknown) says less.
