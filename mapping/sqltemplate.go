@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -12,6 +13,9 @@ import (
 type SQLTemplate struct {
 	Src   string
 	parts []sqlPart
+	// quoted are the {name}s written inside a '…' string: literal text,
+	// not parameters (QuotedParams).
+	quoted []string
 }
 
 type sqlPart struct {
@@ -52,6 +56,9 @@ func ParseSQL(src string, backslashEscapes bool) (*SQLTemplate, error) {
 			}
 			if end >= len(src) {
 				return nil, fmt.Errorf("unterminated %c quote at offset %d", c, i)
+			}
+			if c == '\'' {
+				t.quoted = append(t.quoted, quotedParams(src[i+1:end])...)
 			}
 			b.WriteString(src[i : end+1])
 			i = end + 1
@@ -95,6 +102,27 @@ func ParseSQL(src string, backslashEscapes bool) (*SQLTemplate, error) {
 	flush()
 	return t, nil
 }
+
+// quotedParam is a {name} as a parameter is written.
+var quotedParam = regexp.MustCompile(`\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}`)
+
+// quotedParams are the {name}s in the text of a quoted string, except
+// those in {{…}}.
+func quotedParams(s string) []string {
+	var out []string
+	for _, m := range quotedParam.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > 0 && s[m[0]-1] == '{' {
+			continue
+		}
+		out = append(out, s[m[2]:m[3]])
+	}
+	return out
+}
+
+// QuotedParams lists, in order, the {name}s written inside a '…' string:
+// there they are the literal text {name}, not a parameter ('{serial}'
+// compares with the string "{serial}", not with the value of serial).
+func (t *SQLTemplate) QuotedParams() []string { return t.quoted }
 
 // Params lists parameter names in order of appearance (with repeats).
 func (t *SQLTemplate) Params() []string {

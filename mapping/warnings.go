@@ -27,7 +27,8 @@ func (w *Warning) String() string {
 // Warnings looks for design risks in a mapping file that has no problems
 // (see Check and Compile). Without a schema (s nil) it sees what the file
 // says on its own: a begins_with prefix that ends in a placeholder without
-// a separator, and a global index's partition key that is a constant for
+// a separator, a {name} written inside quotes in an access pattern's sql or
+// params (a literal, not a parameter), and a global index's partition key that is a constant for
 // an entity (a set template, or its pk or sk feeding an inverted index).
 // With the source's schema it also sees index partition keys of booleans
 // and enums alone (a few partitions), key templates that do not cover a
@@ -39,6 +40,7 @@ func Warnings(f *File, s *introspect.Schema) []*Warning {
 	w := &warner{f: f, s: s}
 	for _, ap := range f.AccessPatterns {
 		w.beginsWith(ap)
+		w.quotedParams(ap)
 	}
 	for _, e := range f.Entities {
 		var t *introspect.Table
