@@ -172,7 +172,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		return nil
 	}
 	for _, n := range names {
-		col := c.paramColumn(ap, n)
+		col := c.paramColumn(ap, ad.Params.Value, n)
 		if col == nil {
 			where := "the entities' tables"
 			if ap.SampleFrom != nil {
@@ -220,8 +220,11 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 
 // paramColumn finds the column that gives a parameter its kind: a column of
 // that name in the sampled entity's table, else in any queried table when a
-// params SQL samples the values, else (params SQL only) a text column.
-func (c *compiler) paramColumn(ap *AccessPattern, name string) *introspect.Column {
+// params SQL samples the values, else the column of that name the params
+// SQL returns when the source has described its result (Schema.Query: a
+// timestamp takes iso and the other formatters, and is bound as one),
+// else (params SQL only) a text column.
+func (c *compiler) paramColumn(ap *AccessPattern, params string, name string) *introspect.Column {
 	if ap.SampleFrom != nil {
 		if col := ap.SampleFrom.Table.Column(name); col != nil {
 			return col
@@ -232,6 +235,11 @@ func (c *compiler) paramColumn(ap *AccessPattern, name string) *introspect.Colum
 	}
 	for _, q := range ap.Queries {
 		if col := q.Entity.Table.Column(name); col != nil {
+			return col
+		}
+	}
+	if d := c.plan.Schema.Query(params); d != nil {
+		if col := d.Column(name); col != nil {
 			return col
 		}
 	}
