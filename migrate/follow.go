@@ -71,6 +71,9 @@ type FollowReport struct {
 	// Entities are the changes per entity: rows changed, items put and
 	// deleted, rows rejected.
 	Entities []FollowEntity `json:"entities"`
+	// Diffed is what the diff pass did, when the follower stopped, for
+	// each entity read from a view or a query.
+	Diffed []FollowDiff `json:"diffed,omitempty"`
 	// Stopped is true when a signal stopped the follower, as it should:
 	// the position is saved and --follow --resume goes on from it.
 	Stopped bool `json:"stopped"`
@@ -93,7 +96,11 @@ type followPlan struct {
 	direct   map[*introspect.Table][]*mapping.Entity
 	embedded map[*introspect.Table][]embedRef
 	ents     []*mapping.Entity
-	refused  []string // the entities that cannot be followed, and why
+	// diffed are the entities read from a view or a query: a change cannot
+	// be traced to their items, so the diff pass (followdiff.go)
+	// synchronises them when the follower stops.
+	diffed  []*mapping.Entity
+	refused []string // why the plan cannot be followed
 }
 
 type embedRef struct {
@@ -101,8 +108,8 @@ type embedRef struct {
 	m *mapping.Embed
 }
 
-// newFollowPlan checks that every entity can be followed row by row and
-// says which tables are followed and which need their rows whole.
+// newFollowPlan says which entities are followed row by row and which are
+// diffed, which tables are followed and which need their rows whole.
 func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, error) {
 	fp := &followPlan{
 		opts:     source.FollowOptions{Slot: slot, Publication: publication},
@@ -128,10 +135,9 @@ func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, erro
 			fp.opts.FullRows = append(fp.opts.FullRows, t)
 		}
 	}
-	var refused []string
 	for _, e := range p.Entities {
 		if e.Table.Query != "" || e.Table.View {
-			refused = append(refused, fmt.Sprintf("entity %s reads a %s", e.Name, map[bool]string{true: "view", false: "query"}[e.Table.View]))
+			fp.diffed = append(fp.diffed, e)
 			continue
 		}
 		bt, err := base(e.Table)
@@ -157,9 +163,9 @@ func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, erro
 			}
 		}
 	}
-	fp.refused = refused
-	if len(refused) > 0 {
-		return fp, fmt.Errorf("migrate: --follow follows the changes of tables row by row: %s, whose items a change cannot be traced to; migrate it without --follow", strings.Join(refused, "; "))
+	if len(fp.opts.Tables) == 0 {
+		fp.refused = append(fp.refused, "every entity reads a view or a query, whose items a change to a table cannot be traced to: there is nothing to follow row by row; migrate without --follow, and again with --allow-non-empty at the cutover")
+		return fp, errors.New("migrate: --follow: " + fp.refused[0])
 	}
 	return fp, nil
 }
@@ -172,18 +178,25 @@ func FollowSupport(p *mapping.Plan) string {
 	if fp == nil {
 		return "migrate --follow: " + err.Error()
 	}
-	var followed []string
+	if len(fp.refused) > 0 {
+		return "migrate --follow: refused: " + strings.Join(fp.refused, "; ")
+	}
+	var followed, diffed []string
 	for _, e := range p.Entities {
-		if !slices.ContainsFunc(fp.refused, func(r string) bool { return strings.HasPrefix(r, "entity "+e.Name+" ") }) {
+		switch {
+		case !slices.Contains(fp.diffed, e):
 			followed = append(followed, e.Name)
+		case e.Table.View:
+			diffed = append(diffed, e.Name+" (a view)")
+		default:
+			diffed = append(diffed, e.Name+" (a query)")
 		}
 	}
 	s := "migrate --follow: "
-	switch {
-	case len(fp.refused) > 0:
-		s += "refused: " + strings.Join(fp.refused, "; ") + " (a change cannot be traced to their items)"
-	default:
+	if len(diffed) == 0 {
 		s += "every entity is followed row by row (" + strings.Join(followed, ", ") + ")"
+	} else {
+		s += "followed row by row: " + strings.Join(followed, ", ") + "; diffed when the follower stops (a change cannot be traced to their items): " + strings.Join(diffed, ", ")
 	}
 	if len(fp.opts.FullRows) > 0 && p.Schema.Engine == introspect.Postgres { // a MySQL row binlog holds whole rows (binlog_row_image=FULL)
 		var names []string
@@ -206,6 +219,9 @@ type follower struct {
 	mu   sync.Mutex // rep's counts, read by the status ticker
 	per  map[string]*FollowEntity
 	done int64 // changes applied
+	// items is about how many items the table holds (what the copy
+	// wrote), for the diff pass's scan.
+	items int64
 }
 
 // follow applies the stream's transactions until ctx is done (a clean
@@ -639,7 +655,7 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	// A writer of its own: the copy's counts are the copy's.
 	fw := newWriter(o, &counters{perEntity: map[string]*entityCounters{}}, rej)
 	fw.gate, fw.limit = w.gate, w.limit
-	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{},
+	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{}, items: rep.ItemsBefore + rep.ItemsWritten,
 		rep: &FollowReport{Slot: st.Slot, Publication: st.Publication, Start: st.Start, Applied: st.Applied}}
 	defer func() { rep.Follow = f.report() }()
 	fp.opts.From = source.Position(st.Start)
@@ -663,6 +679,12 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	f.rep.Applied = string(applied)
 	f.mu.Unlock()
 	tr.followApplied(applied)
+	if err == nil && f.rep.Stopped && len(fp.diffed) > 0 && errors.Is(context.Cause(ctx), context.Canceled) {
+		// The cutover: a signal stopped the follower (not a lost lock).
+		// The pass is part of the clean stop, so it runs on; a second
+		// signal ends remodel at once.
+		err = f.diffPass(context.WithoutCancel(ctx))
+	}
 	return err
 }
 

@@ -33,6 +33,9 @@ type rejects struct {
 	// settled holds the rows of earlier that the resumed run read as
 	// settled (rejects_resume.go): the others' lines are dropped.
 	settled map[string]bool
+	// named holds the rows (entity and row) this run wrote to the file,
+	// for addOnce.
+	named map[string]bool
 }
 
 func (r *rejects) add(rej Rejection) error {
@@ -54,10 +57,28 @@ func (r *rejects) add(rej Rejection) error {
 			return fmt.Errorf("migrate: writing %s: %w", r.path, err)
 		}
 	}
+	if r.named == nil {
+		r.named = map[string]bool{}
+	}
+	r.named[rejectKey(rej)] = true
 	if r.n > r.max {
 		return &rejectsExceeded{n: r.n, max: r.max, last: rej}
 	}
 	return nil
+}
+
+// addOnce is add for a row this job may have rejected already: the diff
+// pass of a followed migration reads every row of its entity again. A row
+// the file names already is neither written nor counted again (false).
+func (r *rejects) addOnce(rej Rejection) (bool, error) {
+	r.mu.Lock()
+	k := rejectKey(rej)
+	known := r.earlier[k] || r.named[k]
+	r.mu.Unlock()
+	if known {
+		return false, nil
+	}
+	return true, r.add(rej)
 }
 
 // rejectsExceeded is why a run stopped on its rejected rows: more than

@@ -12,6 +12,8 @@ import (
 type Report struct {
 	Table  string `json:"table"`
 	Engine string `json:"engine"`
+	// Shard is "i/n" for one shard of a sharded job (--shard).
+	Shard string `json:"shard,omitempty"`
 	// OK is true when every row was written or rejected within
 	// --max-rejects; Error says why the run stopped otherwise, Interrupted
 	// that it was canceled (SIGINT, SIGTERM), and Partial that it stopped
@@ -142,6 +144,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.CreatedTable {
 		fmt.Fprint(w, " (created)")
 	}
+	if r.Shard != "" {
+		fmt.Fprintf(w, ", shard %s", r.Shard)
+	}
 	fmt.Fprintln(w)
 	if r.Error != "" && !r.Interrupted {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
@@ -178,6 +183,13 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
 		for _, e := range f.Entities {
 			fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d\n", e.Name, e.Changes, e.Puts, e.Deletes, e.Rejected)
+		}
+		if len(f.Diffed) > 0 {
+			fmt.Fprintf(w, "  the diff pass at the stop (entities read from a view or a query): the source's rows now against the table's items\n")
+			fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s %10s %10s\n", "entity", "rows", "items", "unchanged", "puts", "deletes", "rejected")
+			for _, d := range f.Diffed {
+				fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d %10d %10d\n", d.Entity, d.Rows, d.Items, d.Unchanged, d.Puts, d.Deletes, d.Rejected)
+			}
 		}
 		if r.Checkpoint != "" {
 			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, r.Checkpoint)

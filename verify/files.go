@@ -615,7 +615,7 @@ func writeCanon(h hash.Hash, v types.AttributeValue) {
 	case *types.AttributeValueMemberS:
 		str('S', x.Value)
 	case *types.AttributeValueMemberN:
-		str('N', canonNumber(x.Value))
+		str('N', mapping.CanonNumber(x.Value))
 	case *types.AttributeValueMemberB:
 		str('B', string(x.Value))
 	case *types.AttributeValueMemberBOOL:
@@ -625,7 +625,7 @@ func writeCanon(h hash.Hash, v types.AttributeValue) {
 	case *types.AttributeValueMemberSS:
 		set('s', x.Value, func(s string) string { return s })
 	case *types.AttributeValueMemberNS:
-		set('n', x.Value, canonNumber)
+		set('n', x.Value, mapping.CanonNumber)
 	case *types.AttributeValueMemberBS:
 		bs := make([]string, len(x.Value))
 		for i, b := range x.Value {

@@ -551,7 +551,7 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 	case introspect.KindSet:
 		s := jv.(string) // value checked it is a non-empty string
 		g, ok := got.(*types.AttributeValueMemberSS)
-		return ok && sameSet(strings.Split(s, ","), g.Value, func(s string) string { return s }), ""
+		return ok && mapping.SameSet(strings.Split(s, ","), g.Value, func(s string) string { return s }), ""
 	}
 	return false, "the oracle does not know columns of kind " + string(k)
 }

@@ -283,6 +283,22 @@ func (o *oracle) sameTyped(a mapping.ColumnAttribute, jv any, got types.Attribut
 			return time.Unix(n, 0).Equal(want), ""
 		}
 		return time.UnixMilli(n).Equal(want), ""
+	case mapping.TypeISO:
+		s, ok := jv.(string)
+		if !ok {
+			return false, "a " + string(c.Kind) + " column rendered as JSON " + jsonKind(jv)
+		}
+		want, err := sourceInstant(c.Kind, s)
+		if err != nil {
+			return false, err.Error()
+		}
+		g, ok := got.(*types.AttributeValueMemberS)
+		if !ok {
+			return false, ""
+		}
+		// The instant, and the fixed-width text with Z that iso writes.
+		at, err := time.Parse(mapping.ISOLayout, g.Value)
+		return err == nil && at.Equal(want) && at.Format(mapping.ISOLayout) == g.Value, ""
 	}
 	return false, "the oracle does not know type " + string(a.Type)
 }
@@ -495,5 +511,5 @@ func (o *oracle) sameSetTyped(c *introspect.Column, typ mapping.ColType, jv any,
 	default:
 		return false, ""
 	}
-	return sameSet(want, have, func(s string) string { return s }), ""
+	return mapping.SameSet(want, have, func(s string) string { return s }), ""
 }
