@@ -127,6 +127,10 @@ type Table struct {
 	// no primary key: a mapping names the columns that identify its rows.
 	// Its rows are never counted (Size is unknown).
 	View bool `json:"view,omitempty"`
+	// Unpopulated marks a PostgreSQL materialized view created WITH NO
+	// DATA and not refreshed since: reading it is an error until REFRESH
+	// MATERIALIZED VIEW.
+	Unpopulated bool `json:"unpopulated,omitempty"`
 	// Query is the SELECT statement whose result this table describes, or
 	// "" for a table or view. A reader reads it as a derived table:
 	// SELECT ... FROM (Query) AS q.

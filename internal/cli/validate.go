@@ -105,6 +105,7 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 		return err
 	}
 	all = append(all, sqlErrs...)
+	all = append(all, unpopulatedProblems(f, schema)...)
 	if plan != nil { // compiled: each pattern's SQL has its entity
 		keyErrs, err := keyColumnProblems(ctx, src, plan)
 		if err != nil {

@@ -44,11 +44,13 @@ const systemSchemaPattern = `pg\_%`
 
 // tablesQuery returns each table and view with its comment, whether it is
 // a view (or materialized view) and, for a partitioned table, the number of
-// its leaf partitions (0 otherwise).
+// its leaf partitions (0 otherwise), and whether it is a materialized view
+// not populated (created WITH NO DATA and not refreshed since).
 const tablesQuery = `
 SELECT c.oid, n.nspname::text, c.relname::text,
        coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''),
-       coalesce(leaf.n, 0), c.relkind IN ('v', 'm')
+       coalesce(leaf.n, 0), c.relkind IN ('v', 'm'),
+       c.relkind = 'm' AND NOT c.relispopulated
   FROM pg_catalog.pg_class AS c
   JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
   LEFT JOIN LATERAL (
@@ -214,7 +216,7 @@ func (i *Inspector) tables(ctx context.Context, s *introspect.Schema) (map[uint3
 			n   int32
 		)
 		t := &introspect.Table{Columns: []*introspect.Column{}}
-		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.Comment, &n, &t.View); err != nil {
+		if err := rows.Scan(&oid, &t.Schema, &t.Name, &t.Comment, &n, &t.View, &t.Unpopulated); err != nil {
 			return nil, nil, nil, err
 		}
 		s.Tables = append(s.Tables, t)
