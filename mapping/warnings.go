@@ -458,7 +458,8 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 	}
 }
 
-// unmapped warns about the tables of the source that no entity reads.
+// unmapped warns about the tables of the source that no entity reads,
+// from:, as an embed's child table, or named in a query.
 func (w *warner) unmapped() {
 	read := map[*introspect.Table]bool{}
 	var queries []string
@@ -468,6 +469,11 @@ func (w *warner) unmapped() {
 		}
 		if t := w.relation(e); t != nil {
 			read[t] = true
+		}
+		for _, d := range e.Embed { // a child table is read by its parent's entity
+			if t, err := w.s.Table(d.From.Value); err == nil {
+				read[t] = true
+			}
 		}
 	}
 	pos, path := Pos{}, ""
