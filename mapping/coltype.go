@@ -27,11 +27,12 @@ const (
 	TypeJSON   ColType = "JSON"   // a JSON document kept as its text (S)
 	TypeUnix   ColType = "unix"   // a date or timestamp as epoch seconds (N)
 	TypeUnixMS ColType = "unixms" // a date or timestamp as epoch milliseconds (N)
+	TypeISO    ColType = "iso"    // a date or timestamp as ISO-8601 UTC text with Z, as the iso formatter writes it (S)
 )
 
 // ColTypes lists the types attributes.types accepts, in the order the
 // documentation gives them.
-var ColTypes = []ColType{TypeN, TypeS, TypeBOOL, TypeB, TypeSS, TypeNS, TypeBS, TypeL, TypeM, TypeJSON, TypeUnix, TypeUnixMS}
+var ColTypes = []ColType{TypeN, TypeS, TypeBOOL, TypeB, TypeSS, TypeNS, TypeBS, TypeL, TypeM, TypeJSON, TypeUnix, TypeUnixMS, TypeISO}
 
 // ParseColType reads a type name of attributes.types. Names are
 // case-sensitive, as DynamoDB writes them.
@@ -51,7 +52,7 @@ func ParseColType(s string) (ColType, error) {
 // Dynamo is the DynamoDB type of the attribute values t makes.
 func (t ColType) Dynamo() string {
 	switch t {
-	case TypeJSON:
+	case TypeJSON, TypeISO:
 		return "S"
 	case TypeUnix, TypeUnixMS:
 		return "N"
@@ -82,7 +83,7 @@ func (t ColType) takes() string {
 		return "a JSON column or a spatial column (as GeoJSON)"
 	case TypeJSON:
 		return "a JSON column"
-	case TypeUnix, TypeUnixMS:
+	case TypeUnix, TypeUnixMS, TypeISO:
 		return "a date or timestamp column"
 	}
 	return "nothing"
@@ -116,7 +117,7 @@ func (t ColType) fits(c *introspect.Column) bool {
 		return k == introspect.KindJSON || k == introspect.KindGeometry
 	case TypeJSON:
 		return k == introspect.KindJSON
-	case TypeUnix, TypeUnixMS:
+	case TypeUnix, TypeUnixMS, TypeISO:
 		return k == introspect.KindDate || k == introspect.KindTimestamp || k == introspect.KindTimestampTZ
 	}
 	return false

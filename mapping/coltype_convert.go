@@ -69,6 +69,18 @@ func ConvertAs(c *introspect.Column, t ColType, v any) (types.AttributeValue, er
 			break
 		}
 		return epoch(tm, t == TypeUnixMS)
+	case TypeISO:
+		tm, ok := v.(time.Time)
+		if !ok {
+			break
+		}
+		// A timestamp with a zone in UTC; one without is taken as UTC (the
+		// source reads its wall clock as a UTC time); a date at midnight.
+		s, err := timeFormat(tm, "iso")
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberS{Value: s}, nil
 	}
 	return nil, fmt.Errorf("type %s cannot hold a %T value of a %s column", t, v, c.Kind)
 }

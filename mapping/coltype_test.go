@@ -22,6 +22,7 @@ func TestConvertAs(t *testing.T) {
 	float := &introspect.Column{Name: "c", Type: "double precision", Kind: introspect.KindFloat}
 	boolean := &introspect.Column{Name: "c", Type: "boolean", Kind: introspect.KindBool}
 	ts := &introspect.Column{Name: "c", Type: "timestamp(3)", Kind: introspect.KindTimestamp, Precision: 3}
+	tstz := &introspect.Column{Name: "c", Type: "timestamp(6) with time zone", Kind: introspect.KindTimestampTZ, Precision: 6}
 	date := &introspect.Column{Name: "c", Type: "date", Kind: introspect.KindDate}
 	js := &introspect.Column{Name: "c", Type: "jsonb", Kind: introspect.KindJSON}
 	set := &introspect.Column{Name: "c", Type: "set('a','b')", Kind: introspect.KindSet}
@@ -109,6 +110,12 @@ func TestConvertAs(t *testing.T) {
 		{"unixms before 1970", ts, TypeUnixMS, time.Date(1969, 12, 31, 23, 59, 59, 999_000_000, time.UTC), N("-1"), ""},
 		{"unixms far future", ts, TypeUnixMS, time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC), N("253402300799999"), ""},
 		{"unixms from a microsecond", ts, TypeUnixMS, at.Add(time.Microsecond), nil, "2024-01-02T03:04:05.123001Z has a fraction of a millisecond, which unixms cannot hold"},
+		{"iso", ts, TypeISO, at, S("2024-01-02T03:04:05.123000Z"), ""},
+		{"iso of a timestamp with a zone is UTC", tstz, TypeISO, time.Date(2024, 1, 2, 4, 4, 5, 123_456_000, time.FixedZone("CET", 3600)), S("2024-01-02T03:04:05.123456Z"), ""},
+		{"iso of a timestamp without a zone keeps its wall clock", ts, TypeISO, time.Date(2024, 7, 1, 23, 30, 0, 0, time.UTC), S("2024-07-01T23:30:00.000000Z"), ""},
+		{"iso of a date is its midnight UTC", date, TypeISO, time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), S("1969-12-31T00:00:00.000000Z"), ""},
+		{"iso of year 10000", ts, TypeISO, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), nil, "year 10000 does not fit a fixed-width timestamp"},
+		{"iso of text", text, TypeISO, "2024-01-02", nil, "type iso cannot hold a string value"},
 		{"NULL", integer, TypeBOOL, nil, nil, ""},
 		{"a value the source could not decode", text, TypeB, errors.New("broken"), nil, "broken"},
 	} {
@@ -166,6 +173,7 @@ func TestColTypeFits(t *testing.T) {
 		TypeJSON:   "json",
 		TypeUnix:   "date timestamp timestamptz",
 		TypeUnixMS: "date timestamp timestamptz",
+		TypeISO:    "date timestamp timestamptz",
 	}
 	for _, typ := range ColTypes {
 		var got []string

@@ -619,6 +619,10 @@ func descTime(c *introspect.Column, v any) (string, error) {
 	return fmt.Sprintf("%018d", 999_999_999_999_999_999-micros), nil
 }
 
+// ISOLayout is the text of the iso formatter and of type iso: fixed-width
+// ISO-8601 in UTC with microseconds and Z.
+const ISOLayout = "2006-01-02T15:04:05.000000Z"
+
 func timeFormat(v any, name string) (string, error) {
 	t, ok := v.(time.Time)
 	if !ok {
@@ -630,7 +634,7 @@ func timeFormat(v any, name string) (string, error) {
 		if t.Year() < 0 || t.Year() > 9999 {
 			return "", fmt.Errorf("year %d does not fit a fixed-width timestamp", t.Year())
 		}
-		return t.Format("2006-01-02T15:04:05.000000Z"), nil
+		return t.Format(ISOLayout), nil
 	case "date":
 		if t.Year() < 0 || t.Year() > 9999 {
 			return "", fmt.Errorf("year %d does not fit a fixed-width date", t.Year())
