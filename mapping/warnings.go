@@ -36,7 +36,13 @@ func (w *Warning) String() string {
 // index, or one key attribute of an index written without the other), and
 // tables that no entity reads. They come in file order; the
 // tables no entity reads last.
+//
+// With a schema, the entities read their SQL as its engine gives it
+// (File.ForEngine).
 func Warnings(f *File, s *introspect.Schema) []*Warning {
+	if s != nil {
+		f = f.ForEngine(s.Engine)
+	}
 	w := &warner{f: f, s: s}
 	for _, ap := range f.AccessPatterns {
 		w.beginsWith(ap)
