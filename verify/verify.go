@@ -120,8 +120,9 @@ type PatternCheck struct {
 	Problems Problems `json:"problems"`
 	Note     string   `json:"note,omitempty"`
 	OK       bool     `json:"ok"`
-	// NotChecked is set when the pattern could not be checked (on files):
-	// it neither passes nor fails.
+	// NotChecked is set when the pattern was not checked (on files, or
+	// no parameter values to sample: 0 samples): it neither passes nor
+	// fails, and the reports say skipped.
 	NotChecked bool `json:"not_checked,omitempty"`
 }
 
