@@ -2,7 +2,9 @@ package mapping
 
 import (
 	"bytes"
+	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -18,6 +20,58 @@ const LockKeyText = "#remodel#lock"
 
 // LockKeyNumber is the lock item's key value for a key attribute of type N.
 const LockKeyNumber = "-9.9999999999999999999999999999999999999E+125"
+
+// isShardLockNumber says whether v is the number of a shard's lock item:
+// -(shardLockNumber's digits, then i and n, six digits each) E+125, with
+// 1 <= i <= n.
+func isShardLockNumber(v *big.Rat) bool {
+	base, _ := new(big.Rat).SetString(shardLockCeiling)
+	d := new(big.Rat).Sub(base, v) // (i*10^6 + n) * 10^(125-37)
+	unit := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(125-37), nil))
+	d.Quo(d, unit)
+	if !d.IsInt() || d.Sign() <= 0 {
+		return false
+	}
+	x := d.Num()
+	if x.Cmp(big.NewInt(1_000_000_000_000)) >= 0 {
+		return false
+	}
+	i, n := x.Int64()/1_000_000, x.Int64()%1_000_000
+	return i >= 1 && i <= n
+}
+
+// shardLockPrefix starts the key value of a shard's lock item (migrate
+// --shard i/n): LockKeyText + "#shard#i/n". shardLockNumber starts its
+// number for a key attribute of type N: followed by i and n, six digits
+// each, and "E+125" (38 significant digits, all between LockKeyNumber and
+// shardLockCeiling).
+const (
+	shardLockPrefix  = LockKeyText + "#shard#"
+	shardLockNumber  = "-9.9999999999999999999999999"
+	shardLockCeiling = shardLockNumber + "E+125"
+)
+
+func shardLockValue(typ string, i, n int) types.AttributeValue {
+	switch typ {
+	case "N":
+		return &types.AttributeValueMemberN{Value: fmt.Sprintf("%s%06d%06dE+125", shardLockNumber, i, n)}
+	case "B":
+		return &types.AttributeValueMemberB{Value: fmt.Appendf(nil, "%s%d/%d", shardLockPrefix, i, n)}
+	}
+	return &types.AttributeValueMemberS{Value: fmt.Sprintf("%s%d/%d", shardLockPrefix, i, n)}
+}
+
+// ShardLockKey returns the key of the lock item of shard i of n (migrate
+// --shard i/n, 1 <= i <= n < 1000000): each shard of a job has its own, so
+// that the shards write at once while a second run of one shard is
+// refused. IsLock knows these keys too.
+func (t *Table) ShardLockKey(i, n int) Item {
+	k := Item{t.PK.Name: shardLockValue(t.PK.Type, i, n)}
+	if t.SK != nil {
+		k[t.SK.Name] = shardLockValue(t.SK.Type, i, n)
+	}
+	return k
+}
 
 func lockValue(typ string) types.AttributeValue {
 	switch typ {
@@ -38,8 +92,9 @@ func (t *Table) LockKey() Item {
 	return k
 }
 
-// IsLock says whether the item (or key) is the table's lock item. Numbers
-// are compared by value, as DynamoDB stores them normalised.
+// IsLock says whether the item (or key) is the table's lock item, or the
+// lock item of a shard (ShardLockKey). Numbers are compared by value, as
+// DynamoDB stores them normalised.
 func (t *Table) IsLock(item Item) bool {
 	if !isLockValue(item[t.PK.Name], t.PK.Type) {
 		return false
@@ -51,9 +106,9 @@ func (t *Table) IsLock(item Item) bool {
 func isLockValue(av types.AttributeValue, typ string) bool {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		return typ != "N" && typ != "B" && x.Value == LockKeyText
+		return typ != "N" && typ != "B" && (x.Value == LockKeyText || strings.HasPrefix(x.Value, shardLockPrefix))
 	case *types.AttributeValueMemberB:
-		return typ == "B" && bytes.Equal(x.Value, []byte(LockKeyText))
+		return typ == "B" && (bytes.Equal(x.Value, []byte(LockKeyText)) || bytes.HasPrefix(x.Value, []byte(shardLockPrefix)))
 	case *types.AttributeValueMemberN:
 		if typ != "N" {
 			return false
@@ -63,7 +118,7 @@ func isLockValue(av types.AttributeValue, typ string) bool {
 		}
 		got, ok1 := new(big.Rat).SetString(x.Value)
 		want, ok2 := new(big.Rat).SetString(LockKeyNumber)
-		return ok1 && ok2 && got.Cmp(want) == 0
+		return ok1 && ok2 && (got.Cmp(want) == 0 || isShardLockNumber(got))
 	}
 	return false
 }

@@ -50,16 +50,20 @@ type checkpointFile struct {
 	TableCreated time.Time `json:"table_created"`
 	Source       string    `json:"source"`
 	// SourceServer is source.ServerID's: "" where the user may not read it.
-	SourceServer string             `json:"source_server,omitempty"`
-	Engine       string             `json:"engine"`
-	Owners       []string           `json:"lock_owners"`
-	Host         string             `json:"host"`
-	PID          int64              `json:"pid"`
-	PIDStart     string             `json:"pid_start,omitempty"`
-	Saved        time.Time          `json:"saved"`
-	RejectsFile  string             `json:"rejects_file,omitempty"`
-	ItemsBefore  int64              `json:"items_before"`
-	Entities     []checkpointEntity `json:"entities"`
+	SourceServer string `json:"source_server,omitempty"`
+	Engine       string `json:"engine"`
+	// Shard is "i/n" for a shard of a sharded job (--shard): Entities
+	// then holds only this shard's key ranges, and an entity none of whose
+	// ranges is this shard's is not in it.
+	Shard       string             `json:"shard,omitempty"`
+	Owners      []string           `json:"lock_owners"`
+	Host        string             `json:"host"`
+	PID         int64              `json:"pid"`
+	PIDStart    string             `json:"pid_start,omitempty"`
+	Saved       time.Time          `json:"saved"`
+	RejectsFile string             `json:"rejects_file,omitempty"`
+	ItemsBefore int64              `json:"items_before"`
+	Entities    []checkpointEntity `json:"entities"`
 	// Follow is the change stream of a followed migration (--follow).
 	Follow *followState `json:"follow,omitempty"`
 	// S3 is the objects of a migration into S3 (--to, s3run.go).
@@ -260,6 +264,7 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
 		Engine: string(o.Source.Engine()), Host: self.Host, PID: self.PID, PIDStart: self.Start, RejectsFile: o.RejectsPath,
+		Shard: o.Shard.String(),
 	}
 	if o.Follow {
 		tr.file.Follow = &followState{Slot: o.Slot, Publication: o.Publication}
@@ -364,6 +369,9 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	if ck.Table != tr.file.Table {
 		diffs = append(diffs, fmt.Sprintf("it is of table %s, not %s", ck.Table, tr.file.Table))
 	}
+	if ck.Shard != tr.file.Shard {
+		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", shardName(ck.Shard), shardName(tr.file.Shard)))
+	}
 	switch {
 	case ck.SourceServer != "" && tr.file.SourceServer != "":
 		// The database is named by what it is: its address may change.
@@ -442,7 +450,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 		}
 	}
 	for _, e := range tr.plan.Entities {
-		if tr.byName[e.Name] == nil {
+		if tr.byName[e.Name] == nil && ck.Shard == "" { // a shard's checkpoint has the entities of which it owns a range
 			return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s does not have entity %s", path, e.Name)
 		}
 	}
@@ -461,6 +469,14 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 		return nil, "", err
 	}
 	return ck, warning, nil
+}
+
+// shardName names a checkpoint's shard for people.
+func shardName(shard string) string {
+	if shard == "" {
+		return "a run that is not sharded"
+	}
+	return "shard " + shard
 }
 
 func entityNamed(p *mapping.Plan, name string) *mapping.Entity {
@@ -538,7 +554,7 @@ func (f *checkpointFile) sane() error {
 	if f.ItemsBefore < 0 {
 		return fmt.Errorf("items_before is %d", f.ItemsBefore)
 	}
-	if len(f.Entities) == 0 {
+	if len(f.Entities) == 0 && f.Shard == "" { // a shard may own no range at all
 		return fmt.Errorf("it has no entity")
 	}
 	counts := func(what string, rows, items, rejected int64) error {

@@ -44,6 +44,8 @@ var errLockLost = errors.New("lost the lock")
 type lock struct {
 	db    dynamo.API
 	table *mapping.Table
+	key   func() mapping.Item // the lock item's key: the table's, or a shard's (Options.Shard)
+	what  string              // "table shop", "shard 2/3 of table shop"
 	name  string
 	stale time.Duration
 	call  func(*dynamodb.Options)
@@ -113,15 +115,19 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 	self := process.Self()
 	now := time.Now()
 	l := &lock{
-		db: o.DB, table: &o.Plan.Table, name: o.Table, stale: o.LockStale,
+		db: o.DB, table: &o.Plan.Table, key: o.Plan.Table.LockKey, what: "table " + o.Table, name: o.Table, stale: o.LockStale,
 		call: dynamo.AttemptTimeout(o.RequestTimeout),
 		held: lockHolder{owner: owner, host: self.Host, pid: self.PID, pidStart: self.Start, started: now.UTC().Format(time.RFC3339), heartbeat: now},
+	}
+	if sh := o.Shard; sh.Sharded() { // each shard its own lock item: the shards write at once, one run per shard
+		l.key = func() mapping.Item { return l.table.ShardLockKey(sh.Index, sh.Count) }
+		l.what = "shard " + sh.String() + " of table " + o.Table
 	}
 	takeover := slices.Clone(o.resumeOwners) // --resume: the interrupted run's lock is taken over at once
 	var dead []string                        // owners of locks whose process is gone from this host
 	// A lock released between the put and the read is tried again.
 	for range 3 {
-		item := l.table.LockKey()
+		item := l.key()
 		item[lockOwner] = &types.AttributeValueMemberS{Value: l.held.owner}
 		item[lockHost] = &types.AttributeValueMemberS{Value: l.held.host}
 		item[lockPID] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.held.pid, 10)}
@@ -156,18 +162,18 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 			switch {
 			case len(out.Attributes) == 0:
 			case slices.Contains(o.resumeOwners, prev.owner):
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on table %s: %s", l.name, prev))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of the interrupted run on %s: %s", l.what, prev))
 			case slices.Contains(dead, prev.owner):
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of a run that died on this host on table %s: %s (its process is gone)", l.name, prev))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over the lock of a run that died on this host on %s: %s (its process is gone)", l.what, prev))
 			default:
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on table %s: %s (older than %s: that run is taken to have died)",
-					l.name, readHolder(out.Attributes), l.stale))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("took over a stale lock on %s: %s (older than %s: that run is taken to have died)",
+					l.what, readHolder(out.Attributes), l.stale))
 			}
 			return l, nil
 		case !errors.As(err, &cf):
 			return nil, fmt.Errorf("migrate: putting the lock item into table %s: %w", l.name, err)
 		}
-		got, err := l.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(l.name), Key: l.table.LockKey(), ConsistentRead: aws.Bool(true)}, l.call)
+		got, err := l.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(l.name), Key: l.key(), ConsistentRead: aws.Bool(true)}, l.call)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: reading the lock item of table %s: %w", l.name, err)
 		}
@@ -177,8 +183,8 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 				takeover = append(takeover, h.owner)
 				continue
 			}
-			return nil, fmt.Errorf("migrate: table %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over; if that run was interrupted, migrate --resume takes its lock over at once)",
-				l.name, readHolder(got.Item), l.stale)
+			return nil, fmt.Errorf("migrate: %s is locked by another migrate run: %s; refusing to write into it at the same time (a lock whose heartbeat is older than %s is taken over; if that run was interrupted, migrate --resume takes its lock over at once)",
+				l.what, readHolder(got.Item), l.stale)
 		}
 	}
 	return nil, fmt.Errorf("migrate: table %s: could not take the lock: another run keeps taking and releasing it", l.name)
@@ -207,7 +213,7 @@ func (l *lock) keepAlive(ctx context.Context, lost context.CancelCauseFunc) (sto
 			now := time.Now()
 			_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName:                 aws.String(l.name),
-				Key:                       l.table.LockKey(),
+				Key:                       l.key(),
 				UpdateExpression:          aws.String("SET #hb = :now"),
 				ConditionExpression:       aws.String("#owner = :me"),
 				ExpressionAttributeNames:  map[string]string{"#hb": lockHeartbeat, "#owner": lockOwner},
@@ -242,7 +248,7 @@ func (l *lock) release(ctx context.Context) string {
 	defer cancel()
 	_, err := l.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(l.name),
-		Key:                       l.table.LockKey(),
+		Key:                       l.key(),
 		ConditionExpression:       aws.String("#owner = :me"),
 		ExpressionAttributeNames:  map[string]string{"#owner": lockOwner},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: l.held.owner}},
@@ -255,5 +261,5 @@ func (l *lock) release(ctx context.Context) string {
 	case errors.As(err, &cf):
 		return fmt.Sprintf("the lock item of table %s belongs to another run now: left it in place", l.name)
 	}
-	return fmt.Sprintf("could not remove the lock item of table %s (%v): the next run waits until its heartbeat is %s old, or delete the item with key %s", l.name, err, l.stale, l.table.KeyString(l.table.LockKey()))
+	return fmt.Sprintf("could not remove the lock item of table %s (%v): the next run waits until its heartbeat is %s old, or delete the item with key %s", l.name, err, l.stale, l.table.KeyString(l.key()))
 }

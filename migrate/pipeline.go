@@ -85,7 +85,13 @@ type Options struct {
 	// Ranges splits each entity into this many key ranges of about equal
 	// rows (read.go), read in parallel by the readers (Readers: each reads
 	// one entity or range at a time); 0 or 1: one.
-	Ranges          int
+	Ranges int
+	// Shard makes the run one shard of a sharded job (shard.go): it reads
+	// only its own key ranges of every entity, holds its own lock item,
+	// neither refuses a table holding items (its sibling shards' items
+	// among them) nor looks for stray items (verify checks the whole job);
+	// the zero Shard: the whole job.
+	Shard           Shard
 	MappingDigest   string
 	SourceID        string
 	CheckpointEvery time.Duration
@@ -153,7 +159,7 @@ func (o *Options) defaults() {
 // canceled).
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o.defaults()
-	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Started: time.Now()}
+	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
 	var err error
 	if o.To != nil {
 		err = runS3(ctx, o, rep)
@@ -205,7 +211,11 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			return err
 		}
 	}
-	if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
+	if o.CreateTable && !o.Resume && o.Shard.Sharded() { // one shard creates it, the others wait for it
+		if rep.CreatedTable, err = createShared(ctx, o); err != nil {
+			return err
+		}
+	} else if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
 		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
 		}
@@ -249,6 +259,10 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}()
 
 	switch {
+	case o.Shard.Sharded():
+		// The items the table holds may be the sibling shards': a shard
+		// cannot tell them from others, and leaves the table's check to
+		// verify (docs/cli.md, Sharded runs).
 	case o.Resume:
 		rep.ItemsBefore = tr.file.ItemsBefore
 	case !o.AllowNonEmpty:
@@ -312,7 +326,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 	w := newWriter(o, c, rej)
-	if rep.ItemsBefore > 0 || o.Resume { // to find the items this run (this job) did not write
+	if (rep.ItemsBefore > 0 || o.Resume) && !o.Shard.Sharded() { // to find the items this run (this job) did not write; a shard's job is all shards
 		w.written = newKeySet()
 		defer w.written.close() // its files
 	}

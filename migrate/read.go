@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -46,7 +47,8 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 	for _, rd := range reads {
 		e, sh := rd.e, rd.sh
 		tracks := tr.entity(e.Name)
-		if o.Ranges > 1 && (tr == nil || !tr.resumed) { // an entity with embeds too: its child rows are read by the same bounds
+		fresh := tr == nil || !tr.resumed
+		if o.Ranges > 1 && fresh { // an entity with embeds too: its child rows are read by the same bounds
 			t, where := rd.table()
 			bounds, err := readers[0].KeyBoundaries(ctx, t, where, o.Ranges)
 			if err != nil {
@@ -54,14 +56,25 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 			}
 			if tr == nil {
 				var lo source.KeyBound
-				for _, hi := range append(bounds, nil) {
-					write = append(write, readJob{e: e, sh: sh, kr: source.KeyRange{After: lo, UpTo: hi}})
+				for j, hi := range append(bounds, nil) {
+					if o.Shard.owns(e.Name, j) {
+						write = append(write, readJob{e: e, sh: sh, kr: source.KeyRange{After: lo, UpTo: hi}})
+					}
 					lo = hi
 				}
 				continue
 			}
 			if tracks, err = tr.split(rd, bounds); err != nil {
 				return err
+			}
+		}
+		if fresh && o.Shard.Sharded() { // the ranges of the other shards are theirs (shard.go); a resumed shard's checkpoint has its own only
+			if tr == nil {
+				if !o.Shard.owns(e.Name, 0) {
+					continue
+				}
+			} else if tracks = tr.keep(rd, ownedTracks(o.Shard, e.Name, tracks)); len(tracks) == 0 {
+				continue
 			}
 		}
 		if tracks == nil {
@@ -204,6 +217,37 @@ func settledKey(e *mapping.Entity, row []any, listed bool, coll *collisions, scr
 		src = e.SourceKey(row)
 	}
 	return coll.add(pending{item: key, entity: e.Name, source: src, seen: true}, scratch, nil, nil)
+}
+
+// ownedTracks is the tracks of the ranges (in key order) of the read named
+// read that belong to shard s.
+func ownedTracks(s Shard, read string, tracks []*entityTrack) []*entityTrack {
+	var out []*entityTrack
+	for j, et := range tracks {
+		if s.owns(read, j) {
+			out = append(out, et)
+		}
+	}
+	return out
+}
+
+// keep drops the tracks of a read's entities other than kept (another
+// shard's ranges): the checkpoint names only this shard's. It returns kept.
+func (tr *tracker) keep(rd readSpec, kept []*entityTrack) []*entityTrack {
+	ents := rd.entities()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var out []*entityTrack
+	for _, et := range tr.ents {
+		if !slices.Contains(ents, et.e) || slices.Contains(kept, et) {
+			out = append(out, et)
+		}
+	}
+	tr.ents = out
+	for _, e := range ents {
+		tr.byName[e.Name] = kept
+	}
+	return kept
 }
 
 // entity is the tracks of one entity; nil without a checkpoint.

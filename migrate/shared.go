@@ -96,6 +96,9 @@ func planReads(ctx context.Context, o Options, r source.Reader, tr *tracker) ([]
 	if tr != nil && tr.resumed {
 		seen := map[*sharedRead]bool{}
 		for _, e := range o.Plan.Entities {
+			if len(tr.byName[e.Name]) == 0 {
+				continue // a shard's checkpoint: no range of e is this shard's
+			}
 			sh := tr.byName[e.Name][0].sh
 			switch {
 			case sh == nil:

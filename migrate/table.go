@@ -34,7 +34,7 @@ func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name stri
 		var na *dynamo.NoAnswerError
 		switch {
 		case errors.As(err, &inUse):
-			return fmt.Errorf("migrate: creating table %s: it already exists (leave out --create-table to write into it)", name)
+			return fmt.Errorf("migrate: creating table %s: %w (leave out --create-table to write into it)", name, errTableExists)
 		case errors.As(err, &na):
 			return fmt.Errorf("migrate: creating table %s: %v (--request-timeout): the table may or may not have been created", name, na)
 		}
@@ -148,6 +148,27 @@ func WaitActive(ctx context.Context, db dynamo.API, name string, timeout time.Du
 		}
 		delay = min(delay*2, 5*time.Second)
 	}
+}
+
+// errTableExists is CreateTable's answer about a table that exists (or is
+// being created).
+var errTableExists = errors.New("it already exists")
+
+// createShared is --create-table of a shard (Options.Shard): the shards
+// start at once, and one of them creates the table; the others find it
+// existing (or being created), wait until it is ACTIVE and check that its
+// keys and indexes are the mapping's, as a run without --create-table
+// does. created says whether this one created it.
+func createShared(ctx context.Context, o Options) (created bool, err error) {
+	err = createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout)
+	if !errors.Is(err, errTableExists) {
+		return err == nil, err
+	}
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	if err := WaitActive(ctx, o.DB, o.Table, o.TableTimeout, call); err != nil {
+		return false, err
+	}
+	return false, CheckTable(ctx, o.DB, &o.Plan.Table, o.Table, call)
 }
 
 // errNoTable is DescribeTable's answer about a table that does not exist.
