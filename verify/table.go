@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // listedTables is how many table names a missing-table error lists.
@@ -44,8 +45,100 @@ func (v *verifier) checkTable(ctx context.Context) error {
 	if hash != v.t.PK.Name || rng != wantRange {
 		return fmt.Errorf("verify: table %s has the key %s, the mapping's table key is %s", v.o.Table, keyNames(hash, rng), keyNames(v.t.PK.Name, wantRange))
 	}
+	if err := v.checkShape(ctx, out.Table); err != nil {
+		return err
+	}
 	v.tableItems = aws.ToInt64(out.Table.ItemCount) // how many segments the scan reads
 	return nil
+}
+
+// checkShape compares the rest of the table with the mapping, as
+// migrate --create-table makes it: TTL enabled on the mapping's TTL
+// attribute, every index with the mapping's key and projection ALL, and
+// the billing mode when the mapping states one. Every difference is named
+// in one error: the items may all be right in a table that expires none
+// of them, or whose index lacks attributes a Query returns.
+func (v *verifier) checkShape(ctx context.Context, td *types.TableDescription) error {
+	var diffs []string
+	if v.t.TTL != "" {
+		ttl, err := v.o.DB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(v.o.Table)})
+		if err != nil {
+			return fmt.Errorf("verify: describing the TTL of table %s: %w", v.o.Table, err)
+		}
+		d := ttl.TimeToLiveDescription
+		status, attr := types.TimeToLiveStatusDisabled, ""
+		if d != nil {
+			status, attr = d.TimeToLiveStatus, aws.ToString(d.AttributeName)
+		}
+		switch {
+		case status != types.TimeToLiveStatusEnabled && status != types.TimeToLiveStatusEnabling:
+			diffs = append(diffs, fmt.Sprintf("TTL is %s, the mapping's TTL attribute is %s", strings.ToLower(string(status)), v.t.TTL))
+		case attr != v.t.TTL:
+			diffs = append(diffs, fmt.Sprintf("TTL is on attribute %s, the mapping's is %s", attr, v.t.TTL))
+		}
+	}
+	have := map[string]indexShape{}
+	for _, x := range td.GlobalSecondaryIndexes {
+		have[aws.ToString(x.IndexName)] = shapeOf(x.KeySchema, x.Projection)
+	}
+	for _, x := range td.LocalSecondaryIndexes {
+		have[aws.ToString(x.IndexName)] = shapeOf(x.KeySchema, x.Projection)
+	}
+	for _, ix := range v.t.Indexes {
+		h, ok := have[ix.Name]
+		pk, sk := mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK)
+		if ix.Local {
+			pk = v.t.PK.Name
+		}
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("it has no index %s", ix.Name))
+		case h.pk != pk || h.sk != sk:
+			diffs = append(diffs, fmt.Sprintf("index %s has the key %s, the mapping's is %s", ix.Name, keyNames(h.pk, h.sk), keyNames(pk, sk)))
+		case h.projection != types.ProjectionTypeAll:
+			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the mapping's projects ALL", ix.Name, h.projection))
+		}
+	}
+	if v.t.Billing.Line != 0 { // stated in the mapping
+		mode := types.BillingModeProvisioned // a table never switched reports no summary
+		if td.BillingModeSummary != nil && td.BillingModeSummary.BillingMode != "" {
+			mode = td.BillingModeSummary.BillingMode
+		}
+		want := types.BillingModePayPerRequest
+		if v.t.Billing.Provisioned {
+			want = types.BillingModeProvisioned
+		}
+		if mode != want {
+			diffs = append(diffs, fmt.Sprintf("billing is %s, the mapping's is %s", mode, want))
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("verify: table %s is not as the mapping describes it: %s", v.o.Table, strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// indexShape is an index's key attribute names (several for a
+// multi-attribute key, "a, b") and projection.
+type indexShape struct {
+	pk, sk     string
+	projection types.ProjectionType
+}
+
+func shapeOf(ks []types.KeySchemaElement, p *types.Projection) indexShape {
+	var pk, sk []string
+	for _, k := range ks {
+		if k.KeyType == types.KeyTypeHash {
+			pk = append(pk, aws.ToString(k.AttributeName))
+		} else {
+			sk = append(sk, aws.ToString(k.AttributeName))
+		}
+	}
+	s := indexShape{pk: strings.Join(pk, ", "), sk: strings.Join(sk, ", ")}
+	if p != nil {
+		s.projection = p.ProjectionType
+	}
+	return s
 }
 
 func keyNames(pk, sk string) string {
