@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/remodel-dev/remodel/migrate"
 	"github.com/remodel-dev/remodel/source"
@@ -20,6 +22,9 @@ func checkpointOptions(m *migrate.Options, o *common) error {
 			table = m.Plan.Table.Name
 		}
 		m.CheckpointPath = defaultCheckpoint(table)
+		if m.Shard.Sharded() {
+			m.CheckpointPath = shardFile(m.CheckpointPath, m.Shard)
+		}
 	}
 	b, err := os.ReadFile(o.mapping)
 	if err != nil {
@@ -34,4 +39,18 @@ func checkpointOptions(m *migrate.Options, o *common) error {
 }
 
 // defaultCheckpoint is migrate's checkpoint file without --checkpoint.
-func defaultCheckpoint(table string) string { return table + ".remodel-checkpoint.json" }
+func defaultCheckpoint(table string) string { return table + checkpointSuffix }
+
+const checkpointSuffix = ".remodel-checkpoint.json"
+
+// shardFile is a default file name of a shard: the shard before the
+// extension (before .remodel-checkpoint.json, as a table name may hold
+// dots), as in shop.shard-2-of-3.remodel-checkpoint.json and
+// remodel-rejects.shard-2-of-3.jsonl.
+func shardFile(path string, s migrate.Shard) string {
+	ext := filepath.Ext(path)
+	if strings.HasSuffix(path, checkpointSuffix) {
+		ext = checkpointSuffix
+	}
+	return strings.TrimSuffix(path, ext) + "." + s.FileSuffix() + ext
+}

@@ -192,6 +192,7 @@ func (a *app) migrateCmd() *cobra.Command {
 	var keyCheck string
 	var prog progressFlags
 	var s3f s3Flags
+	var shard string
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Write every source row into the DynamoDB table",
@@ -290,6 +291,20 @@ through the standard AWS chain (--profile, --region, AWS_ENDPOINT_URL_S3
 with path-style addressing for S3-compatible servers); every request has
 --request-timeout.
 
+Sharded runs (--shard i/n, 1-based: 1/3, 2/3, 3/3): n processes on any
+machines write one table at once. Each splits every entity into the same
+--ranges key ranges (give every shard the same --ranges, mapping and
+source, and a source that does not change while they start) and reads
+only its own share of them; it has its own lock item, its default
+checkpoint and rejects file name the shard (<table>.shard-2-of-3.remodel-
+checkpoint.json), and --resume continues that shard alone. --create-table
+from several shards at once: one creates the table, the others wait for it
+and check its keys and indexes. A shard neither refuses a table holding
+items nor looks for stray items: run verify once every shard is done. With
+a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX+1))/n; an AWS
+Batch array job: --shard $((AWS_BATCH_JOB_ARRAY_INDEX+1))/n
+(examples/sharding). Not with --to, --follow or --delete-stale.
+
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
 GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
 work for some memory, which stays under the limit.`,
@@ -313,6 +328,7 @@ work for some memory, which stays under the limit.`,
 			c.positive("checkpoint-every", m.CheckpointEvery)
 			c.replaceable("rejects", m.RejectsPath)
 			c.replaceable("checkpoint", m.CheckpointPath)
+			shardFlag(&c, cmd, shard, &m)
 			c.slotName("slot", m.Slot)
 			if (m.Slot != "" || m.Publication != "") && !m.Follow {
 				c = append(c, "--slot and --publication need --follow")
@@ -400,7 +416,35 @@ work for some memory, which stays under the limit.`,
 	f.StringVar(&m.Slot, "slot", "", "--follow: the replication slot that keeps the changes (default remodel_<table>)")
 	f.StringVar(&m.Publication, "publication", "", "--follow: the PostgreSQL publication of the mapped tables; created unless it exists (default: the slot's name)")
 	s3f.register(cmd, &m)
+	f.StringVar(&shard, "shard", "", "run shard i of n (1-based: 1/3, 2/3, 3/3) of a sharded job: only this shard's key ranges of every entity, with its own lock, checkpoint and rejects file (docs/cli.md, Sharded runs)")
 	return cmd
+}
+
+// shardFlag reads --shard i/n into m.Shard and checks what goes with it;
+// a shard's default checkpoint and rejects file name the shard, so that
+// shards started in one folder keep apart.
+func shardFlag(c *checks, cmd *cobra.Command, value string, m *migrate.Options) {
+	if !cmd.Flags().Changed("shard") {
+		return
+	}
+	s, err := migrate.ParseShard(value)
+	if err != nil {
+		*c = append(*c, "--shard: "+err.Error())
+		return
+	}
+	m.Shard = s
+	for _, f := range []struct{ name, why string }{
+		{"to", "not yet: sharded runs write through the API"},
+		{"follow", "the change stream is one per job"},
+		{"delete-stale", "stray items are the whole job's: run verify once every shard is done"},
+	} {
+		if cmd.Flags().Changed(f.name) {
+			*c = append(*c, "--shard does not go with --"+f.name+" ("+f.why+")")
+		}
+	}
+	if !cmd.Flags().Changed("rejects") {
+		m.RejectsPath = shardFile(m.RejectsPath, s)
+	}
 }
 
 func (a *app) verifyCmd() *cobra.Command {

@@ -143,6 +143,9 @@ func migrateFiles(m *migrate.Options, o *common, table, reportJSON string, rejec
 		}
 		if table != "" {
 			checkpoint, flag = defaultCheckpoint(table), "the default --checkpoint"
+			if m.Shard.Sharded() {
+				checkpoint = shardFile(checkpoint, m.Shard)
+			}
 		}
 	}
 	if m.Resume {
