@@ -296,8 +296,9 @@ machines write one table at once. Each splits every entity into the same
 --ranges key ranges (give every shard the same --ranges, mapping and
 source, and a source that does not change while they start) and reads
 only its own share of them; it has its own lock item, its default
-checkpoint and rejects file name the shard (<table>.shard-2-of-3.remodel-
-checkpoint.json), and --resume continues that shard alone. --create-table
+checkpoint and rejects file name the shard
+(<table>.shard-2-of-3.remodel-checkpoint.json), and --resume continues
+that shard alone. --create-table
 from several shards at once: one creates the table, the others wait for it
 and check its keys and indexes. A shard neither refuses a table holding
 items nor looks for stray items: run verify once every shard is done. With
