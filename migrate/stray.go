@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -10,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
@@ -21,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/keyset"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -30,134 +28,40 @@ const maxStrayKeys = 20
 // keySet records a 16-byte digest of every key this run wrote, to tell the
 // items of a table that held items before which ones the run did not write.
 // It is kept only for a run with --allow-non-empty into a table that held
-// items, or a resumed run, and holds its digests on disk, not on the heap:
-// each goes to one of strayBuckets files by its first byte. strays later
-// partitions the table's keys the same way and compares one bucket pair at
-// a time, with the written digests of that bucket sorted in memory (16
-// bytes a key divided by strayBuckets: 1.25 MB at ten million keys). The
-// files (16 bytes a key in all) are unlinked as soon as they are created
-// (see openBuckets): closing them frees the space, and nothing is left
-// behind by a killed run.
+// items, or a resumed run, and holds its digests on disk, not on the heap
+// (keyset.Spill): strays later spills the table's keys the same way and
+// compares one bucket pair at a time, with the written digests of that
+// bucket sorted in memory.
 type keySet struct {
-	mu      sync.Mutex
-	buckets []*spillFile // the written digests
-	err     error        // the first failure to write; strays reports it
+	spill *keyset.Spill
 }
 
-// strayBuckets is how many files each side of the comparison is split
-// into; a bucket's written digests are sorted in memory in turn.
-const strayBuckets = 128
-
-// spillFile is one bucket's file, written through a small buffer.
-type spillFile struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-func newKeySet() *keySet { return &keySet{} }
+func newKeySet() *keySet { return &keySet{spill: keyset.NewSpill("the digests of the keys written")} }
 
 // add records an item's key as written. A failure to write the file is
 // kept and returned by strays (the run itself goes on).
 func (s *keySet) add(t *mapping.Table, item mapping.Item) {
-	d := keyDigest(t, item)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return
-	}
-	if s.buckets == nil {
-		if s.buckets, s.err = openBuckets("written"); s.err != nil {
-			return
-		}
-	}
-	if _, err := s.buckets[d[0]%strayBuckets].w.Write(d[:]); err != nil {
-		s.err = fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
-	}
-}
-
-// openBuckets creates strayBuckets files named prefix-N in a temporary
-// directory of their own, then removes the directory with its files while
-// they stay open: they are read and written through their descriptors
-// only, so a run killed with -9 leaves nothing behind on disk.
-func openBuckets(prefix string) ([]*spillFile, error) {
-	dir, err := os.MkdirTemp("", "remodel-"+prefix+"-*")
-	if err != nil {
-		return nil, fmt.Errorf("migrate: a directory for the key digests: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	bs := make([]*spillFile, strayBuckets)
-	for i := range bs {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%03d", prefix, i)))
-		if err != nil {
-			for _, b := range bs[:i] {
-				b.f.Close()
-			}
-			return nil, fmt.Errorf("migrate: a file for the key digests: %w", err)
-		}
-		bs[i] = &spillFile{f: f, w: bufio.NewWriterSize(f, 4<<10)}
-	}
-	return bs, nil
-}
-
-// flushBuckets writes out the buffers of bs.
-func flushBuckets(bs []*spillFile) error {
-	for _, b := range bs {
-		if err := b.w.Flush(); err != nil {
-			return fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
-		}
-	}
-	return nil
+	_ = s.spill.Add(keyDigest(t, item), nil)
 }
 
 // close closes the files (and so frees their space).
 func (s *keySet) close() {
-	if s == nil {
-		return
+	if s != nil {
+		s.spill.Close()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, b := range s.buckets {
-		b.f.Close()
-	}
-	s.buckets = nil
-}
-
-// written reads bucket i's digests, sorted (none when nothing was written).
-func (s *keySet) written(i int) ([][16]byte, error) {
-	if s.buckets == nil {
-		return nil, nil
-	}
-	b := s.buckets[i]
-	if err := b.w.Flush(); err != nil {
-		return nil, fmt.Errorf("migrate: writing the digests of the keys written: %w", err)
-	}
-	st, err := b.f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("migrate: reading the digests of the keys written: %w", err)
-	}
-	ds := make([][16]byte, st.Size()/16)
-	r := bufio.NewReaderSize(io.NewSectionReader(b.f, 0, st.Size()), 64<<10)
-	for i := range ds {
-		if _, err := io.ReadFull(r, ds[i][:]); err != nil {
-			return nil, fmt.Errorf("migrate: reading the digests of the keys written: %w", err)
-		}
-	}
-	slices.SortFunc(ds, func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) })
-	return ds, nil
 }
 
 // unwritten calls fn for every key of tk that was not written, bucket by
 // bucket: a bucket's written digests are read and sorted, then its table
 // keys are each looked up in them.
 func (s *keySet) unwritten(t *mapping.Table, tk *tableKeys, fn func(key mapping.Item) error) error {
-	cmp := func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) }
-	for i := range strayBuckets {
-		written, err := s.written(i)
+	for i := range keyset.SpillBuckets {
+		written, err := s.spill.Digests(i)
 		if err != nil {
-			return err
+			return fmt.Errorf("migrate: %w", err)
 		}
 		err = tk.each(t, i, func(d [16]byte, key mapping.Item) error {
-			if _, ok := slices.BinarySearchFunc(written, d, cmp); ok {
+			if _, ok := slices.BinarySearchFunc(written, d, keyset.CompareDigests); ok {
 				return nil
 			}
 			return fn(key)
@@ -172,39 +76,38 @@ func (s *keySet) unwritten(t *mapping.Table, tk *tableKeys, fn func(key mapping.
 // tableKeys is the other side: the keys of the table's items, each with
 // its digest, in buckets by the digest as the written ones are.
 type tableKeys struct {
-	mu      sync.Mutex
-	buckets []*spillFile
-	key     []byte // scratch
+	spill    *keyset.Spill
+	mu       sync.Mutex
+	key, rec []byte // scratch
+}
+
+func newTableKeys() *tableKeys {
+	return &tableKeys{spill: keyset.NewSpill("the keys of the table's items")}
 }
 
 // add records one key read from the table: digest, length, the key
-// encoded exactly (appendKeyValue), to name it and delete it later.
+// encoded exactly (appendKey), to name it and delete it later.
 func (k *tableKeys) add(t *mapping.Table, item mapping.Item) error {
 	d := keyDigest(t, item)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.key = appendKey(k.key[:0], t, item)
-	w := k.buckets[d[0]%strayBuckets].w
-	w.Write(d[:])
-	var n [binary.MaxVarintLen64]byte
-	w.Write(n[:binary.PutUvarint(n[:], uint64(len(k.key)))])
-	if _, err := w.Write(k.key); err != nil {
-		return fmt.Errorf("migrate: writing the keys of the table's items: %w", err)
+	k.rec = append(binary.AppendUvarint(k.rec[:0], uint64(len(k.key))), k.key...)
+	if err := k.spill.Add(d, k.rec); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
 
 // each calls fn for every key of bucket i, rebuilt as an item key.
 func (k *tableKeys) each(t *mapping.Table, i int, fn func(d [16]byte, key mapping.Item) error) error {
-	b := k.buckets[i]
-	if err := b.w.Flush(); err != nil {
-		return fmt.Errorf("migrate: writing the keys of the table's items: %w", err)
-	}
-	st, err := b.f.Stat()
+	r, err := k.spill.Bucket(i)
 	if err != nil {
-		return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		return fmt.Errorf("migrate: %w", err)
 	}
-	r := bufio.NewReaderSize(io.NewSectionReader(b.f, 0, st.Size()), 64<<10)
+	if r == nil {
+		return nil
+	}
 	var d [16]byte
 	var key []byte
 	for {
@@ -346,24 +249,11 @@ func scanAll(ctx context.Context, db dynamo.API, name string, items int64, setup
 func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*dynamodb.Options)) error {
 	t := &o.Plan.Table
 	ks := w.written
-	ks.mu.Lock()
-	err := ks.err
-	if err == nil && ks.buckets != nil {
-		err = flushBuckets(ks.buckets)
+	if err := ks.spill.Err(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
-	ks.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	tk := &tableKeys{}
-	if tk.buckets, err = openBuckets("table"); err != nil {
-		return err
-	}
-	defer func() {
-		for _, b := range tk.buckets {
-			b.f.Close()
-		}
-	}()
+	tk := newTableKeys()
+	defer tk.spill.Close()
 
 	names := map[string]string{"#pk": t.PK.Name}
 	proj := "#pk"
@@ -371,7 +261,7 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		names["#sk"] = t.SK.Name
 		proj += ", #sk"
 	}
-	err = scanAll(ctx, o.DB, o.Table, rep.ItemsBefore+rep.ItemsWritten, func(in *dynamodb.ScanInput) {
+	err := scanAll(ctx, o.DB, o.Table, rep.ItemsBefore+rep.ItemsWritten, func(in *dynamodb.ScanInput) {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
 	}, func(page *dynamodb.ScanOutput) error {
 		for _, it := range page.Items {

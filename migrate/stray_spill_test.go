@@ -54,14 +54,7 @@ func TestKeySetUnwritten(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			if err := flushBuckets(ks.buckets); err != nil {
-				t.Fatal(err)
-			}
-			tk := &tableKeys{}
-			var err error
-			if tk.buckets, err = openBuckets("table"); err != nil {
-				t.Fatal(err)
-			}
+			tk := newTableKeys()
 			var want []string
 			for i := range written + stray {
 				if err := tk.add(&tc.tab, tc.key(i, true)); err != nil {
@@ -89,9 +82,7 @@ func TestKeySetUnwritten(t *testing.T) {
 			if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
 				t.Errorf("while the key sets are open, the temporary directory holds %v (%v), want nothing", left, err)
 			}
-			for _, b := range tk.buckets {
-				b.f.Close()
-			}
+			tk.spill.Close()
 			ks.close()
 		})
 	}
@@ -103,16 +94,8 @@ func TestKeySetNothingWritten(t *testing.T) {
 	tab := mapping.Table{PK: mapping.KeyAttr{Name: "PK", Type: "S"}}
 	ks := newKeySet()
 	defer ks.close()
-	tk := &tableKeys{}
-	var err error
-	if tk.buckets, err = openBuckets("table"); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, b := range tk.buckets {
-			b.f.Close()
-		}
-	}()
+	tk := newTableKeys()
+	defer tk.spill.Close()
 	for i := range 50 {
 		tk.add(&tab, mapping.Item{"PK": &types.AttributeValueMemberS{Value: strconv.Itoa(i)}})
 	}

@@ -3,7 +3,11 @@ package verify
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/keyset"
 	"github.com/remodel-dev/remodel/internal/progress"
 )
 
@@ -154,14 +159,14 @@ func quoteEntity(it map[string]types.AttributeValue, attr string) string {
 // the item check claimed every key it found, so what is left came from no
 // row. They are named by a second scan, and only when there are some.
 func (v *verifier) strays(ctx context.Context, rep *Report) error {
-	if v.keys == nil || v.keys.unclaimed(v.skipStray) == 0 {
+	if v.keys == nil || len(v.keys.unclaimed) == 0 {
 		return nil
 	}
 	var mu sync.Mutex
 	return v.scan(ctx, func(it map[string]types.AttributeValue) {
 		key := v.t.KeyString(it)
 		i, ok := v.keys.unclaimedEntity(key)
-		if !ok || v.skipStray(i) {
+		if !ok {
 			return
 		}
 		e := v.o.Plan.Entities[i]
@@ -186,23 +191,21 @@ func (v *verifier) claim(key string) {
 	}
 }
 
-// keySet holds a digest of every item key of the table (about 40 bytes an
-// item), with the item's entity, whether the scan met it, and whether a
-// source row claimed it. The scan and the item check run side by side, so
-// either may meet a key first; the item check claims only keys of items it
-// read from the table, so the set holds no more keys than the table.
+// keySet holds a digest of every item key of the table with its entity
+// (the scan's side) and of every key a source row claimed (the item
+// check's side), on disk (keyset.Spill), not on the heap. The scan and the
+// item check run side by side, so either may meet a key first; once both
+// are over, settle compares the two sides one bucket at a time and keeps
+// in memory only the keys the scan met and no row claimed: the strays,
+// few in a table that passes.
 type keySet struct {
-	mu sync.Mutex
-	m  map[[16]byte]keyState
+	scanned, claimed *keyset.Spill
+	unclaimed        map[[16]byte]int32 // after settle: key digest → entity
 }
 
-type keyState struct {
-	entity  int32
-	scanned bool // the scan met the item
-	claimed bool
+func newKeySet() *keySet {
+	return &keySet{scanned: keyset.NewSpill("the keys of the table's items"), claimed: keyset.NewSpill("the keys of the items found")}
 }
-
-func newKeySet() *keySet { return &keySet{m: map[[16]byte]keyState{}} }
 
 func digest(key string) [16]byte {
 	sum := sha256.Sum256([]byte(key))
@@ -211,47 +214,70 @@ func digest(key string) [16]byte {
 
 // add records an item the scan met.
 func (s *keySet) add(key string, entity int) {
-	d := digest(key)
-	s.mu.Lock()
-	st := s.m[d]
-	st.entity, st.scanned = int32(entity), true
-	s.m[d] = st
-	s.mu.Unlock()
+	var e [4]byte
+	binary.LittleEndian.PutUint32(e[:], uint32(entity))
+	_ = s.scanned.Add(digest(key), e[:]) // kept: settle returns it
 }
 
-// claim marks key claimed and says whether the scan met it and it was not
-// claimed before (meaningful once the scan is over).
-func (s *keySet) claim(key string) bool {
-	d := digest(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.m[d]
-	was := st.claimed
-	st.claimed = true
-	s.m[d] = st
-	return st.scanned && !was
+// claim marks key as one a source row renders.
+func (s *keySet) claim(key string) {
+	_ = s.claimed.Add(digest(key), nil)
 }
 
-// unclaimed counts the keys the scan met that no row claimed, of entities
-// skip does not leave out.
-func (s *keySet) unclaimed(skip func(int) bool) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, st := range s.m {
-		if st.scanned && !st.claimed && !skip(int(st.entity)) {
-			n++
+// settle finds the keys the scan met that no row claimed, of entities skip
+// does not leave out, and closes the files.
+func (s *keySet) settle(skip func(int) bool) error {
+	defer s.close()
+	for _, sp := range []*keyset.Spill{s.scanned, s.claimed} {
+		if err := sp.Err(); err != nil {
+			return fmt.Errorf("verify: %w", err)
 		}
 	}
-	return n
+	s.unclaimed = map[[16]byte]int32{}
+	for i := range keyset.SpillBuckets {
+		claimed, err := s.claimed.Digests(i)
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		r, err := s.scanned.Bucket(i)
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		for r != nil {
+			var rec [20]byte
+			if _, err := io.ReadFull(r, rec[:]); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return fmt.Errorf("verify: reading the keys of the table's items: %w", err)
+			}
+			d, entity := [16]byte(rec[:16]), int32(binary.LittleEndian.Uint32(rec[16:]))
+			if _, ok := slices.BinarySearchFunc(claimed, d, keyset.CompareDigests); !ok && !skip(int(entity)) {
+				s.unclaimed[d] = entity
+			}
+		}
+	}
+	return nil
 }
 
-// unclaimedEntity says whether the scan met key and no row claimed it, and
-// its entity.
-func (s *keySet) unclaimedEntity(key string) (int, bool) {
+// close frees the files.
+func (s *keySet) close() {
+	s.scanned.Close()
+	s.claimed.Close()
+}
+
+// claimLate claims key after settle and says whether the scan met it and
+// no row had claimed it.
+func (s *keySet) claimLate(key string) bool {
 	d := digest(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.m[d]
-	return int(st.entity), ok && st.scanned && !st.claimed
+	_, ok := s.unclaimed[d]
+	delete(s.unclaimed, d)
+	return ok
+}
+
+// unclaimedEntity says whether the scan met key and no row claimed it
+// (after settle), and its entity.
+func (s *keySet) unclaimedEntity(key string) (int, bool) {
+	e, ok := s.unclaimed[digest(key)]
+	return int(e), ok
 }

@@ -158,7 +158,7 @@ func (v *verifier) checkRejects(rep *Report) {
 			ic.Problems.Add(Problem{Kind: KindRejectedUnknown, Entity: rj.Entity, SourceKey: rj.Row,
 				Message: fmt.Sprintf("%s names row %s of entity %s as rejected, but the source has no such row", where, rj.Row, rj.Entity)})
 			ic.OK = false
-		case v.rejKeys[i] != "" && v.keys != nil && v.keys.claim(v.rejKeys[i]):
+		case v.rejKeys[i] != "" && v.keys != nil && v.keys.claimLate(v.rejKeys[i]):
 			ic.Problems.Add(Problem{Kind: KindRejectedPresent, Entity: rj.Entity, Key: v.rejKeys[i], SourceKey: rj.Row,
 				Message: fmt.Sprintf("row %s of entity %s is accepted as rejected (%s: %s), but the table holds its item %s", rj.Row, rj.Entity, where, rj.Reason, v.rejKeys[i])})
 			ic.OK = false

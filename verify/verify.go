@@ -205,6 +205,7 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	}
 	if v.itemsComplete() {
 		v.keys = newKeySet()
+		defer v.keys.close() // its files, however the run ends
 	}
 
 	// The source rows are counted first: an entity whose rows cannot be
@@ -257,6 +258,11 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 	}
 	if err != nil || v.o.SkipItems {
 		return err
+	}
+	if v.keys != nil {
+		if err := v.keys.settle(v.skipStray); err != nil {
+			return err
+		}
 	}
 	v.checkRejects(rep)
 	return v.strays(ctx, rep)

@@ -1,0 +1,148 @@
+package keyset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// SpillBuckets is how many files a Spill splits its records into.
+const SpillBuckets = 128
+
+// Spill holds records on disk, each led by a 16-byte digest, in
+// SpillBuckets files by the digest's first byte, so that two sides (the
+// keys written and the keys in the table; the keys scanned and the keys
+// claimed) can be compared one bucket at a time, with a bucket's digests
+// sorted in memory: 16 bytes a key divided by SpillBuckets, 12.5 MB at 100
+// million keys. The files are created in a directory of their own and
+// unlinked at once: they live on through their descriptors only, so a
+// process killed with -9 leaves nothing on disk, and Close frees their
+// space. Add is safe for concurrent use; the buckets are read once the
+// adding is over.
+type Spill struct {
+	what  string // what the records are, for errors
+	mu    sync.Mutex
+	files []*spillFile // nil until the first Add
+	err   error        // the first failure to write
+}
+
+type spillFile struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+// NewSpill is an empty spill of records described by what (for errors:
+// "the digests of the keys written").
+func NewSpill(what string) *Spill { return &Spill{what: what} }
+
+// Add appends a record: the digest d, then rest as it is (the caller
+// encodes it so that it can read it back). A failure is kept: Add and Err
+// return it from then on.
+func (s *Spill) Add(d [16]byte, rest []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if s.files == nil {
+		if s.files, s.err = s.open(); s.err != nil {
+			return s.err
+		}
+	}
+	w := s.files[int(d[0])%SpillBuckets].w
+	w.Write(d[:])
+	if _, err := w.Write(rest); err != nil {
+		s.err = fmt.Errorf("writing %s: %w", s.what, err)
+	}
+	return s.err
+}
+
+// Err is the first failure to write, if any.
+func (s *Spill) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Spill) open() ([]*spillFile, error) {
+	dir, err := os.MkdirTemp("", "remodel-spill-*")
+	if err != nil {
+		return nil, fmt.Errorf("a directory for %s: %w", s.what, err)
+	}
+	defer os.RemoveAll(dir)
+	fs := make([]*spillFile, SpillBuckets)
+	for i := range fs {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("bucket-%03d", i)))
+		if err != nil {
+			for _, b := range fs[:i] {
+				b.f.Close()
+			}
+			return nil, fmt.Errorf("a file for %s: %w", s.what, err)
+		}
+		fs[i] = &spillFile{f: f, w: bufio.NewWriterSize(f, 4<<10)}
+	}
+	return fs, nil
+}
+
+// Bucket is a reader of bucket i's records, in the order they were added;
+// nil when nothing was added.
+func (s *Spill) Bucket(i int) (*bufio.Reader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.files == nil {
+		return nil, s.err
+	}
+	b := s.files[i]
+	if err := b.w.Flush(); err != nil {
+		s.err = fmt.Errorf("writing %s: %w", s.what, err)
+		return nil, s.err
+	}
+	st, err := b.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.what, err)
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(b.f, 0, st.Size()), 64<<10), nil
+}
+
+// Digests reads bucket i of a spill whose records are bare digests (Add
+// with no rest), sorted.
+func (s *Spill) Digests(i int) ([][16]byte, error) {
+	r, err := s.Bucket(i)
+	if r == nil || err != nil {
+		return nil, err
+	}
+	var ds [][16]byte
+	for {
+		var d [16]byte
+		if _, err := io.ReadFull(r, d[:]); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, fmt.Errorf("reading %s: %w", s.what, err)
+		}
+		ds = append(ds, d)
+	}
+	slices.SortFunc(ds, CompareDigests)
+	return ds, nil
+}
+
+// CompareDigests orders digests as Digests sorts them.
+func CompareDigests(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) }
+
+// Close closes the files, which frees their space.
+func (s *Spill) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.files {
+		b.f.Close()
+	}
+	s.files = nil
+}
