@@ -6,7 +6,11 @@
 #   make bench  remodel against its ceilings (raw read, raw sink, null sink), one
 #               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3;
 #               KILL_LOOP=5 adds the kill -9 loop: migrate killed at 5 seeded points
-#               (KILL_SEED), --resume each time, the table proven exact (KILL_RANGES=1,4)
+#               (KILL_SEED), --resume each time, the table proven exact (KILL_RANGES=1,4);
+#               FOLLOW=1 adds migrate --follow on private servers (PostgreSQL :5441 with
+#               logical replication, MariaDB :3341 with a row binlog): the copy's items/s,
+#               the catch-up of a backlog in changes/s beside it, the lag under FOLLOW_RATE=500
+#               changes/s for FOLLOW_SECONDS=60, then verify; FOLLOW_ONLY=1 runs only that
 .PHONY: demo test bench build services-check dynamodb-start dynamodb-stop clean
 
 GO ?= go

@@ -48,6 +48,27 @@
 #   KILL_LOOP=5 ROWS=200000 ENGINE=both scripts/bench.sh
 #   KILL_LOOP=3 KILL_ONLY=1 KILL_EMBED=0 scripts/bench.sh   # the main mapping only
 #
+# Following (issue 17: migrate --follow; internal/bench/follow.go):
+#   FOLLOW=1              after the measurements, per engine: the same data loaded into a
+#                         private server with logical replication (scripts/pg-logical.sh,
+#                         port FOLLOW_PG_PORT, 5441) or a row binlog (scripts/mariadb-binlog.sh,
+#                         port FOLLOW_MARIADB_PORT, 3341), never the shared ones; then
+#                         migrate --follow --create-table (the copy's items/s), a backlog
+#                         of FOLLOW_BACKLOG changed rows made while the follower is stopped
+#                         and --follow --resume timed to lag 0 (catch-up changes/s, beside
+#                         the copy's; target >= 0.8 x), a workload of FOLLOW_RATE changed
+#                         rows/s for FOLLOW_SECONDS with the follower's lag read every second
+#                         (p50/p99/max; target p99 < 5 s), then lag 0, SIGINT, remodel verify
+#                         (must pass) and follow-cleanup. Prints a table per engine. The
+#                         private servers are stopped at the end (their data directories stay).
+#   FOLLOW_ONLY=1         with FOLLOW=1: only that (no measurements on the shared servers)
+#   FOLLOW_BACKLOG        the catch-up's changed rows (default ROWS/2, at least 1000: the lag
+#                         lines come once a second, so the catch-up should last seconds)
+#   FOLLOW_RATE           the steady workload's changed rows per second (500)
+#   FOLLOW_SECONDS        how long it runs (60)
+#
+#   FOLLOW=1 FOLLOW_ONLY=1 ROWS=20000 ENGINE=both scripts/bench.sh
+#
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
 # database remodel_bench.
@@ -101,6 +122,12 @@ kill_args() {
 	*) echo "-kill-embed=$KILL_EMBED" ;;
 	esac
 }
+for v in FOLLOW_BACKLOG FOLLOW_RATE FOLLOW_SECONDS FOLLOW_PG_PORT FOLLOW_MARIADB_PORT; do
+	[[ -z "${!v:-}" || "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive whole number, got '${!v}'" >&2; exit 2; }
+done
+follow_pg_port="${FOLLOW_PG_PORT:-5441}"
+follow_my_port="${FOLLOW_MARIADB_PORT:-3341}"
+[[ "${FOLLOW_ONLY:-}" != 1 || "${FOLLOW:-}" == 1 ]] || { echo "bench: FOLLOW_ONLY=1 needs FOLLOW=1" >&2; exit 2; }
 [[ -z "${KILL_LOOP:-}" || "$KILL_LOOP" =~ ^[0-9]+$ ]] || { echo "bench: KILL_LOOP must be a whole number, got '$KILL_LOOP'" >&2; exit 2; }
 case "${KILL_EMBED:-1}" in
 0 | 1) ;;
@@ -119,11 +146,66 @@ cleanup() {
 		psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
 		mariadb -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
 	fi
+	if [[ "${FOLLOW:-}" == 1 ]]; then
+		scripts/pg-logical.sh stop "$follow_pg_port" >/dev/null 2>&1 || true
+		scripts/mariadb-binlog.sh stop "$follow_my_port" >/dev/null 2>&1 || true
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
+# follow_bench ENGINE: the follow bench on a private server (see FOLLOW above).
+follow_bench() {
+	local e=$1 dsn backlog=${FOLLOW_BACKLOG:-$((rows / 2))}
+	((backlog >= 1000)) || backlog=1000
+	say "$e (follow): generating gen -scale $scale and loading it into a private server's fresh database $db"
+	go run ./$ex/gen -scale "$scale" -engine "$e" >"$tmp/follow.sql"
+	case "$e" in
+	postgres)
+		scripts/pg-logical.sh start "$follow_pg_port" >&2
+		local pg=(psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$follow_pg_port" -U postgres)
+		# A slot left by an earlier run keeps its database from being dropped.
+		"${pg[@]}" -d postgres -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$db'" >/dev/null
+		"${pg[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+		PGOPTIONS='-c client_min_messages=warning' "${pg[@]}" -d "$db" -f "$ex/schema.postgres.sql" -f "$tmp/follow.sql"
+		"${pg[@]}" -d "$db" -c "VACUUM (FREEZE, ANALYZE)"
+		dsn="postgres://postgres@127.0.0.1:$follow_pg_port/$db?sslmode=disable"
+		;;
+	mysql)
+		scripts/mariadb-binlog.sh start "$follow_my_port" >&2
+		local my=(mariadb -h 127.0.0.1 -P "$follow_my_port" -u root)
+		"${my[@]}" -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"
+		"${my[@]}" "$db" <"$ex/schema.mysql.sql"
+		"${my[@]}" "$db" <"$tmp/follow.sql"
+		"${my[@]}" "$db" -e "ANALYZE TABLE users, services, personal, subscribe, subscribe_user" >/dev/null
+		dsn="mysql://root@127.0.0.1:$follow_my_port/$db"
+		;;
+	esac
+	rm -f "$tmp/follow.sql"
+	echo
+	echo "\$ make bench FOLLOW=1 ROWS=$rows ENGINE=$engine${FOLLOW_ONLY:+ FOLLOW_ONLY=$FOLLOW_ONLY}${FOLLOW_BACKLOG:+ FOLLOW_BACKLOG=$FOLLOW_BACKLOG}${FOLLOW_RATE:+ FOLLOW_RATE=$FOLLOW_RATE}${FOLLOW_SECONDS:+ FOLLOW_SECONDS=$FOLLOW_SECONDS}   # $e, following"
+	bin/remodel-bench -follow -source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port" \
+		-readers "${READERS:-4}" -writers "${WRITERS:-8}" \
+		-follow-backlog "$backlog" -follow-rate "${FOLLOW_RATE:-500}" -follow-seconds "${FOLLOW_SECONDS:-60}s" \
+		-note "examples/personalization/gen -scale $scale; private server on :${dsn##*127.0.0.1:}; DynamoDB Local -Xmx$DYNAMODB_XMX"
+	scripts/dynamodb-local.sh stop "$port" >/dev/null
+	case "$e" in
+	postgres)
+		[[ "${BENCH_KEEP_DB:-}" == 1 ]] || psql -q -h 127.0.0.1 -p "$follow_pg_port" -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+		scripts/pg-logical.sh stop "$follow_pg_port" >&2
+		;;
+	mysql)
+		[[ "${BENCH_KEEP_DB:-}" == 1 ]] || mariadb -h 127.0.0.1 -P "$follow_my_port" -u root -e "DROP DATABASE IF EXISTS $db" >/dev/null
+		scripts/mariadb-binlog.sh stop "$follow_my_port" >&2
+		;;
+	esac
+}
+
 for e in "${engines[@]}"; do
+	if [[ "${FOLLOW_ONLY:-}" == 1 ]]; then
+		follow_bench "$e"
+		continue
+	fi
 	say "$e: generating gen -scale $scale and loading it into a fresh database $db"
 	go run ./$ex/gen -scale "$scale" -engine "$e" >"$tmp/data.sql"
 	case "$e" in
@@ -168,4 +250,5 @@ for e in "${engines[@]}"; do
 	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}${KILL_EMBED:+ KILL_EMBED=$KILL_EMBED}${KEY_CHECK:+ KEY_CHECK=$KEY_CHECK}   # $e"
 	bin/remodel-bench "${args[@]}"
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
+	[[ "${FOLLOW:-}" != 1 ]] || follow_bench "$e"
 done

@@ -80,6 +80,8 @@ type options struct {
 	killRanges []int
 	killOnly   bool
 	killEmbed  string
+	// follow: the follow bench (follow.go) instead of the measurements.
+	follow followOptions
 }
 
 // defaultKillEmbed is the kill loop's mapping with embedded rows, on the
@@ -117,6 +119,13 @@ func main() {
 	ranges := flag.String("kill-ranges", "1,4", "the --ranges values of the kill loop's jobs, comma-separated")
 	flag.StringVar(&o.killEmbed, "kill-embed", defaultKillEmbed, "with -kill-loop: a mapping with embedded rows (an entity with embed:) on the same source, whose jobs the kill loop runs too, one per -kill-ranges value after the -mapping ones; empty: none")
 	flag.BoolVar(&o.killOnly, "kill-only", false, "with -kill-loop: measure only the raw read, remodel uninterrupted and the kill loop (no raw sink, null sink or verify)")
+	flag.BoolVar(&o.follow.on, "follow", false, "measure remodel migrate --follow instead (follow.go): the copy, the catch-up of a backlog, the lag under a steady workload; -source needs logical replication (PostgreSQL) or a row binlog (MariaDB)")
+	flag.Int64Var(&o.follow.backlog, "follow-backlog", 10000, "-follow: changed rows made on the source while the follower is stopped, for the catch-up")
+	flag.Float64Var(&o.follow.rate, "follow-rate", 500, "-follow: changed rows per second of the steady workload")
+	flag.DurationVar(&o.follow.seconds, "follow-seconds", time.Minute, "-follow: how long the steady workload runs")
+	flag.IntVar(&o.follow.workers, "follow-workers", 8, "-follow: the workload's connections")
+	flag.DurationVar(&o.follow.limit, "follow-timeout", 20*time.Minute, "-follow: how long the copy, the catch-up, the lag's return to 0 and verify may each take")
+	flag.Uint64Var(&o.follow.seed, "follow-seed", 1, "-follow: the workload's seed")
 	flag.Parse()
 	var err error
 	if o.killRanges, err = parseRanges(*ranges); err != nil || o.source == "" || o.repeat < 1 || o.killLoop < 0 || o.killOnly && o.killLoop == 0 || o.killOnly && o.nullOnly {
@@ -129,7 +138,15 @@ func main() {
 			os.Setenv(k, v)
 		}
 	}
-	err = run(ctx, o, os.Stdout, os.Stderr)
+	if o.follow.on {
+		if o.follow.backlog < 1 || o.follow.rate <= 0 || o.follow.seconds <= 0 || o.follow.workers < 1 || o.follow.limit <= 0 {
+			fmt.Fprintln(os.Stderr, "bench: -follow-backlog, -follow-rate, -follow-seconds, -follow-workers and -follow-timeout must be positive")
+			os.Exit(2)
+		}
+		err = runFollowBench(ctx, o, os.Stdout, os.Stderr)
+	} else {
+		err = run(ctx, o, os.Stdout, os.Stderr)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
