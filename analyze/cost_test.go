@@ -121,3 +121,62 @@ func TestQueryCost(t *testing.T) {
 		})
 	}
 }
+
+// TestRoutes: the route comparison, worked out by hand at testPrices
+// (on-demand 1.25 a million write units, 0.00065 a WCU-hour, 0.15 an
+// imported GB).
+func TestRoutes(t *testing.T) {
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		name string
+		in   analyze.CostInput
+		want analyze.Routes
+	}{
+		{
+			// 3.6 M items of 1 unit at 1000/s: one hour of 1000 WCU, 0.65,
+			// 3.6 M items an hour: 0.65/3.6 = 0.180556 a million. Import:
+			// 10 GB, 1.5, 0.416667 a million, 4.1667e-7 an item, more than
+			// provisioned's 1.8056e-7 once the hours are full: dearer from
+			// 0.65 / 4.1667e-7 = 1 560 000 items. On-demand 1.25 a million.
+			name: "big items",
+			in:   analyze.CostInput{TableWriteUnits: 3_600_000, ImportBytes: 10 * gib, Rate: 1000, Items: 3_600_000},
+			want: analyze.Routes{OnDemand: 1.25, Provisioned: 0.65 / 3.6, Import: 1.5 / 3.6, ImportCheaperThanOnDemand: true,
+				ImportDearerThanProvisionedFrom: 1_560_000, Cheapest: analyze.RouteProvisioned},
+		},
+		{
+			// 1 M items, 128 MB of JSON: 0.01875, less an item than
+			// provisioned's 0.180556 a million: cheaper at every size.
+			name: "small items",
+			in:   analyze.CostInput{TableWriteUnits: 1_000_000, ImportBytes: gib / 8, Rate: 1000, Items: 1_000_000},
+			want: analyze.Routes{OnDemand: 1.25, Provisioned: 0.65 / 3.6, Import: 0.01875, ImportCheaperThanOnDemand: true, Cheapest: analyze.RouteImport},
+		},
+		{
+			// 100 GB for 1 M one-unit items: 15 a million, more than
+			// on-demand's 1.25; provisioned (one hour, 0.65) the cheapest.
+			name: "JSON heavier than its write units",
+			in:   analyze.CostInput{TableWriteUnits: 1_000_000, ImportBytes: 100 * gib, Rate: 1000, Items: 1_000_000},
+			want: analyze.Routes{OnDemand: 1.25, Provisioned: 0.65 / 3.6, Import: 15, ImportDearerThanProvisionedFrom: 43_334, Cheapest: analyze.RouteProvisioned},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := analyze.Estimate(testPrices, tc.in).Load.Routes
+			if got == nil {
+				t.Fatal("no route comparison")
+			}
+			near := func(what string, a, b float64) {
+				if math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
+					t.Errorf("%s = %v; want %v", what, a, b)
+				}
+			}
+			near("on-demand a million", got.OnDemand, tc.want.OnDemand)
+			near("provisioned a million", got.Provisioned, tc.want.Provisioned)
+			near("import a million", got.Import, tc.want.Import)
+			if got.ImportCheaperThanOnDemand != tc.want.ImportCheaperThanOnDemand || got.ImportDearerThanProvisionedFrom != tc.want.ImportDearerThanProvisionedFrom || got.Cheapest != tc.want.Cheapest {
+				t.Errorf("routes %+v; want %+v", *got, tc.want)
+			}
+		})
+	}
+	if r := analyze.Estimate(testPrices, analyze.CostInput{TableWriteUnits: 5}).Load.Routes; r != nil {
+		t.Errorf("no items, routes %+v; want none", *r)
+	}
+}

@@ -128,6 +128,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  load, provisioned    %s  (%d WCU, table and global indexes, for %s: the load takes %s at %s)\n",
 		Money(c.Load.Provisioned), c.Load.ProvisionedWCU, plural(c.Load.ProvisionedHours, "started hour"), Seconds(c.Load.ProvisionedSeconds), rate)
 	fmt.Fprintf(w, "  load, S3 import      %s  (%.3f GB of uncompressed DynamoDB JSON; no write units)\n", Money(c.Load.Import), c.Load.ImportGB)
+	if rt := c.Load.Routes; rt != nil {
+		fmt.Fprintf(w, "  routes               %s\n", rt.Summary())
+	}
 	fmt.Fprintf(w, "  storage, a month     %s Standard, %s Standard-IA  (%.3f GB; no free tier)\n", Money(c.StorageCost.Standard), Money(c.StorageCost.StandardIA), c.StorageGB)
 	if len(c.Traffic) == 0 {
 		fmt.Fprintln(w, "  the access patterns' traffic is not priced (give their rates with --traffic FILE)")

@@ -207,6 +207,37 @@ type LoadCost struct {
 	// storage and requests of the files are not counted.
 	Import   float64 `json:"import"`
 	ImportGB float64 `json:"import_gb"`
+	// Routes compares the routes for any number of such items (nil when
+	// there is none).
+	Routes *Routes `json:"routes,omitempty"`
+}
+
+// The routes into the table: writes through the API, on-demand or
+// provisioned, and ImportTable from S3 (migrate --to s3://… --import).
+const (
+	RouteOnDemand    = "on-demand"
+	RouteProvisioned = "provisioned"
+	RouteImport      = "S3 import"
+)
+
+// Routes prices the routes for items like these at any count.
+type Routes struct {
+	// The cost of a million such items each way (provisioned: once the
+	// started hours are full, at the load's rate).
+	OnDemand    float64 `json:"on_demand_per_million"`
+	Provisioned float64 `json:"provisioned_per_million"`
+	Import      float64 `json:"import_per_million"`
+	// ImportCheaperThanOnDemand holds at every size: both are priced per
+	// item, with no fixed part.
+	ImportCheaperThanOnDemand bool `json:"import_cheaper_than_on_demand"`
+	// ImportDearerThanProvisionedFrom is the item count from which the
+	// import costs more than provisioned capacity at the load's rate (it
+	// is cheaper below it, where provisioned bills its first started
+	// hour); 0: the import is cheaper at every size.
+	ImportDearerThanProvisionedFrom int64 `json:"import_dearer_than_provisioned_from,omitempty"`
+	// Cheapest is the cheapest route for this load: RouteOnDemand,
+	// RouteProvisioned or RouteImport.
+	Cheapest string `json:"cheapest"`
 }
 
 // StorageCost is a month of storing the table and its indexes.

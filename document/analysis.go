@@ -203,6 +203,9 @@ func costBlocks(r *analyze.Report) []block {
 		{"storage, a month, Standard", analyze.Money(c.StorageCost.Standard), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
 		{"storage, a month, Standard-IA", analyze.Money(c.StorageCost.StandardIA), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
 	}}})
+	if rt := c.Load.Routes; rt != nil {
+		add(block{para: "Routes: " + rt.Summary() + "."})
+	}
 	add(block{heading: "Access patterns, a month"})
 	if len(c.Traffic) == 0 {
 		add(block{para: "Not priced: the access patterns' rates were not given (preview --analyze --traffic FILE gives them)."})
