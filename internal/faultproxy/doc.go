@@ -13,6 +13,12 @@
 // forwarding or storing it, a null sink for measuring a client's own cost
 // (make bench uses it).
 //
+// Beside the rules, a capacity model of DynamoDB's write limits
+// (Proxy.SetCapacity, capacity.go) throttles writes as the real service
+// does: 1 000 write units a second per partition-key value, a table limit,
+// an on-demand table's allowance that starts at 4 000 and doubles; time can
+// be scaled for tests.
+//
 // A Proxy is an http.Handler: serve it with httptest.NewServer and point the
 // DynamoDB client's endpoint at the server's URL. It uses the standard
 // library only and is safe for concurrent use.

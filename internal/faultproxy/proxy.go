@@ -155,6 +155,8 @@ type Proxy struct {
 	rng   *rand.Rand
 	rules []*rule
 	stats Stats
+	// capacity is the capacity model (capacity.go); nil: none.
+	capacity *model
 }
 
 // New returns a proxy to target (e.g. http://127.0.0.1:8000) whose random
@@ -299,6 +301,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := operation(r)
 	rl, fire, seed := p.decide(op, body)
 	if !fire {
+		if p.modelled(op) {
+			p.throttleWrites(w, r, op, body)
+			return
+		}
 		p.pass(w, r, op, body)
 		return
 	}
