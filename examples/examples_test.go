@@ -137,3 +137,22 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesStrict: every example's mapping passes validate --strict
+// against its database: each warning it has is one its design intends,
+// acknowledged in the mapping with the reason.
+func TestExamplesStrict(t *testing.T) {
+	fresh := map[string]func(testing.TB) string{"postgres": testenv.Postgres, "mysql": testenv.MySQL}
+	for _, ex := range examples() {
+		t.Run(ex.name+"/"+ex.engine, func(t *testing.T) {
+			t.Parallel()
+			dsn := fresh[ex.engine](t)
+			ex.load(t, dsn)
+			if code, out := remodel(t, "validate", "--strict", "--source", dsn, "-m", ex.mapping); code != 0 {
+				t.Errorf("validate --strict: exit %d\n%s", code, out)
+			} else {
+				t.Logf("%s", out)
+			}
+		})
+	}
+}

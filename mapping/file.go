@@ -22,6 +22,7 @@ type File struct {
 	Table          TableDef
 	Entities       []*EntityDef        // in file order
 	AccessPatterns []*AccessPatternDef // in file order
+	Acknowledge    []*AckDef           // warnings the design intends (acknowledge.go)
 }
 
 // TableDef is the `table:` section.
@@ -374,6 +375,7 @@ func (p *parser) file1(n *yaml.Node, f *File) {
 		"access_patterns": func(v *yaml.Node, path string) {
 			p.accessPatterns(v, path, f)
 		},
+		"acknowledge": func(v *yaml.Node, path string) { f.Acknowledge = p.acknowledgements(v, path) },
 	})
 	if !ok {
 		return

@@ -36,7 +36,15 @@ func seedFiles(f *testing.F) {
 	f.Add([]byte(renderMapping))
 	f.Add([]byte(embedMapping))  // compiles against testSchema: two embeds
 	f.Add([]byte(engineMapping)) // postgres: and mysql: blocks
+	f.Add([]byte(fullMapping + ackList)) // acknowledge:
 }
+
+// ackList is an acknowledge: list to append to a mapping.
+const ackList = `
+acknowledge:
+  - {warning: sparse-when, entity: user, index: GSI1, reason: "only some users are in GSI1, on purpose"}
+  - {warning: unmapped-table, table: public.audit, reason: "the audit log stays behind"}
+`
 
 // sampleValue is a plausible canonical value of a column kind.
 func sampleValue(c *introspect.Column) any {

@@ -263,7 +263,7 @@ func TestParseFull(t *testing.T) {
 
 	// A top-level field for YAML anchors is not part of the format.
 	_, err = Parse("m.yaml", []byte(fullMapping+"defaults: &d {from: users}\n"))
-	if got, want := err.Error(), `m.yaml:42:1: unknown field "defaults" (known fields: access_patterns, entities, table, version)`; got != want {
+	if got, want := err.Error(), `m.yaml:42:1: unknown field "defaults" (known fields: access_patterns, acknowledge, entities, table, version)`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

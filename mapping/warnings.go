@@ -11,17 +11,28 @@ import (
 )
 
 // Warning is a design risk in a valid mapping file: it will work, but
-// perhaps not as meant. It is located as an Error is.
-type Warning struct{ Error }
+// perhaps not as meant. It is located as an Error is, and names what it is
+// about (the fields an acknowledgement matches).
+type Warning struct {
+	Error
+	Code    string // one of WarningCodes, or WarnStaleAcknowledgement
+	Entity  string // the entity it is about, if any
+	Index   string // the index it is about, if any
+	Pattern string // the access pattern it is about, if any
+	Table   string // the source table it is about (schema.name), if any
+	// Ack is the acknowledgement that matches it (acknowledge: in the
+	// file): the design intends it, for Ack.Reason; nil otherwise.
+	Ack *AckDef
+}
 
-// String is file:line:col: warning: path: message.
+// String is file:line:col: warning: path: message [code].
 func (w *Warning) String() string {
 	e := w.Error
 	e.Path, e.Msg = "warning", e.Path+": "+e.Msg
 	if w.Path == "" {
 		e.Msg = w.Msg
 	}
-	return e.Error()
+	return e.Error() + " [" + w.Code + "]"
 }
 
 // Warnings looks for design risks in a mapping file that has no problems
@@ -39,6 +50,11 @@ func (w *Warning) String() string {
 //
 // With a schema, the entities read their SQL as its engine gives it
 // (File.ForEngine).
+//
+// Each warning has a code (WarningCodes). A warning that an entry of the
+// file's acknowledge: list matches has that entry as its Ack (the design
+// intends it); an entry that matches none adds a stale-acknowledgement
+// warning, after the others.
 func Warnings(f *File, s *introspect.Schema) []*Warning {
 	if s != nil {
 		f = f.ForEngine(s.Engine)
@@ -69,7 +85,18 @@ func Warnings(f *File, s *introspect.Schema) []*Warning {
 	if s != nil {
 		w.unmapped()
 	}
-	return w.out
+	return acknowledge(f, w.out)
+}
+
+// Unacknowledged are the warnings that no acknowledgement matches.
+func Unacknowledged(ws []*Warning) []*Warning {
+	var out []*Warning
+	for _, w := range ws {
+		if w.Ack == nil {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 type warner struct {
@@ -78,8 +105,13 @@ type warner struct {
 	out []*Warning
 }
 
-func (w *warner) warnf(p Pos, path, format string, args ...any) {
-	w.out = append(w.out, &Warning{Error{File: w.f.Name, Line: p.Line, Col: p.Col, Path: path, Msg: fmt.Sprintf(format, args...)}})
+// about is what a warning is about: its code and the names an
+// acknowledgement matches.
+type about struct{ code, entity, index, pattern, table string }
+
+func (w *warner) warnf(ab about, p Pos, path, format string, args ...any) {
+	w.out = append(w.out, &Warning{Error: Error{File: w.f.Name, Line: p.Line, Col: p.Col, Path: path, Msg: fmt.Sprintf(format, args...)},
+		Code: ab.code, Entity: ab.entity, Index: ab.index, Pattern: ab.pattern, Table: ab.table})
 }
 
 // fixedWidth are the formatters whose output always has the same length,
@@ -106,7 +138,7 @@ func (w *warner) beginsWith(ap *AccessPatternDef) {
 			return
 		}
 	}
-	w.warnf(v.Pos, "access_patterns."+ap.Name.Value+".query.sk.begins_with",
+	w.warnf(about{code: WarnBeginsWithPlaceholder, pattern: ap.Name.Value}, v.Pos, "access_patterns."+ap.Name.Value+".query.sk.begins_with",
 		"the prefix %q ends in the placeholder {%s} without a separator after it: it also matches the items whose %s only starts with the value (news matches newsletter); end it with a separator such as # (and write the sort key with it)",
 		v.Value, last.field, last.field)
 }
@@ -176,7 +208,7 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			constant = constant && p.tmpl != nil && p.tmpl.Constant()
 		}
 		if constant {
-			w.warnf(parts[0].at.Pos, parts[0].path,
+			w.warnf(about{code: WarnConstantPartitionKey, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
 				"%s is the constant %q on every item of %s, and it is the partition key of %s: all those items are one partition of the index (a hot partition: at most 1 000 writes and 3 000 reads a second); add a column, or {col|shard:N}, to spread them",
 				parts[0].attr, parts[0].at.Value, e.Name.Value, ix.Name.Value)
 			continue
@@ -218,7 +250,7 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			}
 		}
 		if n <= maxFewPartitions && len(cols) > 0 {
-			w.warnf(parts[0].at.Pos, parts[0].path,
+			w.warnf(about{code: WarnFewPartitions, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
 				"the partition key of %s comes from %s alone (booleans and enums): the items of %s fall into at most %d partitions of the index (hot partitions); add a column, or {col|shard:N}, to spread them",
 				ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, n)
 		}
@@ -307,7 +339,7 @@ func (w *warner) coverage(e *EntityDef, t *introspect.Table) {
 	if len(used) > 0 {
 		what = "only " + strings.Join(used, ", ")
 	}
-	w.warnf(e.PK.Pos, "entities."+e.Name.Value+".pk",
+	w.warnf(about{code: WarnKeyNotUnique, entity: e.Name.Value, table: t.QualifiedName()}, e.PK.Pos, "entities."+e.Name.Value+".pk",
 		"the key templates (pk and sk) hold %s in full, which is not a unique key of %s (its keys: %s): two rows with the same values there make one item key, and migrate rejects the second as a key collision",
 		what, t.Label(), strings.Join(names, ", "))
 }
@@ -425,7 +457,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 				if f.src == nil {
 					continue
 				}
-				w.warnf(f.src.where.Pos, f.src.path,
+				w.warnf(about{code: WarnDanglingIndexKey, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
 					"%s writes %s, a key attribute of index %s, but never %s: its items are never in %s (one half of the index key left dangling)",
 					e.Name.Value, f.name, ix.Name.Value, strings.Join(missing, ", "), ix.Name.Value)
 			}
@@ -438,7 +470,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 			if f.src != nil {
 				mayMiss[i] = f.src.nullable(t)
 				if f.src.set != nil && f.src.set.When.Value != "" {
-					w.warnf(f.src.set.When.Pos, f.src.path+".when",
+					w.warnf(about{code: WarnSparseWhen, entity: e.Name.Value, index: ix.Name.Value}, f.src.set.When.Pos, f.src.path+".when",
 						"%s, a key attribute of index %s, is written only where this condition holds: the other items of %s are not in %s (a sparse index)",
 						f.name, ix.Name.Value, e.Name.Value, ix.Name.Value)
 					mayMiss[i] = append(mayMiss[i], "when")
@@ -457,7 +489,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 			if always > 0 {
 				how = ", although they have its other key attributes (a sparse index, with one half of the index key left dangling)"
 			}
-			w.warnf(f.src.where.Pos, f.src.path,
+			w.warnf(about{code: WarnSparseNullable, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
 				"%s, a key attribute of index %s, comes from the nullable column %s: the items of %s whose row has NULL there are not in %s%s",
 				f.name, ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, ix.Name.Value, how)
 		}
@@ -494,6 +526,6 @@ func (w *warner) unmapped() {
 		if slices.ContainsFunc(queries, re.MatchString) {
 			continue
 		}
-		w.warnf(pos, path, "%s is not read by any entity: its rows are not migrated", t.Label())
+		w.warnf(about{code: WarnUnmappedTable, table: t.QualifiedName()}, pos, path, "%s is not read by any entity: its rows are not migrated", t.Label())
 	}
 }

@@ -13,7 +13,7 @@ func (w *warner) quotedParams(ap *AccessPatternDef) {
 			return // a syntax error, reported by Check and Compile
 		}
 		for _, n := range q.QuotedParams() {
-			w.warnf(s.Pos, fpath, "{%s} is inside quotes: there it is the literal text {%s}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)", n, n)
+			w.warnf(about{code: WarnQuotedParameter, pattern: ap.Name.Value}, s.Pos, fpath, "{%s} is inside quotes: there it is the literal text {%s}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)", n, n)
 		}
 	}
 	for _, kv := range ap.SQL {

@@ -17,13 +17,13 @@ func TestWarningsQuotedParams(t *testing.T) {
 		want              []string
 	}{
 		{name: "quoted", sql: `SELECT * FROM items WHERE serial = '{serial}'`,
-			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)`}},
+			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed) [quoted-parameter]`}},
 		{name: "inside a longer string", sql: `SELECT * FROM items WHERE serial LIKE 'S-{ serial }%'`,
-			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)`}},
+			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed) [quoted-parameter]`}},
 		{name: "in params", sql: `SELECT * FROM items WHERE serial = {serial}`, params: `SELECT serial FROM items WHERE serial <> '{serial}'`,
-			want: []string{`m.yaml:13:13: warning: access_patterns.find.params: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)`}},
+			want: []string{`m.yaml:13:13: warning: access_patterns.find.params: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed) [quoted-parameter]`}},
 		{name: "MySQL escapes", engine: introspect.MySQL, sql: `SELECT * FROM items WHERE serial = 'it\'s {serial}'`,
-			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed)`}},
+			want: []string{`m.yaml:12:10: warning: access_patterns.find.sql: {serial} is inside quotes: there it is the literal text {serial}, not a parameter; write it without the quotes (a parameter is bound with its value, no quoting needed) [quoted-parameter]`}},
 		{name: "bound", sql: `SELECT * FROM items WHERE serial = {serial}`},
 		{name: "escaped braces", sql: `SELECT * FROM items WHERE serial = {serial} AND note <> '{{serial}}'`},
 		{name: "JSON and arrays", sql: `SELECT * FROM items WHERE serial = {serial} AND tags <> '{a,b}' AND doc <> '{"serial": 1}'`},

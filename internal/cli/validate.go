@@ -50,8 +50,14 @@ a constant (one hot partition); with --source also key templates that do not
 hold a unique key of their table (key collisions), index key attributes from
 nullable columns or written only under a when condition (a sparse index, or
 one key attribute of an index without the other), and tables of the source
-that no entity reads. Warnings leave the exit status 0 unless --strict is
-given, which makes it 1.`,
+that no entity reads. Each warning ends in its code ([sparse-when]).
+Warnings leave the exit status 0 unless --strict is given, which makes it 1.
+
+A warning the design intends is acknowledged in the mapping, with the
+reason (acknowledge: [{warning: CODE, entity: NAME, reason: "..."}]): it is
+still printed, with its reason, and --strict no longer counts it. An
+acknowledgement that matches no warning is itself a warning
+(stale-acknowledgement).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.validate(cmd.Context(), &o, strict)
@@ -72,9 +78,9 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 		if err := mapping.Check(f); err != nil {
 			return problems(err)
 		}
-		warned := a.warn(f, nil)
+		warned, open := a.warn(f, nil)
 		fmt.Fprintf(a.stdout, "%s: valid on its own (%d entities, %d access patterns%s); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns), warned)
-		return strictly(strict, warned)
+		return strictly(strict, open)
 	}
 	src, err := o.open(ctx)
 	if err != nil {
@@ -116,7 +122,7 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 	if len(all) > 0 {
 		return failedError{dedupe(all)}
 	}
-	warned := a.warn(f, schema)
+	warned, open := a.warn(f, schema)
 	fmt.Fprintf(a.stdout, "%s: valid against %s database %s (%d entities, %d access patterns%s; every where and SQL prepared)\n", o.mapping, schema.Engine, schema.Database, len(f.Entities), len(f.AccessPatterns), warned)
 	proof, err := proveOnData(ctx, src, plan.ProveKeysDistinct())
 	if err != nil {
@@ -124,7 +130,7 @@ func (a *app) validate(ctx context.Context, o *common, strict bool) error {
 	}
 	fmt.Fprintln(a.stdout, proof) // whether migrate needs its key collision check, and why
 	fmt.Fprintln(a.stdout, migrate.FollowSupport(plan))
-	return strictly(strict, warned)
+	return strictly(strict, open)
 }
 
 // problems marks the problems found in a mapping file as failed checks; any
