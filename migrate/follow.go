@@ -40,7 +40,8 @@ import (
 //     acknowledged every write of it (source.Stream.Ack).
 
 // DefaultFollowBatch is how many changes a batch of the follower gathers at
-// most (whole transactions: one larger transaction is one batch).
+// most (whole transactions: one larger transaction is one batch, or a batch
+// per part when it is larger than source.MaxTxnPart).
 const DefaultFollowBatch = 2000
 
 // followGather is how long the follower waits for more transactions to
@@ -64,10 +65,13 @@ type FollowReport struct {
 	Start        string `json:"start"`
 	Applied      string `json:"applied"`
 	Transactions int64  `json:"transactions"`
-	Changes      int64  `json:"changes"`
-	Puts         int64  `json:"puts"`
-	Deletes      int64  `json:"deletes"`
-	Rejected     int64  `json:"rejected"`
+	// Parts counts the parts of transactions larger than the stream
+	// holds at once (source.MaxTxnPart), each applied as a batch.
+	Parts    int64 `json:"parts,omitempty"`
+	Changes  int64 `json:"changes"`
+	Puts     int64 `json:"puts"`
+	Deletes  int64 `json:"deletes"`
+	Rejected int64 `json:"rejected"`
 	// Entities are the changes per entity: rows changed, items put and
 	// deleted, rows rejected.
 	Entities []FollowEntity `json:"entities"`
@@ -110,9 +114,9 @@ type embedRef struct {
 
 // newFollowPlan says which entities are followed row by row and which are
 // diffed, which tables are followed and which need their rows whole.
-func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, error) {
+func newFollowPlan(p *mapping.Plan, slot, publication string, txnPart int) (*followPlan, error) {
 	fp := &followPlan{
-		opts:     source.FollowOptions{Slot: slot, Publication: publication},
+		opts:     source.FollowOptions{Slot: slot, Publication: publication, TxnPart: txnPart},
 		direct:   map[*introspect.Table][]*mapping.Entity{},
 		embedded: map[*introspect.Table][]embedRef{},
 		ents:     p.Entities,
@@ -174,7 +178,7 @@ func newFollowPlan(p *mapping.Plan, slot, publication string) (*followPlan, erro
 // plan's entities: which are followed row by row, which it refuses, and
 // which tables need REPLICA IDENTITY FULL (validate prints it).
 func FollowSupport(p *mapping.Plan) string {
-	fp, err := newFollowPlan(p, "", "")
+	fp, err := newFollowPlan(p, "", "", 0)
 	if fp == nil {
 		return "migrate --follow: " + err.Error()
 	}
@@ -285,7 +289,18 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 			}
 			return err
 		}
-		end := batch[len(batch)-1].End
+		// The end of the last whole transaction: a part of a larger one
+		// (source.MaxTxnPart) has none, and its transaction is applied
+		// whole again after a stop before its last part.
+		var end source.Position
+		for _, t := range batch {
+			if t.End != "" {
+				end = t.End
+			}
+		}
+		if end == "" {
+			continue
+		}
 		stream.Ack(end)
 		f.mu.Lock()
 		f.rep.Applied = string(end)
@@ -366,7 +381,13 @@ func (f *follower) apply(ctx context.Context, batch []*source.Txn) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.rep.Transactions += int64(len(batch))
+	for _, t := range batch {
+		if t.Part {
+			f.rep.Parts++
+		} else {
+			f.rep.Transactions++
+		}
+	}
 	f.rep.Changes += int64(changes)
 	f.rep.Puts += int64(len(puts))
 	f.rep.Deletes += int64(deletes)

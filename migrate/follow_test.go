@@ -1121,3 +1121,37 @@ func TestFollowCleanup(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowLargeTransaction: a transaction of more changes than the
+// stream holds at once (FollowTxnPart 50 here; source.MaxTxnPart, 10 000,
+// in use) is handed over and applied in parts, and counted as one
+// transaction; the table is exact after it.
+func TestFollowLargeTransaction(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	for _, eng := range testenv.FollowEngines {
+		t.Run(eng.Name, func(t *testing.T) {
+			s := newShop(t, eng, 50, 400)
+			db := newDB(t, endpoint)
+			table := tableName(t, db)
+			o := s.followOptions(db, table, filepath.Join(t.TempDir(), "c.json"))
+			o.CreateTable, o.FollowTxnPart = true, 50
+			f := startFollow(t, testContext(t), o)
+			f.following(t)
+			s.mustExec(t,
+				"UPDATE orders SET status = 'closed', total = total + 1 WHERE status = 'open'",
+				"DELETE FROM order_lines WHERE line_id % 3 = 0",
+				"UPDATE customers SET name = CONCAT('renamed ', name) WHERE id > 0")
+			s.caughtUp(t, db, table, f)
+			rep := f.stop(t)
+			// 133 open orders closed, 266 lines deleted, 49 customers
+			// renamed, and the sentinel's change. PostgreSQL hands over
+			// parts of exactly 50; a MySQL rows event holds many rows, so
+			// a part there is 50 or more (the rows event that reached 50).
+			if rep.Follow.Parts < 2 || rep.Follow.Transactions != int64(1+s.sentinels) || rep.Follow.Changes != 448+int64(s.sentinels) {
+				t.Errorf("follow report: %d parts, %d transactions, %d changes; want 2 parts or more, %d transactions (the large one and the sentinels), %d changes",
+					rep.Follow.Parts, rep.Follow.Transactions, rep.Follow.Changes, 1+s.sentinels, 448+s.sentinels)
+			}
+			s.checkExact(t, db, table)
+		})
+	}
+}

@@ -105,9 +105,12 @@ type Options struct {
 	Publication  string
 	FollowBatch  int
 	FollowStatus func(FollowStatus)
-	resumeOwners []string // --resume: the lock owners the checkpoint names, whose lock is taken over
-	lockOwner    string   // this run's lock owner id; "": a new one
-	keysDistinct bool     // the mapping proves the table keys distinct: no collision check (collide.go)
+	// FollowTxnPart is how many changes of one transaction the stream
+	// hands over at a time (0: source.MaxTxnPart; tests set it low).
+	FollowTxnPart int
+	resumeOwners  []string // --resume: the lock owners the checkpoint names, whose lock is taken over
+	lockOwner     string   // this run's lock owner id; "": a new one
+	keysDistinct  bool     // the mapping proves the table keys distinct: no collision check (collide.go)
 
 	// To, when set, writes the items as ImportTable's source objects under
 	// this S3 prefix instead of into the table, through S3 (s3run.go):
@@ -194,7 +197,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if o.Publication != "" && o.Source.Engine() != introspect.Postgres {
 			return errors.New("migrate: --publication names a PostgreSQL publication; a MySQL binlog has none")
 		}
-		if fp, err = newFollowPlan(o.Plan, o.Slot, o.Publication); err != nil {
+		if fp, err = newFollowPlan(o.Plan, o.Slot, o.Publication, o.FollowTxnPart); err != nil {
 			return err
 		}
 		if fol, err = source.AsFollower(o.Source); err != nil {

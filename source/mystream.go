@@ -582,6 +582,7 @@ func (s *mySource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 		acked:  from,
 		handed: from,
 		source: from,
+		part:   o.txnPart(),
 	}
 	for _, t := range o.Tables {
 		f := &myFollowed{t: t}
@@ -615,6 +616,7 @@ type myFollowed struct {
 // myTxn is the transaction being received.
 type myTxn struct {
 	Txn
+	parts      int  // parts handed out already (MaxTxnPart)
 	begun      bool // a BEGIN query started it (MySQL): a DDL does not end it
 	standalone bool // MariaDB's GTID of a statement alone (DDL): its query ends it
 }
@@ -633,6 +635,10 @@ type myStream struct {
 	gtid    gomysql.GTIDSet // the GTID state after the last GTID event; nil: positions only
 	cur     *myTxn
 	retries int // reconnections since the last whole transaction
+	// inPayload is set while the events of a compressed transaction
+	// payload are handled: its transaction is not handed out in parts.
+	inPayload bool
+	part      int // how many changes a part holds (FollowOptions.TxnPart)
 
 	mu      sync.Mutex
 	acked   binlogPos // what the follower applied (Ack)
@@ -874,8 +880,18 @@ func (st *myStream) event(ev *replication.BinlogEvent, end uint32) (*Txn, error)
 	case *replication.XIDEvent:
 		return st.commit(h, end)
 	case *replication.RowsEvent:
-		return nil, st.rows(h, e)
+		if err := st.rows(h, e); err != nil || st.inPayload || st.cur == nil || len(st.cur.Changes) < st.part {
+			return nil, err
+		}
+		// A part of a large transaction (not inside a compressed payload,
+		// whose events come as one: its changes are in memory already).
+		p := &Txn{Changes: st.cur.Changes, Part: true}
+		st.cur.Changes = nil
+		st.cur.parts++
+		return p, nil
 	case *replication.TransactionPayloadEvent:
+		st.inPayload = true
+		defer func() { st.inPayload = false }()
 		for _, inner := range e.Events {
 			if txn, err := st.event(inner, end); err != nil || txn != nil {
 				return txn, err // a payload holds one transaction
@@ -987,7 +1003,7 @@ func (st *myStream) commit(h *replication.EventHeader, end uint32) (*Txn, error)
 	defer st.mu.Unlock()
 	nothingPending := len(st.pending) == 0 && st.acked.compare(st.handed) >= 0
 	st.handed = pos
-	if cur == nil || len(cur.Changes) == 0 { // nothing of the followed tables: applied as it is
+	if cur == nil || len(cur.Changes) == 0 && cur.parts == 0 { // nothing of the followed tables: applied as it is
 		if nothingPending {
 			st.acked = pos
 		}

@@ -199,7 +199,7 @@ func (s *pgSource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 		repl.Close(context.Background())
 		return nil, fmt.Errorf("source: starting replication from slot %s: %w", o.Slot, err)
 	}
-	st := &pgStream{conn: repl, tables: tables, rels: map[uint32]*pgRelation{}, where: s.where(), slot: o.Slot}
+	st := &pgStream{conn: repl, tables: tables, rels: map[uint32]*pgRelation{}, where: s.where(), slot: o.Slot, partSize: o.txnPart()}
 	if lsn, err := pglogrepl.ParseLSN(confirmed); err == nil {
 		st.acked, st.sent, st.handed = lsn, lsn, lsn
 	}
@@ -255,6 +255,9 @@ type pgStream struct {
 	where  string
 	slot   string
 	cur    *Txn // the transaction being received
+	parts  int  // parts of cur handed out already
+	// partSize is how many changes a part holds (FollowOptions.TxnPart).
+	partSize int
 
 	mu         sync.Mutex
 	acked      pglogrepl.LSN // what the follower applied (Ack)
@@ -384,13 +387,13 @@ func (st *pgStream) logical(data []byte) (*Txn, error) {
 	case *pglogrepl.RelationMessage:
 		st.relation(m)
 	case *pglogrepl.BeginMessage:
-		st.cur = &Txn{Commit: m.CommitTime}
+		st.cur, st.parts = &Txn{Commit: m.CommitTime}, 0
 	case *pglogrepl.InsertMessage:
-		return nil, st.change(m.RelationID, Insert, 0, nil, m.Tuple)
+		return st.part(st.change(m.RelationID, Insert, 0, nil, m.Tuple))
 	case *pglogrepl.UpdateMessage:
-		return nil, st.change(m.RelationID, Update, m.OldTupleType, m.OldTuple, m.NewTuple)
+		return st.part(st.change(m.RelationID, Update, m.OldTupleType, m.OldTuple, m.NewTuple))
 	case *pglogrepl.DeleteMessage:
-		return nil, st.change(m.RelationID, Delete, m.OldTupleType, m.OldTuple, nil)
+		return st.part(st.change(m.RelationID, Delete, m.OldTupleType, m.OldTuple, nil))
 	case *pglogrepl.TruncateMessage:
 		var names []string
 		for _, id := range m.RelationIDs {
@@ -410,7 +413,7 @@ func (st *pgStream) logical(data []byte) (*Txn, error) {
 		defer st.mu.Unlock()
 		nothingPending := len(st.pending) == 0 && st.acked >= st.handed
 		st.handed = m.TransactionEndLSN
-		if len(txn.Changes) == 0 { // nothing of the followed tables: applied as it is
+		if len(txn.Changes) == 0 && st.parts == 0 { // nothing of the followed tables: applied as it is
 			if nothingPending {
 				st.acked = max(st.acked, m.TransactionEndLSN)
 			}
@@ -420,6 +423,18 @@ func (st *pgStream) logical(data []byte) (*Txn, error) {
 		return txn, nil
 	}
 	return nil, nil
+}
+
+// part hands out the changes received of the transaction as a part once
+// they are partSize (err: the change's).
+func (st *pgStream) part(err error) (*Txn, error) {
+	if err != nil || st.cur == nil || len(st.cur.Changes) < st.partSize {
+		return nil, err
+	}
+	p := &Txn{Changes: st.cur.Changes, Commit: st.cur.Commit, Part: true}
+	st.cur.Changes = nil
+	st.parts++
+	return p, nil
 }
 
 // relation records the columns of a relation the stream describes.

@@ -50,10 +50,19 @@ type Change struct {
 	New     []any
 }
 
+// MaxTxnPart is how many changes of one transaction a stream holds in
+// memory at most: a larger transaction (an UPDATE of a million rows) is
+// handed over in parts of this many changes.
+const MaxTxnPart = 10000
+
 // Txn is the changes of one committed transaction to the followed tables,
-// in the order it made them.
+// in the order it made them, or a part of them.
 type Txn struct {
 	Changes []Change
+	// Part is set on every part of a transaction larger than MaxTxnPart
+	// but the last: it has no End, and the parts after it follow; the
+	// last part has End (and may hold no change).
+	Part bool
 	// End is where the transaction ends in the source's history:
 	// acknowledging it (Stream.Ack) lets the source free what it kept.
 	End Position
@@ -114,6 +123,17 @@ type FollowOptions struct {
 	// PostgreSQL slot keeps its own position and does not need it; a
 	// source without slots (MySQL's binlog) starts there.
 	From Position
+	// TxnPart is how many changes of one transaction the stream hands
+	// over at most at a time (0: MaxTxnPart; tests set it low).
+	TxnPart int
+}
+
+// txnPart is o's part size.
+func (o FollowOptions) txnPart() int {
+	if o.TxnPart > 0 {
+		return o.TxnPart
+	}
+	return MaxTxnPart
 }
 
 // FollowStart is where a followed copy starts: its snapshot's readers, the
