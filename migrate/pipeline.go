@@ -91,7 +91,11 @@ type Options struct {
 	// neither refuses a table holding items (its sibling shards' items
 	// among them) nor looks for stray items (verify checks the whole job);
 	// the zero Shard: the whole job.
-	Shard           Shard
+	Shard Shard
+	// ShardsDone (with To and Import) copies nothing: it imports the
+	// objects the n shards of a sharded job wrote under To, once their n
+	// manifests are there and agree (s3shard.go).
+	ShardsDone      int
 	MappingDigest   string
 	SourceID        string
 	CheckpointEvery time.Duration

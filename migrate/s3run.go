@@ -47,13 +47,16 @@ type S3Report struct {
 	// ObjectsKept are the objects of the interrupted runs of a resumed job
 	// (kept as they are); ItemsFound the items this run rendered again
 	// that they already held (not written again).
-	ObjectsKept int            `json:"objects_kept,omitempty"`
-	ItemsFound  int64          `json:"items_found,omitempty"`
-	Import      *ImportReport  `json:"import,omitempty"`
-	objects     []s3Object     // the manifest's
-	params      *tableCreation // the manifest's table
-	manifest    []byte         // the objects and the table, for the import's client token
-	items       int64          // in the objects
+	ObjectsKept int           `json:"objects_kept,omitempty"`
+	ItemsFound  int64         `json:"items_found,omitempty"`
+	Import      *ImportReport `json:"import,omitempty"`
+	// ShardsImported is the n of --import --shards-done n: the objects of
+	// that many shards were imported, and none copied.
+	ShardsImported int            `json:"shards_imported,omitempty"`
+	objects        []s3Object     // the manifest's
+	params         *tableCreation // the manifest's table
+	manifest       []byte         // the objects and the table, for the import's client token
+	items          int64          // in the objects
 }
 
 // objectName is the name of an object remodel writes under the prefix:
@@ -115,6 +118,9 @@ func refuseS3(o Options) error {
 	if o.Follow {
 		bad = append(bad, "--follow (the changes are written through the API, into a table)")
 	}
+	if o.Import && o.Shard.Sharded() {
+		bad = append(bad, "--import in a shard (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n)")
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("migrate: --to writes S3 objects for ImportTable, not into a table: it does not go with %s", strings.Join(bad, ", "))
 	}
@@ -132,6 +138,10 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if o.S3 == nil {
 		return errors.New("migrate: --to needs an S3 client")
+	}
+	if o.ShardsDone > 0 {
+		rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
+		return importShards(ctx, o, rep)
 	}
 	if o.ObjectSize <= 0 {
 		o.ObjectSize = DefaultObjectSize
@@ -164,7 +174,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
 	w := newWriter(o, c, rej)
-	s := newS3Sink(o, w, newOwner()[:8], o.Writers)
+	s := newS3Sink(o, w, runName(o, newOwner()[:8]), o.Writers)
 	w.to = s
 	if tr != nil {
 		tr.s3 = s
@@ -254,7 +264,13 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	if listed, err = sortListed(o, listed); err != nil { // a shard's: its own objects
+		return err
+	}
 	if !o.Resume {
+		if len(listed) > 0 && o.Shard.Sharded() {
+			return fmt.Errorf("migrate: %s already holds %d objects of shard %s (%s, ...): a second copy of this shard is running, or an earlier run of it stopped; --resume that one with its checkpoint, or delete its objects", o.To, len(listed), o.Shard, listed[0].Key)
+		}
 		if len(listed) > 0 {
 			return fmt.Errorf("migrate: %s already holds %d objects (%s, ...): ImportTable reads every object under the prefix as data; give an empty prefix, or --resume the job that wrote them", o.To, len(listed), listed[0].Key)
 		}
@@ -274,7 +290,7 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 			continue
 		}
 		name := strings.TrimPrefix(l.Key, o.To.Prefix)
-		if !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
+		if !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
 			return fmt.Errorf("migrate: --resume: %s holds s3://%s/%s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.Bucket, l.Key)
 		}
 		d, err := readBack(ctx, o, s, l)
@@ -348,6 +364,7 @@ type s3Manifest struct {
 	Format        string         `json:"format"`
 	Version       int            `json:"version"`
 	URL           string         `json:"url"`
+	Shard         string         `json:"shard,omitempty"` // "2/3": the manifest of shard 2 of 3 (s3shard.go)
 	Bucket        string         `json:"bucket"`
 	Prefix        string         `json:"prefix"`
 	InputFormat   string         `json:"input_format"`
@@ -370,7 +387,7 @@ func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej
 	objs := slices.Clone(rep.S3.objects)
 	slices.SortFunc(objs, func(a, b s3Object) int { return strings.Compare(a.Key, b.Key) })
 	m := s3Manifest{
-		Format: "remodel-import-manifest", Version: 1, URL: o.To.String(), Bucket: o.To.Bucket, Prefix: o.To.Prefix,
+		Format: "remodel-import-manifest", Version: 1, URL: o.To.String(), Shard: o.Shard.String(), Bucket: o.To.Bucket, Prefix: o.To.Prefix,
 		InputFormat: "DYNAMODB_JSON", Compression: o.Compression.ImportType(), Table: importDefinition(&o.Plan.Table, o.Table),
 		MappingDigest: o.MappingDigest, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
 		Objects: objs,
@@ -393,10 +410,10 @@ func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej
 	if err != nil {
 		return fmt.Errorf("migrate: encoding the manifest: %w", err)
 	}
-	if err := o.S3.Put(ctx, o.To.Bucket, o.To.ManifestKey(), append(b, '\n'), "application/json"); err != nil {
+	if err := o.S3.Put(ctx, o.To.Bucket, manifestKey(o), append(b, '\n'), "application/json"); err != nil {
 		return fmt.Errorf("migrate: the manifest: %w", err)
 	}
-	rep.S3.Manifest = o.To.ManifestURL()
+	rep.S3.Manifest = manifestURL(o)
 	// The import's client token comes from the objects and the table, not
 	// the manifest's time: a resumed --import of the same objects is the
 	// same import.

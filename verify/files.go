@@ -40,6 +40,13 @@ const (
 	// KindFilesDuplicate: the objects hold one key twice (ImportTable would
 	// keep one of the items).
 	KindFilesDuplicate Kind = "duplicate_key_in_objects"
+	// KindManifestMissing: a shard of a sharded job (migrate --shard i/n
+	// --to) has no manifest beside the prefix: it has not finished.
+	KindManifestMissing Kind = "shard_manifest_missing"
+	// KindManifestConflict: the manifests beside the prefix are not of one
+	// job: an unsharded run's beside shards', shards of different n, or
+	// different compressions.
+	KindManifestConflict Kind = "manifest_conflict"
 )
 
 // FilesCheck is the check of migrate --to's objects and their manifest
@@ -51,6 +58,10 @@ const (
 type FilesCheck struct {
 	URL      string `json:"url"`
 	Manifest string `json:"manifest"`
+	// Shards is the n of a sharded job's objects (migrate --shard i/n
+	// --to), whose n manifests (Manifests, those found) are read as one.
+	Shards    int      `json:"shards,omitempty"`
+	Manifests []string `json:"manifests,omitempty"`
 	// Objects is how many objects the manifest lists; Read how many
 	// objects were read (those under the prefix); Items the lines they hold.
 	Objects int   `json:"objects"`
@@ -74,6 +85,7 @@ func (c *FilesCheck) summary() string {
 type filesManifest struct {
 	Format        string `json:"format"`
 	Version       int    `json:"version"`
+	Shard         string `json:"shard"`
 	Compression   string `json:"input_compression_type"`
 	MappingDigest string `json:"mapping_digest"`
 	Items         int64  `json:"items"`
@@ -184,36 +196,131 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 	return nil
 }
 
-// checkObjects reads the manifest, checks it against the listing and the
-// mapping, and reads every object under the prefix into f.index, counting
-// the items of each entity (v.itemCounts) and naming the items of no entity.
-func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) error {
+// readManifests reads the manifest of the objects under the prefix, or
+// the manifests of the shards of a sharded job (migrate --shard i/n --to:
+// prefix.shard-i-of-n.remodel-manifest.json, read as one manifest listing
+// every shard's objects: a shard without one, or manifests of more than
+// one job, are problems), sets the check's compression, and compares the
+// mapping digests.
+func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (filesManifest, error) {
 	loc, fc := *v.o.Files, f.fc
-	raw, err := v.o.S3.Get(ctx, loc.Bucket, loc.ManifestKey())
+	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.ManifestsPrefix())
 	if err != nil {
-		return fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", loc.ManifestURL(), err)
+		return filesManifest{}, fmt.Errorf("verify: %w", err)
 	}
-	var m filesManifest
-	if err := json.Unmarshal(raw, &m); err != nil || m.Format != "remodel-import-manifest" {
-		return fmt.Errorf("verify: %s is not a manifest of migrate --to (%v)", loc.ManifestURL(), err)
+	type shardKey struct{ i, n int }
+	var shards []shardKey
+	keys := map[shardKey]string{}
+	plain := false
+	for _, l := range listed {
+		name := strings.TrimPrefix(l.Key, loc.ManifestsPrefix())
+		if i, n, ok := s3out.ShardOfManifest(name); ok {
+			shards = append(shards, shardKey{i, n})
+			keys[shardKey{i, n}] = l.Key
+		} else if l.Key == loc.ManifestKey() {
+			plain = true
+		}
 	}
-	switch strings.ToUpper(m.Compression) {
+	read := func(key string) (filesManifest, error) {
+		url := "s3://" + loc.Bucket + "/" + key
+		raw, err := v.o.S3.Get(ctx, loc.Bucket, key)
+		if err != nil {
+			return filesManifest{}, fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", url, err)
+		}
+		var m filesManifest
+		if err := json.Unmarshal(raw, &m); err != nil || m.Format != "remodel-import-manifest" {
+			return filesManifest{}, fmt.Errorf("verify: %s is not a manifest of migrate --to (%v)", url, err)
+		}
+		return m, nil
+	}
+	var ms []filesManifest
+	var urls []string
+	if len(shards) == 0 {
+		m, err := read(loc.ManifestKey())
+		if err != nil {
+			return m, err
+		}
+		fc.Manifest = loc.ManifestURL()
+		ms, urls = append(ms, m), append(urls, fc.Manifest)
+	} else {
+		n := 0
+		for _, s := range shards {
+			n = max(n, s.n)
+		}
+		fc.Shards = n
+		fc.Manifest = "s3://" + loc.Bucket + "/" + loc.ManifestsPrefix() + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
+		if plain {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: loc.ManifestKey(),
+				Message: fmt.Sprintf("the manifest %s of an unsharded run is beside the manifests of %d shards: the prefix holds the objects of more than one job", loc.ManifestURL(), n)})
+		}
+		for _, s := range shards {
+			if s.n != n {
+				fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: keys[s],
+					Message: fmt.Sprintf("the manifest s3://%s/%s is of shard %d/%d, beside the manifests of a job of %d shards", loc.Bucket, keys[s], s.i, s.n, n)})
+			}
+		}
+		for i := 1; i <= n; i++ {
+			key, ok := keys[shardKey{i, n}]
+			if !ok {
+				want := loc.ShardManifestURL(fmt.Sprintf("shard-%d-of-%d", i, n))
+				fc.Problems.Add(Problem{Kind: KindManifestMissing, Key: want,
+					Message: fmt.Sprintf("shard %d/%d has no manifest (%s): it has not finished (its objects, if any, are in no manifest); run or --resume it, then verify again", i, n, want)})
+				continue
+			}
+			m, err := read(key)
+			if err != nil {
+				return m, err
+			}
+			if want := fmt.Sprintf("%d/%d", i, n); m.Shard != want {
+				return m, fmt.Errorf("verify: s3://%s/%s is the manifest of shard %q, not %s", loc.Bucket, key, m.Shard, want)
+			}
+			ms, urls = append(ms, m), append(urls, "s3://"+loc.Bucket+"/"+key)
+		}
+		fc.Manifests = urls
+	}
+	var out filesManifest
+	for i, m := range ms {
+		if i == 0 {
+			out.Compression, out.MappingDigest = m.Compression, m.MappingDigest
+		} else if !strings.EqualFold(m.Compression, out.Compression) {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: urls[i],
+				Message: fmt.Sprintf("the manifest %s names compression %s, %s names %s", urls[i], m.Compression, urls[0], out.Compression)})
+			continue
+		}
+		out.Items += m.Items
+		out.Objects = append(out.Objects, m.Objects...)
+	}
+	switch strings.ToUpper(out.Compression) {
 	case "ZSTD":
 		f.comp = s3out.Zstd
 	case "GZIP":
 		f.comp = s3out.Gzip
 	default:
-		return fmt.Errorf("verify: the manifest %s names compression %q: GZIP or ZSTD", loc.ManifestURL(), m.Compression)
+		return out, fmt.Errorf("verify: the manifest %s names compression %q: GZIP or ZSTD", urls[0], out.Compression)
 	}
-	fc.Objects, fc.MappingDigest = len(m.Objects), m.MappingDigest
+	fc.Objects, fc.MappingDigest = len(out.Objects), out.MappingDigest
 	if v.o.MappingDigest != "" {
 		fc.MappingChecked = true
-		if m.MappingDigest != v.o.MappingDigest {
-			fc.Problems.Add(Problem{Kind: KindMappingDigest, Want: v.o.MappingDigest, Got: m.MappingDigest,
-				Message: fmt.Sprintf("the manifest was written with another mapping file (SHA-256 %s, the mapping file's is %s)", m.MappingDigest, v.o.MappingDigest)})
+		for i, m := range ms {
+			if m.MappingDigest != v.o.MappingDigest {
+				fc.Problems.Add(Problem{Kind: KindMappingDigest, Want: v.o.MappingDigest, Got: m.MappingDigest,
+					Message: fmt.Sprintf("the manifest %s was written with another mapping file (SHA-256 %s, the mapping file's is %s)", urls[i], m.MappingDigest, v.o.MappingDigest)})
+			}
 		}
 	} else {
 		rep.Warning = strings.TrimPrefix(rep.Warning+"; the manifest's mapping digest was not compared with the mapping file's", "; ")
+	}
+	return out, nil
+}
+
+// checkObjects reads the manifest, checks it against the listing and the
+// mapping, and reads every object under the prefix into f.index, counting
+// the items of each entity (v.itemCounts) and naming the items of no entity.
+func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) error {
+	loc, fc := *v.o.Files, f.fc
+	m, err := v.readManifests(ctx, rep, f)
+	if err != nil {
+		return err
 	}
 	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.Prefix)
 	if err != nil {

@@ -435,7 +435,8 @@ func shardFlag(c *checks, cmd *cobra.Command, value string, m *migrate.Options) 
 	}
 	m.Shard = s
 	for _, f := range []struct{ name, why string }{
-		{"to", "not yet: sharded runs write through the API"},
+		{"import", "ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n"},
+		{"shards-done", "--shards-done imports the shards' objects; it runs once, without --shard"},
 		{"follow", "the change stream is one per job"},
 		{"delete-stale", "stray items are the whole job's: run verify once every shard is done"},
 	} {

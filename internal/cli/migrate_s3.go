@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
 	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip or zstd")
 	f.BoolVar(&m.Import, "import", false, "--to: then have DynamoDB create the table from the objects (ImportTable), wait for it, and enable TTL")
 	f.DurationVar(&m.ImportTimeout, "import-timeout", migrate.DefaultImportTimeout, "--import: how long to wait for the import")
+	f.IntVar(&m.ShardsDone, "shards-done", 0, "--import: copy nothing; import the objects the n shards of a sharded job (--shard i/n --to) wrote under --to, once their n manifests are there and agree and the prefix holds exactly their objects")
 }
 
 func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
@@ -36,8 +38,8 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 		return false
 	}
 	if s.to == "" {
-		if changed("object-size", "compression", "import", "import-timeout") {
-			*c = append(*c, "--object-size, --compression, --import and --import-timeout need --to")
+		if changed("object-size", "compression", "import", "import-timeout", "shards-done") {
+			*c = append(*c, "--object-size, --compression, --import, --import-timeout and --shards-done need --to")
 		}
 		return
 	}
@@ -55,6 +57,16 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 	c.atLeast("object-size", s.objectMiB, migrate.MinObjectSize>>20)
 	m.ObjectSize = s.objectMiB << 20
 	c.positive("import-timeout", m.ImportTimeout)
+	if changed("shards-done") {
+		switch {
+		case m.ShardsDone < 1 || m.ShardsDone > migrate.MaxShards:
+			*c = append(*c, fmt.Sprintf("--shards-done must be the number of shards, from 1 to %d", migrate.MaxShards))
+		case !m.Import:
+			*c = append(*c, "--shards-done needs --import: it imports the objects the shards wrote")
+		case changed("resume"):
+			*c = append(*c, "--shards-done does not go with --resume: it copies nothing (resume the shard that stopped, with --shard)")
+		}
+	}
 	for _, f := range []string{"create-table", "allow-non-empty", "follow", "delete-stale", "slot", "publication", "rate-limit"} {
 		if changed(f) {
 			*c = append(*c, "--"+f+" does not go with --to: the items go to S3 objects for ImportTable, not into a table")

@@ -38,7 +38,11 @@ func TestShardFlag(t *testing.T) {
 		{[]string{"--shard", ""}, "is not i/n"},
 		{[]string{"--shard", "1/3", "--allow-non-empty", "--delete-stale"}, "--shard does not go with --delete-stale"},
 		{[]string{"--shard", "1/3", "--follow"}, "--shard does not go with --follow"},
-		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/"}, "--shard does not go with --to"},
+		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/", "--import"}, "--shard does not go with --import (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n)"},
+		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/", "--import", "--shards-done", "3"}, "--shard does not go with --shards-done"},
+		{[]string{"--to", "s3://bucket/prefix/", "--shards-done", "3"}, "--shards-done needs --import"},
+		{[]string{"--to", "s3://bucket/prefix/", "--import", "--shards-done", "0"}, "--shards-done must be the number of shards, from 1 to 10000"},
+		{[]string{"--shards-done", "3"}, "need --to"},
 	} {
 		code, _, stderr := remodelCtx(t, context.Background(), append(base, c.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {

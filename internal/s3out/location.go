@@ -9,6 +9,8 @@ package s3out
 import (
 	"fmt"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -55,3 +57,49 @@ func (l Location) ManifestKey() string {
 
 // ManifestURL is the manifest's s3:// URL.
 func (l Location) ManifestURL() string { return "s3://" + l.Bucket + "/" + l.ManifestKey() }
+
+// ShardManifestKey is the manifest's key of shard (as "shard-2-of-3") of
+// a sharded job (migrate --shard i/n --to): beside the prefix too
+// (orders/ has orders.shard-2-of-3.remodel-manifest.json).
+func (l Location) ShardManifestKey(shard string) string {
+	return strings.TrimSuffix(l.Prefix, "/") + "." + shard + ".remodel-manifest.json"
+}
+
+// ShardManifestURL is ShardManifestKey's s3:// URL.
+func (l Location) ShardManifestURL(shard string) string {
+	return "s3://" + l.Bucket + "/" + l.ShardManifestKey(shard)
+}
+
+// ManifestsPrefix is what the keys of the job's manifests start with (the
+// unsharded one and the shards'): the prefix without its slash, and a dot.
+func (l Location) ManifestsPrefix() string {
+	return strings.TrimSuffix(l.Prefix, "/") + "."
+}
+
+// The names of a sharded job's objects (under the prefix: the shard, the
+// run's id and the object's number) and manifests (after ManifestsPrefix).
+var (
+	shardObject   = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)-[0-9a-f]{8}-[0-9]{6,}\.json\.(gz|zst)$`)
+	shardManifest = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)\.remodel-manifest\.json$`)
+)
+
+// ShardOfObject is the shard (i of n, 1-based) whose object has the name
+// (the key after the prefix); ok is false for a name no shard gives.
+func ShardOfObject(name string) (i, n int, ok bool) { return shardOf(shardObject, name) }
+
+// ShardOfManifest is the shard (i of n) whose manifest has the name (the
+// key after ManifestsPrefix); ok is false for any other name.
+func ShardOfManifest(name string) (i, n int, ok bool) { return shardOf(shardManifest, name) }
+
+func shardOf(re *regexp.Regexp, name string) (i, n int, ok bool) {
+	m := re.FindStringSubmatch(name)
+	if m == nil {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(m[1])
+	n, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
