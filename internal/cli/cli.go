@@ -114,6 +114,7 @@ Typical flow:
 		a.previewCmd(),
 		a.migrateCmd(),
 		a.verifyCmd(),
+		a.statusCmd(),
 		a.followCleanupCmd(),
 		a.exportCmd(),
 		a.versionCmd(),

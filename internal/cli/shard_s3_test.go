@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,34 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 					t.Fatalf("shard %d/3: %v\n%s\n%s", i+1, err, procs[i].stdout.String(), procs[i].stderr.String())
 				}
 			}
+			// remodel status: shard 2's checkpoint (killed) with its settled
+			// rows; shards 1 and 3 finished and removed theirs.
+			code, sout, serr := remodel(t, "status", "--checkpoint", filepath.Join(dir, "shard*.json"), "--format", "json")
+			var st struct {
+				Checkpoints []struct {
+					Shard string
+					Rows  int64 `json:"rows_settled"`
+					Items int64 `json:"items_written"`
+					S3    string
+					Done  bool
+				}
+				Shards  int
+				Missing []string `json:"shards_without_checkpoint"`
+				Rows    int64    `json:"rows_settled"`
+				Done    bool
+			}
+			if err := json.Unmarshal([]byte(sout), &st); err != nil {
+				t.Fatalf("status --format json: exit %d, %v\n%s%s", code, err, sout, serr)
+			}
+			if code != 0 || len(st.Checkpoints) != 1 || st.Checkpoints[0].Shard != "2/3" || st.Checkpoints[0].Rows == 0 || st.Checkpoints[0].Items == 0 ||
+				st.Checkpoints[0].S3 != url || st.Checkpoints[0].Done || st.Shards != 3 || strings.Join(st.Missing, ",") != "1/3,3/3" || st.Rows != st.Checkpoints[0].Rows || st.Done {
+				t.Errorf("status of the killed shard: exit %d, %+v\n%s%s", code, st, sout, serr)
+			}
+			code, sout, serr = remodel(t, "status", "--checkpoint", filepath.Join(dir, "shard*.json"))
+			if code != 0 || !strings.Contains(sout, "2/3 ") || !strings.Contains(sout, "1/3      no checkpoint: finished") || !regexp.MustCompile(`(?m)^total .*\(not done\)$`).MatchString(sout) {
+				t.Errorf("status (text): exit %d\n%s%s", code, sout, serr)
+			}
+
 			out, err := exec.Command(bin, append(args(2), "--resume")...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("shard 2/3 --resume: %v\n%s", err, out)

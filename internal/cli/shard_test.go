@@ -256,3 +256,15 @@ func settled(path string) int64 {
 	}
 	return n
 }
+
+// TestStatusUsage: status without --checkpoint or --table is a usage
+// error; a glob that matches nothing fails and says why.
+func TestStatusUsage(t *testing.T) {
+	if code, _, stderr := remodel(t, "status"); code != exitUsage || !strings.Contains(stderr, "give --checkpoint FILE|GLOB or --table TABLE") {
+		t.Errorf("status: exit %d, %s", code, stderr)
+	}
+	dir := t.TempDir()
+	if code, _, stderr := remodel(t, "status", "--checkpoint", dir+"/*.json"); code != 3 || !strings.Contains(stderr, "no checkpoint file matches") {
+		t.Errorf("status of nothing: exit %d, %s", code, stderr)
+	}
+}
