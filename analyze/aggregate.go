@@ -116,7 +116,7 @@ func (a *aggregate) add(rec record) error {
 		return nil
 	}
 	ea.items++
-	wcu := writeUnits(rec.size)
+	wcu := int64(mapping.WriteUnits(int(rec.size)))
 	ea.wcu += wcu
 	ea.sizes.add(rec.size)
 	a.all.add(rec.size)

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/remodel-dev/remodel/internal/av"
@@ -246,23 +245,12 @@ func measure(t *mapping.Table, item mapping.Item, size int, rec *record) error {
 // the item is not in it: an index holds the items that have every one of
 // its key attributes (a local index: its sort key).
 func indexPK(ix *mapping.Index, item mapping.Item) string {
-	for _, k := range ix.SK {
-		if item[k.Name] == nil {
-			return ""
-		}
+	if !ix.Holds(item) {
+		return ""
 	}
 	parts := make([]string, len(ix.PK))
 	for i, k := range ix.PK {
-		v := item[k.Name]
-		if v == nil {
-			return ""
-		}
-		switch v.(type) {
-		case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
-		default:
-			return "" // not a key type: DynamoDB refuses the item (migrate rejects it on the write)
-		}
-		parts[i] = av.KeyText(v)
+		parts[i] = av.KeyText(item[k.Name])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -274,7 +262,3 @@ func Sampled(key string, share float64) bool {
 	sum := sha256.Sum256([]byte(key))
 	return float64(binary.BigEndian.Uint64(sum[:8])) < share*math.MaxUint64
 }
-
-// writeUnits is what one put of an item of size bytes costs: one unit per
-// started KB, as migrate's rate limit counts it.
-func writeUnits(size int64) int64 { return max(1, (size+1023)/1024) }

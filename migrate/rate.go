@@ -28,7 +28,7 @@ func writeUnits(items []pending) int {
 		if p.units > 0 {
 			n += p.units
 		} else {
-			n += itemUnits(mapping.ItemSize(p.item))
+			n += mapping.WriteUnits(mapping.ItemSize(p.item))
 		}
 	}
 	return n
@@ -151,7 +151,3 @@ func pause(b Backoff, n int) time.Duration {
 	}
 	return d/2 + rand.N(d-d/2)
 }
-
-// itemUnits is what writing an item of size bytes costs: one write unit
-// per started KB.
-func itemUnits(size int) int { return max(1, (size+1023)/1024) }

@@ -215,7 +215,7 @@ func (w *renderer) renderItem(e *mapping.Entity, row []any, kids [][][]any, dup 
 		m.settle(false)
 		return nil
 	}
-	w.items = append(w.items, m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: itemUnits(size), mark: m}))
+	w.items = append(w.items, m.named(pending{item: item, entity: e.Name, ent: e, key: e.KeyValues(row), units: mapping.WriteUnits(size), mark: m}))
 	return nil
 }
 

@@ -22,31 +22,11 @@ func (w *writer) account(done []pending) {
 		}
 		u := p.units
 		if u == 0 {
-			u = itemUnits(mapping.ItemSize(p.item))
+			u = mapping.WriteUnits(mapping.ItemSize(p.item))
 		}
-		n += u * (1 + inIndexes(w.table, p.item))
+		n += u * (1 + w.table.IndexesHolding(p.item))
 	}
 	w.c.mu.Lock()
 	w.c.units += float64(n)
 	w.c.mu.Unlock()
-}
-
-// inIndexes counts the secondary indexes an item is in.
-func inIndexes(t *mapping.Table, item mapping.Item) int {
-	n := 0
-next:
-	for _, ix := range t.Indexes {
-		for _, k := range ix.PK {
-			if _, ok := item[k.Name]; !ok {
-				continue next
-			}
-		}
-		for _, k := range ix.SK {
-			if _, ok := item[k.Name]; !ok {
-				continue next
-			}
-		}
-		n++
-	}
-	return n
 }
