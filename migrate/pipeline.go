@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -327,10 +325,8 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	for _, e := range o.Plan.Entities {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
-	if o.RejectsPath != "" && !o.Resume { // a file left by an earlier run would tell of rows this run did not reject
-		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
-		}
+	if err := rej.start(o.Resume); err != nil { // empty until a row is rejected; an earlier run's file is replaced
+		return err
 	}
 	w := newWriter(o, c, rej)
 	if (rep.ItemsBefore > 0 || o.Resume) && !o.Shard.Sharded() { // to find the items this run (this job) did not write; a shard's job is all shards

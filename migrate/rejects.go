@@ -15,8 +15,9 @@ type Rejection struct {
 	Reason string `json:"reason"`
 }
 
-// rejects records rejected rows: every one in a JSON-lines file (created on
-// the first rejection) and the first few in the report. More than max
+// rejects records rejected rows: every one in a JSON-lines file (created
+// when the run starts, empty while nothing is rejected: start) and the
+// first few in the report. More than max
 // rejections stop the run.
 type rejects struct {
 	mu    sync.Mutex

@@ -30,6 +30,33 @@ func (r *rejects) open() (*os.File, error) {
 	return f, nil
 }
 
+// start makes the rejected-rows file exist from the start of a run,
+// empty while nothing is rejected, so that verify --rejects (which reads
+// it) finds it after any run, and during a followed one. A new job's file
+// replaces one an earlier run left (it would tell of rows this run did not
+// reject): the old one is removed, never truncated through a symbolic link.
+// A resumed job's file keeps its lines (loadEarlier read them); it is
+// created if it is missing, and not kept open: dropUnsettled may replace
+// it before anything is written.
+func (r *rejects) start(resume bool) error {
+	if r.path == "" {
+		return nil
+	}
+	if !resume {
+		if err := os.Remove(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
+		}
+	}
+	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	if err != nil {
+		return fmt.Errorf("migrate: creating the rejected-rows file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("migrate: creating the rejected-rows file: %w", err)
+	}
+	return nil
+}
+
 // loadEarlier reads the rows the file lists already, for a resumed job. A
 // last line cut short (the run was killed while writing it) is cut off.
 func (r *rejects) loadEarlier() error {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -187,10 +186,8 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 	rep.S3.ObjectsKept = s.kept
-	if o.RejectsPath != "" && !o.Resume {
-		if err := os.Remove(o.RejectsPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("migrate: removing the old rejected-rows file: %w", err)
-		}
+	if err := rej.start(o.Resume); err != nil { // empty until a row is rejected; an earlier run's file is replaced
+		return err
 	}
 
 	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout)

@@ -281,7 +281,8 @@ of each batch dealt over one open object per writer; then a manifest beside
 the prefix (orders/ has orders.remodel-manifest.json): the objects with
 their items, sizes and SHA-256, and the table definition. The key
 collision check always runs (ImportTable silently keeps one of two items
-with one key); no table, no lock item; the prefix must be empty. The
+with one key); no table, no lock item; the prefix must be empty (but for
+sibling shards' objects: --shard). The
 checkpoint moves only past uploaded objects: --resume keeps every object
 uploaded and writes no item twice. --import then has DynamoDB create the
 table from the objects (keys, global indexes, billing), waits with
@@ -304,7 +305,14 @@ and check its keys and indexes. A shard neither refuses a table holding
 items nor looks for stray items: run verify once every shard is done. With
 a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX+1))/n; an AWS
 Batch array job: --shard $((AWS_BATCH_JOB_ARRAY_INDEX+1))/n
-(examples/sharding). Not with --to, --follow or --delete-stale.
+(examples/sharding). remodel status --checkpoint 'GLOB' shows every
+shard's progress. With --to, each shard writes its own objects
+(shard-2-of-3-...) under the one prefix and its own manifest beside it
+(orders.shard-2-of-3.remodel-manifest.json); a new shard accepts only its
+siblings' objects there; --import is refused in a shard: once all are done,
+verify --files checks every shard's objects (duplicate keys across shards
+included), and migrate --to URL --import --shards-done n imports them. Not
+with --follow or --delete-stale.
 
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
 GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
@@ -403,7 +411,7 @@ work for some memory, which stays under the limit.`,
 	f.StringVar(&keyCheck, "key-check", "auto", "the key collision check: auto (skipped when the mapping, or the snapshot's data, proves the keys distinct) or always")
 	f.Int64Var(&keyCheckMiB, "key-check-memory", keyset.DefaultMemory>>20, "MiB the key collision check holds in memory, whatever the number of keys (when it runs: the keys are not proven distinct); the keys go to temporary files in $TMPDIR, and more keys than this suits cost time, not memory")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
-	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (created only if a row is rejected)")
+	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (always written: empty when no row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
 	f.StringVar(&reportJSON, "report-json", "", "also write the final report as JSON to this file")
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
