@@ -173,7 +173,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.OK = err == nil
 	if err != nil {
-		rep.Error = err.Error()
+		rep.Error = dynamo.Explain(err).Error() // an endpoint that refuses connections: one line, not the SDK's chain
 		rep.Partial = rep.writing
 		var api smithy.APIError
 		rep.TableGone = rep.writing && errors.As(err, &api) && api.ErrorCode() == "ResourceNotFoundException"

@@ -409,7 +409,7 @@ func (rep *Report) finish(took time.Duration, err error) {
 		rep.OK = rep.OK && rep.Files.OK
 	}
 	if err != nil {
-		rep.Error = err.Error()
+		rep.Error = dynamo.Explain(err).Error() // an endpoint that refuses connections: one line, not the SDK's chain
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/remodel-dev/remodel/internal/dynamo"
 )
 
 // Exit statuses, the same for every command (docs/cli.md).
@@ -46,7 +48,9 @@ func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "remodel: %s\n", msg)
 		return exitInterrupted
 	}
-	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+	// A DynamoDB endpoint that refuses connections is said in one line,
+	// not in the SDK's chain of wrapped errors.
+	for _, line := range strings.Split(strings.TrimRight(dynamo.Explain(err).Error(), "\n"), "\n") {
 		fmt.Fprintf(stderr, "remodel: %s\n", line)
 	}
 	var ue usageError
