@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -136,11 +137,51 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 
 // version is remodel's version and the mapping format it reads.
 func version() string {
-	v := Version
-	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return versionOf(Version, info)
+}
+
+// versionOf is version for the build info (nil: none): the module's
+// version when Version is the default "dev" (unless it is only the
+// pseudo-version of the commit), and for a build from a
+// source tree the commit it was built from (vcs.revision, cut to 12
+// characters), its time, and "dirty" when the tree had changes
+// (vcs.modified): remodel dev (commit 0123456789ab of
+// 2026-11-26T03:28:57Z, dirty; mapping format version 1).
+func versionOf(v string, info *debug.BuildInfo) string {
+	if info == nil {
+		return v + " (mapping format version 1)"
 	}
-	return v + " (mapping format version 1)"
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	// The module's version: a release's tag, or for a source build a
+	// pseudo-version made of the commit, which the commit below says
+	// better.
+	if mv := strings.TrimSuffix(info.Main.Version, "+dirty"); v == "dev" && mv != "" && mv != "(devel)" &&
+		(rev == "" || !strings.Contains(mv, rev[:min(len(rev), 12)])) {
+		v = mv
+	}
+	if rev == "" {
+		return v + " (mapping format version 1)"
+	}
+	commit := "commit " + rev[:min(len(rev), 12)]
+	if at != "" {
+		commit += " of " + at
+	}
+	if dirty {
+		commit += ", dirty"
+	}
+	return v + " (" + commit + "; mapping format version 1)"
 }
 
 func (a *app) versionCmd() *cobra.Command {
