@@ -568,10 +568,10 @@ func ident(eng introspect.Engine, name string) string {
 		if mysqlPlain.MatchString(name) && !reserved[strings.ToLower(name)] {
 			return name
 		}
-		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+		return eng.QuoteIdent(name)
 	}
 	if pgPlain.MatchString(name) && !reserved[name] {
 		return name
 	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	return eng.QuoteIdent(name)
 }

@@ -15,6 +15,26 @@ const (
 	MySQL    Engine = "mysql"
 )
 
+// QuoteIdent quotes an identifier in the engine's SQL: "name" on
+// PostgreSQL, `name` on MySQL, the quote character doubled inside. It is
+// the one place remodel quotes identifiers.
+func (e Engine) QuoteIdent(name string) string {
+	if e == MySQL {
+		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// TableRef names table (or view) t in the engine's SQL: "schema"."name"
+// on PostgreSQL; `name` on MySQL, where the connection's database is the
+// schema.
+func (e Engine) TableRef(t *Table) string {
+	if e == MySQL {
+		return e.QuoteIdent(t.Name)
+	}
+	return e.QuoteIdent(t.Schema) + "." + e.QuoteIdent(t.Name)
+}
+
 // The forms a reader can be asked for (Column.Read).
 const (
 	// ReadBytes reads text as its bytes, unchecked: the UTF-8 text, or the

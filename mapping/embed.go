@@ -440,12 +440,7 @@ func columnIndex(t *introspect.Table, name string) int {
 // build prepares Scan: the child's rows and the parent's key, read as a
 // query in the engine's SQL.
 func (m *Embed) build(engine introspect.Engine, parent *introspect.Table, parentWhere string) {
-	ident := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	table := func(t *introspect.Table) string { return ident(t.Schema) + "." + ident(t.Name) }
-	if engine == introspect.MySQL {
-		ident = func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-		table = func(t *introspect.Table) string { return ident(t.Name) }
-	}
+	ident, table := engine.QuoteIdent, engine.TableRef
 	child := m.Child
 	cols := append([]*introspect.Column(nil), child.Columns...)
 	var sel, on, pk []string

@@ -289,7 +289,7 @@ type myReader struct {
 	conn *sql.Conn
 }
 
-func myIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+func myIdent(s string) string { return introspect.MySQL.QuoteIdent(s) }
 
 // myTable is what a statement reads t from: the table or view of the
 // connection's database, or a query as a derived table named q.
@@ -297,7 +297,7 @@ func myTable(t *introspect.Table) string {
 	if t.Query != "" {
 		return introspect.DerivedTable(t.Query)
 	}
-	return myIdent(t.Name)
+	return introspect.MySQL.TableRef(t)
 }
 
 // myLabel names t in errors: "table items", "view v", "query x".

@@ -228,7 +228,7 @@ type pgReader struct {
 	conn *pgx.Conn
 }
 
-func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func pgIdent(s string) string { return introspect.Postgres.QuoteIdent(s) }
 
 // pgTable is what a statement reads t from: the qualified table or view, or
 // a query as a derived table named q.
@@ -236,7 +236,7 @@ func pgTable(t *introspect.Table) string {
 	if t.Query != "" {
 		return introspect.DerivedTable(t.Query)
 	}
-	return pgIdent(t.Schema) + "." + pgIdent(t.Name)
+	return introspect.Postgres.TableRef(t)
 }
 
 // pgLabel names t in errors.

@@ -179,8 +179,8 @@ func pgRawJSON(t *introspect.Table, ref, row string) string {
 	return row
 }
 
-func pgQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func myQuote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+func pgQuote(s string) string { return introspect.Postgres.QuoteIdent(s) }
+func myQuote(s string) string { return introspect.MySQL.QuoteIdent(s) }
 
 // unusedName is base, with underscores added until no column of t has it.
 func unusedName(t *introspect.Table, base string) string {

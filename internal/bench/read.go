@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/source"
 )
 
 // rawRead reads every entity's rows the way remodel's source readers do —
@@ -74,7 +75,7 @@ func rawRead(ctx context.Context, engine introspect.Engine, dsn string, entities
 	for _, s := range scanners {
 		g.Go(func() error {
 			for e := range jobs {
-				n, b, err := s.scan(gctx, scanSQL(engine, e))
+				n, b, err := s.scan(gctx, source.ScanSQL(engine, e.Table, e.Where)) // the statement remodel runs
 				if err != nil {
 					return fmt.Errorf("bench: reading %s: %w", e.Table.Name, err)
 				}
@@ -91,32 +92,6 @@ func rawRead(ctx context.Context, engine introspect.Engine, dsn string, entities
 		return 0, fmt.Errorf("bench: read %d rows of no bytes", rows.Load())
 	}
 	return rows.Load(), nil
-}
-
-// scanSQL is the query remodel's source runs for an entity's table.
-func scanSQL(engine introspect.Engine, e *mapping.Entity) string {
-	ident := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	table := ident(e.Table.Schema) + "." + ident(e.Table.Name)
-	if engine == introspect.MySQL {
-		ident = func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-		table = ident(e.Table.Name)
-	}
-	cols := make([]string, len(e.Table.Columns))
-	for i, c := range e.Table.Columns {
-		cols[i] = ident(c.Name)
-	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table
-	if w := strings.TrimSpace(e.Where); w != "" {
-		q += " WHERE (" + w + ")"
-	}
-	if len(e.Table.PrimaryKey) > 0 {
-		pk := make([]string, len(e.Table.PrimaryKey))
-		for i, c := range e.Table.PrimaryKey {
-			pk[i] = ident(c)
-		}
-		q += " ORDER BY " + strings.Join(pk, ", ")
-	}
-	return q
 }
 
 // scanner is one reader connection inside its snapshot transaction.

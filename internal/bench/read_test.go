@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
-	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -73,20 +72,6 @@ func TestRawReadCountsEveryRow(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestScanSQL(t *testing.T) {
-	e := &mapping.Entity{
-		Table: &introspect.Table{Schema: "public", Name: `we"ird`, PrimaryKey: []string{"a", "b"},
-			Columns: []*introspect.Column{{Name: "a"}, {Name: "b"}, {Name: "c`d"}}},
-		Where: " deleted IS NULL ",
-	}
-	if got, want := scanSQL(introspect.Postgres, e), `SELECT "a", "b", "c`+"`"+`d" FROM "public"."we""ird" WHERE (deleted IS NULL) ORDER BY "a", "b"`; got != want {
-		t.Errorf("postgres:\n%s\nwant\n%s", got, want)
-	}
-	if got, want := scanSQL(introspect.MySQL, e), "SELECT `a`, `b`, `c``d` FROM `we\"ird` WHERE (deleted IS NULL) ORDER BY `a`, `b`"; got != want {
-		t.Errorf("mysql:\n%s\nwant\n%s", got, want)
 	}
 }
 
