@@ -28,11 +28,19 @@ type Options struct {
 	// writes on its direct path, any other through its own BatchWriteItem.
 	DB dynamo.API
 	// Table is the DynamoDB table name; empty means the mapping's.
-	Table         string
-	CreateTable   bool
-	AllowNonEmpty bool
-	Readers       int // source connections reading entities in parallel
-	Writers       int // concurrent BatchWriteItem callers
+	Table       string
+	CreateTable bool
+	// WarmThroughput, with CreateTable, is the new table's warm throughput
+	// (warm.go); nil: none asked for.
+	WarmThroughput *WarmThroughput
+	AllowNonEmpty  bool
+	Readers        int // source connections reading entities in parallel
+	// Writers is the most BatchWriteItem requests in flight at once: the
+	// writers adapt how many they send at once to throttling (adapt.go),
+	// from 4 up to Writers. FixedWriters keeps Writers requests in flight
+	// whatever DynamoDB answers (the behaviour before; for comparisons).
+	Writers      int
+	FixedWriters bool
 	// RenderWorkers render the rows the readers read into items, check
 	// their keys and fill the writers' batches (render.go); 0: GOMAXPROCS.
 	RenderWorkers int
@@ -163,8 +171,9 @@ func (o *Options) defaults() {
 // report says whether the run succeeded, failed or was interrupted (ctx
 // canceled).
 func Run(ctx context.Context, o Options) (*Report, error) {
+	given := o.Table // --table, which the resume hint repeats
 	o.defaults()
-	rep := &Report{Table: o.Table, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
+	rep := &Report{Table: o.Table, TableFlag: given, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
 	var err error
 	if o.To != nil {
 		err = runS3(ctx, o, rep)
@@ -221,7 +230,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			return err
 		}
 	} else if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
-		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.TableTimeout, o.RequestTimeout); err != nil {
+		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
 		}
 		rep.CreatedTable = true

@@ -75,6 +75,10 @@ type Report struct {
 	// runs of the job settled, included in the counts above.
 	Checkpoint string       `json:"checkpoint,omitempty"`
 	Earlier    *EarlierRuns `json:"earlier,omitempty"`
+	// TableFlag is the --table the run was given ("": the mapping's
+	// table.name), which the resume hint repeats: without it, migrate
+	// --resume would write into the mapping's table.
+	TableFlag string `json:"-"`
 	// Follow is what the follower (--follow) did after the copy.
 	Follow *FollowReport `json:"follow,omitempty"`
 	// S3 is what a migration into S3 (--to) wrote, and imported.
@@ -157,7 +161,7 @@ func (r *Report) WriteText(w io.Writer) {
 	case r.TableGone:
 		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
 	case r.Partial && r.Checkpoint != "":
-		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint)
+		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, r.tableArg())
 	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
 		// --allow-non-empty would not be needed: the table is as empty
 		// as the run found it.
@@ -192,7 +196,7 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 		if r.Checkpoint != "" {
-			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, r.Checkpoint)
+			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, r.tableArg(), r.Checkpoint)
 		}
 	}
 	if r.Earlier != nil {
@@ -237,4 +241,13 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warning)
 	}
+}
+
+// tableArg is " --table T" when the run was given --table T, for the
+// resume hints; "" otherwise.
+func (r *Report) tableArg() string {
+	if r.TableFlag == "" {
+		return ""
+	}
+	return " --table " + r.TableFlag
 }

@@ -95,17 +95,22 @@ type writer struct {
 	grace   time.Duration
 	gate    *gate       // pauses every writer after a throttled answer; nil: each backs off alone
 	limit   *rateLimit  // nil: no rate limit
+	conc    *adaptive   // the requests in flight, adapted to throttling (adapt.go); nil: as many as writers
 	written *keySet     // digests of the keys written; nil: not kept
 	coll    *collisions // told of the keys of items DynamoDB refuses; nil: none
 	to      sink        // where the pipeline's batches go instead (sink.go); nil: DynamoDB, through w
 }
 
 func newWriter(o Options, c *counters, rej *rejects) *writer {
-	return &writer{
+	w := &writer{
 		db: dynamo.New(o.DB), table: &o.Plan.Table, name: o.Table, backoff: o.Backoff, c: c, rej: rej,
 		timeout: o.RequestTimeout, grace: o.StopGrace,
 		gate: newGate(o.Backoff), limit: newRateLimit(o.RateLimit, time.Now()),
 	}
+	if !o.FixedWriters {
+		w.conc = newAdaptive(o.Writers)
+	}
+	return w
 }
 
 // refusedError is DynamoDB refusing a batch as invalid; items are the ones
@@ -228,12 +233,17 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := w.conc.acquire(ctx); err != nil {
+			return err
+		}
 		sent := time.Now()
 		// One attempt, no retry by the SDK (this loop retries), sent
 		// without the SDK's middleware stack (dynamo.Client.WriteBatch).
 		out, err := w.db.WriteBatch(inflight, &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, w.timeout)
+		isThrottle := err != nil && throttles.IsErrorThrottle(err) == aws.TrueTernary
+		w.conc.release(sent, err == nil || isThrottle, isThrottle || (err == nil && len(out.UnprocessedItems[w.name]) > 0))
 		throttled := false
 		if err != nil && mayHaveActed(err) {
 			doubt = true
@@ -255,7 +265,7 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			return ctx.Err()
 		case isRefused(err):
 			return &refusedError{items: items, err: err}
-		case throttles.IsErrorThrottle(err) == aws.TrueTernary:
+		case isThrottle:
 			w.c.throttled.Add(1)
 			throttled = true
 		case retryables.IsErrorRetryable(err) == aws.TrueTernary:
@@ -284,7 +294,15 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			w.gate.throttled(sent) // every writer waits, this one too, at the top of the loop
 			continue
 		}
-		if err := backoff.Sleep(ctx, min(w.backoff.Delay(attempt), w.backoff.Deadline-elapsed)); err != nil {
+		delay := w.backoff.Delay(attempt)
+		if w.conc != nil && (throttled || err == nil) {
+			// Throttled, or items left unprocessed: the adapting
+			// concurrency holds the writers to what the table takes, so a
+			// batch's own wait does not grow past its second retry's:
+			// long waits would leave the table idle at the end of the run.
+			delay = w.backoff.Delay(min(attempt, 2))
+		}
+		if err := backoff.Sleep(ctx, min(delay, w.backoff.Deadline-elapsed)); err != nil {
 			return err
 		}
 	}

@@ -193,12 +193,13 @@ func (a *app) migrateCmd() *cobra.Command {
 	var prog progressFlags
 	var s3f s3Flags
 	var shard string
+	var warm string // --warm-throughput
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Write every source row into the DynamoDB table",
 		Long: `migrate reads every entity from one consistent snapshot of the source, renders
 each row into its item, and writes the items with BatchWriteItem (25 per
-request) from a fixed pool of writers. UnprocessedItems, throttling and 5xx
+request) from up to --writers requests in flight. UnprocessedItems, throttling and 5xx
 answers are retried with capped exponential backoff and jitter for up to
 --retry-for per batch; after that the run stops and names the items.
 --readers source connections read the rows (--ranges splits each entity into
@@ -232,6 +233,14 @@ Every request to DynamoDB has --request-timeout to be answered, and is
 retried like any other failure when it is not. --rate-limit caps the writes
 at N write units per second (one unit per started KB of each item); a
 throttled answer pauses every writer, not only the one it answered.
+
+How many requests are in flight adapts to throttling (AIMD): it starts at 4,
+grows by one after as many answers without throttling as are in flight, and
+halves on a throttled answer or one leaving items unprocessed, never above
+--writers: the writers keep the table as busy as its capacity allows without
+a pile of refused requests. --create-table --warm-throughput WRITES[,READS]
+creates the table warm, able to take that many units a second at once
+(CreateTable's WarmThroughput; DynamoDB Local takes it and enforces nothing).
 
 On SIGINT or SIGTERM, or when the run fails, the writers wait for the
 answers to their requests in flight (a few seconds at most) and the report
@@ -323,6 +332,16 @@ work for some memory, which stays under the limit.`,
 			var c checks
 			c.oneOf("format", o.format, "text", "json")
 			c.atLeast("writers", int64(m.Writers), 1)
+			if warm != "" {
+				wt, err := migrate.ParseWarmThroughput(warm)
+				switch {
+				case err != nil:
+					c = append(c, err.Error())
+				case !m.CreateTable:
+					c = append(c, "--warm-throughput needs --create-table: it is set when the table is created")
+				}
+				m.WarmThroughput = wt
+			}
 			c.atLeast("readers", int64(m.Readers), 1)
 			c.atLeast("ranges", int64(m.Ranges), 1)
 			c.atLeast("render-workers", int64(m.RenderWorkers), 1)
@@ -404,7 +423,8 @@ work for some memory, which stays under the limit.`,
 	f := cmd.Flags()
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
 	f.BoolVar(&m.AllowNonEmpty, "allow-non-empty", false, "write into a table that already holds items (items with the same key are replaced)")
-	f.IntVar(&m.Writers, "writers", 8, "concurrent BatchWriteItem writers")
+	f.IntVar(&m.Writers, "writers", 8, "the most BatchWriteItem requests in flight at once: how many adapts to throttling, up to this")
+	f.StringVar(&warm, "warm-throughput", "", "with --create-table: the table's warm throughput, WRITES or WRITES,READS units a second it takes at once (CreateTable's WarmThroughput)")
 	f.IntVar(&m.Readers, "readers", 4, "source connections reading entities, or key ranges of them, in parallel (reading an entity with embeds takes one more per embed)")
 	f.IntVar(&m.Ranges, "ranges", 1, "split each entity into this many key ranges of about equal rows, read in parallel (--resume: the checkpoint's)")
 	f.IntVar(&m.RenderWorkers, "render-workers", runtime.GOMAXPROCS(0), "goroutines rendering the rows read into items, checking their keys and filling the writers' batches: by default one per CPU Go uses (GOMAXPROCS)")

@@ -109,7 +109,7 @@ func TestMigrateInterrupted(t *testing.T) {
 	}
 	n := count(t, db, table)
 	want := regexp.MustCompile(`^migration of postgres into DynamoDB table ` + table + ` INTERRUPTED \(created\)
-  the table is partial: (\d+) items are written; the checkpoint ` + regexp.QuoteMeta(ck) + ` records how far: migrate --resume --checkpoint ` + regexp.QuoteMeta(ck) + ` continues from there \(the same mapping, source and table\)
+  the table is partial: (\d+) items are written; the checkpoint ` + regexp.QuoteMeta(ck) + ` records how far: migrate --resume --checkpoint ` + regexp.QuoteMeta(ck) + ` --table ` + regexp.QuoteMeta(table) + ` continues from there \(the same mapping, source and table\)
 `)
 	got := want.FindStringSubmatch(out)
 	if got == nil {

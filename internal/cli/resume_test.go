@@ -319,7 +319,7 @@ func TestInterruptedThenResumed(t *testing.T) {
 	if code := exitCode(t, cmd.Wait()); code != exitInterrupted {
 		t.Fatalf("exit %d after SIGINT:\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "migrate --resume --checkpoint "+ck+" continues from there") {
+	if !strings.Contains(stdout.String(), "migrate --resume --checkpoint "+ck+" --table "+table+" continues from there") {
 		t.Errorf("the report does not say how to resume:\n%s", stdout.String())
 	}
 	if _, err := os.Stat(ck); err != nil {
