@@ -24,7 +24,7 @@
 #                         stored in DynamoDB Local (for 10 million rows, which it
 #                         would take hours to store), and nothing verified
 #
-# Kill loop (issue 8: resume after kill -9, on the bench's data):
+# Kill loop (resume after kill -9, on the bench's data):
 #   KILL_LOOP=N           after the measurements, migrate into a fresh table once per
 #                         KILL_RANGES value, kill remodel with SIGKILL at N random
 #                         points (shares of the job, drawn from a seed), --resume each
@@ -48,7 +48,7 @@
 #   KILL_LOOP=5 ROWS=200000 ENGINE=both scripts/bench.sh
 #   KILL_LOOP=3 KILL_ONLY=1 KILL_EMBED=0 scripts/bench.sh   # the main mapping only
 #
-# Following (issue 17: migrate --follow; internal/bench/follow.go):
+# Following (migrate --follow; internal/bench/follow.go):
 #   FOLLOW=1              after the measurements, per engine: the same data loaded into a
 #                         private server with logical replication (scripts/pg-logical.sh,
 #                         port FOLLOW_PG_PORT, 5441) or a row binlog (scripts/mariadb-binlog.sh,

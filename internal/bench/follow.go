@@ -19,7 +19,7 @@ import (
 
 // The follow bench (-follow; make bench FOLLOW=1): remodel migrate
 // --follow measured on a source with logical replication (PostgreSQL) or
-// a row binlog (MariaDB), issue 17 §6. All through the built remodel
+// a row binlog (MariaDB). All through the built remodel
 // binary and its --progress json lines:
 //
 //  1. the copy: migrate --follow --create-table into a fresh table; its
@@ -49,7 +49,7 @@ type followOptions struct {
 	seed    uint64
 }
 
-// Targets of issue 17 §6.
+// The follower's targets: catch-up at 0.8 of the copy's rate or more, lag p99 under 5 s.
 const (
 	targetCatchUp = 0.8             // catch-up changes/s over the copy's items/s, at least
 	targetLagP99  = 5 * time.Second // the steady workload's lag p99, under
