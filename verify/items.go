@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -290,36 +289,35 @@ func (v *verifier) batchGet(ctx context.Context, keys []mapping.Item) (map[strin
 		pol = backoff.Default
 	}
 	got := make(map[string]mapping.Item, len(keys))
-	first := time.Now()
-	for attempt := 1; ; attempt++ {
+	err := pol.Do(ctx, func(int) (bool, error) {
 		out, err := v.o.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 			RequestItems: map[string]types.KeysAndAttributes{v.o.Table: {Keys: keys, ConsistentRead: aws.Bool(true)}},
-		}, dynamo.NoRetry) // retries are ours, below
+		}, dynamo.NoRetry) // retries are pol's
 		switch {
 		case err == nil:
 			for _, it := range out.Responses[v.o.Table] {
 				got[v.t.KeyString(it)] = it
 			}
 			keys = out.UnprocessedKeys[v.o.Table].Keys
-			if len(keys) == 0 {
-				return got, nil
-			}
+			return len(keys) > 0, nil
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return false, ctx.Err()
 		case retryables.IsErrorRetryable(err) != aws.TrueTernary && throttles.IsErrorThrottle(err) != aws.TrueTernary:
-			return nil, fmt.Errorf("reading %d items from %s: %w", len(keys), v.o.Table, err)
+			return false, fmt.Errorf("reading %d items from %s: %w", len(keys), v.o.Table, err)
 		}
-		if pol.GiveUp(attempt, time.Since(first)) { // as migrate's writer: at least one retry
-			reason := "left unprocessed"
-			if err != nil {
-				reason = err.Error()
-			}
-			return nil, fmt.Errorf("%d items still not read after retrying for %s (%s): %s", len(keys), pol.Deadline, keyList(v.t, keys), reason)
+		return true, err
+	})
+	if g := (*backoff.GaveUp)(nil); errors.As(err, &g) { // as migrate's writer: at least one retry
+		reason := "left unprocessed"
+		if g.Last != nil {
+			reason = g.Last.Error()
 		}
-		if err := backoff.Sleep(ctx, pol.Delay(attempt)); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%d items still not read after retrying for %s (%s): %s", len(keys), pol.Deadline, keyList(v.t, keys), reason)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return got, nil
 }
 
 // keyList names up to three keys, and how many more there are.

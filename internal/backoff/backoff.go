@@ -5,6 +5,7 @@ package backoff
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -53,5 +54,47 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// GaveUp is Do's error when the policy gave up: Last is the error of the
+// last attempt, nil when it failed without one (work left undone, such as
+// items DynamoDB left unprocessed).
+type GaveUp struct {
+	Attempts int
+	Deadline time.Duration
+	Last     error
+}
+
+func (e *GaveUp) Error() string {
+	s := fmt.Sprintf("gave up after %d attempts over %s", e.Attempts, e.Deadline)
+	if e.Last != nil {
+		s += ": " + e.Last.Error()
+	}
+	return s
+}
+
+func (e *GaveUp) Unwrap() error { return e.Last }
+
+// Do runs try, attempt after attempt (numbered from 1), until it returns
+// again false: Do then returns try's error (nil: done). When try asks for
+// another attempt (again true, with the error that made it fail, or nil)
+// once the policy gives up (GiveUp), Do returns a *GaveUp holding that
+// error; between attempts it waits Delay(attempt), or until ctx is done,
+// whose error it then returns. It is the one retry loop of remodel's
+// DynamoDB calls.
+func (p Policy) Do(ctx context.Context, try func(attempt int) (again bool, err error)) error {
+	first := time.Now()
+	for attempt := 1; ; attempt++ {
+		again, err := try(attempt)
+		if !again {
+			return err
+		}
+		if p.GiveUp(attempt, time.Since(first)) {
+			return &GaveUp{Attempts: attempt, Deadline: p.Deadline, Last: err}
+		}
+		if err := Sleep(ctx, p.Delay(attempt)); err != nil {
+			return err
+		}
 	}
 }

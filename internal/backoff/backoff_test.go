@@ -64,3 +64,57 @@ func TestSleepWatchesTheContext(t *testing.T) {
 		t.Fatalf("Sleep = %v", err)
 	}
 }
+
+// TestDo: the retry loop stops at the first attempt that is not to be
+// repeated (success or a permanent error), retries the others with the
+// policy's waits, gives up after its deadline (at least one retry) with the
+// last attempt's error, and stops waiting when the context is done.
+func TestDo(t *testing.T) {
+	boom, busy := errors.New("boom"), errors.New("busy")
+	quick := Policy{Base: time.Microsecond, Cap: time.Microsecond, Deadline: time.Hour}
+	for _, c := range []struct {
+		name     string
+		policy   Policy
+		try      func(attempt int) (bool, error)
+		attempts int
+		want     error
+		gaveUp   bool
+	}{
+		{"done at once", quick, func(int) (bool, error) { return false, nil }, 1, nil, false},
+		{"permanent error", quick, func(int) (bool, error) { return false, boom }, 1, boom, false},
+		{"retried until done", quick, func(a int) (bool, error) { return a < 4, busy }, 4, busy, false},
+		{"retried until success", quick, func(a int) (bool, error) {
+			if a < 3 {
+				return true, busy
+			}
+			return false, nil
+		}, 3, nil, false},
+		{"gives up after the deadline, once retried", Policy{Base: time.Microsecond, Cap: time.Microsecond}, func(int) (bool, error) { return true, busy }, 2, busy, true},
+		{"gives up with work left and no error", Policy{Base: time.Microsecond, Cap: time.Microsecond}, func(int) (bool, error) { return true, nil }, 2, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := 0
+			err := c.policy.Do(context.Background(), func(a int) (bool, error) {
+				n++
+				if a != n {
+					t.Errorf("attempt %d numbered %d", n, a)
+				}
+				return c.try(a)
+			})
+			var g *GaveUp
+			if n != c.attempts || errors.As(err, &g) != c.gaveUp || (c.want != nil && !errors.Is(err, c.want)) || (c.want == nil && !c.gaveUp && err != nil) {
+				t.Errorf("%d attempts, error %v; want %d attempts, error %v, gave up %v", n, err, c.attempts, c.want, c.gaveUp)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err := Policy{Base: time.Hour, Cap: time.Hour, Deadline: time.Hour}.Do(ctx, func(int) (bool, error) {
+		n++
+		cancel()
+		return true, errors.New("busy")
+	})
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Errorf("canceled during the wait: %d attempts, %v; want 1, context.Canceled", n, err)
+	}
+}

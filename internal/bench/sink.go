@@ -144,24 +144,18 @@ func rawSink(ctx context.Context, db *dynamo.Client, table string, p *pool, n in
 // no ReturnConsumedCapacity), retrying what comes back unprocessed with
 // the same backoff, until its deadline.
 func writeBatch(ctx context.Context, db *dynamo.Client, table string, reqs []types.WriteRequest) error {
-	policy := backoff.Default
-	first := time.Now()
-	for attempt := 1; len(reqs) > 0; attempt++ {
+	err := backoff.Default.Do(ctx, func(int) (bool, error) {
 		out, err := db.WriteBatch(ctx, &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{table: reqs},
 		}, migrate.DefaultRequestTimeout)
 		if err != nil {
-			return fmt.Errorf("bench: writing %d items: %w", len(reqs), err)
+			return false, fmt.Errorf("bench: writing %d items: %w", len(reqs), err)
 		}
-		if reqs = out.UnprocessedItems[table]; len(reqs) == 0 {
-			return nil
-		}
-		if policy.GiveUp(attempt, time.Since(first)) {
-			return fmt.Errorf("bench: %d items still unprocessed after %s", len(reqs), policy.Deadline)
-		}
-		if err := backoff.Sleep(ctx, policy.Delay(attempt)); err != nil {
-			return err
-		}
+		reqs = out.UnprocessedItems[table]
+		return len(reqs) > 0, nil
+	})
+	if errors.As(err, new(*backoff.GaveUp)) {
+		return fmt.Errorf("bench: %d items still unprocessed after %s", len(reqs), backoff.Default.Deadline)
 	}
-	return nil
+	return err
 }
