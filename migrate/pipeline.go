@@ -123,14 +123,15 @@ type Options struct {
 	keysDistinct  bool     // the mapping proves the table keys distinct: no collision check (collide.go)
 
 	// To, when set, writes the items as ImportTable's source objects under
-	// this S3 prefix instead of into the table, through S3 (s3run.go):
+	// this S3 prefix (or local directory, To.Dir) instead of into the
+	// table, through S3 (s3out.S3, or s3out.Dir for a directory; s3run.go):
 	// objects of at most ObjectSize bytes of DynamoDB JSON before
 	// compression (0: DefaultObjectSize), compressed with Compression
 	// (default gzip). Import then has DynamoDB create the table from them
 	// (ImportTable, s3import.go) and waits for it, at most ImportTimeout
 	// (0: DefaultImportTimeout).
 	To            *s3out.Location
-	S3            *s3out.Store
+	S3            s3out.Store
 	ObjectSize    int64
 	Compression   s3out.Compression
 	Import        bool

@@ -34,15 +34,68 @@ import (
 	"github.com/remodel-dev/remodel/migrate"
 )
 
-// fakeS3 is an in-process S3 (gofakes3) that counts the objects put, by
-// key, and may hold every request back a little.
+// fakeS3 is where a test run writes its objects: an in-process S3
+// (gofakes3, newFakeS3) or a local directory (newDirStore), that counts the
+// objects put, by key, and may hold every request (every write, for a
+// directory) back a little.
 type fakeS3 struct {
-	store  *s3out.Store
+	store  s3out.Store // what the run is given
+	s3     *s3out.S3   // the S3 client's store (nil for a directory)
 	client *s3.Client
+	bucket string // the Location's Bucket: the bucket, or the directory
+	dir    bool
 	mu     sync.Mutex
 	puts   map[string]int // single PUTs and completed multipart uploads, by key
 	parts  int            // multipart parts uploaded
 	delay  time.Duration
+}
+
+// stores are the two kinds of place the route writes to; the tests of
+// what it writes run on both.
+var stores = []struct {
+	name string
+	new  func(testing.TB) *fakeS3
+}{{"s3", newFakeS3}, {"dir", newDirStore}}
+
+// newDirStore is a local directory (file://<temp dir>/prefix/), through
+// s3out.Dir, counting its writes.
+func newDirStore(t testing.TB) *fakeS3 {
+	f := &fakeS3{puts: map[string]int{}, bucket: t.TempDir(), dir: true}
+	f.store = countingDir{f}
+	return f
+}
+
+// countingDir is s3out.Dir counting (and delaying) the objects it writes.
+type countingDir struct{ f *fakeS3 }
+
+func (c countingDir) count(key string) {
+	c.f.mu.Lock()
+	c.f.puts[key]++
+	delay := c.f.delay
+	c.f.mu.Unlock()
+	time.Sleep(delay)
+}
+
+func (c countingDir) List(ctx context.Context, bucket, prefix string) ([]s3out.Listed, error) {
+	return s3out.Dir{}.List(ctx, bucket, prefix)
+}
+
+func (c countingDir) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, ct string) (string, error) {
+	c.count(key)
+	return s3out.Dir{}.Upload(ctx, bucket, key, body, size, ct)
+}
+
+func (c countingDir) Put(ctx context.Context, bucket, key string, body []byte, ct string) error {
+	c.count(key)
+	return s3out.Dir{}.Put(ctx, bucket, key, body, ct)
+}
+
+func (c countingDir) Get(ctx context.Context, bucket, key string) ([]byte, error) {
+	return s3out.Dir{}.Get(ctx, bucket, key)
+}
+
+func (c countingDir) Download(ctx context.Context, bucket, key string, w io.WriterAt) (int64, error) {
+	return s3out.Dir{}.Download(ctx, bucket, key, w)
 }
 
 const bucket = "remodel-test"
@@ -54,7 +107,7 @@ func newFakeS3(t testing.TB) *fakeS3 {
 		t.Fatal(err)
 	}
 	faker := gofakes3.New(backend).Server()
-	f := &fakeS3{puts: map[string]int{}}
+	f := &fakeS3{puts: map[string]int{}, bucket: bucket}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		delay := f.delay
@@ -77,7 +130,8 @@ func newFakeS3(t testing.TB) *fakeS3 {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	})
-	f.store = s3out.New(f.client)
+	f.s3 = s3out.New(f.client)
+	f.store = f.s3
 	return f
 }
 
@@ -100,7 +154,7 @@ func (f *fakeS3) setDelay(d time.Duration) {
 // s3Options are the options of a test run into the fake S3 under prefix.
 func (fx *fixture) s3Options(f *fakeS3, prefix string) migrate.Options {
 	o := fx.options(nil, "")
-	o.To = &s3out.Location{Bucket: bucket, Prefix: prefix}
+	o.To = &s3out.Location{Bucket: f.bucket, Prefix: prefix, Dir: f.dir}
 	o.S3 = f.store
 	return o
 }
@@ -142,13 +196,13 @@ type objectReadStats struct {
 func readObjects(t *testing.T, f *fakeS3, prefix string, comp s3out.Compression) objectsRead {
 	t.Helper()
 	ctx := testContext(t)
-	listed, err := f.store.List(ctx, bucket, prefix)
+	listed, err := f.store.List(ctx, f.bucket, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := objectsRead{items: map[string]string{}, where: map[string]string{}, objects: map[string]objectReadStats{}}
 	for _, l := range listed {
-		b, err := f.store.Get(ctx, bucket, l.Key)
+		b, err := f.store.Get(ctx, f.bucket, l.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,79 +294,95 @@ func TestS3Objects(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := scanItems(t, db, table)
-
-			f := newFakeS3(t)
-			o = fx.s3Options(f, "orders/")
-			o.ObjectSize = 16 << 10
-			o.Compression = []s3out.Compression{s3out.Gzip, s3out.Zstd}[i%2]
-			rep, err := migrate.Run(testContext(t), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.OK || rep.ItemsWritten != fx.total || rep.RowsRead != fx.total || rep.S3 == nil || rep.S3.Objects < 2*o.Writers {
-				t.Fatalf("report: ok %v, %d rows, %d items (the source has %d), S3 %+v", rep.OK, rep.RowsRead, rep.ItemsWritten, fx.total, rep.S3)
-			}
-			if !rep.KeyCheckForced || rep.KeyCheck == nil {
-				t.Errorf("the key collision check was not forced: forced %v, stats %+v", rep.KeyCheckForced, rep.KeyCheck)
-			}
-			got := readObjects(t, f, "orders/", o.Compression)
-			if len(got.items) != len(want) {
-				t.Errorf("the objects hold %d items, the DynamoDB route wrote %d", len(got.items), len(want))
-			}
-			for k, w := range want {
-				if g, ok := got.items[k]; !ok {
-					t.Errorf("item %s is in no object", k)
-				} else if g != w {
-					t.Errorf("item %s:\nobject %s\ntable  %s", k, g, w)
-				}
-			}
-			var bytes int64
-			for key, st := range got.objects {
-				bytes += st.size
-				if st.raw > o.ObjectSize {
-					t.Errorf("%s holds %d bytes of JSON, more than the bound %d", key, st.raw, o.ObjectSize)
-				}
-				if !strings.HasSuffix(key, o.Compression.Ext()) {
-					t.Errorf("%s: not a %s object's name", key, o.Compression)
-				}
-			}
-			if bytes != rep.S3.Bytes || len(got.objects) != rep.S3.Objects {
-				t.Errorf("report: %d objects of %d bytes; under the prefix: %d of %d", rep.S3.Objects, rep.S3.Bytes, len(got.objects), bytes)
-			}
-			// The items of the largest item collection are dealt over the
-			// objects: no object holds more than half of them.
-			count, objs := map[string]int{}, map[string]map[string]int{}
-			for k, obj := range got.where {
-				var key map[string]any
-				if err := json.Unmarshal([]byte(k), &key); err != nil {
-					t.Fatal(err)
-				}
-				pk := fmt.Sprint(key["PK"])
-				count[pk]++
-				if objs[pk] == nil {
-					objs[pk] = map[string]int{}
-				}
-				objs[pk][obj]++
-			}
-			best := ""
-			for pk, n := range count {
-				if n > count[best] {
-					best = pk
-				}
-			}
-			most := 0
-			for _, n := range objs[best] {
-				most = max(most, n)
-			}
-			if count[best] < 8 || most > count[best]/2 {
-				t.Errorf("of the %d items of the largest collection, %s, one object holds %d (in %d objects)", count[best], best, most, len(objs[best]))
-			}
-			m := readManifest(t, f, *o.To)
-			checkManifest(t, m, got, fx.total)
-			if m.Compression != strings.ToUpper(string(o.Compression)) || m.Table.TableName != "personalization" || len(m.Table.KeySchema) != 2 {
-				t.Errorf("manifest: compression %s, table %+v", m.Compression, m.Table)
+			for _, st := range stores {
+				t.Run(st.name, func(t *testing.T) {
+					s3Objects(t, fx, st.new(t), want, []s3out.Compression{s3out.Gzip, s3out.Zstd}[i%2])
+				})
 			}
 		})
+	}
+}
+
+// s3Objects is TestS3Objects' check of one store: the objects the route
+// writes into it hold exactly the items want, which the DynamoDB route
+// wrote.
+func s3Objects(t *testing.T, fx *fixture, f *fakeS3, want map[string]string, comp s3out.Compression) {
+	o := fx.s3Options(f, "orders/")
+	o.ObjectSize = 16 << 10
+	o.Compression = comp
+	rep, err := migrate.Run(testContext(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK || rep.ItemsWritten != fx.total || rep.RowsRead != fx.total || rep.S3 == nil || rep.S3.Objects < 2*o.Writers {
+		t.Fatalf("report: ok %v, %d rows, %d items (the source has %d), S3 %+v", rep.OK, rep.RowsRead, rep.ItemsWritten, fx.total, rep.S3)
+	}
+	if !rep.KeyCheckForced || rep.KeyCheck == nil {
+		t.Errorf("the key collision check was not forced: forced %v, stats %+v", rep.KeyCheckForced, rep.KeyCheck)
+	}
+	got := readObjects(t, f, "orders/", o.Compression)
+	if len(got.items) != len(want) {
+		t.Errorf("the objects hold %d items, the DynamoDB route wrote %d", len(got.items), len(want))
+	}
+	for k, w := range want {
+		if g, ok := got.items[k]; !ok {
+			t.Errorf("item %s is in no object", k)
+		} else if g != w {
+			t.Errorf("item %s:\nobject %s\ntable  %s", k, g, w)
+		}
+	}
+	var bytes int64
+	for key, st := range got.objects {
+		bytes += st.size
+		if st.raw > o.ObjectSize {
+			t.Errorf("%s holds %d bytes of JSON, more than the bound %d", key, st.raw, o.ObjectSize)
+		}
+		if !strings.HasSuffix(key, o.Compression.Ext()) {
+			t.Errorf("%s: not a %s object's name", key, o.Compression)
+		}
+	}
+	if bytes != rep.S3.Bytes || len(got.objects) != rep.S3.Objects {
+		t.Errorf("report: %d objects of %d bytes; under the prefix: %d of %d", rep.S3.Objects, rep.S3.Bytes, len(got.objects), bytes)
+	}
+	// The items of the largest item collection are dealt over the
+	// objects: no object holds more than half of them.
+	count, objs := map[string]int{}, map[string]map[string]int{}
+	for k, obj := range got.where {
+		var key map[string]any
+		if err := json.Unmarshal([]byte(k), &key); err != nil {
+			t.Fatal(err)
+		}
+		pk := fmt.Sprint(key["PK"])
+		count[pk]++
+		if objs[pk] == nil {
+			objs[pk] = map[string]int{}
+		}
+		objs[pk][obj]++
+	}
+	best := ""
+	for pk, n := range count {
+		if n > count[best] {
+			best = pk
+		}
+	}
+	most := 0
+	for _, n := range objs[best] {
+		most = max(most, n)
+	}
+	if count[best] < 8 || most > count[best]/2 {
+		t.Errorf("of the %d items of the largest collection, %s, one object holds %d (in %d objects)", count[best], best, most, len(objs[best]))
+	}
+	m := readManifest(t, f, *o.To)
+	checkManifest(t, m, got, fx.total)
+	if m.Compression != strings.ToUpper(string(o.Compression)) || m.Table.TableName != "personalization" || len(m.Table.KeySchema) != 2 {
+		t.Errorf("manifest: compression %s, table %+v", m.Compression, m.Table)
+	}
+	url, manifestURL := "s3://"+bucket+"/orders/", "s3://"+bucket+"/orders.remodel-manifest.json"
+	if f.dir {
+		url, manifestURL = "file://"+f.bucket+"/orders/", "file://"+f.bucket+"/orders.remodel-manifest.json"
+	}
+	if m.URL != url || rep.S3.URL != url || rep.S3.Manifest != manifestURL {
+		t.Errorf("manifest: url %s, reported %s at %s; want %s at %s", m.URL, rep.S3.URL, rep.S3.Manifest, url, manifestURL)
 	}
 }
 
@@ -401,89 +471,94 @@ func TestS3Refused(t *testing.T) {
 // same as a run that was never stopped. On both engines.
 func TestS3Resume(t *testing.T) {
 	for _, eng := range testenv.Engines {
-		t.Run(eng.Name, func(t *testing.T) {
-			fx := personalization(t, eng)
-			f := newFakeS3(t)
-			f.setDelay(40 * time.Millisecond)
-			ck := filepath.Join(t.TempDir(), "ck.json")
-			o := fx.s3Options(f, "job/")
-			o.ObjectSize = 8 << 10
-			o.Writers = 3
-			o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 20*time.Millisecond, "digest-1", "source-1"
-			ctx, cancel := context.WithCancel(testContext(t))
-			go func() {
-				defer cancel()
-				for len(f.putCounts()) < 12 {
-					time.Sleep(5 * time.Millisecond)
-				}
-			}()
-			rep, err := migrate.Run(ctx, o)
-			if err == nil || !rep.Interrupted || !rep.Partial || rep.Checkpoint != ck {
-				t.Fatalf("the stopped run: %v, interrupted %v, partial %v, checkpoint %q", err, rep.Interrupted, rep.Partial, rep.Checkpoint)
-			}
-			var text strings.Builder
-			rep.WriteText(&text)
-			if !strings.Contains(text.String(), "migrate --resume") {
-				t.Errorf("the report does not say how to resume:\n%s", text.String())
-			}
-			before := readObjects(t, f, "job/", s3out.Gzip)
-			if len(before.objects) == 0 || int64(len(before.items)) >= fx.total {
-				t.Fatalf("the stopped run uploaded %d objects, %d items of %d", len(before.objects), len(before.items), fx.total)
-			}
-			var ckf struct {
-				S3 struct {
-					Objects []struct{ Key string } `json:"objects"`
-				} `json:"s3"`
-			}
-			if err := json.Unmarshal([]byte(readFile(t, ck)), &ckf); err != nil {
-				t.Fatal(err)
-			}
-			for _, ob := range ckf.S3.Objects {
-				if _, ok := before.objects[ob.Key]; !ok {
-					t.Errorf("the checkpoint lists %s, which was not uploaded", ob.Key)
-				}
-			}
+		for _, store := range stores {
+			t.Run(eng.Name+"/"+store.name, func(t *testing.T) { s3Resume(t, eng, store.new) })
+		}
+	}
+}
 
-			f.setDelay(0)
-			o.Resume = true
-			rep, err = migrate.Run(testContext(t), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.ItemsWritten != fx.total || rep.RowsRead != fx.total || rep.Earlier == nil || rep.S3.ObjectsKept != len(before.objects) {
-				t.Errorf("the resumed run: %d rows, %d items (the source has %d), earlier %+v, kept %d objects of %d", rep.RowsRead, rep.ItemsWritten, fx.total, rep.Earlier, rep.S3.ObjectsKept, len(before.objects))
-			}
-			t.Logf("stopped after %d objects (%d covered by the checkpoint); the resumed run found %d items in the others", len(before.objects), len(ckf.S3.Objects), rep.S3.ItemsFound)
-			for key, n := range f.putCounts() {
-				if n != 1 {
-					t.Errorf("%s was put %d times", key, n)
-				}
-			}
-			after := readObjects(t, f, "job/", s3out.Gzip)
-			for key, st := range before.objects {
-				if after.objects[key].etag != st.etag {
-					t.Errorf("%s changed: ETag %s, was %s", key, after.objects[key].etag, st.etag)
-				}
-			}
-			if int64(len(after.items)) != fx.total {
-				t.Errorf("the objects hold %d items, the source has %d rows", len(after.items), fx.total)
-			}
-			// The same items as a run never stopped.
-			g := newFakeS3(t)
-			if _, err := migrate.Run(testContext(t), fx.s3Options(g, "whole/")); err != nil {
-				t.Fatal(err)
-			}
-			whole := readObjects(t, g, "whole/", s3out.Gzip)
-			for k, w := range whole.items {
-				if after.items[k] != w {
-					t.Errorf("item %s: resumed %s, whole %s", k, after.items[k], w)
-				}
-			}
-			checkManifest(t, readManifest(t, f, *o.To), after, fx.total)
-			if _, err := os.Stat(ck); !os.IsNotExist(err) {
-				t.Errorf("the finished job's checkpoint is still there: %v", err)
-			}
-		})
+// s3Resume is TestS3Resume on one engine and one kind of store.
+func s3Resume(t *testing.T, eng engine, newStore func(testing.TB) *fakeS3) {
+	fx := personalization(t, eng)
+	f := newStore(t)
+	f.setDelay(40 * time.Millisecond)
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	o := fx.s3Options(f, "job/")
+	o.ObjectSize = 8 << 10
+	o.Writers = 3
+	o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = ck, 20*time.Millisecond, "digest-1", "source-1"
+	ctx, cancel := context.WithCancel(testContext(t))
+	go func() {
+		defer cancel()
+		for len(f.putCounts()) < 12 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	rep, err := migrate.Run(ctx, o)
+	if err == nil || !rep.Interrupted || !rep.Partial || rep.Checkpoint != ck {
+		t.Fatalf("the stopped run: %v, interrupted %v, partial %v, checkpoint %q", err, rep.Interrupted, rep.Partial, rep.Checkpoint)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	if !strings.Contains(text.String(), "migrate --resume") {
+		t.Errorf("the report does not say how to resume:\n%s", text.String())
+	}
+	before := readObjects(t, f, "job/", s3out.Gzip)
+	if len(before.objects) == 0 || int64(len(before.items)) >= fx.total {
+		t.Fatalf("the stopped run uploaded %d objects, %d items of %d", len(before.objects), len(before.items), fx.total)
+	}
+	var ckf struct {
+		S3 struct {
+			Objects []struct{ Key string } `json:"objects"`
+		} `json:"s3"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, ck)), &ckf); err != nil {
+		t.Fatal(err)
+	}
+	for _, ob := range ckf.S3.Objects {
+		if _, ok := before.objects[ob.Key]; !ok {
+			t.Errorf("the checkpoint lists %s, which was not uploaded", ob.Key)
+		}
+	}
+
+	f.setDelay(0)
+	o.Resume = true
+	rep, err = migrate.Run(testContext(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ItemsWritten != fx.total || rep.RowsRead != fx.total || rep.Earlier == nil || rep.S3.ObjectsKept != len(before.objects) {
+		t.Errorf("the resumed run: %d rows, %d items (the source has %d), earlier %+v, kept %d objects of %d", rep.RowsRead, rep.ItemsWritten, fx.total, rep.Earlier, rep.S3.ObjectsKept, len(before.objects))
+	}
+	t.Logf("stopped after %d objects (%d covered by the checkpoint); the resumed run found %d items in the others", len(before.objects), len(ckf.S3.Objects), rep.S3.ItemsFound)
+	for key, n := range f.putCounts() {
+		if n != 1 {
+			t.Errorf("%s was put %d times", key, n)
+		}
+	}
+	after := readObjects(t, f, "job/", s3out.Gzip)
+	for key, st := range before.objects {
+		if after.objects[key].etag != st.etag {
+			t.Errorf("%s changed: ETag %s, was %s", key, after.objects[key].etag, st.etag)
+		}
+	}
+	if int64(len(after.items)) != fx.total {
+		t.Errorf("the objects hold %d items, the source has %d rows", len(after.items), fx.total)
+	}
+	// The same items as a run never stopped.
+	g := newStore(t)
+	if _, err := migrate.Run(testContext(t), fx.s3Options(g, "whole/")); err != nil {
+		t.Fatal(err)
+	}
+	whole := readObjects(t, g, "whole/", s3out.Gzip)
+	for k, w := range whole.items {
+		if after.items[k] != w {
+			t.Errorf("item %s: resumed %s, whole %s", k, after.items[k], w)
+		}
+	}
+	checkManifest(t, readManifest(t, f, *o.To), after, fx.total)
+	if _, err := os.Stat(ck); !os.IsNotExist(err) {
+		t.Errorf("the finished job's checkpoint is still there: %v", err)
 	}
 }
 
@@ -597,4 +672,42 @@ func TestS3Import(t *testing.T) {
 			verifyExact(t, fx, db, table)
 		})
 	}
+}
+
+// TestDirRefused: with a local directory (--to file://), --import is
+// refused (ImportTable reads S3), and so are a checkpoint or rejects file
+// under the prefix or named like its manifests, and a prefix holding a
+// file; nothing is written.
+func TestDirRefused(t *testing.T) {
+	fx := personalization(t, testenv.Engines[0])
+	f := newDirStore(t)
+	ctx := testContext(t)
+	refused := func(what string, o migrate.Options, want string) {
+		t.Helper()
+		if _, err := migrate.Run(ctx, o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", what, err, want)
+		}
+	}
+	o := fx.s3Options(f, "a/")
+	o.Import = true
+	refused("--import", o, "ImportTable reads its objects from S3")
+	o = fx.s3Options(f, "a/")
+	o.CheckpointPath = filepath.Join(f.bucket, "a", "ck.json")
+	refused("a checkpoint under the prefix", o, "is under "+o.To.String())
+	o = fx.s3Options(f, "a/")
+	o.RejectsPath = filepath.Join(f.bucket, "a.remodel-manifest.json")
+	refused("a rejects file named as the manifest", o, "is under "+o.To.String())
+	if n := len(f.putCounts()); n != 0 {
+		t.Errorf("%d files were written", n)
+	}
+	if err := os.MkdirAll(filepath.Join(f.bucket, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.bucket, "a", "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused("a prefix holding a file", fx.s3Options(f, "a/"), "already holds 1 objects (a/notes.txt")
+	o = fx.s3Options(f, "a/")
+	o.To.Bucket = filepath.Join(f.bucket, "missing")
+	refused("a directory that does not exist", o, "does not exist")
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -123,6 +124,19 @@ func refuseS3(o Options) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("migrate: --to writes S3 objects for ImportTable, not into a table: it does not go with %s", strings.Join(bad, ", "))
 	}
+	if o.To != nil && o.To.Dir {
+		if o.Import || o.ShardsDone > 0 {
+			return fmt.Errorf("migrate: --import does not go with a local directory (--to %s): ImportTable reads its objects from S3; write them to S3 (--to s3://bucket/prefix/ --import), or copy the directory to an S3 prefix first", o.To)
+		}
+		// No output of the run goes where the route lists or writes: the
+		// prefix would hold a file remodel did not write (refused on a
+		// resume), or a manifest would replace it.
+		for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
+			if abs, err := filepath.Abs(p.path); err == nil && p.path != "" && s3out.UnderPrefix(*o.To, abs) {
+				return fmt.Errorf("migrate: the %s %s is under %s or one of its manifests: ImportTable's objects go there alone; give another path", p.what, p.path, o.To)
+			}
+		}
+	}
 	for _, ix := range o.Plan.Table.Indexes {
 		if ix.Local {
 			return fmt.Errorf("migrate: --to: index %s is a local secondary index, and ImportTable cannot create local indexes (only global ones): write through the API instead (migrate --create-table, without --to)", ix.Name)
@@ -136,7 +150,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 	if o.S3 == nil {
-		return errors.New("migrate: --to needs an S3 client")
+		return errors.New("migrate: --to needs a store (s3out.S3, or s3out.Dir for a local directory)")
 	}
 	if o.ShardsDone > 0 {
 		rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
@@ -281,14 +295,14 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 	for _, l := range listed {
 		if k, ok := want[l.Key]; ok {
 			if l.Size != k.Bytes {
-				return fmt.Errorf("migrate: --resume: s3://%s/%s has %d bytes, not the %d the checkpoint says it was uploaded with: it was changed since; start over", o.To.Bucket, l.Key, l.Size, k.Bytes)
+				return fmt.Errorf("migrate: --resume: %s has %d bytes, not the %d the checkpoint says it was uploaded with: it was changed since; start over", o.To.URL(l.Key), l.Size, k.Bytes)
 			}
 			delete(want, l.Key)
 			continue
 		}
 		name := strings.TrimPrefix(l.Key, o.To.Prefix)
 		if !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
-			return fmt.Errorf("migrate: --resume: %s holds s3://%s/%s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.Bucket, l.Key)
+			return fmt.Errorf("migrate: --resume: %s holds %s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.URL(l.Key))
 		}
 		d, err := readBack(ctx, o, s, l)
 		if err != nil {
@@ -297,7 +311,7 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 		s.readBack = append(s.readBack, d)
 	}
 	for k := range want {
-		return fmt.Errorf("migrate: --resume: s3://%s/%s, which the checkpoint lists as uploaded, is gone: start over", o.To.Bucket, k)
+		return fmt.Errorf("migrate: --resume: %s, which the checkpoint lists as uploaded, is gone: start over", o.To.URL(k))
 	}
 	s.kept = len(kept) + len(s.readBack)
 	return nil
@@ -318,12 +332,12 @@ func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Don
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
-		return nil, fmt.Errorf("migrate: --resume: reading back s3://%s/%s: %w", o.To.Bucket, l.Key, err)
+		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
 	}
 	d := &s3Done{obj: s3Object{Key: l.Key, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil)), ETag: l.ETag}, cover: map[*entityTrack]uint64{}}
 	zr, err := o.Compression.NewReader(io.NewSectionReader(f, 0, n))
 	if err != nil {
-		return nil, fmt.Errorf("migrate: --resume: s3://%s/%s: %w", o.To.Bucket, l.Key, err)
+		return nil, fmt.Errorf("migrate: --resume: %s: %w", o.To.URL(l.Key), err)
 	}
 	defer zr.Close()
 	sc := bufio.NewScanner(zr)
@@ -333,10 +347,10 @@ func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Don
 		line := append(sc.Bytes(), '\n')
 		item, err := s3out.ParseImportLine(line)
 		if err != nil {
-			return nil, fmt.Errorf("migrate: --resume: s3://%s/%s, line %d: %w", o.To.Bucket, l.Key, d.obj.Items+1, err)
+			return nil, fmt.Errorf("migrate: --resume: %s, line %d: %w", o.To.URL(l.Key), d.obj.Items+1, err)
 		}
 		if _, ok := item[t.PK.Name]; !ok {
-			return nil, fmt.Errorf("migrate: --resume: s3://%s/%s, line %d: no %s", o.To.Bucket, l.Key, d.obj.Items+1, t.PK.Name)
+			return nil, fmt.Errorf("migrate: --resume: %s, line %d: no %s", o.To.URL(l.Key), d.obj.Items+1, t.PK.Name)
 		}
 		key := keyDigest(t, item)
 		if _, dup := s.stored[key]; dup {
@@ -348,7 +362,7 @@ func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Don
 		d.obj.Uncompressed += int64(len(line))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("migrate: --resume: reading back s3://%s/%s: %w", o.To.Bucket, l.Key, err)
+		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
 	}
 	d.left = d.obj.Items
 	return d, nil

@@ -55,7 +55,7 @@ func manifestKey(o Options) string {
 	return o.To.ManifestKey()
 }
 
-func manifestURL(o Options) string { return "s3://" + o.To.Bucket + "/" + manifestKey(o) }
+func manifestURL(o Options) string { return o.To.URL(manifestKey(o)) }
 
 // sortListed takes out of the listing the objects of the sibling shards of
 // a shard (left to them) and refuses any object no shard of this job
@@ -70,9 +70,9 @@ func sortListed(o Options, listed []s3out.Listed) ([]s3out.Listed, error) {
 		s, ok := shardOfObject(name)
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("migrate: %s holds s3://%s/%s, which no shard of a sharded job wrote: ImportTable reads every object under the prefix as data; give a prefix that holds only this job's shards' objects", o.To, o.To.Bucket, l.Key)
+			return nil, fmt.Errorf("migrate: %s holds %s, which no shard of a sharded job wrote: ImportTable reads every object under the prefix as data; give a prefix that holds only this job's shards' objects", o.To, o.To.URL(l.Key))
 		case s.Count != o.Shard.Count:
-			return nil, fmt.Errorf("migrate: %s holds s3://%s/%s, written by shard %s: a job of %d shards, not %d; every shard of a job must be given the same n", o.To, o.To.Bucket, l.Key, s, s.Count, o.Shard.Count)
+			return nil, fmt.Errorf("migrate: %s holds %s, written by shard %s: a job of %d shards, not %d; every shard of a job must be given the same n", o.To, o.To.URL(l.Key), s, s.Count, o.Shard.Count)
 		case s.Index == o.Shard.Index:
 			own = append(own, l)
 		}
@@ -97,7 +97,7 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 		problems = append(problems, "no manifest of "+strings.Join(names, ", ")+": that shard has not finished; run it (or --resume it) first")
 	}
 	for _, other := range set.Others {
-		problems = append(problems, "s3://"+o.To.Bucket+"/"+other+" is the manifest of another job or run beside the prefix")
+		problems = append(problems, o.To.URL(other)+" is the manifest of another job or run beside the prefix")
 	}
 	want := importDefinition(&o.Plan.Table, o.Table)
 	wantJSON := definitionJSON(want)
@@ -120,7 +120,7 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 		}
 		for _, ob := range m.Objects {
 			if was, dup := listedIn[ob.Key]; dup && was.SHA256 != ob.SHA256 {
-				problems = append(problems, fmt.Sprintf("two manifests list s3://%s/%s", o.To.Bucket, ob.Key))
+				problems = append(problems, fmt.Sprintf("two manifests list %s", o.To.URL(ob.Key)))
 			}
 			listedIn[ob.Key] = ob
 			objs = append(objs, ob)
@@ -137,14 +137,14 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 		ob, ok := listedIn[l.Key]
 		switch {
 		case !ok:
-			problems = append(problems, fmt.Sprintf("s3://%s/%s is under the prefix but in no shard's manifest: ImportTable would import it too", o.To.Bucket, l.Key))
+			problems = append(problems, fmt.Sprintf("%s is under the prefix but in no shard's manifest: ImportTable would import it too", o.To.URL(l.Key)))
 		case l.Size != ob.Bytes:
-			problems = append(problems, fmt.Sprintf("s3://%s/%s has %d bytes, its manifest says %d", o.To.Bucket, l.Key, l.Size, ob.Bytes))
+			problems = append(problems, fmt.Sprintf("%s has %d bytes, its manifest says %d", o.To.URL(l.Key), l.Size, ob.Bytes))
 		}
 	}
 	for k := range listedIn {
 		if !under[k] {
-			problems = append(problems, fmt.Sprintf("s3://%s/%s is in a manifest but not under the prefix", o.To.Bucket, k))
+			problems = append(problems, fmt.Sprintf("%s is in a manifest but not under the prefix", o.To.URL(k)))
 		}
 	}
 	if len(objs) > MaxImportObjects {
@@ -202,7 +202,7 @@ type shardManifestRead struct {
 
 // readShardManifests reads the manifests of the n shards of the job
 // under loc.
-func readShardManifests(ctx context.Context, st *s3out.Store, loc s3out.Location, n int) (*shardManifests, error) {
+func readShardManifests(ctx context.Context, st s3out.Store, loc s3out.Location, n int) (*shardManifests, error) {
 	listed, err := st.List(ctx, loc.Bucket, loc.ManifestsPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -229,10 +229,10 @@ func readShardManifests(ctx context.Context, st *s3out.Store, loc s3out.Location
 		}
 		var m shardManifestRead
 		if err := json.Unmarshal(raw, &m.s3Manifest); err != nil || m.Format != "remodel-import-manifest" {
-			return nil, fmt.Errorf("migrate: s3://%s/%s is not a manifest of migrate --to (%v)", loc.Bucket, l.Key, err)
+			return nil, fmt.Errorf("migrate: %s is not a manifest of migrate --to (%v)", loc.URL(l.Key), err)
 		}
 		if m.Shard != s.String() || m.URL != loc.String() {
-			return nil, fmt.Errorf("migrate: s3://%s/%s is the manifest of shard %q of %s, not of shard %s of %s", loc.Bucket, l.Key, m.Shard, m.URL, s, loc)
+			return nil, fmt.Errorf("migrate: %s is the manifest of shard %q of %s, not of shard %s of %s", loc.URL(l.Key), m.Shard, m.URL, s, loc)
 		}
 		m.shard = s
 		have[s.Index] = true

@@ -85,7 +85,7 @@ func TestS3Shards(t *testing.T) {
 			if items != fx.total || len(listed) != len(got.objects) {
 				t.Errorf("the manifests list %d objects with %d items; the prefix holds %d objects, the source %d rows", len(listed), items, len(got.objects), fx.total)
 			}
-			if ok, _ := f.store.Exists(testContext(t), bucket, loc.ManifestKey()); ok {
+			if ok, _ := f.s3.Exists(testContext(t), bucket, loc.ManifestKey()); ok {
 				t.Errorf("an unsharded manifest %s was written", loc.ManifestKey())
 			}
 

@@ -93,7 +93,7 @@ type s3Line struct {
 
 type s3Sink struct {
 	w       *writer // counters, rejects, the table
-	store   *s3out.Store
+	store   s3out.Store
 	loc     s3out.Location
 	comp    s3out.Compression
 	limit   int64
@@ -304,7 +304,7 @@ func (s *s3Sink) already(batch []pending) ([]pending, error) {
 		line, _ := av.AppendImportLine(nil, p.item)
 		if sum := sha256.Sum256(line); [16]byte(sum[:16]) != st.sum {
 			return nil, fmt.Errorf("migrate: --resume: the item with key %s in %s, which the interrupted run uploaded, is not what its row (entity %s, %s) renders now: the row changed since, and ImportTable would keep either version; start over: delete the objects under %s and migrate without --resume",
-				s.w.table.KeyString(p.item), "s3://"+s.loc.Bucket+"/"+st.obj.obj.Key, p.entity, p.sourceKey(), s.loc)
+				s.w.table.KeyString(p.item), s.loc.URL(st.obj.obj.Key), p.entity, p.sourceKey(), s.loc)
 		}
 		s.mu.Lock()
 		st.obj.left--

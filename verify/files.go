@@ -222,7 +222,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 		}
 	}
 	read := func(key string) (filesManifest, error) {
-		url := "s3://" + loc.Bucket + "/" + key
+		url := loc.URL(key)
 		raw, err := v.o.S3.Get(ctx, loc.Bucket, key)
 		if err != nil {
 			return filesManifest{}, fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", url, err)
@@ -248,7 +248,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 			n = max(n, s.n)
 		}
 		fc.Shards = n
-		fc.Manifest = "s3://" + loc.Bucket + "/" + loc.ManifestsPrefix() + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
+		fc.Manifest = loc.URL(loc.ManifestsPrefix()) + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
 		if plain {
 			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: loc.ManifestKey(),
 				Message: fmt.Sprintf("the manifest %s of an unsharded run is beside the manifests of %d shards: the prefix holds the objects of more than one job", loc.ManifestURL(), n)})
@@ -256,7 +256,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 		for _, s := range shards {
 			if s.n != n {
 				fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: keys[s],
-					Message: fmt.Sprintf("the manifest s3://%s/%s is of shard %d/%d, beside the manifests of a job of %d shards", loc.Bucket, keys[s], s.i, s.n, n)})
+					Message: fmt.Sprintf("the manifest %s is of shard %d/%d, beside the manifests of a job of %d shards", loc.URL(keys[s]), s.i, s.n, n)})
 			}
 		}
 		for i := 1; i <= n; i++ {
@@ -272,9 +272,9 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 				return m, err
 			}
 			if want := fmt.Sprintf("%d/%d", i, n); m.Shard != want {
-				return m, fmt.Errorf("verify: s3://%s/%s is the manifest of shard %q, not %s", loc.Bucket, key, m.Shard, want)
+				return m, fmt.Errorf("verify: %s is the manifest of shard %q, not %s", loc.URL(key), m.Shard, want)
 			}
-			ms, urls = append(ms, m), append(urls, "s3://"+loc.Bucket+"/"+key)
+			ms, urls = append(ms, m), append(urls, loc.URL(key))
 		}
 		fc.Manifests = urls
 	}
@@ -339,7 +339,7 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 		inManifest[o.Key] = want{o.Items, o.Bytes, o.SHA256}
 		if _, ok := sizes[o.Key]; !ok {
 			fc.Problems.Add(Problem{Kind: KindObjectMissing, Key: o.Key,
-				Message: fmt.Sprintf("object s3://%s/%s is in the manifest (%d items) but not under the prefix", loc.Bucket, o.Key, o.Items)})
+				Message: fmt.Sprintf("object %s is in the manifest (%d items) but not under the prefix", loc.URL(o.Key), o.Items)})
 		}
 	}
 	keys := make([]string, 0, len(sizes))
@@ -353,7 +353,7 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 	}
 	counts := make([]int64, len(v.o.Plan.Entities))
 	for _, key := range keys {
-		url := "s3://" + loc.Bucket + "/" + key
+		url := loc.URL(key)
 		w, listedOK := inManifest[key]
 		if !listedOK {
 			fc.Problems.Add(Problem{Kind: KindObjectUnlisted, Key: key,
@@ -377,7 +377,7 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 			}
 			if was, dup := f.index[kd]; dup {
 				fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: k,
-					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", k, "s3://"+loc.Bucket+"/"+f.objects[was.obj], url)})
+					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", k, loc.URL(f.objects[was.obj]), url)})
 				return
 			}
 			f.index[kd] = fileEntry{sum: itemDigest(item), obj: obj, entity: ent, claimed: ent < 0}
@@ -616,7 +616,7 @@ func (v *verifier) resolveFiles(ctx context.Context, rep *Report, f *files) erro
 	}
 	slices.Sort(objs)
 	for _, o := range objs {
-		url := "s3://" + v.o.Files.Bucket + "/" + f.objects[o]
+		url := v.o.Files.URL(f.objects[o])
 		_, _, err := v.readObject(ctx, f.objects[o], f.comp, func(have mapping.Item) {
 			k := v.t.KeyString(have)
 			kd := digest(k)

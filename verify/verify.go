@@ -61,11 +61,11 @@ type Options struct {
 	// nil for none.
 	Progress *progress.Tracker
 	// Files, when set, checks migrate --to's ImportTable objects under this
-	// prefix and their manifest, read through S3, instead of a table (DB is
-	// not used; files.go). MappingDigest, the hex SHA-256 of the mapping
+	// prefix and their manifest, read through S3 (s3out.S3, or s3out.Dir
+	// for a local directory), instead of a table (DB is not used; files.go). MappingDigest, the hex SHA-256 of the mapping
 	// file, is compared with the manifest's ("": not compared, a warning).
 	Files         *s3out.Location
-	S3            *s3out.Store
+	S3            s3out.Store
 	MappingDigest string
 }
 

@@ -299,7 +299,13 @@ progress, and enables TTL; refused when the table exists. A mapping with a
 local index is refused (ImportTable cannot create one). S3 is reached
 through the standard AWS chain (--profile, --region, AWS_ENDPOINT_URL_S3
 with path-style addressing for S3-compatible servers); every request has
---request-timeout.
+--request-timeout. --to file:///abs/dir/prefix/ (an absolute path) writes
+the same objects and manifest into a local directory instead
+(/abs/dir/prefix/ and /abs/dir/prefix.remodel-manifest.json; /abs/dir must
+exist), each file written whole or not at all, with the same prefix check
+and --resume; --import is refused (ImportTable reads S3: copy the directory
+with its manifest to an S3 prefix first), and so are a checkpoint or
+rejects file under the prefix.
 
 Sharded runs (--shard i/n, 1-based: 1/3, 2/3, 3/3): n processes on any
 machines write one table at once. Each splits every entity into the same
@@ -371,7 +377,15 @@ work for some memory, which stays under the limit.`,
 			if err := c.err(); err != nil {
 				return err
 			}
-			p, src, db, err := d.plan(cmd.Context(), a, &o)
+			var p *mapping.Plan
+			var src source.Source
+			var db *dynamo.Client
+			var err error
+			if m.To != nil && m.To.Dir { // a local directory: no DynamoDB (no table, no import), no AWS configuration
+				p, src, err = o.plan(cmd.Context())
+			} else {
+				p, src, db, err = d.plan(cmd.Context(), a, &o)
+			}
 			if err != nil {
 				return err
 			}
@@ -379,7 +393,10 @@ work for some memory, which stays under the limit.`,
 			if err := s3f.connect(cmd.Context(), a, &d, &m); err != nil {
 				return err
 			}
-			m.Plan, m.Source, m.DB, m.Table, m.RequestTimeout = p, src, db, d.table, d.requestTimeout
+			m.Plan, m.Source, m.Table, m.RequestTimeout = p, src, d.table, d.requestTimeout
+			if db != nil {
+				m.DB = db
+			}
 			tracker, stopProgress, err := prog.start(a, "migrate")
 			if err != nil {
 				return err
@@ -526,7 +543,9 @@ of a table, before paying for the import: the manifest beside the prefix
 under the prefix, the same mapping file), then every object read: counts per
 entity and every item against the source as above. Access patterns cannot
 run against files: they are reported "not checked (files)". S3 is reached as
-migrate --to reaches it (--profile, --region, AWS_ENDPOINT_URL_S3).
+migrate --to reaches it (--profile, --region, AWS_ENDPOINT_URL_S3);
+--files file:///abs/dir/prefix/ reads what migrate --to file:// wrote into a
+local directory.
 
 The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
@@ -618,7 +637,7 @@ The exit status is 0 only when every check ran and passed.`,
 			var src source.Source
 			var db *dynamo.Client
 			if filesLoc != nil { // no table: the objects, through S3
-				if v.S3, err = s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()}); err == nil {
+				if v.S3, err = connectStore(ctx, a, &d, *filesLoc); err == nil {
 					p, src, err = o.plan(ctx)
 				}
 				if b, rerr := os.ReadFile(o.mapping); rerr == nil {
@@ -660,7 +679,7 @@ The exit status is 0 only when every check ran and passed.`,
 	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
 	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format (stdout then gets text) or as FORMAT=FILE (repeatable)")
 	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
-	fl.StringVar(&filesURL, "files", "", "check migrate --to's ImportTable objects under this S3 prefix, s3://bucket/prefix/, and their manifest, instead of a table (access patterns: not checked)")
+	fl.StringVar(&filesURL, "files", "", "check migrate --to's ImportTable objects under this S3 prefix, s3://bucket/prefix/ (or local directory, file:///abs/dir/prefix/), and their manifest, instead of a table (access patterns: not checked)")
 	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
 	fl.Int64Var(&v.Seed, "seed", 0, "fixes which parameter values are sampled (default: drawn at random and printed)")
 	fl.IntVar(&v.MaxProblems, "max-problems", 20, "problems listed per check, all are counted (0 lists all)")

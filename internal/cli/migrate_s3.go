@@ -20,7 +20,7 @@ type s3Flags struct {
 
 func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
 	f := cmd.Flags()
-	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json)")
+	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json); file:///abs/dir/prefix/ writes the same objects and manifest into a local directory (not with --import)")
 	f.Int64Var(&s.objectMiB, "object-size", migrate.DefaultObjectSize>>20, "--to: MiB of DynamoDB JSON an object holds at most, before compression")
 	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip or zstd")
 	f.BoolVar(&m.Import, "import", false, "--to: then have DynamoDB create the table from the objects (ImportTable), wait for it, and enable TTL")
@@ -48,6 +48,9 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 		*c = append(*c, "--to: "+err.Error())
 	} else {
 		m.To = &loc
+		if loc.Dir && changed("import", "shards-done") {
+			*c = append(*c, "--import does not go with a local directory (--to file://): ImportTable reads its objects from S3; give --to s3://bucket/prefix/")
+		}
 	}
 	comp, err := s3out.ParseCompression(s.compression)
 	if err != nil {
@@ -81,10 +84,19 @@ func (s *s3Flags) connect(ctx context.Context, a *app, d *dynamoFlags, m *migrat
 	if m.To == nil {
 		return nil
 	}
-	st, err := s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()})
+	st, err := connectStore(ctx, a, d, *m.To)
 	if err != nil {
 		return err
 	}
 	m.S3 = st
 	return nil
+}
+
+// connectStore is the store of loc: a local directory's (file://), or an
+// S3 client from the standard AWS chain.
+func connectStore(ctx context.Context, a *app, d *dynamoFlags, loc s3out.Location) (s3out.Store, error) {
+	if loc.Dir {
+		return s3out.Dir{}, nil
+	}
+	return s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,53 @@ func TestFilesEndToEnd(t *testing.T) {
 				t.Fatalf("verify --files with %s deleted: exit %d\n%s%s", gone, code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestFilesDirEndToEnd: migrate --to file:///dir/prefix/ writes the example
+// into a local directory with no AWS configuration at all, verify --files
+// of the same URL passes it (exit 0); a stray file planted under the
+// prefix fails it (exit 1, the file named), and once it is gone verify
+// passes again. --import with a directory is a usage error.
+func TestFilesDirEndToEnd(t *testing.T) {
+	for _, k := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	m := "../../examples/personalization/mapping.yaml"
+	eng := testenv.Engines[0]
+	dsn := eng.Fresh(t)
+	testenv.LoadExample(t, eng.Name, dsn, "../../examples/personalization")
+	dir := t.TempDir()
+	url := "file://" + dir + "/orders/"
+	code, _, errOut := remodel(t, "migrate", "--source", dsn, "-m", m, "--to", url, "--import")
+	if code != 2 || !strings.Contains(errOut, "--import does not go with a local directory") {
+		t.Errorf("--to file:// --import: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", m, "--to", url, "--object-size", "1", "--checkpoint", t.TempDir()+"/cp.json")
+	if code != 0 {
+		t.Fatalf("migrate --to %s: exit %d\n%s%s", url, code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "orders.remodel-manifest.json")); err != nil {
+		t.Fatalf("the manifest beside the prefix: %v", err)
+	}
+	code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--files", url)
+	if code != 0 || !strings.Contains(out, "not checked (files)") {
+		t.Fatalf("verify --files %s: exit %d\n%s%s", url, code, out, errOut)
+	}
+	stray := filepath.Join(dir, "orders", "stray.json.gz")
+	if err := os.WriteFile(stray, []byte("not gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--files", url)
+	if code != 1 || !strings.Contains(out, "file://"+stray+" is under the prefix but not in the manifest") {
+		t.Fatalf("verify --files with a stray file: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.Remove(stray); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--files", url); code != 0 {
+		t.Fatalf("verify --files once the stray file is gone: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -1,14 +1,16 @@
 // Package s3out writes and reads the objects of DynamoDB's import from S3
-// (ImportTable): where they go (Location, an s3:// URL), one object being
-// written (Object: DynamoDB JSON lines compressed into a temporary file,
-// with its sizes and SHA-256), and the S3 calls made for them (Store:
-// uploads and downloads through the SDK's transfer manager, listings and
-// the manifest), each with a deadline.
+// (ImportTable): where they go (Location, an s3:// URL or a file:// one of
+// a local directory), one object being written (Object: DynamoDB JSON
+// lines compressed into a temporary file, with its sizes and SHA-256), and
+// the calls made for them (Store: uploads, listings, the manifest and
+// downloads), made by S3 (the SDK's transfer manager, each request with a
+// deadline) or by Dir (files in a local directory).
 package s3out
 
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,16 +18,29 @@ import (
 
 // Location is an import prefix: every object under it is an ImportTable
 // source object. Prefix is never empty and ends with a slash.
+//
+// With Dir set, the objects go into a local directory (file:///dir/prefix/):
+// Bucket is then the absolute path of the directory that holds the prefix's
+// directory (/dir), and the keys are paths below it, as in a bucket
+// (prefix/name.json.gz, prefix.remodel-manifest.json beside the prefix).
 type Location struct {
 	Bucket string
 	Prefix string
+	Dir    bool
 }
 
 // Parse reads s3://bucket/prefix/. A prefix without a trailing slash gets
 // one: ImportTable reads every object whose key starts with the prefix,
 // and the manifest beside it (prefix.remodel-manifest.json) must not. An
 // empty prefix is refused: the whole bucket would be the import's source.
+//
+// file:///abs/dir/prefix/ is a local directory instead (an absolute path;
+// the host empty or localhost): the objects go into /abs/dir/prefix/ and
+// the manifest beside it, /abs/dir/prefix.remodel-manifest.json.
 func Parse(raw string) (Location, error) {
+	if strings.HasPrefix(raw, "file:") {
+		return parseFile(raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "s3" || u.Host == "" {
 		return Location{}, fmt.Errorf("%q is not an s3://bucket/prefix/ URL", raw)
@@ -46,7 +61,42 @@ func Parse(raw string) (Location, error) {
 	return Location{Bucket: u.Host, Prefix: prefix}, nil
 }
 
-func (l Location) String() string { return "s3://" + l.Bucket + "/" + l.Prefix }
+// parseFile reads file:///abs/dir/prefix/.
+func parseFile(raw string) (Location, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" || u.Opaque != "" || (u.Host != "" && u.Host != "localhost") || !strings.HasPrefix(u.Path, "/") {
+		return Location{}, fmt.Errorf("%q is not a file:///absolute/dir/prefix/ URL (three slashes: an absolute path)", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return Location{}, fmt.Errorf("%q: a file:// URL has a path only", raw)
+	}
+	p := u.Path
+	if strings.Contains(p, "//") {
+		return Location{}, fmt.Errorf("%q: the path has an empty segment", raw)
+	}
+	clean := path.Clean(p)
+	if clean != strings.TrimSuffix(p, "/") {
+		return Location{}, fmt.Errorf("%q: the path has . or .. segments; give it clean", raw)
+	}
+	if clean == "/" {
+		return Location{}, fmt.Errorf("%q has no prefix directory: the objects go into a directory of their own and the manifest beside it; give one, e.g. file:///tmp/orders/", raw)
+	}
+	return Location{Bucket: path.Dir(clean), Prefix: path.Base(clean) + "/", Dir: true}, nil
+}
+
+func (l Location) String() string { return l.URL(l.Prefix) }
+
+// URL is the URL of the object (or manifest) with the key.
+func (l Location) URL(key string) string {
+	if l.Dir {
+		u := "file://" + path.Join(l.Bucket, key)
+		if strings.HasSuffix(key, "/") {
+			u += "/"
+		}
+		return u
+	}
+	return "s3://" + l.Bucket + "/" + key
+}
 
 // ManifestKey is the manifest's key: beside the prefix, not under it
 // (orders/ has orders.remodel-manifest.json), so that ImportTable does not
@@ -55,8 +105,8 @@ func (l Location) ManifestKey() string {
 	return strings.TrimSuffix(l.Prefix, "/") + ".remodel-manifest.json"
 }
 
-// ManifestURL is the manifest's s3:// URL.
-func (l Location) ManifestURL() string { return "s3://" + l.Bucket + "/" + l.ManifestKey() }
+// ManifestURL is the manifest's URL.
+func (l Location) ManifestURL() string { return l.URL(l.ManifestKey()) }
 
 // ShardManifestKey is the manifest's key of shard (as "shard-2-of-3") of
 // a sharded job (migrate --shard i/n --to): beside the prefix too
@@ -65,9 +115,9 @@ func (l Location) ShardManifestKey(shard string) string {
 	return strings.TrimSuffix(l.Prefix, "/") + "." + shard + ".remodel-manifest.json"
 }
 
-// ShardManifestURL is ShardManifestKey's s3:// URL.
+// ShardManifestURL is ShardManifestKey's URL.
 func (l Location) ShardManifestURL(shard string) string {
-	return "s3://" + l.Bucket + "/" + l.ShardManifestKey(shard)
+	return l.URL(l.ShardManifestKey(shard))
 }
 
 // ManifestsPrefix is what the keys of the job's manifests start with (the

@@ -46,16 +46,34 @@ type Config struct {
 	LoadOptions    []func(*config.LoadOptions) error
 }
 
-// Store makes remodel's S3 calls.
-type Store struct {
+// Store is what the import route needs of where its objects go: S3 (the
+// SDK) or Dir (a local directory). bucket is the Location's Bucket, key a
+// key under it (a path below the directory for Dir).
+type Store interface {
+	// List lists the objects whose key starts with prefix, every level
+	// below it included.
+	List(ctx context.Context, bucket, prefix string) ([]Listed, error)
+	// Upload stores body (size bytes, a finished object's file) as the
+	// object, whole or not at all, and returns its ETag.
+	Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) (string, error)
+	// Put stores a small object (the manifest), whole or not at all.
+	Put(ctx context.Context, bucket, key string, body []byte, contentType string) error
+	// Get reads a small object (a manifest) whole.
+	Get(ctx context.Context, bucket, key string) ([]byte, error)
+	// Download writes the object into w and returns its size.
+	Download(ctx context.Context, bucket, key string, w io.WriterAt) (int64, error)
+}
+
+// S3 makes remodel's S3 calls.
+type S3 struct {
 	c  *s3.Client
 	tm *tm.Client
 	// Where names the endpoint for messages.
 	Where string
 }
 
-// Connect returns a Store for c; it sends no request.
-func Connect(ctx context.Context, c Config) (*Store, error) {
+// Connect returns an S3 store for c; it sends no request.
+func Connect(ctx context.Context, c Config) (*S3, error) {
 	opts := []func(*config.LoadOptions) error{}
 	if c.Profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(c.Profile))
@@ -98,14 +116,14 @@ func Connect(ctx context.Context, c Config) (*Store, error) {
 }
 
 // New wraps an S3 client.
-func New(c *s3.Client) *Store {
+func New(c *s3.Client) *S3 {
 	o := c.Options()
 	where := "region " + o.Region
 	if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
 		where = *o.BaseEndpoint + " (" + where + ")"
 	}
 	calc := o.RequestChecksumCalculation
-	return &Store{c: c, Where: where, tm: tm.New(c, func(t *tm.Options) {
+	return &S3{c: c, Where: where, tm: tm.New(c, func(t *tm.Options) {
 		t.PartSizeBytes = PartSize
 		t.RequestChecksumCalculation = calc
 		t.GetObjectType = tmtypes.GetObjectRanges
@@ -121,7 +139,7 @@ type Listed struct {
 }
 
 // List lists the objects whose key starts with prefix.
-func (s *Store) List(ctx context.Context, bucket, prefix string) ([]Listed, error) {
+func (s *S3) List(ctx context.Context, bucket, prefix string) ([]Listed, error) {
 	var out []Listed
 	p := s3.NewListObjectsV2Paginator(s.c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
 	for p.HasMorePages() {
@@ -137,7 +155,7 @@ func (s *Store) List(ctx context.Context, bucket, prefix string) ([]Listed, erro
 }
 
 // Exists says whether the object exists.
-func (s *Store) Exists(ctx context.Context, bucket, key string) (bool, error) {
+func (s *S3) Exists(ctx context.Context, bucket, key string) (bool, error) {
 	_, err := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	var nf *types.NotFound
 	var nk *types.NoSuchKey
@@ -153,7 +171,7 @@ func (s *Store) Exists(ctx context.Context, bucket, key string) (bool, error) {
 
 // Upload uploads body (size bytes) as the object, multipart above 16 MiB,
 // and returns its ETag.
-func (s *Store) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) (string, error) {
+func (s *S3) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) (string, error) {
 	out, err := s.tm.UploadObject(ctx, &tm.UploadObjectInput{
 		Bucket: aws.String(bucket), Key: aws.String(key), Body: body, ContentLength: aws.Int64(size), ContentType: aws.String(contentType),
 	})
@@ -164,7 +182,7 @@ func (s *Store) Upload(ctx context.Context, bucket, key string, body io.Reader, 
 }
 
 // Put uploads a small object in one request.
-func (s *Store) Put(ctx context.Context, bucket, key string, body []byte, contentType string) error {
+func (s *S3) Put(ctx context.Context, bucket, key string, body []byte, contentType string) error {
 	_, err := s.c.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
 	})
@@ -176,7 +194,7 @@ func (s *Store) Put(ctx context.Context, bucket, key string, body []byte, conten
 
 // Download writes the object into w, in ranges of PartSize, and returns
 // its size.
-func (s *Store) Download(ctx context.Context, bucket, key string, w io.WriterAt) (int64, error) {
+func (s *S3) Download(ctx context.Context, bucket, key string, w io.WriterAt) (int64, error) {
 	out, err := s.tm.DownloadObject(ctx, &tm.DownloadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), WriterAt: w})
 	if err != nil {
 		return 0, s.fail("downloading s3://"+bucket+"/"+key, err)
@@ -185,7 +203,7 @@ func (s *Store) Download(ctx context.Context, bucket, key string, w io.WriterAt)
 }
 
 // Get reads a small object whole.
-func (s *Store) Get(ctx context.Context, bucket, key string) ([]byte, error) {
+func (s *S3) Get(ctx context.Context, bucket, key string) ([]byte, error) {
 	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return nil, s.fail("reading s3://"+bucket+"/"+key, err)
@@ -198,7 +216,7 @@ func (s *Store) Get(ctx context.Context, bucket, key string) ([]byte, error) {
 	return b, nil
 }
 
-func (s *Store) fail(what string, err error) error {
+func (s *S3) fail(what string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
