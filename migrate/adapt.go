@@ -1,10 +1,15 @@
 package migrate
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // adaptive is the writers' concurrency: how many BatchWriteItem requests
@@ -100,4 +105,39 @@ func (a *adaptive) window() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return int(a.limit)
+}
+
+// onePartition says whether every item of a batch has one partition-key
+// value. A throttled answer to such a batch may be that key's limit (1 000
+// write units a second for one partition-key value, which a large item
+// collection meets) rather than the table's: it does not cut the writers'
+// concurrency, so that the other keys' batches keep the table busy; the
+// batch backs off on its own. When the table itself is the limit, the
+// batches of several keys are throttled too, and they cut it.
+func onePartition(t *mapping.Table, items []pending) bool {
+	if len(items) == 0 {
+		return false
+	}
+	first := items[0].item[t.PK.Name]
+	for _, p := range items[1:] {
+		if !sameValue(first, p.item[t.PK.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && bytes.Equal(x.Value, y.Value)
+	}
+	return false
 }

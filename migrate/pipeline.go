@@ -417,14 +417,27 @@ func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Read
 		return renderAll(ctx, o, chunks, coll, batches, rej, c)
 	})
 	snk := w.sink()
+	if w.to == nil && w.conc != nil { // batches of one large item collection go on in lanes (lanes.go)
+		w.lanes = newLanes(laneItems)
+		defer func() { w.lanes = nil }() // not for --follow
+	}
+	var writers sync.WaitGroup
 	for range o.Writers {
+		writers.Add(1)
 		g.Go(func() error {
+			defer writers.Done()
 			for b := range batches {
 				if err := snk.write(ctx, b); err != nil {
 					return err
 				}
 			}
 			return nil
+		})
+	}
+	if w.lanes != nil {
+		g.Go(func() error { // within the group: its context lives until the lanes are done
+			writers.Wait()
+			return w.lanes.wait()
 		})
 	}
 	err = g.Wait()

@@ -96,6 +96,7 @@ type writer struct {
 	gate    *gate       // pauses every writer after a throttled answer; nil: each backs off alone
 	limit   *rateLimit  // nil: no rate limit
 	conc    *adaptive   // the requests in flight, adapted to throttling (adapt.go); nil: as many as writers
+	lanes   *lanes      // where throttled batches of one partition key go on (lanes.go); nil: none
 	written *keySet     // digests of the keys written; nil: not kept
 	coll    *collisions // told of the keys of items DynamoDB refuses; nil: none
 	to      sink        // where the pipeline's batches go instead (sink.go); nil: DynamoDB, through w
@@ -125,6 +126,9 @@ func (e *refusedError) Error() string { return e.err.Error() }
 // write writes one batch: every item is acknowledged by DynamoDB, rejected,
 // or the error says why not.
 func (w *writer) write(ctx context.Context, batch []pending) error {
+	if err := w.lanes.failed(); err != nil {
+		return err
+	}
 	batch, err := w.reserved(batch)
 	if err != nil || len(batch) == 0 {
 		return err
@@ -132,6 +136,24 @@ func (w *writer) write(ctx context.Context, batch []pending) error {
 	inflight, done := afterGrace(ctx, w.grace)
 	defer done()
 	return w.split(ctx, inflight, batch)
+}
+
+// handOff gives the items left of a batch of one partition key, just
+// throttled, to a lane (lanes.go), which writes them as put would; false
+// when there are no lanes, this is a lane's own write, or lanes are full.
+func (w *writer) handOff(ctx context.Context, items []pending) bool {
+	if w.lanes == nil || inLane(ctx) {
+		return false
+	}
+	return w.lanes.take(items, func(items []pending) error {
+		lctx := context.WithValue(ctx, laneKey{}, true)
+		if err := backoff.Sleep(lctx, w.backoff.Delay(1)); err != nil {
+			return err
+		}
+		inflight, done := afterGrace(lctx, w.grace)
+		defer done()
+		return w.split(lctx, inflight, items)
+	})
 }
 
 // reserved rejects the rows whose item has the lock item's key and returns
@@ -243,7 +265,12 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			RequestItems: map[string][]types.WriteRequest{w.name: reqs},
 		}, w.timeout)
 		isThrottle := err != nil && throttles.IsErrorThrottle(err) == aws.TrueTernary
-		w.conc.release(sent, err == nil || isThrottle, isThrottle || (err == nil && len(out.UnprocessedItems[w.name]) > 0))
+		keyThrottle := false // throttled, maybe by one partition key's limit only (onePartition)
+		if w.conc != nil {
+			throttledHere := isThrottle || (err == nil && len(out.UnprocessedItems[w.name]) > 0)
+			keyThrottle = throttledHere && onePartition(w.table, items)
+			w.conc.release(sent, err == nil || isThrottle, throttledHere && !keyThrottle)
+		}
 		throttled := false
 		if err != nil && mayHaveActed(err) {
 			doubt = true
@@ -290,7 +317,10 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			return fmt.Errorf("migrate: %d items still not %s after retrying for %s (%s): %s", len(items), what, w.backoff.Deadline, w.keys(items), reason)
 		}
 		w.c.retries.Add(1)
-		if throttled && w.gate != nil {
+		if keyThrottle && !doubt && w.handOff(ctx, items) {
+			return nil // a lane writes the rest; this writer takes the next batch
+		}
+		if throttled && w.gate != nil && !keyThrottle { // one key's batch backs off alone
 			w.gate.throttled(sent) // every writer waits, this one too, at the top of the loop
 			continue
 		}

@@ -238,7 +238,10 @@ How many requests are in flight adapts to throttling (AIMD): it starts at 4,
 grows by one after as many answers without throttling as are in flight, and
 halves on a throttled answer or one leaving items unprocessed, never above
 --writers: the writers keep the table as busy as its capacity allows without
-a pile of refused requests. --create-table --warm-throughput WRITES[,READS]
+a pile of refused requests. A throttled batch whose items share one
+partition key (a large item collection: DynamoDB takes 1 000 write units a
+second for one key) goes on in a lane of its own while the writers take the
+next batches. --create-table --warm-throughput WRITES[,READS]
 creates the table warm, able to take that many units a second at once
 (CreateTable's WarmThroughput; DynamoDB Local takes it and enforces nothing).
 
