@@ -15,6 +15,13 @@
 #   CPUPROFILE            also profile one more null-sink run of remodel into this file
 #                         (FILE.postgres and FILE.mysql with ENGINE=both)
 #   BENCH_DB              the database to generate (remodel_bench; dropped at the end)
+#   CAPACITY=1            after the measurements, per engine: remodel migrate behind the
+#                         fault proxy's capacity model of DynamoDB (1 000 WU/s a partition
+#                         key, 4 000 WU/s the table, time x0.25) on an even dataset and a
+#                         skewed one (a fifth of its rows in one item collection, read first),
+#                         each as items/s and the share of what the model allows (target
+#                         >= 0.85); CAPACITY_ROWS rows each (default ROWS/5, at least 1000;
+#                         1000000 gives the collection of 200 000 items)
 #   BENCH_KEEP_DB=1       keep the database after the run
 #   BENCH_COPIES=N        PostgreSQL: generate ROWS/N rows and add N-1 copies with shifted
 #                         ids in SQL (scripts/bench-copies.sql): 10 million rows in minutes
@@ -249,6 +256,14 @@ for e in "${engines[@]}"; do
 	echo
 	echo "\$ make bench ROWS=$rows ENGINE=$engine${KILL_LOOP:+ KILL_LOOP=$KILL_LOOP}${KILL_EMBED:+ KILL_EMBED=$KILL_EMBED}${KEY_CHECK:+ KEY_CHECK=$KEY_CHECK}   # $e"
 	bin/remodel-bench "${args[@]}"
+	if [[ "${CAPACITY:-}" == 1 ]]; then
+		caprows=${CAPACITY_ROWS:-$((rows / 5))}
+		((caprows >= 1000)) || caprows=1000
+		echo
+		echo "\$ make bench CAPACITY=1 ROWS=$rows ENGINE=$engine${CAPACITY_ROWS:+ CAPACITY_ROWS=$CAPACITY_ROWS}   # $e, capacity model"
+		bin/remodel-bench -capacity -capacity-rows "$caprows" -source "$dsn" -remodel bin/remodel -port "$port" \
+			-readers "${READERS:-4}" -writers "${WRITERS:-16}"
+	fi
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 	[[ "${FOLLOW:-}" != 1 ]] || follow_bench "$e"
 done

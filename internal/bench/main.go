@@ -82,6 +82,8 @@ type options struct {
 	killEmbed  string
 	// follow: the follow bench (follow.go) instead of the measurements.
 	follow followOptions
+	// capacity: the capacity mode (capacity.go) instead of the measurements.
+	capacity capacityOptions
 }
 
 // defaultKillEmbed is the kill loop's mapping with embedded rows, on the
@@ -126,6 +128,8 @@ func main() {
 	flag.IntVar(&o.follow.workers, "follow-workers", 8, "-follow: the workload's connections")
 	flag.DurationVar(&o.follow.limit, "follow-timeout", 20*time.Minute, "-follow: how long the copy, the catch-up, the lag's return to 0 and verify may each take")
 	flag.Uint64Var(&o.follow.seed, "follow-seed", 1, "-follow: the workload's seed")
+	flag.BoolVar(&o.capacity.on, "capacity", false, "measure instead remodel migrate behind the fault proxy's capacity model of DynamoDB, on an even and a skewed dataset made in -source, as a share of what the model allows (capacity.go)")
+	flag.IntVar(&o.capacity.rows, "capacity-rows", 20000, "-capacity: rows of each dataset (the skewed one has a fifth of them on one partition key)")
 	flag.Parse()
 	var err error
 	if o.killRanges, err = parseRanges(*ranges); err != nil || o.source == "" || o.repeat < 1 || o.killLoop < 0 || o.killOnly && o.killLoop == 0 || o.killOnly && o.nullOnly {
@@ -144,6 +148,8 @@ func main() {
 			os.Exit(2)
 		}
 		err = runFollowBench(ctx, o, os.Stdout, os.Stderr)
+	} else if o.capacity.on {
+		err = runCapacity(ctx, o, os.Stdout, os.Stderr)
 	} else {
 		err = run(ctx, o, os.Stdout, os.Stderr)
 	}
