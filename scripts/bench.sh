@@ -30,6 +30,15 @@
 #   NULL_ONLY=1           measure only the raw read and the null sink: nothing is
 #                         stored in DynamoDB Local (for 10 million rows, which it
 #                         would take hours to store), and nothing verified
+#   S3_ROUTE=0            skip the S3 import route's rows (migrate --to a local directory,
+#                         gzip and zstd, and to an in-process S3, beside the null sink)
+#
+# Large mode (peak RSS as the rows grow; PostgreSQL):
+#   LARGE=1               instead of the above, at each size of LARGE_ROWS: migrate into the
+#                         null sink, migrate --to a local directory, verify --files of it;
+#                         one table of peak RSS and CPU s/M per size
+#   LARGE_ROWS            the sizes, comma-separated (default 1000000,3000000,10000000)
+#   LARGE_COPIES          copies of generated rows (BENCH_COPIES' way; default 1 per 500 000 rows)
 #
 # Kill loop (resume after kill -9, on the bench's data):
 #   KILL_LOOP=N           after the measurements, migrate into a fresh table once per
@@ -208,11 +217,10 @@ follow_bench() {
 	esac
 }
 
-for e in "${engines[@]}"; do
-	if [[ "${FOLLOW_ONLY:-}" == 1 ]]; then
-		follow_bench "$e"
-		continue
-	fi
+# load_source ENGINE: generate gen -scale $scale (×$copies on PostgreSQL) and
+# load it into a fresh database $db; sets dsn.
+load_source() {
+	local e=$1
 	say "$e: generating gen -scale $scale and loading it into a fresh database $db"
 	go run ./$ex/gen -scale "$scale" -engine "$e" >"$tmp/data.sql"
 	case "$e" in
@@ -237,6 +245,44 @@ for e in "${engines[@]}"; do
 		;;
 	esac
 	rm -f "$tmp/data.sql"
+}
+
+# LARGE=1: the large mode (internal/bench/large.go). At each size of
+# LARGE_ROWS (default 1000000,3000000,10000000; PostgreSQL, the rows made by
+# gen and BENCH_COPIES-style copies: LARGE_COPIES copies, default one per
+# 500 000 rows), peak RSS and CPU s/M of migrate into the null sink, migrate
+# --to a local directory and verify --files of its objects; one table.
+if [[ "${LARGE:-}" == 1 ]]; then
+	[[ "$engine" == postgres ]] || { echo "bench: LARGE=1 works with ENGINE=postgres only (it makes its rows with BENCH_COPIES' copies)" >&2; exit 2; }
+	sizes="${LARGE_ROWS:-1000000,3000000,10000000}"
+	[[ "$sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "bench: LARGE_ROWS must be whole numbers separated by commas, got '$sizes'" >&2; exit 2; }
+	export DYNAMODB_XMX="${DYNAMODB_XMX_LARGE:-1g}" # the null sink stores nothing
+	out="$tmp/large.jsonl"
+	for n in ${sizes//,/ }; do
+		copies="${LARGE_COPIES:-$(((n + 499999) / 500000))}"
+		scale=$(((n / copies + 3410) / 6820))
+		((scale >= 1)) || scale=1
+		load_source postgres
+		scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
+		scripts/dynamodb-local.sh start "$port" >&2
+		say "large mode: $n rows"
+		bin/remodel-bench -large "$out" -source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port" \
+			-readers "${READERS:-4}" -writers "${WRITERS:-8}" -key-check "${KEY_CHECK:-auto}" \
+			-note "gen -scale $scale x$copies (copies with shifted ids)"
+		scripts/dynamodb-local.sh stop "$port" >/dev/null
+	done
+	echo
+	echo "\$ make bench LARGE=1 LARGE_ROWS=$sizes   # postgres"
+	bin/remodel-bench -large-table "$out"
+	exit 0
+fi
+
+for e in "${engines[@]}"; do
+	if [[ "${FOLLOW_ONLY:-}" == 1 ]]; then
+		follow_bench "$e"
+		continue
+	fi
+	load_source "$e"
 
 	say "$e: starting a fresh DynamoDB Local on :$port (-Xmx$DYNAMODB_XMX)"
 	scripts/dynamodb-local.sh stop "$port" >/dev/null 2>&1 || true
@@ -246,6 +292,7 @@ for e in "${engines[@]}"; do
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" -repeat "${REPEAT:-1}"
 		-note "examples/personalization/gen -scale $scale$( ((copies == 1)) || echo " ×$copies (copies with shifted ids)"); DynamoDB Local -Xmx$DYNAMODB_XMX")
 	[[ "${NULL_ONLY:-}" != 1 ]] || args+=(-null-only)
+	[[ "${S3_ROUTE:-1}" != 0 ]] || args+=(-s3-route=false)
 	args+=(-key-check "${KEY_CHECK:-auto}")
 	args+=($(kill_args))
 	if [[ -n "${CPUPROFILE:-}" ]]; then

@@ -71,7 +71,12 @@ type options struct {
 	cpuprofile               string
 	repeat                   int
 	nullOnly                 bool
-	keyCheck                 string
+	// s3Route measures migrate --to (s3route.go) in each round; large
+	// appends the large mode's figures to this file instead of measuring
+	// (large.go), largeTable prints the file's table.
+	s3Route           bool
+	large, largeTable string
+	keyCheck          string
 	// The kill loop (killloop.go): -kill-loop kills per job, one job per
 	// -kill-ranges value and mapping (-mapping, then -kill-embed unless
 	// empty); -kill-only skips the raw sink and the null sink.
@@ -128,9 +133,19 @@ func main() {
 	flag.IntVar(&o.follow.workers, "follow-workers", 8, "-follow: the workload's connections")
 	flag.DurationVar(&o.follow.limit, "follow-timeout", 20*time.Minute, "-follow: how long the copy, the catch-up, the lag's return to 0 and verify may each take")
 	flag.Uint64Var(&o.follow.seed, "follow-seed", 1, "-follow: the workload's seed")
+	flag.BoolVar(&o.s3Route, "s3-route", true, "measure migrate --to in each round too: to a local directory (gzip, zstd) and to an in-process S3 (gzip), beside the null sink")
+	flag.StringVar(&o.large, "large", "", "large mode: measure only the null sink, migrate --to a local directory and verify --files of its objects, and append the figures of this size to this file (large.go)")
+	flag.StringVar(&o.largeTable, "large-table", "", "print the large mode's table of the sizes in this file, and nothing else")
 	flag.BoolVar(&o.capacity.on, "capacity", false, "measure instead remodel migrate behind the fault proxy's capacity model of DynamoDB, on an even and a skewed dataset made in -source, as a share of what the model allows (capacity.go)")
 	flag.IntVar(&o.capacity.rows, "capacity-rows", 20000, "-capacity: rows of each dataset (the skewed one has a fifth of them on one partition key)")
 	flag.Parse()
+	if o.largeTable != "" {
+		if err := printLarge(o.largeTable, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	var err error
 	if o.killRanges, err = parseRanges(*ranges); err != nil || o.source == "" || o.repeat < 1 || o.killLoop < 0 || o.killOnly && o.killLoop == 0 || o.killOnly && o.nullOnly {
 		fmt.Fprintln(os.Stderr, "bench: -source is required, -repeat must be at least 1, -kill-loop at least 0, -kill-ranges whole numbers of at least 1 (got "+*ranges+"); -kill-only needs -kill-loop and excludes -null-only")
@@ -150,6 +165,8 @@ func main() {
 		err = runFollowBench(ctx, o, os.Stdout, os.Stderr)
 	} else if o.capacity.on {
 		err = runCapacity(ctx, o, os.Stdout, os.Stderr)
+	} else if o.large != "" {
+		err = runLarge(ctx, o, os.Stderr)
 	} else {
 		err = run(ctx, o, os.Stdout, os.Stderr)
 	}
@@ -192,6 +209,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	defer b.src.Close()
 
 	var rounds [5][]result
+	var s3Rounds []s3Result
 	for i := range o.repeat {
 		b.round = i + 1
 		for j, measure := range []func(context.Context) (result, error){b.rawRead, b.nullSink, b.rawSink, b.endToEnd, b.verify} {
@@ -204,6 +222,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				return err
 			}
 			rounds[j] = append(rounds[j], r)
+		}
+		if o.s3Route && !o.killOnly { // in the same round as its null sink
+			r, err := b.s3Round(ctx)
+			if err != nil {
+				return err
+			}
+			s3Rounds = append(s3Rounds, r)
 		}
 	}
 	rep.Read, rep.Null, rep.Sink, rep.Remodel, rep.Verify = median(rounds[0]), median(rounds[1]), median(rounds[2]), median(rounds[3]), median(rounds[4])
@@ -240,6 +265,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.write(stdout)
+	writeS3(stdout, medianS3(s3Rounds), rep.Null)
 	writeKills(stdout, seed, kills, rep.Remodel)
 	return nil
 }

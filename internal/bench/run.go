@@ -74,6 +74,9 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 // run wrote.
 type verifyRun struct {
 	bin, source, mapPth, table, endpt, work string
+	// files, when set, checks migrate --to's objects under this URL
+	// (verify --files) instead of the table.
+	files string
 }
 
 // verifyReport is what the bench reads of verify's JSON report.
@@ -94,6 +97,9 @@ func (v verifyRun) run(ctx context.Context, name string) (result, error) {
 	args := []string{"verify", "--source", v.source, "-m", v.mapPth,
 		"--endpoint", v.endpt, "--table", v.table, "--seed", "1", "--progress", "none",
 		"--output", "json=" + reportPath}
+	if v.files != "" {
+		args = append(args, "--files", v.files)
+	}
 	log, err := os.Create(logPath)
 	if err != nil {
 		return result{}, fmt.Errorf("bench: %w", err)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remodel-dev/remodel/internal/s3out"
+)
+
+// TestWriteS3: the route's rows are printed beside the null sink with
+// their ratio to it, marked against the target, and the compression's CPU
+// apart.
+func TestWriteS3(t *testing.T) {
+	null := result{Name: "remodel -> null sink", Items: 100_000, Wall: time.Second, CPU: time.Second, MaxRSS: 100 << 20}
+	s := s3Result{runs: []result{
+		{Name: "remodel -> objects (local dir, gzip)", Items: 100_000, Wall: 1250 * time.Millisecond, CPU: 2 * time.Second, MaxRSS: 120 << 20},
+		{Name: "remodel -> in-process S3 (gzip)", Items: 100_000, Wall: 2 * time.Second, CPU: 2 * time.Second, MaxRSS: 130 << 20},
+	}, comp: map[s3out.Compression]float64{s3out.Gzip: 4.25}}
+	var b strings.Builder
+	writeS3(&b, s, null)
+	out := b.String()
+	for _, want := range []string{"0.80 ok", "0.50 BELOW", "gzip 4.2", "target >= 0.70", "100 000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
+// TestPrintLarge: the large mode's lines are printed one row per size,
+// with the peak RSS of the largest size over the smallest's.
+func TestPrintLarge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "large.jsonl")
+	r := func(rss int64) result {
+		return result{Items: 1, Wall: time.Second, CPU: time.Second, MaxRSS: rss << 20}
+	}
+	lines := `{"rows":1000000,"null":` + jsonOf(t, r(100)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(300)) + `}
+{"rows":3000000,"null":` + jsonOf(t, r(110)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(600)) + `}
+`
+	if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := printLarge(p, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"1 000 000 |", "3 000 000 |", "null sink 1.10, --to file:// 1.00, verify --files 2.00", "300 MiB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, r result) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
