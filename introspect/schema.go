@@ -259,6 +259,15 @@ type Column struct {
 	Values []string `json:"values,omitempty"`
 	// Comment is the column's comment; empty when it has none.
 	Comment string `json:"comment,omitempty"`
+	// Distinct is how many distinct values the column holds as the
+	// engine's statistics estimate them, next to the table's rows (Size):
+	// PostgreSQL's pg_stats.n_distinct (a negative one is a share of the
+	// rows, scaled by the row estimate; 0 with every value NULL is 0), for
+	// a partitioned table the statistics of the whole tree; MySQL's and
+	// MariaDB's CARDINALITY of an index whose first key part is the whole
+	// column (InnoDB indexes every foreign key's columns). Nil when the
+	// statistics say nothing (never analysed, no such index).
+	Distinct *int64 `json:"distinct,omitempty"`
 }
 
 // UniqueKey is a set of columns whose values are unique in the table.

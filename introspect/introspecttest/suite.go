@@ -612,8 +612,8 @@ func MustTable(t testing.TB, s *introspect.Schema, name string) *introspect.Tabl
 func viewNullable(e introspect.Engine) bool { return e == introspect.Postgres }
 
 // CheckColumns compares tbl's columns, in order, with want: name, kind,
-// element kind, nullability and precision always, the declared type only
-// where want gives one. With allNullable, every column is expected to be
+// element kind, nullability and precision always, the declared type and
+// the distinct values (statistics) only where want gives them. With allNullable, every column is expected to be
 // nullable.
 func CheckColumns(t testing.TB, tbl *introspect.Table, want []introspect.Column, allNullable ...bool) {
 	t.Helper()
@@ -635,6 +635,9 @@ func CheckColumns(t testing.TB, tbl *introspect.Table, want []introspect.Column,
 		}
 		if w.Type == "" {
 			w.Type = g.Type
+		}
+		if w.Distinct == nil { // statistics: checked where want gives them
+			w.Distinct = g.Distinct
 		}
 		if len(allNullable) > 0 && allNullable[0] {
 			w.Nullable = true

@@ -160,6 +160,9 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	if err := i.count(ctx, db, s.Tables, countable); err != nil {
 		return nil, fmt.Errorf("introspect/mysql: counting rows: %w", err)
 	}
+	if err := i.distincts(ctx, db, byName); err != nil {
+		return nil, fmt.Errorf("introspect/mysql: reading column statistics: %w", err)
+	}
 	return s, nil
 }
 

@@ -196,6 +196,9 @@ func (i *Inspector) Inspect(ctx context.Context) (*introspect.Schema, error) {
 	if err := i.sizes(ctx, byOID, oids); err != nil {
 		return nil, fmt.Errorf("introspect/postgres: reading row counts and sizes: %w", err)
 	}
+	if err := i.distincts(ctx, byOID, oids); err != nil {
+		return nil, fmt.Errorf("introspect/postgres: reading column statistics: %w", err)
+	}
 	return s, nil
 }
 

@@ -219,3 +219,62 @@ func splitKeyDef(def string) (strategy, key string) {
 	}
 	return strings.ToLower(s), k
 }
+
+// distinctQuery reads the planner's statistics of each column: how many
+// distinct values (n_distinct: a count, or when negative the share of the
+// rows that are distinct) and the share of NULLs. A partitioned table's
+// are those of its whole tree (inherited); a table's own otherwise.
+const distinctQuery = `
+SELECT c.oid, s.attname::text, s.n_distinct::float8, s.null_frac::float8
+  FROM pg_catalog.pg_stats AS s
+  JOIN pg_catalog.pg_namespace AS n ON n.nspname = s.schemaname
+  JOIN pg_catalog.pg_class AS c ON c.relnamespace = n.oid AND c.relname = s.tablename
+ WHERE c.oid = ANY ($1::oid[]) AND s.inherited = (c.relkind = 'p')`
+
+// distincts sets each column's Distinct from pg_stats (after sizes: a
+// negative n_distinct is scaled by the table's rows).
+func (i *Inspector) distincts(ctx context.Context, byOID map[uint32]*introspect.Table, oids []uint32) error {
+	rows, err := i.conn.Query(ctx, distinctQuery, oids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			oid             uint32
+			name            string
+			nDistinct, null float64
+		)
+		if err := rows.Scan(&oid, &name, &nDistinct, &null); err != nil {
+			return err
+		}
+		t := byOID[oid]
+		if t == nil {
+			continue
+		}
+		c := t.Column(name)
+		if c == nil {
+			continue
+		}
+		n, _, known := t.Rows()
+		if d, ok := distinctFromStats(nDistinct, null, n, known); ok {
+			c.Distinct = &d
+		}
+	}
+	return rows.Err()
+}
+
+// distinctFromStats is the number of distinct values pg_stats tells: a
+// positive n_distinct is the count; a negative one the share of the rows
+// (rows, when known); 0 is none when every value is NULL, else unknown.
+func distinctFromStats(nDistinct, nullFrac float64, rows int64, rowsKnown bool) (int64, bool) {
+	switch {
+	case nDistinct > 0:
+		return int64(math.Round(nDistinct)), true
+	case nDistinct < 0 && rowsKnown:
+		return max(1, int64(math.Round(-nDistinct*float64(rows)))), true
+	case nDistinct == 0 && nullFrac >= 1:
+		return 0, true
+	}
+	return 0, false
+}
