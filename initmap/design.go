@@ -37,6 +37,10 @@ type entity struct {
 	// parent's collection (SK = NAME#{at|iso}#{key}), "" for none; atWhy
 	// says why that one.
 	at, atWhy string
+	// inCollection are the unique keys of a placed child that a Query of
+	// its parent's collection answers (no index for them).
+	inCollection []*introspect.UniqueKey
+	ukPatterns   map[string]string // the pattern of each, by the unique key's name
 }
 
 // placement puts an entity's items in a parent's item collection.
@@ -61,6 +65,9 @@ type lookup struct {
 	sk     string       // the index sort key template; "": the entity's own (NAME#{key})
 	target string       // what the partition holds, for the comment
 	from   *derivedFrom // set on a path a statement of the statistics asked for
+	// figures are the statistics behind a foreign key's index ("" when
+	// they are unknown), for the comment.
+	figures string
 }
 
 // design is the whole mapping before it is written.
@@ -69,7 +76,7 @@ type design struct {
 	entities []*entity
 	skipped  []string    // comment lines: tables left out and why
 	slots    int         // overloaded indexes used (GSI2 ...)
-	inverted bool        // GSI1 is used
+	inverted bool        // GSI1 is used: some entity is placed in a parent's collection
 	dropped  []string    // paths left out for want of indexes
 	numeric  []*numIndex // indexes of their own with a number sort key (NUM1, ...), derived from statements
 	byTable  map[*introspect.Table]*entity
@@ -354,11 +361,28 @@ func (d *design) relate() {
 				}
 				prefix += "." + strings.Join(refs, ".")
 			}
+			figures, few := d.cardinality(e, fk)
+			if few {
+				e.notes = append(e.notes, figures)
+				continue
+			}
 			e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplateAs(prefix, e.t, cols, pt, refs),
-				target: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name)})
+				target:  fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name),
+				figures: figures})
 		}
 		for _, uk := range e.t.UniqueKeys {
 			if uk.Name == e.keyUK || slices.Equal(uk.Columns, e.key) {
+				continue
+			}
+			if p := e.place; p != nil && p.other == nil && e.at != "" &&
+				containsAll(uk.Columns, p.fkCols) && slices.Contains(uk.Columns, e.at) {
+				// The collection's partition key and the start of its
+				// sort key are in the unique key: a Query of the
+				// collection with begins_with finds the row.
+				e.inCollection = append(e.inCollection, &uk)
+				if e.ukPatterns == nil {
+					e.ukPatterns = map[string]string{}
+				}
 				continue
 			}
 			if why := templatableAll(e.t, uk.Columns); why != "" {
@@ -376,7 +400,7 @@ func (d *design) relate() {
 	}
 	limit := MaxGlobalIndexes
 	for _, e := range d.entities {
-		if e.place != nil {
+		if e.inGSI1() {
 			d.inverted = true
 		}
 	}
@@ -538,6 +562,9 @@ func (e *entity) timeKey() string {
 // attributes or the entity attribute.
 func (d *design) attributes() {
 	taken := map[string]bool{"PK": true, "SK": true, "_type": true}
+	if d.inverted {
+		taken["GSI1PK"], taken["GSI1SK"] = true, true
+	}
 	for i := 2; i <= d.slots+1; i++ {
 		taken[fmt.Sprintf("GSI%dPK", i)] = true
 		taken[fmt.Sprintf("GSI%dSK", i)] = true
@@ -581,6 +608,18 @@ func (e *entity) ownSK() string {
 		return e.timeKey()
 	}
 	return keyTemplate(e.prefix, e.t, e.key)
+}
+
+// gsi1 are the templates of GSI1PK and GSI1SK of an entity placed in a
+// parent's collection: a join table's other side (the B of an A#, B#
+// item) and the A it belongs to; a placed child's own key, NAME#{key}
+// (without the time its sort key begins with, so that it is read by its
+// key alone), and its parent.
+func (e *entity) gsi1() (pk, sk string) {
+	if e.place.other != nil {
+		return e.sk(), e.pk()
+	}
+	return keyTemplate(e.prefix, e.t, e.key), e.pk()
 }
 
 var lengthRE = regexp.MustCompile(`\((\d+)\)`)
@@ -652,4 +691,100 @@ func keyLimitNote(t *introspect.Table, prefix string, cols []string, limit int, 
 		return fmt.Sprintf("%s: may render up to %d bytes, over DynamoDB's %d: such rows are rejected", what, total, limit)
 	}
 	return ""
+}
+
+func containsAll(set, cols []string) bool {
+	for _, c := range cols {
+		if !slices.Contains(set, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// The statistics that keep a foreign key out of the indexes: at most
+// FewValues distinct values, with at least RowsPerValue rows each on
+// average. Such an index has a handful of partitions that every write of
+// the table lands on, and a Query of one reads a large share of the table.
+const (
+	FewValues    = 10
+	RowsPerValue = 100
+)
+
+// statsSource names where the distinct counts of the engine come from.
+func statsSource(eng introspect.Engine) string {
+	if eng == introspect.MySQL {
+		return "information_schema.STATISTICS.CARDINALITY"
+	}
+	return "pg_stats.n_distinct"
+}
+
+// cardinality gives the figures of a foreign key of one column from the
+// source's statistics: the distinct values of the column and the rows of
+// the table, and whether they are so few values for so many rows that the
+// foreign key gets no index (then the text is the comment saying why, with
+// what serves the path instead). Without statistics (several columns, a
+// table never analysed) it is "", false: the foreign key gets its index.
+func (d *design) cardinality(e *entity, fk introspect.ForeignKey) (string, bool) {
+	if len(fk.Columns) != 1 {
+		return "", false
+	}
+	col := fk.Columns[0]
+	c := e.t.Column(col)
+	rows, _, known := e.t.Rows()
+	if c == nil || c.Distinct == nil || !known {
+		return "", false
+	}
+	n := *c.Distinct
+	figures := fmt.Sprintf("%s has about %d distinct values in about %d rows (%s)", col, n, rows, statsSource(d.s.Engine))
+	if n == 0 && rows > 0 {
+		return fmt.Sprintf("%s is NULL in every one of about %d rows (%s): the index holds none of them until one has a value", col, rows, statsSource(d.s.Engine)), false
+	}
+	if n == 0 || n > FewValues || rows < RowsPerValue*n {
+		if n > 0 {
+			if per := max(1, (rows+n/2)/n); per == 1 {
+				figures += ": about 1 item an index partition"
+			} else {
+				figures += fmt.Sprintf(": about %d items an index partition", per)
+			}
+		}
+		return figures, false
+	}
+	serves := fmt.Sprintf("a Scan with a filter on %s serves it", col)
+	if p := e.place; p != nil {
+		serves = fmt.Sprintf("a Query of the item collection of one %s with a filter on %s serves it there (a Scan with a filter, across the table)",
+			p.parent.name, col)
+	}
+	return fmt.Sprintf("foreign key %s: no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
+		"(a hot partition when the table is written fast) and a Query of one would read about 1/%d of the table; %s",
+		fk.Name, figures, (rows+n/2)/n, e.name, n, n, serves), true
+}
+
+// atPrefix is the beginning of the sort key of a time-sorted child's items
+// of one time: NAME#{at|iso}#.
+func (e *entity) atPrefix() string {
+	return keyTemplate(e.prefix, e.t, nil) + "#" + atPlaceholder(e.t, e.at) + "#"
+}
+
+// inGSI1 says whether the entity's items are in GSI1: a join table's (for
+// the other side), and a placed child's unless the table's key already
+// holds its whole key (its key columns are the parent's foreign key and
+// the time its sort key begins with: a GetItem reads it).
+func (e *entity) inGSI1() bool {
+	p := e.place
+	if p == nil {
+		return false
+	}
+	return p.other != nil || !e.keyInTable()
+}
+
+// keyInTable says whether a placed child's key columns are all in its
+// table key: the foreign key to its parent and its time.
+func (e *entity) keyInTable() bool {
+	for _, k := range e.key {
+		if !slices.Contains(e.place.fkCols, k) && k != e.at {
+			return false
+		}
+	}
+	return true
 }

@@ -155,16 +155,11 @@ func TestInitMigrateVerify(t *testing.T) {
 	}
 }
 
-// sparse is the one warning validate --strict may give on init's mapping:
-// an index whose key reads a nullable column (a foreign key that may be
-// NULL) holds only the items where it is not, by design, and validate
-// says so of each half (of the one half with the column, and of the other,
-// written only where the column is not NULL). Anything else, a dangling
-// half included, is a fault of init's design.
-var sparse = regexp.MustCompile(`: warning: entities\.[^:]+\.attributes\.set\.(GSI|NUM)\d+(PK|SK)(\.when)?: .*, a key attribute of index (GSI|NUM)\d+, (comes from the nullable column|is written only where this condition holds).* \(a sparse index\)( \[sparse-(nullable|when)\])?$`)
-
-// strict runs validate --strict on init's mapping: it fails on any warning
-// but sparse's, and passes (exit 0) when there are none.
+// strict runs validate --strict on init's mapping: it passes (exit 0), and
+// every warning validate gives is one the mapping acknowledges (init
+// acknowledges the sparse indexes it makes on purpose, each with its
+// reason). Anything else, a dangling half of an index key included, is a
+// fault of init's design.
 func strict(t *testing.T, dsn, file string) {
 	t.Helper()
 	code, out := remodel(t, "validate", "--strict", "--source", dsn, "-m", file)
@@ -173,7 +168,7 @@ func strict(t *testing.T, dsn, file string) {
 	for _, line := range strings.Split(out, "\n") {
 		switch {
 		case !strings.Contains(line, ": warning: "):
-		case sparse.MatchString(line):
+		case strings.Contains(line, "(acknowledged at line "):
 			n++
 		default:
 			other = append(other, line)
@@ -182,10 +177,10 @@ func strict(t *testing.T, dsn, file string) {
 	if len(other) > 0 {
 		t.Errorf("validate --strict warns about init's mapping:\n%s", strings.Join(other, "\n"))
 	}
-	if n == 0 && code != 0 {
-		t.Errorf("validate --strict: exit %d without a warning:\n%s", code, out)
+	if code != 0 {
+		t.Errorf("validate --strict: exit %d:\n%s", code, out)
 	}
 	if n > 0 {
-		t.Logf("validate --strict: %d sparse index warnings (nullable foreign keys), nothing else", n)
+		t.Logf("validate --strict: %d warnings, each acknowledged by init (sparse indexes on purpose)", n)
 	}
 }

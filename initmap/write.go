@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Options are what init is told besides the ERD.
@@ -50,6 +51,13 @@ type writer struct {
 	names    map[string]bool // access pattern names used
 	written  []written       // the single-entity patterns, for the statistics
 	lastName string
+	acks     []ack // the warnings of validate the design intends
+}
+
+// ack is one entry of acknowledge: a warning validate gives on the design
+// that the design means, with the reason.
+type ack struct {
+	code, entity, index, reason string
 }
 
 func (w *writer) line(indent int, format string, args ...any) {
@@ -128,13 +136,19 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	if d.inverted || d.slots > 0 || len(d.numeric) > 0 {
 		w.line(1, "indexes:")
 		if d.inverted {
-			w.comment(2, "The inverted index: the other side of each adjacency item (the A rows of a B), and each item "+
-				"placed in a parent's collection by its own key.")
-			w.line(2, "- {name: GSI1, pk: SK, sk: PK}")
+			w.comment(2, "GSI1 holds only the items that need their other side: the adjacency items of a join table "+
+				"(GSI1PK = the B they point to, GSI1SK = their A: the A rows of a B) and the items placed in a parent's "+
+				"collection (GSI1PK = their own key, GSI1SK = the parent: read by their key alone). Only those entities write "+
+				"GSI1PK and GSI1SK, so the other items are not in GSI1 and cost it no write (an inverted index of the "+
+				"table's key, pk SK, would copy every item). Its sparseness is on purpose.")
+			w.line(2, "- {name: GSI1, pk: GSI1PK, sk: GSI1SK}")
 		}
 		if d.slots > 0 {
 			w.comment(2, "Overloaded indexes: each entity writes GSInPK and GSInSK for one more path to its items, the children "+
 				"of a parent by a foreign key or a row by a unique key (see the comments of each entity's set:). "+
+				fmt.Sprintf("A foreign key whose column has at most %d distinct values, with %d rows a value or more (the source's statistics, %s), "+
+					"gets no index: its few partitions would take every write of the table and a Query of one would read a large "+
+					"share of it; nor does a unique key that a Query of the item collection answers. ", FewValues, RowsPerValue, statsSource(d.s.Engine))+
 				"An item without the attribute (a NULL column) is not in the index; where a column of one half of an index key is nullable, "+
 				"the other half is written only where it is not NULL (when:), so that no item holds half an index key, which would be "+
 				"written and stored for nothing.")
@@ -165,10 +179,20 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	w.line(0, "")
 	if pats.buf.Len() == 0 {
 		w.line(0, "access_patterns: {}")
-		return
+	} else {
+		w.line(0, "access_patterns:")
+		w.buf.Write(pats.buf.Bytes())
 	}
-	w.line(0, "access_patterns:")
-	w.buf.Write(pats.buf.Bytes())
+	if len(w.acks) > 0 {
+		w.line(0, "")
+		w.comment(0, "The warnings of remodel validate that this design intends, each with its reason: "+
+			"validate --strict passes on them (a change that ends one makes its entry stale, a warning of its own).")
+		w.line(0, "acknowledge:")
+		for _, a := range w.acks {
+			w.line(1, "- {warning: %s, entity: %s, index: %s,", a.code, yamlKey(a.entity), a.index)
+			w.line(2, "reason: %s}", q(a.reason))
+		}
+	}
 }
 
 func (w *writer) entity(e *entity) {
@@ -192,11 +216,15 @@ func (w *writer) entity(e *entity) {
 		what += ": an item collection of its own"
 	case p.other != nil:
 		what += fmt.Sprintf(": a join table of %s and %s, written as adjacency items in the item collection of %s "+
-			"(foreign key %s), with the key of %s as the sort key; GSI1 reads them from the side of %s (foreign key %s)",
+			"(foreign key %s), with the key of %s as the sort key; GSI1 reads them from the side of %s (foreign key %s, GSI1PK)",
 			p.parent.name, p.other.name, p.parent.name, p.fk.Name, p.other.name, p.other.name, p.otherFK.Name)
 	default:
-		what += fmt.Sprintf(": placed in the item collection of %s (foreign key %s); GSI1 reads it by its own key",
+		what += fmt.Sprintf(": placed in the item collection of %s (foreign key %s); GSI1 reads it by its own key (GSI1PK)",
 			p.parent.name, p.fk.Name)
+		if e.keyInTable() {
+			what = strings.TrimSuffix(what, "; GSI1 reads it by its own key (GSI1PK)") +
+				"; its table key holds its whole key, so a GetItem reads it by its key and it needs no index"
+		}
 		if e.at != "" {
 			what += fmt.Sprintf(". Its sort key begins with its time, %s, so that a Query of the collection of one %s row "+
 				"returns its %s rows oldest first (or newest first, ScanIndexForward false) and a range of them is a key condition: %s",
@@ -212,6 +240,13 @@ func (w *writer) entity(e *entity) {
 	}
 	for _, n := range e.notes {
 		w.comment(2, n)
+	}
+	for _, uk := range e.inCollection {
+		w.comment(2, fmt.Sprintf("unique key %s (%s): no index: it holds %s, the partition key of the collection of %s that the %s items are in, "+
+			"and %s, which their sort key begins with: a Query of that collection with begins_with %s returns the %s rows of one %s at that time, "+
+			"the one with the unique key's other values among them (pattern %s)",
+			uk.Name, strings.Join(uk.Columns, ", "), strings.Join(e.place.fkCols, ", "), e.place.parent.name, e.name,
+			e.at, e.atPrefix(), e.name, e.place.parent.name, e.ukPatterns[uk.Name]))
 	}
 	if n := keyLimitNote(t, e.prefix, e.key, 1024, "its key"); n != "" {
 		w.comment(2, n)
@@ -232,7 +267,7 @@ func (w *writer) entity(e *entity) {
 			nums = append(nums, n)
 		}
 	}
-	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 {
+	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 && !e.inGSI1() {
 		return
 	}
 	w.line(2, "attributes:")
@@ -243,10 +278,23 @@ func (w *writer) entity(e *entity) {
 			w.line(4, "%s: %s", q(r[0]), q(r[1]))
 		}
 	}
-	if len(e.slots) > 0 || len(nums) > 0 {
+	if len(e.slots) > 0 || len(nums) > 0 || e.inGSI1() {
 		w.line(3, "set:")
+		if p := e.place; e.inGSI1() {
+			pk, sk := e.gsi1()
+			what := fmt.Sprintf("the %s row by its own key (%s), which its place in the collection of %s does not give",
+				e.name, strings.Join(e.key, ", "), p.parent.name)
+			if p.other != nil {
+				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), the other side of the N:M", e.name, p.other.name, p.otherFK.Name)
+			}
+			w.indexKey(e, "GSI1", what, pk, sk)
+		}
 		for i, l := range e.slots {
-			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), l.target, l.pk, cmp.Or(l.sk, e.ownSK()))
+			target := l.target
+			if l.figures != "" {
+				target += "; " + l.figures
+			}
+			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), target, l.pk, cmp.Or(l.sk, e.ownSK()))
 		}
 		for _, n := range nums {
 			w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}")
@@ -262,8 +310,17 @@ func (w *writer) entity(e *entity) {
 func (w *writer) indexKey(e *entity, ix, target, pk, sk string) {
 	pkNull, skNull := w.nullable(e, pk), w.nullable(e, sk)
 	w.comment(4, fmt.Sprintf("%s: %s", ix, target))
-	w.line(4, "%sPK: %s", ix, w.when(e, pk, skNull, pkNull))
-	w.line(4, "%sSK: %s", ix, w.when(e, sk, pkNull, skNull))
+	pkv, skv := w.when(e, pk, skNull, pkNull), w.when(e, sk, pkNull, skNull)
+	w.line(4, "%sPK: %s", ix, pkv)
+	w.line(4, "%sSK: %s", ix, skv)
+	if cols := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(pkNull), skNull...)))); len(cols) > 0 {
+		reason := fmt.Sprintf("the %s rows whose %s is NULL have nothing to be found by in %s: their items are left out of it on purpose (a sparse index)",
+			e.name, strings.Join(cols, " or "), ix)
+		w.acks = append(w.acks, ack{mapping.WarnSparseNullable, e.name, ix, reason})
+		if strings.HasPrefix(pkv, "{") || strings.HasPrefix(skv, "{") {
+			w.acks = append(w.acks, ack{mapping.WarnSparseWhen, e.name, ix, reason + "; the other half of the index key is written under the same condition (when:), so that no item holds half of it"})
+		}
+	}
 }
 
 // nullable are the nullable columns a template reads.
@@ -425,13 +482,14 @@ func (w *writer) patterns(e *entity) {
 		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
 			comment: fmt.Sprintf("one %s row by its key (%s)", e.name, keyCols),
 			sql:     w.selectWhere(e, e.key, e.key)})
-	case e.at != "" && !slices.Contains(e.key, e.at):
-		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: e.sk(),
-			comment: fmt.Sprintf("one %s row by its key (%s) and its %s, which its sort key begins with, through the inverted index", e.name, keyCols, e.at),
+	case e.keyInTable():
+		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
+			comment: fmt.Sprintf("one %s row by its key (%s), which its table key holds whole: no index", e.name, keyCols),
 			sql:     w.selectWhere(e, e.key, e.key)})
 	default:
-		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: e.sk(),
-			comment: fmt.Sprintf("one %s row by its key (%s), through the inverted index", e.name, keyCols),
+		pk, _ := e.gsi1()
+		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: pk,
+			comment: fmt.Sprintf("one %s row by its key (%s), through GSI1, where its GSI1PK is its own key", e.name, keyCols),
 			sql:     w.selectWhere(e, e.key, e.key)})
 	}
 	// The item collection of a parent: the parent and what is placed in it.
@@ -466,11 +524,24 @@ func (w *writer) patterns(e *entity) {
 		}
 		w.pattern(list)
 		if p.other != nil {
+			pk, _ := e.gsi1()
 			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.otherCols, "_")), index: "GSI1", entity: e.name,
-				pk: e.sk(), sk: beginsWith(p.parent.prefix),
-				comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s): the other side of the N:M, through the inverted index",
+				pk: pk, sk: beginsWith(p.parent.prefix),
+				comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s): the other side of the N:M, through GSI1",
 					e.name, p.other.name, p.otherFK.Name),
 				sql: w.selectWhere(e, p.otherCols, p.otherCols)})
+		}
+		for _, uk := range e.inCollection {
+			cols := append(slices.Clone(p.fkCols), e.at)
+			w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(uk.Columns, "_")), entity: e.name, pk: e.pk(), sk: "{begins_with: " + q(e.atPrefix()) + "}",
+				comment: fmt.Sprintf("the %s row with a value of unique key %s, without an index: a Query of the collection of one %s "+
+					"for the items of one %s (its sort key begins with it) returns the few %s rows of that time, the one with the "+
+					"other values of the unique key (%s) among them",
+					e.name, uk.Name, p.parent.name, e.at, e.name, strings.Join(slices.DeleteFunc(slices.Clone(uk.Columns), func(c string) bool {
+						return slices.Contains(cols, c)
+					}), ", ")),
+				sql: w.selectWhere(e, cols, cols)})
+			e.ukPatterns[uk.Name] = w.lastName
 		}
 	}
 	for i, l := range e.slots {
