@@ -52,6 +52,40 @@ func stopAfter(t *testing.T, db dynamo.API, table string, n int64) context.Conte
 	return ctx
 }
 
+// stopWhenSettled is a context canceled, as SIGINT cancels a run, once the
+// checkpoint at path records a settled row (some entity's rows above 0),
+// or after two minutes: a run stopped by it has settled rows to resume
+// after, however the writers' acknowledgements interleave (a count of the
+// table's items does not say that the first rows of an entity are in).
+func stopWhenSettled(t *testing.T, path string) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testContext(t))
+	t.Cleanup(cancel)
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			var ck struct {
+				Entities []struct {
+					Rows int64 `json:"rows"`
+				} `json:"entities"`
+			}
+			if json.Unmarshal(b, &ck) != nil {
+				continue
+			}
+			for _, e := range ck.Entities {
+				if e.Rows > 0 {
+					return
+				}
+			}
+		}
+	}()
+	return ctx
+}
+
 // checkpointOf reads a checkpoint file.
 func checkpointOf(t *testing.T, path string) map[string]any {
 	t.Helper()
@@ -572,8 +606,8 @@ func serverID(t *testing.T, src source.Source) string {
 }
 
 // stoppedJob runs a first migration into a new table (with ranges key
-// ranges per entity, if given) that is stopped once it has written some
-// items, and returns the options to resume it and its checkpoint.
+// ranges per entity, if given) that is stopped once its checkpoint records
+// settled rows, and returns the options to resume it and its checkpoint.
 func stoppedJob(t *testing.T, fx *fixture, endpoint string, ranges ...int) (o migrate.Options, db dynamo.API, table, ck string) {
 	t.Helper()
 	db = newDB(t, endpoint)
@@ -586,7 +620,8 @@ func stoppedJob(t *testing.T, fx *fixture, endpoint string, ranges ...int) (o mi
 	if len(ranges) > 0 {
 		o.Ranges = ranges[0]
 	}
-	if _, err := migrate.Run(stopAfter(t, db, table, 100), o); err == nil {
+	o.CheckpointEvery = 50 * time.Millisecond
+	if _, err := migrate.Run(stopWhenSettled(t, ck), o); err == nil {
 		t.Fatal("the first run was not stopped")
 	}
 	if _, err := os.Stat(ck); err != nil {
