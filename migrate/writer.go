@@ -43,7 +43,7 @@ type pending struct {
 	seen   bool     // the key of a row an earlier run settled: not written
 	ent    *mapping.Entity
 	key    []any // the row's source key values (ent.KeyValues)
-	units  int   // the item's write units (itemUnits); 0: not known yet
+	units  int   // the item's write units (mapping.WriteUnits); 0: not known yet
 }
 
 // sourceKey names the item's row by its source key. It is built only when
