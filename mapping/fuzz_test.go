@@ -34,8 +34,8 @@ func seedFiles(f *testing.F) {
 	}
 	f.Add([]byte(fullMapping))
 	f.Add([]byte(renderMapping))
-	f.Add([]byte(embedMapping))  // compiles against testSchema: two embeds
-	f.Add([]byte(engineMapping)) // postgres: and mysql: blocks
+	f.Add([]byte(embedMapping))          // compiles against testSchema: two embeds
+	f.Add([]byte(engineMapping))         // postgres: and mysql: blocks
 	f.Add([]byte(fullMapping + ackList)) // acknowledge:
 }
 
