@@ -126,13 +126,15 @@ type Options struct {
 	// this S3 prefix (or local directory, To.Dir) instead of into the
 	// table, through S3 (s3out.S3, or s3out.Dir for a directory; s3run.go):
 	// objects of at most ObjectSize bytes of DynamoDB JSON before
-	// compression (0: DefaultObjectSize), compressed with Compression
+	// compression (0: DefaultObjectSize) and ObjectItems items (0:
+	// DefaultObjectItems), compressed with Compression
 	// (default gzip). Import then has DynamoDB create the table from them
 	// (ImportTable, s3import.go) and waits for it, at most ImportTimeout
 	// (0: DefaultImportTimeout).
 	To            *s3out.Location
 	S3            s3out.Store
 	ObjectSize    int64
+	ObjectItems   int64
 	Compression   s3out.Compression
 	Import        bool
 	ImportTimeout time.Duration

@@ -309,6 +309,7 @@ func TestS3Objects(t *testing.T) {
 func s3Objects(t *testing.T, fx *fixture, f *fakeS3, want map[string]string, comp s3out.Compression) {
 	o := fx.s3Options(f, "orders/")
 	o.ObjectSize = 16 << 10
+	o.ObjectItems = 30 // below what 16 KiB holds: objects are cut by either bound
 	o.Compression = comp
 	rep, err := migrate.Run(testContext(t), o)
 	if err != nil {
@@ -336,6 +337,9 @@ func s3Objects(t *testing.T, fx *fixture, f *fakeS3, want map[string]string, com
 		bytes += st.size
 		if st.raw > o.ObjectSize {
 			t.Errorf("%s holds %d bytes of JSON, more than the bound %d", key, st.raw, o.ObjectSize)
+		}
+		if st.items > o.ObjectItems {
+			t.Errorf("%s holds %d items, more than the bound %d", key, st.items, o.ObjectItems)
 		}
 		if !strings.HasSuffix(key, o.Compression.Ext()) {
 			t.Errorf("%s: not a %s object's name", key, o.Compression)

@@ -159,6 +159,9 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	if o.ObjectSize <= 0 {
 		o.ObjectSize = DefaultObjectSize
 	}
+	if o.ObjectItems <= 0 {
+		o.ObjectItems = DefaultObjectItems
+	}
 	if o.Compression == "" {
 		o.Compression = s3out.Gzip
 	}

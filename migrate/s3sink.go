@@ -23,7 +23,7 @@ import (
 // sorted data": an object holding one partition key's items in sequence
 // makes a rolling hot partition). An object is cut when its next line would
 // take it past the size bound (bytes of DynamoDB JSON before compression,
-// --object-size), compressed into a temporary file as it fills, and
+// --object-size) or it holds --object-items items, compressed into a temporary file as it fills, and
 // uploaded by the transfer manager (multipart above 16 MiB) while the slot
 // fills a new one.
 //
@@ -44,6 +44,13 @@ import (
 // DefaultObjectSize is the bytes of DynamoDB JSON an object holds at most
 // before compression, unless --object-size says otherwise.
 const DefaultObjectSize = 64 << 20
+
+// DefaultObjectItems is how many items an object holds at most, whatever
+// its size, unless --object-items says otherwise: each item's row stays in
+// memory, unsettled, until its object is uploaded, so this bounds the
+// memory of the open objects (one per writer) whatever the rows; the
+// 50 000 objects of one import then hold 2.5 billion items.
+const DefaultObjectItems = 50_000
 
 // MinObjectSize is the smallest --object-size.
 const MinObjectSize = 1 << 20
@@ -97,6 +104,7 @@ type s3Sink struct {
 	loc     s3out.Location
 	comp    s3out.Compression
 	limit   int64
+	items   int64  // items an object holds at most
 	run     string // this run's id, in its objects' names
 	grace   time.Duration
 	timeout time.Duration // of one request
@@ -132,7 +140,7 @@ type s3Ack struct {
 
 func newS3Sink(o Options, w *writer, run string, slots int) *s3Sink {
 	s := &s3Sink{
-		w: w, store: o.S3, loc: *o.To, comp: o.Compression, limit: o.ObjectSize, run: run,
+		w: w, store: o.S3, loc: *o.To, comp: o.Compression, limit: o.ObjectSize, items: o.ObjectItems, run: run,
 		grace: o.StopGrace, timeout: o.RequestTimeout, sem: make(chan struct{}, slots),
 	}
 	for range slots {
@@ -189,7 +197,7 @@ func (s *s3Sink) fill(ctx context.Context, sl *s3Slot, batch []pending, from, st
 			return fmt.Errorf("migrate: the item with key %s has a value DynamoDB JSON cannot hold", s.w.table.KeyString(p.item))
 		}
 		sl.line = line
-		if sl.obj != nil && sl.obj.Lines > 0 && sl.obj.Raw+int64(len(line)) > s.limit {
+		if sl.obj != nil && sl.obj.Lines > 0 && (sl.obj.Raw+int64(len(line)) > s.limit || sl.obj.Lines >= s.items) {
 			if err := s.cut(ctx, sl); err != nil {
 				return err
 			}
@@ -236,7 +244,7 @@ func (s *s3Sink) cut(ctx context.Context, sl *s3Slot) error {
 	n := s.named.Add(1)
 	if s.kept+int(n) > MaxImportObjects {
 		obj.Close()
-		return fmt.Errorf("migrate: %s would hold more than %d objects, the most one ImportTable reads: give a larger --object-size (now %d bytes)", s.loc, MaxImportObjects, s.limit)
+		return fmt.Errorf("migrate: %s would hold more than %d objects, the most one ImportTable reads: give a larger --object-size (now %d bytes) or --object-items (now %d)", s.loc, MaxImportObjects, s.limit, s.items)
 	}
 	key := fmt.Sprintf("%s%s-%06d%s", s.loc.Prefix, s.run, n, s.comp.Ext())
 	select {

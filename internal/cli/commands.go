@@ -288,7 +288,7 @@ privileges. Entities from views and queries are refused (docs/cutover.md).
 S3 import (--to s3://bucket/prefix/): instead of writing into a table,
 migrate writes every item as a line of ImportTable's DYNAMODB_JSON format
 into gzip (or --compression zstd) objects of at most --object-size MiB of
-JSON under the prefix, uploaded through the S3 transfer manager, the items
+JSON and --object-items items under the prefix, uploaded through the S3 transfer manager, the items
 of each batch dealt over one open object per writer; then a manifest beside
 the prefix (orders/ has orders.remodel-manifest.json): the objects with
 their items, sizes and SHA-256, and the table definition. The key
