@@ -283,14 +283,16 @@ after any stop; remodel follow-cleanup drops the slot when the migration is
 over. PostgreSQL needs wal_level=logical, the REPLICATION privilege and
 REPLICA IDENTITY FULL on tables whose item keys read columns outside their
 primary key; MySQL a ROW binlog with full row images and the replication
-privileges. Entities from views and queries are refused (docs/cutover.md).
+privileges. Entities from views and queries are synchronised by a diff pass
+when the follower stops (docs/cutover.md).
 
 S3 import (--to s3://bucket/prefix/): instead of writing into a table,
 migrate writes every item as a line of ImportTable's DYNAMODB_JSON format
 into gzip (or --compression zstd) objects of at most --object-size MiB of
-JSON and --object-items items under the prefix, uploaded through the S3 transfer manager, the items
-of each batch dealt over one open object per writer; then a manifest beside
-the prefix (orders/ has orders.remodel-manifest.json): the objects with
+JSON and --object-items items under the prefix, uploaded through the S3
+transfer manager, the items of each batch dealt over one open object per
+writer; then a manifest beside the prefix (orders/ has
+orders.remodel-manifest.json): the objects with
 their items, sizes and SHA-256, and the table definition. The key
 collision check always runs (ImportTable silently keeps one of two items
 with one key); no table, no lock item; the prefix must be empty (but for
