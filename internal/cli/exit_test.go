@@ -86,7 +86,7 @@ func TestExitStatuses(t *testing.T) {
 	})
 	t.Run("3 DynamoDB is unreachable", func(t *testing.T) {
 		args := []string{"verify", "--source", dsn, "-m", m, "--endpoint-url", "http://127.0.0.1:1", "--table", table}
-		check(t, want{exitError, "~remodel: verify: describing table " + table + ": operation error DynamoDB: DescribeTable, exceeded maximum number of attempts, 3, "}, args...)
+		check(t, want{exitError, "remodel: DynamoDB at http://127.0.0.1:1 refuses connections (dial tcp 127.0.0.1:1: connect: connection refused): is DynamoDB Local running?\n"}, args...)
 	})
 	t.Run("3 and 1 a mapping with problems", func(t *testing.T) {
 		bad := writeFile(t, "bad.yaml", strings.Replace(tinyMapping, "ITEM#{k}", "ITEM#{kk}", 1))
