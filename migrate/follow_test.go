@@ -150,16 +150,20 @@ func (s *shop) followOptions(db dynamo.API, table, ck string) migrate.Options {
 }
 
 // sourceRows counts the source's rows per entity (with its where), now.
-func (s *shop) sourceRows(t *testing.T) map[string]int64 {
+func (s *shop) sourceRows(t *testing.T) map[string]int64 { return sourceRows(t, s.fx) }
+
+// sourceRows counts fx's source rows per entity (with its where; an
+// entity from a query counts the query's rows), now.
+func sourceRows(t *testing.T, fx *fixture) map[string]int64 {
 	t.Helper()
 	ctx := testContext(t)
-	snap, err := s.fx.src.Snapshot(ctx, 1)
+	snap, err := fx.src.Snapshot(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer snap.Close()
 	rows := map[string]int64{}
-	for _, e := range s.fx.plan.Entities {
+	for _, e := range fx.plan.Entities {
 		if rows[e.Name], err = snap.Readers()[0].Count(ctx, e.Table, e.Where); err != nil {
 			t.Fatal(err)
 		}
@@ -172,10 +176,18 @@ func (s *shop) sourceRows(t *testing.T) map[string]int64 {
 // pattern) and as many items of each entity as the source has rows.
 func (s *shop) checkExact(t *testing.T, db dynamo.API, table string) {
 	t.Helper()
-	verifyExact(t, s.fx, db, table)
-	want := s.sourceRows(t)
+	checkExact(t, s.fx, db, table)
+}
+
+// checkExact checks that the table is exactly fx's source now: verify's
+// checks (every item attribute by attribute, no stray item, the access
+// patterns) and as many items of each entity as the source has rows.
+func checkExact(t *testing.T, fx *fixture, db dynamo.API, table string) {
+	t.Helper()
+	verifyExact(t, fx, db, table)
+	want := sourceRows(t, fx)
 	_, got := scan(t, db, table)
-	for _, e := range s.fx.plan.Entities {
+	for _, e := range fx.plan.Entities {
 		if got[e.Name] != want[e.Name] {
 			t.Errorf("the table holds %d %s items, the source has %d rows", got[e.Name], e.Name, want[e.Name])
 		}
@@ -184,25 +196,34 @@ func (s *shop) checkExact(t *testing.T, db dynamo.API, table string) {
 
 // caughtUp waits until the follower has applied every change committed so
 // far. It commits a sentinel change (customer 0's name, which nothing else
-// changes) after them, waits for the sentinel's item to show it (so its
-// transaction, the last of the stream, was handed to the follower, and
-// every batch before its batch is acknowledged) and then for a status,
-// taken after that, with no transaction waiting to be acknowledged.
+// changes) after them and waits for it (waitCaughtUp).
 func (s *shop) caughtUp(t *testing.T, db dynamo.API, table string, f *following) {
 	t.Helper()
-	l := f.log
 	s.sentinels++
 	mark := fmt.Sprintf("sentinel %d", s.sentinels)
 	s.mustExec(t, "UPDATE customers SET name = '"+mark+"' WHERE id = 0")
-	deadline := time.Now().Add(2 * time.Minute)
 	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#0"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}
-	for {
+	waitCaughtUp(t, f, func() bool {
 		out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
-		if err == nil {
-			if n, ok := out.Item["name"].(*types.AttributeValueMemberS); ok && n.Value == mark {
-				break
-			}
+		if err != nil {
+			return false
 		}
+		n, ok := out.Item["name"].(*types.AttributeValueMemberS)
+		return ok && n.Value == mark
+	})
+}
+
+// waitCaughtUp waits until the follower has applied a sentinel change
+// committed after every change the test waits for: until applied (the
+// sentinel's item shows it) says so, which means that its transaction,
+// the last of the stream, was handed to the follower and every batch
+// before its batch is acknowledged, and then for a status, taken after
+// that, with no transaction waiting to be acknowledged.
+func waitCaughtUp(t *testing.T, f *following, applied func() bool) {
+	t.Helper()
+	l := f.log
+	deadline := time.Now().Add(2 * time.Minute)
+	for !applied() {
 		if f.ended() {
 			t.Fatalf("the followed migration ended: %v", f.err)
 		}
