@@ -12,12 +12,18 @@ import (
 // <skipped>), never PASS.
 func TestPatternWithoutSamplesIsSkipped(t *testing.T) {
 	eng := testenv.Engines[0]
-	m := exampleMapping(t) + `  findNobody:
+	// The pattern goes at the end of access_patterns (the acknowledge:
+	// list follows it).
+	m := strings.Replace(exampleMapping(t), "\nacknowledge:", `
+  findNobody:
     query: {pk: "USER#{user_id}", sk: "USER#"}
     entity: user
     sql: SELECT * FROM users WHERE user_id = {user_id}
     params: SELECT user_id FROM users WHERE user_id < 0
-`
+acknowledge:`, 1)
+	if !strings.Contains(m, "findNobody") {
+		t.Fatal("the example mapping has no acknowledge: list to put the pattern before")
+	}
 	rep := run(t, migrated(t, eng.Name, eng.Fresh, m))
 	var found bool
 	for _, p := range rep.Patterns {
