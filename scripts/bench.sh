@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: measures remodel against its ceilings in one run and prints the
-# figures side by side (see internal/bench and README.md, "Performance").
+# figures side by side (see cmd/remodel-bench and README.md, "Performance").
 #
 #   scripts/bench.sh                     # about 100 000 rows, PostgreSQL
 #   ROWS=1000000 ENGINE=both scripts/bench.sh
@@ -54,7 +54,7 @@
 #   KILL_ONLY=1           with KILL_LOOP: skip the raw sink, the null sink and the verify row
 #   KILL_EMBED            the kill loop's second mapping, run after the main one's jobs,
 #                         one job per KILL_RANGES value, with the same proofs: by default
-#                         (unset or 1) internal/bench/personalization-embed.yaml, the same
+#                         (unset or 1) cmd/remodel-bench/personalization-embed.yaml, the same
 #                         rows with each user's settings and subscriptions embedded in
 #                         the user's item (so kills fall inside an entity with embedded
 #                         rows; each kill line says how many of its key ranges were part
@@ -64,7 +64,7 @@
 #   KILL_LOOP=5 ROWS=200000 ENGINE=both scripts/bench.sh
 #   KILL_LOOP=3 KILL_ONLY=1 KILL_EMBED=0 scripts/bench.sh   # the main mapping only
 #
-# Following (migrate --follow; internal/bench/follow.go):
+# Following (migrate --follow; cmd/remodel-bench/follow.go):
 #   FOLLOW=1              after the measurements, per engine: the same data loaded into a
 #                         private server with logical replication (scripts/pg-logical.sh,
 #                         port FOLLOW_PG_PORT, 5441) or a row binlog (scripts/mariadb-binlog.sh,
@@ -153,7 +153,7 @@ esac
 scripts/check-services.sh --start >&2
 say "building bin/remodel and bin/remodel-bench"
 go build -o bin/remodel ./cmd/remodel
-go build -o bin/remodel-bench ./internal/bench
+go build -o bin/remodel-bench ./cmd/remodel-bench
 
 tmp=$(mktemp -d)
 cleanup() {
@@ -247,7 +247,7 @@ load_source() {
 	rm -f "$tmp/data.sql"
 }
 
-# LARGE=1: the large mode (internal/bench/large.go). At each size of
+# LARGE=1: the large mode (cmd/remodel-bench/large.go). At each size of
 # LARGE_ROWS (default 1000000,3000000,10000000; PostgreSQL, the rows made by
 # gen and BENCH_COPIES-style copies: LARGE_COPIES copies, default one per
 # 500 000 rows), peak RSS and CPU s/M of migrate into the null sink, migrate

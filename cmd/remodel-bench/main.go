@@ -1,4 +1,4 @@
-// Command bench measures remodel against its ceilings, in one run on one
+// Command remodel-bench measures remodel against its ceilings, in one run on one
 // machine, and prints the figures side by side (make bench runs it through
 // scripts/bench.sh, which loads the data and starts DynamoDB Local):
 //
@@ -94,7 +94,7 @@ type options struct {
 // defaultKillEmbed is the kill loop's mapping with embedded rows, on the
 // personalization example's data (from the repository's root, where
 // scripts/bench.sh runs the bench).
-const defaultKillEmbed = "internal/bench/personalization-embed.yaml"
+const defaultKillEmbed = "cmd/remodel-bench/personalization-embed.yaml"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
