@@ -364,16 +364,8 @@ func (p *Proxy) throttleWrites(w http.ResponseWriter, r *http.Request, op string
 		writeError(w, http.StatusBadRequest, throttleType, "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")
 		return
 	}
-	in["RequestItems"] = marshal(kept)
-	resp, err := p.forward(r, op, marshal(in))
-	if err != nil {
-		if r.Context().Err() == nil {
-			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
-		}
-		return
-	}
-	if resp.status != http.StatusOK {
-		resp.write(w, false)
+	resp := p.forwardPart(w, r, op, in, kept)
+	if resp == nil {
 		return
 	}
 	if err := mergeUnprocessed(resp, left); err != nil {

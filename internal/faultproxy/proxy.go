@@ -513,16 +513,8 @@ func (p *Proxy) unprocessed(w http.ResponseWriter, r *http.Request, op string, b
 		}, body: marshal(map[string]any{"UnprocessedItems": left})}).write(w, true)
 		return
 	}
-	in["RequestItems"] = marshal(kept)
-	resp, err := p.forward(r, op, marshal(in))
-	if err != nil {
-		if r.Context().Err() == nil {
-			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
-		}
-		return
-	}
-	if resp.status != http.StatusOK {
-		resp.write(w, false) // the client retries the whole request anyway
+	resp := p.forwardPart(w, r, op, in, kept) // the client retries the whole request anyway
+	if resp == nil {
 		return
 	}
 	if err := mergeUnprocessed(resp, left); err != nil {
@@ -618,16 +610,8 @@ func (p *Proxy) unprocessedKeys(w http.ResponseWriter, r *http.Request, op strin
 		}, body: marshal(map[string]any{"Responses": map[string]any{}, "UnprocessedKeys": left})}).write(w, true)
 		return
 	}
-	in["RequestItems"] = marshal(kept)
-	resp, err := p.forward(r, op, marshal(in))
-	if err != nil {
-		if r.Context().Err() == nil {
-			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
-		}
-		return
-	}
-	if resp.status != http.StatusOK {
-		resp.write(w, false)
+	resp := p.forwardPart(w, r, op, in, kept)
+	if resp == nil {
 		return
 	}
 	var out map[string]json.RawMessage
@@ -755,4 +739,24 @@ func keepOrder(n, keep int, random bool, seed uint64) []int {
 		slices.Sort(order[keep:])
 	}
 	return order
+}
+
+// forwardPart forwards the request in with its RequestItems replaced by
+// kept (the part of a batch the proxy lets through) and returns DynamoDB's
+// answer when it is 200; otherwise it has answered the client itself (a
+// failed forward as 502, any other answer as it is) and returns nil.
+func (p *Proxy) forwardPart(w http.ResponseWriter, r *http.Request, op string, in map[string]json.RawMessage, kept any) *response {
+	in["RequestItems"] = marshal(kept)
+	resp, err := p.forward(r, op, marshal(in))
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		}
+		return nil
+	}
+	if resp.status != http.StatusOK {
+		resp.write(w, false)
+		return nil
+	}
+	return resp
 }
