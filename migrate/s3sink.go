@@ -171,7 +171,10 @@ func (s *s3Sink) write(ctx context.Context, batch []pending) error {
 	if err != nil || len(batch) == 0 {
 		return err
 	}
-	if len(s.stored) > 0 {
+	s.mu.Lock()
+	readBack := len(s.stored) > 0 // the items of read-back objects not met yet
+	s.mu.Unlock()
+	if readBack {
 		if batch, err = s.already(batch); err != nil || len(batch) == 0 {
 			return err
 		}
