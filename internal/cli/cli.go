@@ -73,7 +73,9 @@ by counts, item-by-item comparison and every access pattern run against
 DynamoDB and against the source. migrate --follow then applies every change
 the source commits until stopped (a live cutover; follow-cleanup ends it), and
 migrate --to s3://bucket/prefix/ writes the items as objects for DynamoDB's
-import from S3 instead (--import starts it; verify --files checks them).
+import from S3 instead (--import starts it; verify --files checks them; a
+file:// URL writes them into a local directory). migrate --shard i/n splits a
+job among n processes on any machines, and status shows how far each got.
 
 Sources are DSNs: postgres://user:pass@host:5432/db, mysql://user:pass@host:3306/db
 or the go-sql-driver form user:pass@tcp(host:3306)/db. --source defaults to
