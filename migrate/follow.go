@@ -103,8 +103,7 @@ type followPlan struct {
 	// diffed are the entities read from a view or a query: a change cannot
 	// be traced to their items, so the diff pass (followdiff.go)
 	// synchronises them when the follower stops.
-	diffed  []*mapping.Entity
-	refused []string // why the plan cannot be followed
+	diffed []*mapping.Entity
 }
 
 type embedRef struct {
@@ -167,10 +166,6 @@ func newFollowPlan(p *mapping.Plan, slot, publication string, txnPart int) (*fol
 			}
 		}
 	}
-	if len(fp.opts.Tables) == 0 {
-		fp.refused = append(fp.refused, "every entity reads a view or a query, whose items a change to a table cannot be traced to: there is nothing to follow row by row; migrate without --follow, and again with --allow-non-empty at the cutover")
-		return fp, errors.New("migrate: --follow: " + fp.refused[0])
-	}
 	return fp, nil
 }
 
@@ -181,9 +176,6 @@ func FollowSupport(p *mapping.Plan) string {
 	fp, err := newFollowPlan(p, "", "", 0)
 	if fp == nil {
 		return "migrate --follow: " + err.Error()
-	}
-	if len(fp.refused) > 0 {
-		return "migrate --follow: refused: " + strings.Join(fp.refused, "; ")
 	}
 	var followed, diffed []string
 	for _, e := range p.Entities {
@@ -197,9 +189,12 @@ func FollowSupport(p *mapping.Plan) string {
 		}
 	}
 	s := "migrate --follow: "
-	if len(diffed) == 0 {
+	switch {
+	case len(diffed) == 0:
 		s += "every entity is followed row by row (" + strings.Join(followed, ", ") + ")"
-	} else {
+	case len(followed) == 0:
+		s += "no entity is followed row by row; every one is diffed when the follower stops (a change cannot be traced to their items): " + strings.Join(diffed, ", ")
+	default:
 		s += "followed row by row: " + strings.Join(followed, ", ") + "; diffed when the follower stops (a change cannot be traced to their items): " + strings.Join(diffed, ", ")
 	}
 	if len(fp.opts.FullRows) > 0 && p.Schema.Engine == introspect.Postgres { // a MySQL row binlog holds whole rows (binlog_row_image=FULL)

@@ -953,20 +953,6 @@ func TestFollowRefusals(t *testing.T) {
 		fx := open(t, dsn, "mapping.yaml", shopMapping)
 		refused(t, fx, dsn, `ALTER TABLE "public"."order_lines" REPLICA IDENTITY FULL;`)
 	})
-	t.Run("only views and queries", func(t *testing.T) {
-		dsn := pg.Fresh(t)
-		testenv.ExecPostgres(t, dsn, schema+"CREATE VIEW open_orders AS SELECT * FROM orders WHERE status = 'open';")
-		m := `version: 1
-table: {name: shop, key: {pk: PK, sk: SK}}
-entities:
-  open_order:
-    from: open_orders
-    key: [id]
-    pk: "OPEN#{id}"
-    sk: ORDER
-`
-		refused(t, openWithQueries(t, dsn, m), dsn, "every entity reads a view or a query", "nothing to follow row by row", "migrate without --follow")
-	})
 }
 
 // diffedMapping is the shop's mapping with two entities that are not

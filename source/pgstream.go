@@ -158,7 +158,11 @@ func (s *pgSource) publish(ctx context.Context, o FollowOptions) (created bool, 
 			}
 			return nil
 		}
-		if _, err := s.conn.Exec(ctx, "CREATE PUBLICATION "+pgIdent(o.Publication)+" FOR TABLE "+strings.Join(names, ", ")); err != nil {
+		create := "CREATE PUBLICATION " + pgIdent(o.Publication)
+		if len(names) > 0 { // none: every entity is diffed at the stop, no table is followed
+			create += " FOR TABLE " + strings.Join(names, ", ")
+		}
+		if _, err := s.conn.Exec(ctx, create); err != nil {
 			return fmt.Errorf("source: creating publication %s: %w (a user who cannot create it can name one that exists with --publication)", o.Publication, unwrapPG(err))
 		}
 		created = true
