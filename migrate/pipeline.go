@@ -256,7 +256,9 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
-	stopHeartbeat := lk.keepAlive(ctx, stopRun)
+	// The heartbeat goes on after a signal, until the run has unwound:
+	// a followed run's diff pass (followdiff.go) writes after the stop.
+	stopHeartbeat := lk.keepAlive(context.WithoutCancel(ctx), stopRun)
 	defer func() {
 		stopHeartbeat()
 		stopRun(nil)
