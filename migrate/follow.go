@@ -170,8 +170,9 @@ func newFollowPlan(p *mapping.Plan, slot, publication string, txnPart int) (*fol
 }
 
 // FollowSupport says, for people, how migrate --follow would follow the
-// plan's entities: which are followed row by row, which it refuses, and
-// which tables need REPLICA IDENTITY FULL (validate prints it).
+// plan's entities: which are followed row by row, which are diffed when
+// the follower stops, and which tables need REPLICA IDENTITY FULL
+// (validate prints it).
 func FollowSupport(p *mapping.Plan) string {
 	fp, err := newFollowPlan(p, "", "", 0)
 	if fp == nil {
