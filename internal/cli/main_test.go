@@ -7,18 +7,28 @@ import (
 	"testing"
 )
 
-// TestMain removes the default rejected-rows files (remodel-rejects.jsonl,
-// and a shard's remodel-rejects.shard-I-of-N.jsonl) that the tests' migrate
-// runs without --rejects wrote into the package's directory: migrate always
-// writes its rejects file, and a test must leave nothing behind. A file
-// that was there before the tests is left alone.
+// leftovers are the files a migrate run writes by default into the
+// working directory: its rejected-rows file (always written) and the
+// checkpoint a stopped run keeps (TABLE.remodel-checkpoint.json).
+var leftovers = []string{"remodel-rejects*.jsonl", "*.remodel-checkpoint.json"}
+
+// TestMain removes the default files (leftovers) that the tests' migrate
+// runs without --rejects or --checkpoint wrote into the package's
+// directory: a test must leave nothing behind. A file that was there
+// before the tests is left alone.
 func TestMain(m *testing.M) {
-	before, _ := filepath.Glob("remodel-rejects*.jsonl")
+	var before []string
+	for _, g := range leftovers {
+		f, _ := filepath.Glob(g)
+		before = append(before, f...)
+	}
 	code := m.Run()
-	after, _ := filepath.Glob("remodel-rejects*.jsonl")
-	for _, f := range after {
-		if !slices.Contains(before, f) {
-			os.Remove(f)
+	for _, g := range leftovers {
+		after, _ := filepath.Glob(g)
+		for _, f := range after {
+			if !slices.Contains(before, f) {
+				os.Remove(f)
+			}
 		}
 	}
 	os.Exit(code)
