@@ -18,7 +18,7 @@ import (
 // personalization example with --analyze (at a load rate, with the access
 // patterns' traffic) on a real source of each engine and compares it with
 // its golden file; the figures in it are those of preview --analyze
-// --format json on the same source.
+// --output json on the same source.
 func TestPersonalizationAnalysisMarkdown(t *testing.T) {
 	for _, engine := range []string{"postgres", "mysql"} {
 		t.Run(engine, func(t *testing.T) {
@@ -29,9 +29,9 @@ func TestPersonalizationAnalysisMarkdown(t *testing.T) {
 			flags := []string{"--analyze", "--readers", "1", "--rate-limit", "8000", "--traffic", "testdata/traffic.yaml"}
 			md := string(writeDocument(t, dsn, ".md", "3", flags...))
 
-			code, js := remodel(t, append([]string{"preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--format", "json"}, flags...)...)
+			code, js := remodel(t, append([]string{"preview", "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--output", "json"}, flags...)...)
 			if code != 0 {
-				t.Fatalf("preview --analyze --format json: exit %d\n%s", code, js)
+				t.Fatalf("preview --analyze --output json: exit %d\n%s", code, js)
 			}
 			var rep analyze.Report
 			if err := json.Unmarshal([]byte(js[strings.Index(js, "{"):]), &rep); err != nil {

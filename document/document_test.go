@@ -74,9 +74,9 @@ func TestPersonalizationMarkdown(t *testing.T) {
 			t.Parallel()
 			dsn, db := personalization(t, engine)
 			md := writeDocument(t, dsn, ".md", "3")
-			// The ERD is the diagram introspect --format mermaid prints
+			// The ERD is the diagram introspect --output mermaid prints
 			// (whose tests read it back with Mermaid's own parser).
-			code, mmd := remodel(t, "introspect", "--source", dsn, "--format", "mermaid")
+			code, mmd := remodel(t, "introspect", "--source", dsn, "--output", "mermaid")
 			if code != 0 || !bytes.Contains(md, []byte("```mermaid\n"+mmd+"```\n")) {
 				t.Errorf("the document's ERD is not the mermaid block of introspect (exit %d):\n%s", code, mmd)
 			}

@@ -57,20 +57,20 @@ func TestFileOnly(t *testing.T) {
 		{"everything", "testdata/everything.yaml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfn := export1(t, "-m", c.mapping, "--format", "cloudformation")
+			cfn := export1(t, "-m", c.mapping, "--output", "cloudformation")
 			golden.Check(t, c.name+".cloudformation.json", cfn)
 			if problems := checkTemplate(cfn); len(problems) > 0 {
 				t.Errorf("the template is not well formed:\n%s", strings.Join(problems, "\n"))
 			}
 			if c.name == "everything" {
-				code, _, errOut := remodel(t, "export", "-m", c.mapping, "--format", "terraform")
-				want := "remodel: export: index ByRegionWeek has a multi-attribute key (region, week / total, orderId), which the Terraform export does not write: use --format cloudformation\n"
+				code, _, errOut := remodel(t, "export", "-m", c.mapping, "--output", "terraform")
+				want := "remodel: export: index ByRegionWeek has a multi-attribute key (region, week / total, orderId), which the Terraform export does not write: use --output cloudformation\n"
 				if code != 3 || errOut != want {
 					t.Errorf("terraform of a multi-attribute key: exit %d, %q; want 3, %q", code, errOut, want)
 				}
 				return
 			}
-			golden.Check(t, c.name+".tf", export1(t, "-m", c.mapping, "--format", "terraform"))
+			golden.Check(t, c.name+".tf", export1(t, "-m", c.mapping, "--output", "terraform"))
 		})
 	}
 }
@@ -82,14 +82,14 @@ func TestFileOnlyBadMapping(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("version: 1\ntable:\n  name: shop\n  key: {pk: PK}\n  indexes:\n    - {name: Loc1, local: true, sk: X}\nentities:\n  e: {from: t, pk: \"A#{id}\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := remodel(t, "export", "-m", bad, "--format", "cloudformation")
+	code, out, errOut := remodel(t, "export", "-m", bad, "--output", "cloudformation")
 	want := "remodel: " + bad + ":6:7: table.indexes[0]: a local index needs a table with a sort key\n"
 	if code != 3 || out != "" || errOut != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
 	}
-	code, _, errOut = remodel(t, "export", "-m", bad, "--format", "yaml")
-	if code != 2 || errOut != "remodel: --format must be workbench or cloudformation or terraform, got \"yaml\"\n" {
-		t.Errorf("--format yaml: exit %d, %q", code, errOut)
+	code, _, errOut = remodel(t, "export", "-m", bad, "--output", "yaml")
+	if code != 2 || errOut != "remodel: --output must be workbench, cloudformation or terraform, got \"yaml\"\n" {
+		t.Errorf("--output yaml: exit %d, %q", code, errOut)
 	}
 }
 
@@ -361,7 +361,7 @@ var dates = regexp.MustCompile(`"Date(Created|LastModified)": "[^"]*"`)
 // and the same table definition as the CloudFormation export.
 func TestWorkbench(t *testing.T) {
 	dsn, db := personalization(t)
-	out := export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--format", "workbench", "--rows", "2")
+	out := export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--output", "workbench", "--rows", "2")
 	if !dates.Match(out) {
 		t.Fatalf("no dates in\n%s", out)
 	}
@@ -372,7 +372,7 @@ func TestWorkbench(t *testing.T) {
 		t.Errorf("the model is not well formed:\n%s", strings.Join(problems, "\n"))
 	}
 	// With a source, cloudformation is the same as without.
-	cfn := export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--format", "cloudformation")
+	cfn := export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--output", "cloudformation")
 	want, err := os.ReadFile("testdata/personalization.cloudformation.json")
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func TestWorkbench(t *testing.T) {
 	}
 	// -o writes the file.
 	path := filepath.Join(t.TempDir(), "model.json")
-	if got := string(export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--format", "workbench", "-o", path)); got != "wrote "+path+" (workbench)\n" {
+	if got := string(export1(t, "--source", dsn, "-m", "../examples/personalization/mapping.yaml", "--output", "workbench", "--output-file", path)); got != "wrote "+path+" (workbench)\n" {
 		t.Errorf("-o printed %q", got)
 	}
 	if b, err := os.ReadFile(path); err != nil || len(checkWorkbench(b)) > 0 {
@@ -395,8 +395,8 @@ func TestWorkbench(t *testing.T) {
 func TestWorkbenchRefuses(t *testing.T) {
 	dsn := testenv.Postgres(t)
 	testenv.LoadExample(t, "postgres", dsn, "../examples/leaderboard")
-	code, out, errOut := remodel(t, "export", "--source", dsn, "-m", "../examples/leaderboard/mapping.yaml", "--format", "workbench")
-	want := "remodel: export: index PersonalBest is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --format cloudformation\n"
+	code, out, errOut := remodel(t, "export", "--source", dsn, "-m", "../examples/leaderboard/mapping.yaml", "--output", "workbench")
+	want := "remodel: export: index PersonalBest is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --output cloudformation\n"
 	if code != 3 || out != "" || errOut != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
 	}

@@ -19,7 +19,7 @@ import (
 func Terraform(w io.Writer, t *mapping.Table, o Options) error {
 	for _, ix := range t.Indexes {
 		if len(ix.PK) > 1 || len(ix.SK) > 1 {
-			return fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which the Terraform export does not write: use --format cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
+			return fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which the Terraform export does not write: use --output cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
 		}
 	}
 	name := t.Name

@@ -46,8 +46,8 @@ func TestWorkbenchTypesAndEmbeds(t *testing.T) {
 		}
 		return types
 	}
-	typed := export1(t, "--source", dsn, "-m", typedGameProfile(t, true), "--format", "workbench", "--rows", "2")
-	plain := export1(t, "--source", dsn, "-m", typedGameProfile(t, false), "--format", "workbench", "--rows", "2")
+	typed := export1(t, "--source", dsn, "-m", typedGameProfile(t, true), "--output", "workbench", "--rows", "2")
+	plain := export1(t, "--source", dsn, "-m", typedGameProfile(t, false), "--output", "workbench", "--rows", "2")
 	if got := declared(typed); got["OPENED_AT"] != "N" || got["INIT_SERVER"] != "L" {
 		t.Errorf("typed model: OPENED_AT %q, INIT_SERVER %q; want N and L", got["OPENED_AT"], got["INIT_SERVER"])
 	}

@@ -111,10 +111,10 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 	t := &p.Table
 	for _, ix := range t.Indexes {
 		if ix.Local {
-			return nil, fmt.Errorf("export: index %s is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --format cloudformation", ix.Name)
+			return nil, fmt.Errorf("export: index %s is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --output cloudformation", ix.Name)
 		}
 		if len(ix.PK) > 1 || len(ix.SK) > 1 {
-			return nil, fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which a NoSQL Workbench data model cannot hold (one partition and one sort key attribute per index): use --format cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
+			return nil, fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which a NoSQL Workbench data model cannot hold (one partition and one sort key attribute per index): use --output cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
 		}
 	}
 	name := t.Name

@@ -92,7 +92,7 @@ func TestInitMigrateVerify(t *testing.T) {
 			db.load(t, dsn)
 			_, table := testenv.DynamoDBTable(t)
 			file := filepath.Join(t.TempDir(), "mapping.yaml")
-			if code, out := remodel(t, "init", "--source", dsn, "-o", file); code != 0 {
+			if code, out := remodel(t, "init", "--source", dsn, "--output-file", file); code != 0 {
 				t.Fatalf("init: exit %d\n%s", code, out)
 			}
 			m, err := os.ReadFile(file)

@@ -15,7 +15,7 @@ import (
 )
 
 // schemaFrom reads an ERD that introspect/erd's tests keep as JSON (what
-// remodel introspect --format json prints for the real databases).
+// remodel introspect --output json prints for the real databases).
 func schemaFrom(t *testing.T, name string) *introspect.Schema {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "introspect", "erd", "testdata", name+".json"))

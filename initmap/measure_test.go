@@ -39,7 +39,7 @@ func (m measure) String() string {
 // reads its report.
 func analyseDesign(t *testing.T, dsn, file string) measure {
 	t.Helper()
-	code, out := remodel(t, "preview", "--analyze", "--source", dsn, "-m", file, "--format", "json", "--progress", "none")
+	code, out := remodel(t, "preview", "--analyze", "--source", dsn, "-m", file, "--output", "json", "--progress", "none")
 	if code != 0 {
 		t.Fatalf("preview --analyze %s: exit %d\n%s", file, code, out)
 	}
@@ -126,7 +126,7 @@ func TestMeasureDesigns(t *testing.T) {
 			db.load(t, dsn)
 			analyseSource(t, db.engine, dsn)
 			file := filepath.Join(t.TempDir(), "mapping.yaml")
-			if code, out := remodel(t, "init", "--source", dsn, "-o", file); code != 0 {
+			if code, out := remodel(t, "init", "--source", dsn, "--output-file", file); code != 0 {
 				t.Fatalf("init: exit %d\n%s", code, out)
 			}
 			strict(t, dsn, file)

@@ -203,7 +203,7 @@ func TestInitStatisticsMigrateVerify(t *testing.T) {
 			dsn := ownServer(t, engine)
 			runWorkload(t, engine, dsn, boardWorkload)
 			file := filepath.Join(t.TempDir(), "mapping.yaml")
-			if code, out := remodel(t, "init", "--source", dsn, "-o", file); code != 0 {
+			if code, out := remodel(t, "init", "--source", dsn, "--output-file", file); code != 0 {
 				t.Fatalf("init: exit %d\n%s", code, out)
 			}
 			m, err := os.ReadFile(file)

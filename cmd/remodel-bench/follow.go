@@ -141,7 +141,7 @@ func (fb *followBench) migrateArgs(resume bool) []string {
 		"--readers", strconv.Itoa(fb.o.readers), "--writers", strconv.Itoa(fb.o.writers),
 		"--rejects", filepath.Join(fb.work, "rejects.jsonl"),
 		"--progress", "json", "--progress-interval", "500ms", // every lag line: they come once a second
-		"--format", "json"}
+		"--output", "json"}
 	if resume {
 		return append(a, "--resume", "--report-json", filepath.Join(fb.work, "follow.report.json"))
 	}

@@ -221,7 +221,7 @@ func (b *bench) killLoop(ctx context.Context, km *killMapping, ranges int, targe
 		"--readers", strconv.Itoa(b.o.readers), "--writers", strconv.Itoa(b.o.writers),
 		"--ranges", strconv.Itoa(ranges), "--checkpoint", ck,
 		"--rejects", filepath.Join(work, table+".rejects.jsonl"),
-		"--report-json", reportPath, "--format", "json", "--progress", "none"}
+		"--output-file", "json=" + reportPath, "--output", "json", "--progress", "none"}
 	args = append(args, b.m.extra...) // -key-check always
 	run := killRun{M: km, Table: table, Ranges: ranges}
 	for attempt := 1; ; attempt++ {

@@ -44,7 +44,7 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 		"--readers", strconv.Itoa(m.reads), "--writers", strconv.Itoa(m.writes),
 		"--rejects", filepath.Join(m.work, m.table+".rejects.jsonl"),
 		"--checkpoint", filepath.Join(m.work, m.table+".checkpoint.json"), // a failed run's is not left in the current folder
-		"--report-json", reportPath, "--format", "json")
+		"--output-file", "json="+reportPath, "--output", "json")
 	args = append(args, m.extra...)
 	log, err := os.Create(logPath)
 	if err != nil {

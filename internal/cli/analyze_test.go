@@ -67,7 +67,7 @@ func TestAnalyzeCommand(t *testing.T) {
 
 			prices := writeFile(t, "prices.json", strings.Replace(pricesJSON, "0.625", "1.25", 1))
 			traffic := writeFile(t, "traffic.yaml", "findUserBySubscribeService: {per_second: 2, items: 400}\nfindPersonalByUserIdAndService: {per_second: 50}\n")
-			code, out, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--format", "json", "--prices", prices, "--sample", "0.5", "--traffic", traffic)
+			code, out, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--output", "json", "--prices", prices, "--sample", "0.5", "--traffic", traffic)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}

@@ -91,14 +91,14 @@ again (3 attempts in all; migrate's writes for --retry-for).
 
 Typical flow:
   remodel introspect --source $DSN
-  remodel init       --source $DSN -o mapping.yaml
+  remodel init       --source $DSN --output-file mapping.yaml
   remodel validate   --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml
   remodel preview    --source $DSN --mapping mapping.yaml --document design.html
   remodel preview    --source $DSN --mapping mapping.yaml --analyze --rate-limit 4000
   remodel migrate    --source $DSN --mapping mapping.yaml --create-table
   remodel verify     --source $DSN --mapping mapping.yaml
-  remodel export     --mapping mapping.yaml --format cloudformation -o table.json
+  remodel export     --mapping mapping.yaml --output cloudformation --output-file table.json
 
 ` + exitStatusHelp,
 		Version:       version(),
@@ -210,7 +210,7 @@ type common struct {
 	source  string
 	timeout time.Duration
 	mapping string
-	format  string
+	out     outputFlags // --output: text or json
 }
 
 func (c *common) sourceFlag(cmd *cobra.Command) {
@@ -223,8 +223,10 @@ func (c *common) mappingFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.mapping, "mapping", "m", "mapping.yaml", "mapping file")
 }
 
-func (c *common) formatFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
+// formatFlag adds --output text|json; files is what --output-file does
+// (outputFlags).
+func (c *common) formatFlag(cmd *cobra.Command, files string) {
+	c.out.register(cmd, "", []string{"text", "json"}, files)
 }
 
 // dsn is --source, or $REMODEL_SOURCE without it.

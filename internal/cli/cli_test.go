@@ -86,10 +86,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"migrate", "--retry-for", "5"}, `invalid value "5" for --retry-for: want a duration such as 30s, 2m or 1h30m (see remodel migrate --help)`},
 		{[]string{"verify", "--skip-items=maybe"}, `invalid value "maybe" for --skip-items: want true or false (see remodel verify --help)`},
 		{[]string{"introspect"}, "no source: give --source DSN or set REMODEL_SOURCE"},
-		{[]string{"introspect", "--source", "x", "--format", "yaml"}, `--format must be text, json or mermaid, got "yaml"`},
+		{[]string{"introspect", "--source", "x", "--output", "yaml"}, `--output must be text, json or mermaid, got "yaml"`},
 		{[]string{"preview", "extra"}, `preview takes no arguments, got ["extra"] (flags start with --; see remodel preview --help)`},
 		{[]string{"preview", "--rows", "0"}, "--rows must be at least 1, got 0"},
-		{[]string{"preview", "--rows", "-3", "--format", "xml"}, "--format must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
+		{[]string{"preview", "--rows", "-3", "--output", "xml"}, "--output must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
 		{[]string{"verify", "--samples", "0"}, "--samples must be at least 1, got 0"},
 		{[]string{"verify", "--readers", "0"}, "--readers must be at least 1, got 0"},
 		{[]string{"verify", "--sample-rate", "0"}, "--sample-rate must be more than 0 and at most 1, got 0"},
@@ -212,7 +212,7 @@ func TestExampleEndToEnd(t *testing.T) {
 			testenv.LoadExample(t, eng.Name, dsn, "../../examples/personalization")
 			_, table := testenv.DynamoDBTable(t)
 
-			code, out, errOut := remodel(t, "introspect", "--source", dsn, "--format", "json")
+			code, out, errOut := remodel(t, "introspect", "--source", dsn, "--output", "json")
 			var schema struct {
 				Tables []struct{ Name string }
 			}
@@ -235,7 +235,7 @@ func TestExampleEndToEnd(t *testing.T) {
 			if code == 0 || !strings.Contains(errOut, "already holds items") {
 				t.Fatalf("migrate into a non-empty table: exit %d, %s", code, errOut)
 			}
-			code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--format", "json")
+			code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--endpoint", endpoint, "--table", table, "--output", "json")
 			var rep struct {
 				OK       bool
 				Patterns []struct {
@@ -244,7 +244,7 @@ func TestExampleEndToEnd(t *testing.T) {
 				} `json:"access_patterns"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("verify --format json: %v\n%s", err, out)
+				t.Fatalf("verify --output json: %v\n%s", err, out)
 			}
 			if code != 0 || !rep.OK || len(rep.Patterns) != 6 {
 				t.Fatalf("verify: exit %d ok=%v patterns=%d\n%s%s", code, rep.OK, len(rep.Patterns), out, errOut)

@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -54,7 +54,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			c.oneOf("format", o.format, "text", "json")
+			o.out.check(cmd, a.stderr, &c)
 			c.atLeast("rows", int64(rows), 1)
 			an.check(cmd, &c)
 			prog.check(&c)
@@ -76,7 +76,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 			}
 			defer src.Close()
 			if an.on && doc == "" {
-				return a.runAnalyze(cmd.Context(), &an, o.format, p, src)
+				return a.runAnalyze(cmd.Context(), &an, o.out.out, p, src)
 			}
 			for _, n := range entities {
 				if p.Entity(n) == nil {
@@ -101,7 +101,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 				}
 				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res, rep)
 			}
-			if o.format == "json" {
+			if o.out.out == "json" {
 				return writeJSON(a.stdout, res)
 			}
 			res.WriteText(a.stdout)
@@ -110,7 +110,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd)
+	o.formatFlag(cmd, "")
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
@@ -187,7 +187,6 @@ func (a *app) migrateCmd() *cobra.Command {
 	var d dynamoFlags
 	var m migrate.Options
 	var retryFor time.Duration
-	var reportJSON string
 	var keyCheckMiB int64
 	var keyCheck string
 	var prog progressFlags
@@ -341,7 +340,7 @@ work for some memory, which stays under the limit.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tuneGC()
 			var c checks
-			c.oneOf("format", o.format, "text", "json")
+			o.out.check(cmd, a.stderr, &c)
 			c.atLeast("writers", int64(m.Writers), 1)
 			if warm != "" {
 				wt, err := migrate.ParseWarmThroughput(warm)
@@ -373,7 +372,7 @@ work for some memory, which stays under the limit.`,
 				c = append(c, "--slot and --publication need --follow")
 			}
 			s3f.check(&c, cmd, &m)
-			migrateFiles(&m, &o, d.table, reportJSON, cmd.Flags().Changed("rejects")).check(&c)
+			migrateFiles(&m, &o, d.table, cmd.Flags().Changed("rejects")).check(&c)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")
 			}
@@ -420,15 +419,21 @@ work for some memory, which stays under the limit.`,
 			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
 				runErr = failedError{runErr} // the run stopped on its rejected rows
 			}
-			if reportJSON != "" {
-				if err := writeJSONFile(reportJSON, rep); err != nil && runErr == nil {
+			for _, of := range o.out.toFiles {
+				if err := writeReportFile(of, func(w io.Writer) error {
+					if of.format == "json" {
+						return writeJSON(w, rep)
+					}
+					rep.WriteText(w)
+					return nil
+				}); err != nil && runErr == nil {
 					runErr = err
 				}
 			}
 			// The JSON report is printed however the run ended (ok, error,
 			// interrupted say how); the text report once the run began.
 			switch {
-			case o.format == "json":
+			case o.out.out == "json":
 				if err := writeJSON(a.stdout, rep); err != nil && runErr == nil {
 					return err
 				}
@@ -440,7 +445,7 @@ work for some memory, which stays under the limit.`,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd)
+	o.formatFlag(cmd, "also")
 	d.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
@@ -455,7 +460,6 @@ work for some memory, which stays under the limit.`,
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
 	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (always written: empty when no row is rejected)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
-	f.StringVar(&reportJSON, "report-json", "", "also write the final report as JSON to this file")
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit)")
 	f.BoolVar(&m.DeleteStale, "delete-stale", false, "with --allow-non-empty: after a successful run, delete the items this run did not write")
@@ -503,8 +507,7 @@ func (a *app) verifyCmd() *cobra.Command {
 	var o common
 	var d dynamoFlags
 	var v verify.Options
-	var format, rejects, filesURL string
-	var outputs []string
+	var rejects, filesURL string
 	var prog progressFlags
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -525,10 +528,12 @@ func (a *app) verifyCmd() *cobra.Command {
 --rejects FILE reads migrate's rejected-rows file: those rows are expected to
 have no item (and it is a failure if one is in the table after all).
 
-The report goes to stdout in --format (text, json, junit or markdown). With
---output FILE it is written to FILE in --format, and stdout gets text;
---output FORMAT=FILE writes FILE in FORMAT (e.g. --output junit=verify.xml
---output markdown=$GITHUB_STEP_SUMMARY) and leaves stdout in --format. A report is written even when verify cannot finish.
+The report goes to stdout in --output's format (text, json, junit or
+markdown). --output-file FORMAT=FILE also writes it to FILE in FORMAT (e.g.
+--output-file junit=verify.xml --output-file markdown=$GITHUB_STEP_SUMMARY);
+--output-file FILE writes FILE in the format its extension names (.json,
+.xml for junit, .md, .txt) or else in --output's. A report is written even
+when verify cannot finish.
 
 Sampled parameters are fixed by --seed; without it a seed is drawn and
 printed, so a failing run can be repeated with the same parameters.
@@ -556,7 +561,7 @@ The exit status is 0 only when every check ran and passed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			c.oneOf("format", format, "text", "json", "junit", "markdown")
+			o.out.check(cmd, a.stderr, &c)
 			c.atLeast("samples", int64(v.Samples), 1)
 			c.atLeast("readers", int64(v.Readers), 1)
 			c.atLeast("max-problems", int64(v.MaxProblems), 0)
@@ -569,17 +574,10 @@ The exit status is 0 only when every check ran and passed.`,
 			if err := c.err(); err != nil {
 				return err
 			}
-			f, err := verify.ParseFormat(format)
-			if err != nil {
-				return usageError{fmt.Errorf("--format: %w", err)}
-			}
-			outs, err := reportOutputs(outputs, f)
-			if err != nil {
-				return usageError{err}
-			}
-			if err := verifyFiles(&o, rejects, outputs, outs).err(); err != nil {
+			if err := verifyFiles(&o, rejects).err(); err != nil {
 				return err
 			}
+			var err error
 			var filesLoc *s3out.Location
 			if filesURL != "" {
 				loc, err := s3out.Parse(filesURL)
@@ -591,8 +589,9 @@ The exit status is 0 only when every check ran and passed.`,
 			if !cmd.Flags().Changed("seed") {
 				v.Seed = rand.Int64N(1 << 31)
 			}
-			// report writes the report to stdout and to every --output;
-			// runErr (verify could not finish) wins over a write error.
+			// report writes the report to stdout and to every
+			// --output-file; runErr (verify could not finish) wins over a
+			// write error.
 			report := func(rep *verify.Report, runErr error) error {
 				if ctx := cmd.Context(); runErr != nil && ctx.Err() != nil {
 					// A signal, not the check: "context canceled" would
@@ -603,17 +602,9 @@ The exit status is 0 only when every check ran and passed.`,
 						rep.Error += " (" + cause.Error() + ")"
 					}
 				}
-				// stdout gets --format, unless a file took it (an
-				// --output without FORMAT=): then stdout gets text.
-				stdoutFormat := f
-				for _, out := range outs {
-					if out.byFlag {
-						stdoutFormat = verify.FormatText
-					}
-				}
-				werr := rep.Write(a.stdout, stdoutFormat)
-				for _, out := range outs {
-					if err := writeReportFile(out.path, rep, out.format); err != nil && werr == nil {
+				werr := rep.Write(a.stdout, verify.Format(o.out.out))
+				for _, of := range o.out.toFiles {
+					if err := writeReportFile(of, func(w io.Writer) error { return rep.Write(w, verify.Format(of.format)) }); err != nil && werr == nil {
 						werr = err
 					}
 				}
@@ -679,10 +670,9 @@ The exit status is 0 only when every check ran and passed.`,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
+	o.out.register(cmd, "", []string{"text", "json", "junit", "markdown"}, "also")
 	d.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&format, "format", "text", "report format: text, json, junit or markdown")
-	fl.StringArrayVar(&outputs, "output", nil, "also write the report to this file, in --format (stdout then gets text) or as FORMAT=FILE (repeatable)")
 	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")
 	fl.StringVar(&filesURL, "files", "", "check migrate --to's ImportTable objects under this S3 prefix, s3://bucket/prefix/ (or local directory, file:///abs/dir/prefix/), and their manifest, instead of a table (access patterns: not checked)")
 	fl.IntVar(&v.Samples, "samples", 10, "parameter sets to check each access pattern with")
@@ -696,71 +686,18 @@ The exit status is 0 only when every check ran and passed.`,
 	return cmd
 }
 
-type reportOutput struct {
-	format verify.Format
-	path   string
-	byFlag bool // FILE without FORMAT=: written in --format
-}
-
-// reportOutputs reads --output values: FILE (in the default format) or
-// FORMAT=FILE.
-func reportOutputs(values []string, def verify.Format) ([]reportOutput, error) {
-	var outs []reportOutput
-	for _, val := range values {
-		out := reportOutput{format: def, path: val, byFlag: true}
-		if name, path, ok := strings.Cut(val, "="); ok {
-			f, err := verify.ParseFormat(name)
-			switch {
-			case err == nil:
-				out = reportOutput{format: f, path: path}
-			case isWord(name):
-				// A mistyped format (juint=verify.xml) would otherwise
-				// be a file of that name in the default format, and the
-				// CI job would miss its report without a word.
-				return nil, fmt.Errorf("--output %q: %q is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./%s", val, name, val)
-			}
-		}
-		if out.path == "" {
-			return nil, fmt.Errorf("--output %q names no file", val)
-		}
-		outs = append(outs, out)
-	}
-	return outs, nil
-}
-
-// isWord reports whether s is letters only, as a format's name is.
-func isWord(s string) bool {
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func writeReportFile(path string, rep *verify.Report, f verify.Format) error {
-	file, err := os.Create(path)
+// writeReportFile writes a report to of.path with write.
+func writeReportFile(of outputFile, write func(io.Writer) error) error {
+	file, err := os.Create(of.path)
 	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	if err := rep.Write(file, f); err != nil {
+	if err := write(file); err != nil {
 		file.Close()
-		return fmt.Errorf("writing the report %s: %w", path, err)
+		return fmt.Errorf("writing the report %s: %w", of.path, err)
 	}
 	if err := file.Close(); err != nil {
-		return fmt.Errorf("writing the report %s: %w", path, err)
+		return fmt.Errorf("writing the report %s: %w", of.path, err)
 	}
 	return nil
-}
-
-func writeJSONFile(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := writeJSON(f, v); err != nil {
-		f.Close()
-		return fmt.Errorf("writing report %s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -13,9 +13,9 @@ func TestDocumentAndExportUsage(t *testing.T) {
 	}{
 		{[]string{"preview", "--source", "postgres://127.0.0.1:1/x", "--document", "design.pdf"},
 			"remodel: --document design.pdf: the file must end in .md (Markdown) or .html (one self-contained HTML file), or be - for Markdown on stdout\n"},
-		{[]string{"export", "--format", "cfn"}, "remodel: --format must be workbench or cloudformation or terraform, got \"cfn\"\n"},
-		{[]string{"export", "--format", "workbench", "--rows", "0"}, "remodel: --rows must be at least 1, got 0\n"},
-		{[]string{"export", "-m", "../../examples/personalization/mapping.yaml", "--format", "workbench"}, "remodel: no source: --format workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)\n"},
+		{[]string{"export", "--output", "cfn"}, "remodel: --output must be workbench, cloudformation or terraform, got \"cfn\"\n"},
+		{[]string{"export", "--output", "workbench", "--rows", "0"}, "remodel: --rows must be at least 1, got 0\n"},
+		{[]string{"export", "-m", "../../examples/personalization/mapping.yaml", "--output", "workbench"}, "remodel: no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)\n"},
 	} {
 		code, out, errOut := remodel(t, c.args...)
 		if code != exitUsage || out != "" || errOut != c.want {

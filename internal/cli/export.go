@@ -16,20 +16,21 @@ import (
 
 func (a *app) exportCmd() *cobra.Command {
 	var o common
-	var format, output, table string
+	var out outputFlags
+	var table string
 	var rows int
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the mapping's table as a NoSQL Workbench model, a CloudFormation template or Terraform",
 		Long: `export writes the DynamoDB design of a mapping in another tool's format:
 
-  --format cloudformation   a template (JSON) with one AWS::DynamoDB::Table:
+  --output cloudformation   a template (JSON) with one AWS::DynamoDB::Table:
                             keys, attribute definitions, global and local
                             indexes, billing and TTL, as migrate --create-table
                             makes the table
-  --format terraform        an aws_dynamodb_table resource (HCL) with the same
+  --output terraform        an aws_dynamodb_table resource (HCL) with the same
                             (no multi-attribute index keys)
-  --format workbench        a NoSQL Workbench data model (JSON, format 3.0):
+  --output workbench        a NoSQL Workbench data model (JSON, format 3.0):
                             the table, its global indexes, every entity's
                             attributes, one facet per access pattern on the
                             table, and the items of the first --rows rows of
@@ -43,14 +44,15 @@ or to the file -o names.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			c.oneOf("format", format, "workbench", "cloudformation", "terraform")
+			out.check(cmd, a.stderr, &c)
+			format, output := out.out, out.file()
 			c.atLeast("rows", int64(rows), 1)
-			exportFiles(&o, output).check(&c)
+			exportFiles(&o, &out).check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
 			if format == "workbench" && o.dsn() == "" {
-				return usagef("no source: --format workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
+				return usagef("no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
 			}
 			opts := export.Options{TableName: table, MappingFile: filepath.Base(o.mapping)}
 			var b bytes.Buffer
@@ -109,8 +111,7 @@ or to the file -o names.`,
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "workbench, cloudformation or terraform")
-	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	out.register(cmd, "o", []string{"", "workbench", "cloudformation", "terraform"}, "instead")
 	f.StringVar(&table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
 	f.IntVar(&rows, "rows", 3, "workbench: rows per entity to take as sample items")
 	return cmd

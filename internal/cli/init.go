@@ -15,7 +15,8 @@ func (a *app) initCmd() *cobra.Command {
 	var (
 		o                common
 		tables, excludes []string
-		output, name     string
+		out              outputFlags
+		name             string
 		force            bool
 	)
 	cmd := &cobra.Command{
@@ -55,19 +56,22 @@ statement's SQL, at the end of access_patterns.
 
 --table PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out, as for introspect. The file goes to
-stdout, or to -o FILE, which must not exist unless --force is given.`,
-		Example: `  remodel init --source $DSN -o mapping.yaml
-  remodel init --source $DSN --exclude 'tmp_*' --name shop -o mapping.yaml --force`,
+stdout, or to --output-file FILE, which must not exist unless --force is
+given.`,
+		Example: `  remodel init --source $DSN --output-file mapping.yaml
+  remodel init --source $DSN --exclude 'tmp_*' --name shop --output-file mapping.yaml --force`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
+			out.check(cmd, a.stderr, &c)
+			output := out.file()
 			c.tablePatterns(tables, excludes)
 			if name != "" && !validTableName(name) {
 				c = append(c, fmt.Sprintf("--name %q is not a DynamoDB table name (3 to 255 of a-z A-Z 0-9 _ . -)", name))
 			}
 			if output != "" && !force {
 				if _, err := os.Stat(output); err == nil {
-					c = append(c, fmt.Sprintf("-o %s: the file exists (give --force to overwrite it)", output))
+					c = append(c, fmt.Sprintf("--output-file %s: the file exists (give --force to overwrite it)", output))
 				}
 			}
 			if err := c.err(); err != nil {
@@ -99,7 +103,7 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 			}
 			f, err := os.OpenFile(output, flags, 0o644)
 			if errors.Is(err, fs.ErrExist) {
-				return usagef("-o %s: the file exists (give --force to overwrite it)", output)
+				return usagef("--output-file %s: the file exists (give --force to overwrite it)", output)
 			}
 			if err != nil {
 				return fmt.Errorf("writing the mapping: %w", err)
@@ -126,8 +130,9 @@ stdout, or to -o FILE, which must not exist unless --force is given.`,
 		},
 	}
 	o.sourceFlag(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the mapping to this file instead of stdout (refused if it exists, unless --force)")
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite the -o file if it exists")
+	out.register(cmd, "o", []string{"yaml"}, "instead")
+	cmd.Flags().Lookup("output-file").Usage = "write the mapping to this file instead of stdout (refused if it exists, unless --force)"
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite the --output-file file if it exists")
 	cmd.Flags().StringVar(&name, "name", "", "the DynamoDB table's name (default: the database's name)")
 	cmd.Flags().StringArrayVar(&tables, "table", nil, "only the tables that match this glob (name, or schema.name with a dot); repeatable")
 	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the tables that match this glob; repeatable")

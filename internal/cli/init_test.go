@@ -26,7 +26,7 @@ CREATE TABLE owners (id INT PRIMARY KEY);`)
 	}
 
 	file := filepath.Join(t.TempDir(), "m.yaml")
-	if code, stdout, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "-o", file, "--exclude", "tmp_*"); code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+file) {
+	if code, stdout, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--exclude", "tmp_*"); code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+file) {
 		t.Fatalf("init -o: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	} else {
 		// The hint keeps --source (validate without it checks the file
@@ -49,14 +49,14 @@ CREATE TABLE owners (id INT PRIMARY KEY);`)
 	if strings.Contains(string(first), "tmp_scratch") || !strings.Contains(string(first), "\n  items:\n") {
 		t.Errorf("--exclude tmp_* kept tmp_scratch or lost items:\n%s", first)
 	}
-	code, _, stderr = remodelCtx(t, ctx, "init", "--source", dsn, "-o", file, "--table", "items")
-	if want := "-o " + file + ": the file exists (give --force to overwrite it)"; code != 2 || !strings.Contains(stderr, want) {
+	code, _, stderr = remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--table", "items")
+	if want := "--output-file " + file + ": the file exists (give --force to overwrite it)"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("init -o over an existing file: exit %d, stderr %q, want 2 and %q", code, stderr, want)
 	}
 	if again, _ := os.ReadFile(file); string(again) != string(first) {
 		t.Error("the refused run changed the file")
 	}
-	if code, _, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "-o", file, "--table", "items", "--force"); code != 0 {
+	if code, _, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--table", "items", "--force"); code != 0 {
 		t.Fatalf("init --force: exit %d\n%s", code, stderr)
 	}
 	only, _ := os.ReadFile(file)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/introspect/erd"
@@ -22,7 +20,7 @@ converts it as, nullability, PK/FK/UK markers, comment, enum and set values),
 primary key, unique keys, foreign keys, indexes, check constraints and
 partitions (a partitioned table's partitions are listed under it).
 
---format json prints the same as JSON; --format mermaid prints an
+--output json prints the same as JSON; --output mermaid prints an
 entity-relationship diagram (Mermaid erDiagram) whose relationships come from
 the foreign keys, with their cardinality from unique keys and nullability.
 
@@ -31,14 +29,12 @@ the foreign keys, with their cardinality from unique keys and nullability.
 against the table's name, or against schema.name when they contain a dot;
 case matters.`,
 		Example: `  remodel introspect --source $DSN
-  remodel introspect --source $DSN --format mermaid --exclude 'tmp_*' > erd.mmd
-  remodel introspect --source $DSN --format json --table 'film*' --table actor`,
+  remodel introspect --source $DSN --output mermaid --exclude 'tmp_*' > erd.mmd
+  remodel introspect --source $DSN --output json --table 'film*' --table actor`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			if o.format != "text" && o.format != "json" && o.format != "mermaid" {
-				c = append(c, fmt.Sprintf("--format must be text, json or mermaid, got %q", o.format))
-			}
+			o.out.check(cmd, a.stderr, &c)
 			c.tablePatterns(tables, excludes)
 			if err := c.err(); err != nil {
 				return err
@@ -48,7 +44,7 @@ case matters.`,
 				return err
 			}
 			defer src.Close()
-			switch o.format {
+			switch o.out.out {
 			case "json":
 				return writeJSON(a.stdout, s)
 			case "mermaid":
@@ -58,7 +54,7 @@ case matters.`,
 		},
 	}
 	o.sourceFlag(cmd)
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text, json or mermaid (an ER diagram)")
+	o.out.register(cmd, "", []string{"text", "json", "mermaid"}, "")
 	cmd.Flags().StringArrayVar(&tables, "table", nil, "only the tables that match this glob (name, or schema.name with a dot); repeatable")
 	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the tables that match this glob; repeatable")
 	return cmd

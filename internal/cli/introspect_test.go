@@ -15,11 +15,11 @@ func TestIntrospectUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "dot"}, `--format must be text, json or mermaid, got "dot"`},
+		{[]string{"--output", "dot"}, `--output must be text, json or mermaid, got "dot"`},
 		{[]string{"--table", "["}, `--table: table pattern "[" is malformed: syntax error in pattern`},
 		{[]string{"--table", "a", "--exclude", ""}, `--exclude: empty table pattern`},
-		{[]string{"--exclude", "x[", "--format", "svg", "--table", "[z"},
-			"--format must be text, json or mermaid, got \"svg\"\nremodel: --table: table pattern \"[z\" is malformed: syntax error in pattern\nremodel: --exclude: table pattern \"x[\" is malformed: syntax error in pattern"},
+		{[]string{"--exclude", "x[", "--output", "svg", "--table", "[z"},
+			"--output must be text, json or mermaid, got \"svg\"\nremodel: --table: table pattern \"[z\" is malformed: syntax error in pattern\nremodel: --exclude: table pattern \"x[\" is malformed: syntax error in pattern"},
 	} {
 		args := append([]string{"introspect", "--source", "postgres://127.0.0.1:1/x"}, tc.args...)
 		code, out, errOut := remodel(t, args...)
@@ -54,9 +54,9 @@ func TestIntrospectERD(t *testing.T) {
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, erdSchema)
 
-			code, out, errOut := remodel(t, "introspect", "--source", dsn, "--format", "mermaid", "--exclude", "tmp_*")
+			code, out, errOut := remodel(t, "introspect", "--source", dsn, "--output", "mermaid", "--exclude", "tmp_*")
 			if code != 0 {
-				t.Fatalf("introspect --format mermaid: exit %d\n%s", code, errOut)
+				t.Fatalf("introspect --output mermaid: exit %d\n%s", code, errOut)
 			}
 			for _, want := range []string{
 				"erDiagram\n",
@@ -66,17 +66,17 @@ func TestIntrospectERD(t *testing.T) {
 				"    authors ||--o| author_bios : \"author_id\"\n",
 			} {
 				if !strings.Contains(out, want) {
-					t.Errorf("introspect --format mermaid lacks %q:\n%s", want, out)
+					t.Errorf("introspect --output mermaid lacks %q:\n%s", want, out)
 				}
 			}
 			if strings.Contains(out, "tmp_scratch") {
 				t.Errorf("--exclude tmp_* left tmp_scratch in:\n%s", out)
 			}
 
-			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--table", "books", "--table", "auth*", "--exclude", "author_bios", "--format", "json")
+			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--table", "books", "--table", "auth*", "--exclude", "author_bios", "--output", "json")
 			var s introspect.Schema
 			if code != 0 || json.Unmarshal([]byte(out), &s) != nil {
-				t.Fatalf("introspect --format json: exit %d\n%s%s", code, out, errOut)
+				t.Fatalf("introspect --output json: exit %d\n%s%s", code, out, errOut)
 			}
 			if got := strings.Join(s.TableNames(), " "); got != "authors books" {
 				t.Errorf("--table books --table auth* --exclude author_bios: tables %s, want authors books", got)

@@ -87,7 +87,7 @@ func interruptMidway(t *testing.T, db dynamo.API, table string, more int64, args
 // TestMigrateInterrupted: SIGINT in the middle of the writes. remodel
 // exits 130, prints the report headed INTERRUPTED (never "migrated") with
 // the items DynamoDB acknowledged, exactly the items in the table, says the
-// table is partial, and removes its lock; with --format json the report
+// table is partial, and removes its lock; with --output json the report
 // says ok false, interrupted true.
 func TestMigrateInterrupted(t *testing.T) {
 	awsEnv(t)
@@ -122,8 +122,8 @@ func TestMigrateInterrupted(t *testing.T) {
 		t.Errorf("the report's total line does not count %d items:\n%s", n, out)
 	}
 
-	// Again with --format json into the partial table.
-	args = append(args[:len(args)-3], "--allow-non-empty", "--format", "json")
+	// Again with --output json into the partial table.
+	args = append(args[:len(args)-3], "--allow-non-empty", "--output", "json")
 	code, out, _ = interruptMidway(t, db, table, n, args...)
 	var rep struct {
 		OK           bool   `json:"ok"`
@@ -182,7 +182,7 @@ func TestMigrateFailedAndLocked(t *testing.T) {
 	testenv.ExecPostgres(t, dsn, "INSERT INTO items VALUES (4, NULL)")
 	stopped := "migrate: stopped: rejected rows exceeded --max-rejects 0 (1 rejected; the last: entity item, row id=4: rendering PK: {k}: column k is NULL (add |default:X to the placeholder to allow it))"
 	reportFile := filepath.Join(t.TempDir(), "report.json")
-	code, out, _ = remodel(t, append([]string{"migrate", "--allow-non-empty", "--report-json", reportFile}, dyn...)...)
+	code, out, _ = remodel(t, append([]string{"migrate", "--allow-non-empty", "--output-file", reportFile}, dyn...)...)
 	if code != exitFailed || !strings.HasPrefix(out, "migration of postgres into DynamoDB table "+table+" FAILED\n  error: "+stopped+"\n") || strings.Contains(out, "migrated") {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}

@@ -133,7 +133,7 @@ func (fs *files) err() error {
 // names), the checkpoint (also read on --resume; by default named after
 // the table: --table, else the mapping's table.name) and --report-json.
 // rejectsGiven is whether --rejects was given (else it is its default).
-func migrateFiles(m *migrate.Options, o *common, table, reportJSON string, rejectsGiven bool) *files {
+func migrateFiles(m *migrate.Options, o *common, table string, rejectsGiven bool) *files {
 	var fs files
 	fs.read("--mapping", o.mapping)
 	checkpoint, flag := m.CheckpointPath, "--checkpoint"
@@ -156,7 +156,7 @@ func migrateFiles(m *migrate.Options, o *common, table, reportJSON string, rejec
 		fs.write("the default --rejects", m.RejectsPath)
 	}
 	fs.write(flag, checkpoint)
-	fs.write("--report-json", reportJSON)
+	o.out.writes(&fs)
 	return &fs
 }
 
@@ -188,14 +188,12 @@ func resumedRejects(path string) string {
 }
 
 // verifyFiles are the files verify reads (the mapping, --rejects) and
-// writes (every --output; values are the flags' values, outs what they say).
-func verifyFiles(o *common, rejects string, values []string, outs []reportOutput) *files {
+// writes (every --output-file).
+func verifyFiles(o *common, rejects string) *files {
 	var fs files
 	fs.read("--mapping", o.mapping)
 	fs.read("--rejects", rejects)
-	for i, out := range outs {
-		fs.write("--output "+values[i], out.path)
-	}
+	o.out.writes(&fs)
 	return &fs
 }
 
@@ -212,13 +210,11 @@ func previewFiles(o *common, an *analyzeFlags, document string) *files {
 	return &fs
 }
 
-// exportFiles are the files export reads (the mapping) and writes (-o,
-// unless it is - for stdout).
-func exportFiles(o *common, output string) *files {
+// exportFiles are the files export reads (the mapping) and writes
+// (--output-file, unless it is - for stdout).
+func exportFiles(o *common, out *outputFlags) *files {
 	var fs files
 	fs.read("--mapping", o.mapping)
-	if output != "-" {
-		fs.write("-o", output)
-	}
+	out.writes(&fs)
 	return &fs
 }

@@ -57,14 +57,14 @@ func TestOutputNamesInput(t *testing.T) {
 		args:  append(migrate, "-m", "m.yaml", "--rejects", "here/m.yaml"),
 		code:  exitUsage, stderr: "--rejects and --mapping name the same file (here/m.yaml = m.yaml): --rejects would overwrite the file --mapping reads; choose another file",
 	}, {
-		name: "migrate --report-json is a hard link of the mapping",
+		name: "migrate --report-json (deprecated) is a hard link of the mapping",
 		setup: func(t *testing.T) {
 			if err := os.Link("m.yaml", "hard.json"); err != nil {
 				t.Fatal(err)
 			}
 		},
 		args: append(migrate, "-m", "m.yaml", "--report-json", "hard.json"),
-		code: exitUsage, stderr: "--report-json and --mapping name the same file (hard.json = m.yaml): --report-json would overwrite the file --mapping reads; choose another file",
+		code: exitUsage, stderr: "--report-json hard.json is deprecated and will be removed: use --output-file json=hard.json\nremodel: --report-json and --mapping name the same file (hard.json = m.yaml): --report-json would overwrite the file --mapping reads; choose another file",
 	}, {
 		name:  "migrate --rejects is a dangling link to --checkpoint",
 		setup: func(t *testing.T) { symlink(t, "target.json", "out.json") },
@@ -92,28 +92,28 @@ func TestOutputNamesInput(t *testing.T) {
 		code:  exitUsage, stderr: "the checkpoint's rejects file and --mapping name the same file (./m.yaml = m.yaml): the checkpoint's rejects file would overwrite the file --mapping reads; choose another file",
 	}, {
 		name: "migrate with files of its own runs",
-		args: append(migrate, "-m", "m.yaml", "--rejects", "r.jsonl", "--checkpoint", "c.json", "--report-json", "rep.json"),
+		args: append(migrate, "-m", "m.yaml", "--rejects", "r.jsonl", "--checkpoint", "c.json", "--output-file", "rep.json"),
 		code: exitError,
 	}, {
-		name:  "verify --output names its --rejects",
+		name:  "verify --output-file names its --rejects",
 		setup: func(t *testing.T) { write(t, "r.jsonl", "") },
-		args:  append(verify, "--rejects", "r.jsonl", "--output", "junit=./r.jsonl"),
-		code:  exitUsage, stderr: "--output junit=./r.jsonl and --rejects name the same file (./r.jsonl = r.jsonl): --output junit=./r.jsonl would overwrite the file --rejects reads; choose another file",
+		args:  append(verify, "--rejects", "r.jsonl", "--output-file", "junit=./r.jsonl"),
+		code:  exitUsage, stderr: "--output-file junit=./r.jsonl and --rejects name the same file (./r.jsonl = r.jsonl): --output-file junit=./r.jsonl would overwrite the file --rejects reads; choose another file",
 	}, {
-		name: "verify --output names the mapping",
+		name: "verify --output names the mapping (deprecated --output FILE)",
 		args: append(verify, "--output", "./m.yaml"),
-		code: exitUsage, stderr: "--output ./m.yaml and --mapping name the same file (./m.yaml = m.yaml): --output ./m.yaml would overwrite the file --mapping reads; choose another file",
+		code: exitUsage, stderr: "--output ./m.yaml is deprecated and will be removed: use --output-file ./m.yaml\nremodel: --output ./m.yaml and --mapping name the same file (./m.yaml = m.yaml): --output ./m.yaml would overwrite the file --mapping reads; choose another file",
 	}, {
-		name: "verify two --output one file",
-		args: append(verify, "--output", "v.json", "--output", "junit=v.json"),
-		code: exitUsage, stderr: "--output v.json and --output junit=v.json name the same file (v.json): choose two different files",
+		name: "verify two --output-file one file",
+		args: append(verify, "--output-file", "v.json", "--output-file", "junit=v.json"),
+		code: exitUsage, stderr: "--output-file v.json and --output-file junit=v.json name the same file (v.json): choose two different files",
 	}, {
-		name: "export -o names the mapping",
-		args: []string{"export", "--format", "cloudformation", "-m", "m.yaml", "-o", "./m.yaml"},
-		code: exitUsage, stderr: "-o and --mapping name the same file (./m.yaml = m.yaml): -o would overwrite the file --mapping reads; choose another file",
+		name: "export --output-file names the mapping",
+		args: []string{"export", "--output", "cloudformation", "-m", "m.yaml", "--output-file", "./m.yaml"},
+		code: exitUsage, stderr: "--output-file and --mapping name the same file (./m.yaml = m.yaml): --output-file would overwrite the file --mapping reads; choose another file",
 	}, {
-		name: "export -o - is stdout",
-		args: []string{"export", "--format", "cloudformation", "-m", "m.yaml", "-o", "-"},
+		name: "export --output-file - is stdout",
+		args: []string{"export", "--output", "cloudformation", "-m", "m.yaml", "--output-file", "-"},
 		code: exitOK,
 	}, {
 		name:    "preview --document names the mapping",

@@ -72,7 +72,7 @@ func TestProgressJSON(t *testing.T) {
 		t.Errorf("preview's render phase ends at %+v; stdout:\n%s", end, out)
 	}
 
-	code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--format", "json", "--progress", "json", "--exact-counts"}, dyn...)...)
+	code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--output", "json", "--progress", "json", "--exact-counts"}, dyn...)...)
 	if code != exitOK {
 		t.Fatalf("migrate: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -124,7 +124,7 @@ func TestQueryEntities(t *testing.T) {
 					t.Errorf("preview: exit %d, no %s in\n%s%s", code, want, out, errOut)
 				}
 			}
-			code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--format", "json"}, dyn...)...)
+			code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--output", "json"}, dyn...)...)
 			if code != exitOK {
 				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 			}

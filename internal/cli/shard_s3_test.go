@@ -140,7 +140,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 			}
 			// remodel status: shard 2's checkpoint (killed) with its settled
 			// rows; shards 1 and 3 finished and removed theirs.
-			code, sout, serr := remodel(t, "status", "--checkpoint", filepath.Join(dir, "shard*.json"), "--format", "json")
+			code, sout, serr := remodel(t, "status", "--checkpoint", filepath.Join(dir, "shard*.json"), "--output", "json")
 			var st struct {
 				Checkpoints []struct {
 					Shard string
@@ -155,7 +155,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 				Done    bool
 			}
 			if err := json.Unmarshal([]byte(sout), &st); err != nil {
-				t.Fatalf("status --format json: exit %d, %v\n%s%s", code, err, sout, serr)
+				t.Fatalf("status --output json: exit %d, %v\n%s%s", code, err, sout, serr)
 			}
 			if code != 0 || len(st.Checkpoints) != 1 || st.Checkpoints[0].Shard != "2/3" || st.Checkpoints[0].Rows == 0 || st.Checkpoints[0].Items == 0 ||
 				st.Checkpoints[0].S3 != url || st.Checkpoints[0].Done || st.Shards != 3 || strings.Join(st.Missing, ",") != "1/3,3/3" || st.Rows != st.Checkpoints[0].Rows || st.Done {
@@ -195,7 +195,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--files", url, "--format", "json")
+			code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--files", url, "--output", "json")
 			var rep struct {
 				OK    bool
 				Files *struct {
@@ -205,7 +205,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 				}
 			}
 			if err := json.Unmarshal([]byte(vout), &rep); err != nil {
-				t.Fatalf("verify --files --format json: %v\n%s%s", err, vout, verr)
+				t.Fatalf("verify --files --output json: %v\n%s%s", err, vout, verr)
 			}
 			if code != 0 || !rep.OK || rep.Files == nil || rep.Files.Shards != 3 || len(rep.Files.Manifests) != 3 || rep.Files.Items != nRows+2 {
 				t.Fatalf("verify --files over the shards: exit %d, %+v\n%s%s", code, rep.Files, vout, verr)

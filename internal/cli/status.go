@@ -51,11 +51,11 @@ A run that succeeds removes its checkpoint: a shard of the job (the n of
 shard i/n) without a checkpoint is listed as finished or not started
 (its report, or for --to its manifest beside the prefix, tells which). A
 checkpoint whose key ranges are all done belongs to a run that is ending.
---format json prints the same as JSON.`,
+--output json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
-			c.oneOf("format", o.format, "text", "json")
+			o.out.check(cmd, a.stderr, &c)
 			if len(globs) == 0 && table == "" {
 				c = append(c, "give --checkpoint FILE|GLOB or --table TABLE")
 			}
@@ -69,14 +69,14 @@ checkpoint whose key ranges are all done belongs to a run that is ending.
 			if err != nil {
 				return err
 			}
-			if o.format == "json" {
+			if o.out.out == "json" {
 				return writeJSON(a.stdout, rep)
 			}
 			rep.writeText(a)
 			return nil
 		},
 	}
-	o.formatFlag(cmd)
+	o.formatFlag(cmd, "")
 	f := cmd.Flags()
 	f.StringArrayVar(&globs, "checkpoint", nil, "a checkpoint file, or a glob of them (quoted); may be repeated")
 	f.StringVar(&table, "table", "", "read the default checkpoint names of this table in the current folder (<table>.remodel-checkpoint.json, <table>.shard-*-of-*.remodel-checkpoint.json)")

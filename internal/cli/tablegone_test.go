@@ -87,7 +87,7 @@ ANALYZE orders;`, rows))
 
 	// 1. A run slowed down (one writer, 500 items a second: 40 s for
 	// 20 000 rows) so that it is mid-way when DynamoDB Local restarts.
-	cmd := exec.Command(bin, args("--create-table", "--writers", "1", "--rate-limit", "500", "--checkpoint-every", "100ms", "--report-json", reportJSON)...)
+	cmd := exec.Command(bin, args("--create-table", "--writers", "1", "--rate-limit", "500", "--checkpoint-every", "100ms", "--output-file", reportJSON)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

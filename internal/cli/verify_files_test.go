@@ -59,7 +59,7 @@ func TestFilesEndToEnd(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("migrate --to: exit %d\n%s%s", code, out, errOut)
 			}
-			code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--files", url, "--format", "json")
+			code, out, errOut = remodel(t, "verify", "--source", dsn, "-m", m, "--files", url, "--output", "json")
 			var rep struct {
 				OK    bool
 				Files *struct {
@@ -71,7 +71,7 @@ func TestFilesEndToEnd(t *testing.T) {
 				} `json:"access_patterns"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("verify --files --format json: %v\n%s%s", err, out, errOut)
+				t.Fatalf("verify --files --output json: %v\n%s%s", err, out, errOut)
 			}
 			if code != 0 || !rep.OK || rep.Files == nil || rep.Files.URL != url || !rep.Files.MappingChecked || len(rep.Patterns) != 6 || !rep.Patterns[0].NotChecked {
 				t.Fatalf("verify --files: exit %d, %+v\n%s%s", code, rep, out, errOut)

@@ -56,7 +56,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 	}
 
 	t.Run("rejects accepted: json on stdout, exit 0", func(t *testing.T) {
-		code, out, errOut := remodel(t, verifyArgs("--rejects", rejects, "--format", "json", "--seed", "5")...)
+		code, out, errOut := remodel(t, verifyArgs("--rejects", rejects, "--output", "json", "--seed", "5")...)
 		var rep struct {
 			Version int
 			OK      bool
@@ -67,7 +67,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 			} `json:"accepted_rejects"`
 		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("verify --format json: %v\n%s%s", err, out, errOut)
+			t.Fatalf("verify --output json: %v\n%s%s", err, out, errOut)
 		}
 		if code != exitOK || !rep.OK || rep.Version != 1 || rep.Seed != 5 || rep.Rejects.Total != 1 || rep.Rejects.Rows[0].Row != "id=3" {
 			t.Fatalf("exit %d, report %+v\n%s", code, rep, errOut)
@@ -76,7 +76,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 
 	t.Run("failing: text on stdout, junit and markdown files, exit 1", func(t *testing.T) {
 		xmlPath, mdPath := filepath.Join(dir, "verify.xml"), filepath.Join(dir, "summary.md")
-		code, out, errOut := remodel(t, verifyArgs("--format", "junit", "--output", xmlPath, "--output", "markdown="+mdPath)...)
+		code, out, errOut := remodel(t, verifyArgs("--output-file", xmlPath, "--output-file", "markdown="+mdPath)...)
 		if code != exitFailed || !regexp.MustCompile(`^remodel: verify: \d+ of \d+ checks failed \(the report names them\)\n$`).MatchString(errOut) {
 			t.Fatalf("exit %d, stderr %q; want %d and one line that counts the failed checks", code, errOut, exitFailed)
 		}
@@ -101,10 +101,9 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 	})
 
 	t.Run("json on stdout beside FORMAT=FILE outputs", func(t *testing.T) {
-		// Every --output names its format, so --format json is stdout's:
-		// it used to be replaced by text without a word.
+		// --output-file names its format, so --output json is stdout's.
 		xmlPath := filepath.Join(dir, "named.xml")
-		_, out, errOut := remodel(t, verifyArgs("--rejects", rejects, "--format", "json", "--output", "junit="+xmlPath)...)
+		_, out, errOut := remodel(t, verifyArgs("--rejects", rejects, "--output", "json", "--output-file", "junit="+xmlPath)...)
 		var rep struct{ Version int }
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Version != 1 {
 			t.Fatalf("stdout is not the JSON report (%v):\n%s%s", err, out, errOut)
@@ -116,7 +115,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 
 	t.Run("the same seed checks the same parameters", func(t *testing.T) {
 		params := func() string {
-			_, out, _ := remodel(t, verifyArgs("--format", "json", "--seed", "11", "--samples", "2")...)
+			_, out, _ := remodel(t, verifyArgs("--output", "json", "--seed", "11", "--samples", "2")...)
 			var rep struct {
 				Patterns []struct{ Parameters []string } `json:"access_patterns"`
 			}
@@ -132,7 +131,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 
 	t.Run("cannot run: the report still comes out", func(t *testing.T) {
 		xmlPath := filepath.Join(dir, "error.xml")
-		args := append([]string{"verify", "--source", dsn, "-m", m, "--endpoint", endpoint}, "--table", "no_such_table", "--format", "junit", "--output", xmlPath)
+		args := append([]string{"verify", "--source", dsn, "-m", m, "--endpoint", endpoint}, "--table", "no_such_table", "--output-file", xmlPath)
 		code, out, errOut := remodel(t, args...)
 		if code == exitOK || code == exitUsage || !strings.HasPrefix(errOut, "remodel: verify: table no_such_table does not exist at "+endpoint+" (region us-east-1); ") {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -161,7 +160,7 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 		// "context canceled".
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(errors.New("terminated signal received"))
-		code, out, errOut := remodelCtx(t, ctx, verifyArgs("--format", "json", "--progress", "none")...)
+		code, out, errOut := remodelCtx(t, ctx, verifyArgs("--output", "json", "--progress", "none")...)
 		var rep struct {
 			OK          bool   `json:"ok"`
 			Error       string `json:"error"`
@@ -181,10 +180,10 @@ INSERT INTO books VALUES (1, 1, 'a1'), (2, 1, 'a2'), (3, 2, NULL), (4, 2, 'b4'),
 			args []string
 			want string
 		}{
-			{[]string{"--format", "yaml"}, `remodel: --format must be text or json or junit or markdown, got "yaml"`},
+			{[]string{"--output", "yaml"}, `remodel: --output must be text, json, junit or markdown, got "yaml"`},
 			{[]string{"--max-problems", "-1"}, "remodel: --max-problems must be at least 0, got -1"},
-			{[]string{"--output", "junit="}, `remodel: --output "junit=" names no file`},
-			{[]string{"--output", "juint=v.xml"}, `remodel: --output "juint=v.xml": "juint" is not a report format (text, json, junit or markdown); a file whose name holds = is given as ./juint=v.xml`},
+			{[]string{"--output-file", "junit="}, `remodel: --output-file "junit=" names no file`},
+			{[]string{"--output-file", "juint=v.xml"}, `remodel: --output-file "juint=v.xml": "juint" is not a format (text, json, junit or markdown); a file whose name holds = is given as ./juint=v.xml`},
 			{[]string{"--rejects", bad}, `remodel: verify: ` + bad + `:2: entity "shelf" is not in the mapping (entities: book)`},
 		} {
 			code, out, errOut := remodel(t, verifyArgs(tc.args...)...)
