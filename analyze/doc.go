@@ -21,6 +21,6 @@
 // (a bounded top-K that is exact while an index has at most K partitions
 // and otherwise overstates a count by at most total/K, which it reports).
 //
-// The Report is a plain struct, versioned in JSON (ReportVersion); its
-// text rendering is in render_text.go, apart from the computation.
+// The Report is a plain struct, versioned in JSON (ReportVersion); package
+// internal/report renders it.
 package analyze

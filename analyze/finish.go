@@ -224,3 +224,10 @@ func Bytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %s", v, units[u])
 }
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/internal/golden"
 
 	"github.com/remodel-dev/remodel/analyze"
@@ -29,7 +31,7 @@ func TestGolden(t *testing.T) {
 			}
 			rep.Engine = "ENGINE"
 			var text bytes.Buffer
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			js, err := json.MarshalIndent(rep, "", "  ")
 			if err != nil {
 				t.Fatal(err)

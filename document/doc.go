@@ -20,7 +20,7 @@
 // way, as the sections Analysis (rejects, sizes, partitions, write
 // amplification, warnings, totals) and Cost (the load, storage and the
 // access patterns' traffic, with the price table's date, region and
-// source): the report stays data, and how it reads in the document is
-// decided here (analysis.go). Nothing here reads a database or talks to
-// DynamoDB.
+// source), from the blocks of package internal/report, which renders the
+// text report from the same blocks. Nothing here reads a database or talks
+// to DynamoDB.
 package document

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
+
+	"github.com/remodel-dev/remodel/internal/report"
 )
 
 // WriteMarkdown renders the document as Markdown (GitHub's flavour: tables,
@@ -196,49 +197,17 @@ func anchor(s string) string {
 	return b.String()
 }
 
-// cell makes text safe in a Markdown table cell, and shows it as written:
-// no line breaks, pipes escaped, and the characters that Markdown reads as
-// emphasis, code, links or HTML escaped (an underscore only at the edge of
-// a word: inside one it is plain text).
-func cell(s string) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	var b strings.Builder
-	word := func(i int) bool {
-		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
-	}
-	for i, c := range r {
-		switch {
-		case strings.ContainsRune("\\*`[]<>~|", c):
-			b.WriteByte('\\')
-		case c == '_' && !(word(i-1) && word(i+1)):
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// cell and code are the one Markdown escaping (package report's).
+var (
+	cell = report.MarkdownCell
+	code = report.MarkdownCode
+)
 
 func orDash(s string) string {
 	if s == "" {
 		return "—"
 	}
 	return cell(s)
-}
-
-// code is inline code that survives any backticks in s.
-func code(s string) string {
-	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
-	if s == "" {
-		return "—"
-	}
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
 }
 
 func plural(n int, unit string) string {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -125,37 +124,6 @@ func keyCheck(ctx context.Context, o *Options, rep *Report, readers []source.Rea
 	o.keysDistinct = proof.Proven
 	rep.KeysDistinct, rep.KeyProof, rep.KeysOnData = proof.Proven, proof.Reasons, proof.OnData
 	return nil
-}
-
-// writeKeyCheck prints the key collision check's lines of the report: the
-// verdict, then its reasons one a line (the first few; the JSON report and
-// remodel validate list them all).
-func (r *Report) writeKeyCheck(w io.Writer) {
-	if r.KeyProof == nil && !r.KeysDistinct && !r.KeyCheckForced {
-		return // the run stopped before
-	}
-	switch {
-	case r.KeyCheckForced:
-		fmt.Fprintln(w, "  key collision check: on (--key-check always):")
-	case r.KeysOnData:
-		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary on the data of this snapshot:")
-	case r.KeysDistinct:
-		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary:")
-	default:
-		fmt.Fprintln(w, "  key collision check: on (the keys are not proven distinct):")
-	}
-	const shown = 3
-	for i, reason := range r.KeyProof {
-		if i == shown {
-			fmt.Fprintf(w, "    … and %d more (remodel validate --source lists them)\n", len(r.KeyProof)-shown)
-			break
-		}
-		fmt.Fprintf(w, "    %s\n", reason)
-	}
-	if k := r.KeyCheck; k != nil {
-		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
-			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
-	}
 }
 
 // A collider is one shard of the check (collisions): used by one goroutine

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
 )
@@ -79,7 +81,7 @@ func TestKeyCheck(t *testing.T) {
 				t.Errorf("%d rows: %d items written, %d in the table; want %d", fx.total, rep.ItemsWritten, n, fx.total-3)
 			}
 			var text bytes.Buffer
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct):\n    entity event: the key column tenant is not in the key") {
 				t.Errorf("keys distinct %v; report:\n%s", rep.KeysDistinct, text.String())
 			}
@@ -98,7 +100,7 @@ func TestKeyCheck(t *testing.T) {
 			}
 			n, _ = scan(t, db, o.Table)
 			text.Reset()
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			if !rep.KeysDistinct || rep.ItemsWritten != fx.total || n != fx.total || rep.Rejected != 0 ||
 				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary:\n    entity event: the primary key (tenant, id)") {
 				t.Errorf("proven: keys distinct %v, %d items written, %d in the table, of %d rows; report:\n%s", rep.KeysDistinct, rep.ItemsWritten, n, fx.total, text.String())
@@ -116,7 +118,7 @@ func TestKeyCheck(t *testing.T) {
 				t.Fatalf("Run (--key-check always): %v", err)
 			}
 			text.Reset()
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			if rep.KeysDistinct || !rep.KeyCheckForced || rep.ItemsWritten != fx.total || rep.Rejected != 0 || rep.KeyCheck == nil || rep.KeyCheck.Keys != fx.total ||
 				!strings.Contains(text.String(), "key collision check: on (--key-check always):") {
 				t.Errorf("always: keys distinct %v, forced %v, %d items written of %d rows, %d rejected, check %+v; report:\n%s",
@@ -178,7 +180,7 @@ func TestKeyCheckOnData(t *testing.T) {
 					t.Errorf("%d rows: %d items written, %d rejected, %d in the table", fx.total, rep.ItemsWritten, rep.Rejected, n)
 				}
 				var text bytes.Buffer
-				rep.WriteText(&text)
+				report.Write(&text, report.Text, rep)
 				return rep, text.String()
 			}
 
@@ -237,7 +239,7 @@ func TestKeyCheckOnDataNeedsOneCut(t *testing.T) {
 		t.Fatalf("no snapshot warning for a user without RELOAD: the test does not test what it says")
 	}
 	var text bytes.Buffer
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	if rep.KeysDistinct || rep.KeysOnData || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct)") ||
 		!slices.ContainsFunc(rep.KeyProof, func(s string) bool { return strings.Contains(s, "do not share one snapshot") }) {
 		t.Errorf("readers a moment apart: keys distinct %v, on data %v; report:\n%s", rep.KeysDistinct, rep.KeysOnData, text.String())

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -186,7 +188,7 @@ func TestLockStale(t *testing.T) {
 	}
 	want := rep.Warnings[0]
 	var text strings.Builder
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	if !strings.Contains(text.String(), "  warning: "+want+"\n") {
 		t.Errorf("the text report does not warn of the lock taken over:\n%s", text.String())
 	}

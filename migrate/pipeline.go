@@ -176,7 +176,7 @@ func (o *Options) defaults() {
 func Run(ctx context.Context, o Options) (*Report, error) {
 	given := o.Table // --table, which the resume hint repeats
 	o.defaults()
-	rep := &Report{Table: o.Table, TableFlag: given, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
+	rep := &Report{Version: ReportVersion, Table: o.Table, TableFlag: given, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
 	var err error
 	if o.To != nil {
 		err = runS3(ctx, o, rep)

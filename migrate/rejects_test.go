@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/migrate"
 )
@@ -114,7 +116,7 @@ func TestRejects(t *testing.T) {
 				t.Errorf("rejects file lists rows %v, want %v", rows, nullRows)
 			}
 			var text strings.Builder
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			if !strings.Contains(text.String(), "rejected: entity account, row id=7") || !strings.Contains(text.String(), path) {
 				t.Errorf("the text report does not list the rejections:\n%s", text.String())
 			}

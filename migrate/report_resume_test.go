@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/migrate"
 )
 
@@ -32,7 +34,7 @@ func TestReportResumeHintTable(t *testing.T) {
 				r.Partial = true
 			}
 			var b strings.Builder
-			r.WriteText(&b)
+			report.Write(&b, report.Text, r)
 			if !strings.Contains(b.String(), tc.want) || (tc.not != "" && strings.Contains(b.String(), tc.not)) {
 				t.Errorf("report:\n%s\nwant %q, not %q", b.String(), tc.want, tc.not)
 			}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/migrate"
 )
 
@@ -23,7 +25,7 @@ func TestReportPartialText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &migrate.Report{Engine: "postgres", Table: "t", Error: "too many rejected rows", Partial: true, ItemsWritten: tc.written, ItemsBefore: tc.held}
 			var b strings.Builder
-			r.WriteText(&b)
+			report.Write(&b, report.Text, r)
 			if !strings.Contains(b.String(), tc.want) || strings.Contains(b.String(), tc.not) {
 				t.Errorf("report:\n%s\nwant %q, not %q", b.String(), tc.want, tc.not)
 			}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -104,7 +106,7 @@ func verifyExact(t *testing.T, fx *fixture, db dynamo.API, table string) {
 	rep, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, DB: db, Table: table, Samples: 3, Seed: 1, Settle: 30 * time.Second})
 	if err != nil || !rep.OK {
 		var b strings.Builder
-		_ = rep.WriteText(&b)
+		_ = report.Write(&b, report.Text, rep)
 		t.Fatalf("verify: %v\n%s", err, b.String())
 	}
 }
@@ -138,7 +140,7 @@ func TestResumeAfterStop(t *testing.T) {
 				t.Errorf("report's checkpoint = %q, want %q", rep.Checkpoint, ck)
 			}
 			var text strings.Builder
-			rep.WriteText(&text)
+			report.Write(&text, report.Text, rep)
 			if !strings.Contains(text.String(), "migrate --resume --checkpoint "+ck) {
 				t.Errorf("the report of the stopped run does not say how to resume:\n%s", text.String())
 			}
@@ -707,7 +709,7 @@ func TestResumeTableGoneMidRun(t *testing.T) {
 		t.Errorf("report: table_gone false after %v", err)
 	}
 	var text strings.Builder
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	if !strings.Contains(text.String(), "the table is gone") || strings.Contains(text.String(), "items are written") || strings.Contains(text.String(), "lock item") {
 		t.Errorf("the text report does not say the table is gone:\n%s", text.String())
 	}

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -503,7 +505,7 @@ func s3Resume(t *testing.T, eng engine, newStore func(testing.TB) *fakeS3) {
 		t.Fatalf("the stopped run: %v, interrupted %v, partial %v, checkpoint %q", err, rep.Interrupted, rep.Partial, rep.Checkpoint)
 	}
 	var text strings.Builder
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	if !strings.Contains(text.String(), "migrate --resume") {
 		t.Errorf("the report does not say how to resume:\n%s", text.String())
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -51,7 +53,7 @@ func TestAllowNonEmpty(t *testing.T) {
 		t.Errorf("report: %d items before, %d stray %v, %d deleted; want 3, 2 %v, 0", rep.ItemsBefore, rep.StrayItems, keys, rep.StrayDeleted, strays)
 	}
 	var text strings.Builder
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	for _, line := range []string{
 		"  the table held 3 items before the run\n",
 		"  2 items match no source row (not written by this run; --delete-stale deletes them)\n",
@@ -79,7 +81,7 @@ func TestAllowNonEmpty(t *testing.T) {
 		t.Errorf("report: %d items before, %d stray %v, %d deleted; want %d, 2 %v, 2", rep.ItemsBefore, rep.StrayItems, keys, rep.StrayDeleted, fx.total+2, strays)
 	}
 	text.Reset()
-	rep.WriteText(&text)
+	report.Write(&text, report.Text, rep)
 	if line := "  2 items matched no source row (not written by this run); --delete-stale deleted 2 of them\n"; !strings.Contains(text.String(), line) {
 		t.Errorf("the text report lacks %q:\n%s", line, text.String())
 	}

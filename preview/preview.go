@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/remodel-dev/remodel/internal/av"
 	"github.com/remodel-dev/remodel/internal/embedread"
@@ -14,8 +13,13 @@ import (
 	"github.com/remodel-dev/remodel/source"
 )
 
+// ResultVersion is the version of the Result's JSON shape; it changes only
+// when a field changes meaning or goes (new fields are added freely).
+const ResultVersion = 1
+
 // Result is the preview of a plan on real rows.
 type Result struct {
+	Version  int      `json:"version"` // ResultVersion
 	Table    TableDef `json:"table"`
 	Entities []Entity `json:"entities"`
 }
@@ -58,7 +62,7 @@ type Entity struct {
 // rendered (or rejected) of the rows it can have (renderTotal).
 func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, names []string, prog *progress.Tracker) (*Result, error) {
 	t := p.Table
-	res := &Result{Table: TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}}
+	res := &Result{Version: ResultVersion, Table: TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}}
 	if t.SK != nil {
 		res.Table.SK = t.SK.Name
 	}
@@ -117,45 +121,6 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 	}
 	complete = true
 	return res, nil
-}
-
-// WriteText prints the preview for people: the table definition, then per
-// entity its key patterns and items, one JSON object per line.
-func (r *Result) WriteText(w io.Writer) {
-	t := r.Table
-	fmt.Fprintf(w, "table %s: PK %s", t.Name, t.PK)
-	if t.SK != "" {
-		fmt.Fprintf(w, ", SK %s", t.SK)
-	}
-	fmt.Fprintf(w, ", entity attribute %s\n", t.EntityAttr)
-	for _, ix := range t.Indexes {
-		kind := "global"
-		if ix.Local {
-			kind = "local"
-		}
-		fmt.Fprintf(w, "  %s index %s: PK %s", kind, ix.Name, ix.PK)
-		if ix.SK != "" {
-			fmt.Fprintf(w, ", SK %s", ix.SK)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, e := range r.Entities {
-		fmt.Fprintf(w, "\nentity %s (from %s): PK = %s", e.Name, e.From, e.PK)
-		if e.SK != "" {
-			fmt.Fprintf(w, ", SK = %s", e.SK)
-		}
-		fmt.Fprintf(w, "  [%d items", len(e.Items))
-		if len(e.Rejected) > 0 {
-			fmt.Fprintf(w, ", %d rejected", len(e.Rejected))
-		}
-		fmt.Fprintln(w, "]")
-		for _, it := range e.Items {
-			fmt.Fprintf(w, "  %s\n", it)
-		}
-		for _, rj := range e.Rejected {
-			fmt.Fprintf(w, "  rejected %s\n", rj)
-		}
-	}
 }
 
 // renderTasks are the progress tasks of the entities: each reads at most

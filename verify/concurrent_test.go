@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -102,7 +104,7 @@ func TestConcurrentEntitiesKeepTheirProblems(t *testing.T) {
 		}
 		rep.Seconds = 0
 		var b bytes.Buffer
-		if err := rep.WriteJSON(&b); err != nil {
+		if err := report.WriteJSON(&b, rep); err != nil {
 			t.Fatal(err)
 		}
 		if first == nil {

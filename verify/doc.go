@@ -9,7 +9,8 @@
 // source for sampled, seeded parameter values bound as query parameters.
 //
 // The checks (counts.go, items.go, pattern.go, rejects.go, table.go) fill a
-// Report of structured Problems (problem.go); rendering it as text, JSON,
-// JUnit XML or Markdown lives apart, in render*.go. Each check reports its
+// Report of structured Problems (problem.go), with its table of checks
+// (checks.go); package internal/report renders it as text, JSON, JUnit XML
+// or Markdown. Each check reports its
 // progress, counted where the report counts (progress.go).
 package verify

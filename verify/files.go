@@ -76,7 +76,8 @@ type FilesCheck struct {
 	OK             bool     `json:"ok"`
 }
 
-func (c *FilesCheck) summary() string {
+// Summary says what the files check found.
+func (c *FilesCheck) Summary() string {
 	return fmt.Sprintf("%d objects of %d listed read, %d items, %d bytes", c.Read, c.Objects, c.Items, c.Bytes)
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -273,9 +275,9 @@ func TestFiles(t *testing.T) {
 				if !strings.Contains(out, "files (the check is on migrate --to's objects") || !strings.Contains(out, "SKIP") {
 					t.Errorf("the text report does not say the check was on files:\n%s", out)
 				}
-				for _, f := range verify.Formats {
+				for _, f := range report.Formats(rep) {
 					var b strings.Builder
-					if err := rep.Write(&b, f); err != nil || !strings.Contains(b.String(), "s3://"+filesBucket+"/orders/") {
+					if err := report.Write(&b, f, rep); err != nil || !strings.Contains(b.String(), "s3://"+filesBucket+"/orders/") {
 						t.Errorf("%s: %v, the report does not name the files:\n%s", f, err, b.String())
 					}
 				}

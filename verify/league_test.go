@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/golden"
 
@@ -526,7 +528,7 @@ func TestReportJSONGolden(t *testing.T) {
 	rep := run(t, o)
 	rep.Seconds = 0
 	var b strings.Builder
-	if err := rep.WriteJSON(&b); err != nil {
+	if err := report.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.NewReplacer(o.Table, "league", forged, "rejects.jsonl").Replace(b.String())
@@ -568,7 +570,7 @@ func TestReportOfAnUnfinishedRun(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := rep.WriteJUnit(&b); err != nil {
+	if err := report.Write(&b, report.JUnit, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`<testsuite name="counts" tests="3" failures="0" errors="0"`, `<testsuite name="verify" tests="1" failures="0" errors="1"`, `<error type="error" message="verify: comparing items of entity team: `} {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 )
 
@@ -46,7 +48,7 @@ acknowledge:`, 1)
 		t.Errorf("the text report does not say findNobody is skipped:\n%s", out)
 	}
 	var x strings.Builder
-	if err := rep.WriteJUnit(&x); err != nil {
+	if err := report.Write(&x, report.JUnit, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(x.String(), `<testcase name="findNobody" classname="remodel.verify.access_patterns"`) || !strings.Contains(x.String(), "<skipped>on the table: skipped: no parameter values to sample") {

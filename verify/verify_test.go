@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/report"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -81,7 +83,7 @@ func run(t *testing.T, o verify.Options) *verify.Report {
 
 func text(rep *verify.Report) string {
 	var b strings.Builder
-	rep.WriteText(&b)
+	report.Write(&b, report.Text, rep)
 	return b.String()
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/pricing"
+	"github.com/remodel-dev/remodel/internal/report"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -91,11 +92,7 @@ func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p 
 	if err != nil {
 		return err
 	}
-	if format == "json" {
-		return writeJSON(a.stdout, rep)
-	}
-	rep.WriteText(a.stdout)
-	return nil
+	return report.Write(a.stdout, report.Format(format), rep)
 }
 
 // analyze runs the analysis the flags describe and returns its report.

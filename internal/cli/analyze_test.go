@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,16 +54,18 @@ func TestAnalyzeCommand(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			for _, want := range []string{
-				"analysis of the mapping into DynamoDB table personalization on " + eng.Name + ": every row",
+				"analysis of the mapping into DynamoDB table personalization on " + eng.Name + "\n  From every row",
 				"index GSI2: all its 2483 items have one partition key value (data = SUBSCRIBE_USER): a constant partition key",
 				"index GSI1: partition SK = USER# takes 15% of its write units (1000)",
 				"at --rate-limit 8000 it receives 1172 write units per second",
-				"load, on-demand      0.0101  (16139 write request units, table and indexes)",
-				"prices of us-east-1 as of 2024-11-01 (the built-in price table",
+				"prices of us-east-1 as of 2024-11-01, from the built-in price table",
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the text report lacks %q:\n%s", want, out)
 				}
+			}
+			if !regexp.MustCompile(`\n  load, on-demand +0\.0101 +16139 write request units, table and indexes\n`).MatchString(out) {
+				t.Errorf("the text report's cost lacks the on-demand load:\n%s", out)
 			}
 
 			prices := writeFile(t, "prices.json", strings.Replace(pricesJSON, "0.625", "1.25", 1))

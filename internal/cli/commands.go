@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"github.com/remodel-dev/remodel/analyze"
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/keyset"
+	"github.com/remodel-dev/remodel/internal/report"
 	"github.com/remodel-dev/remodel/internal/s3out"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -101,11 +101,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 				}
 				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res, rep)
 			}
-			if o.out.out == "json" {
-				return writeJSON(a.stdout, res)
-			}
-			res.WriteText(a.stdout)
-			return nil
+			return report.Write(a.stdout, report.Format(o.out.out), res)
 		},
 	}
 	o.sourceFlag(cmd)
@@ -420,25 +416,16 @@ work for some memory, which stays under the limit.`,
 				runErr = failedError{runErr} // the run stopped on its rejected rows
 			}
 			for _, of := range o.out.toFiles {
-				if err := writeReportFile(of, func(w io.Writer) error {
-					if of.format == "json" {
-						return writeJSON(w, rep)
-					}
-					rep.WriteText(w)
-					return nil
-				}); err != nil && runErr == nil {
+				if err := writeReportFile(of, rep); err != nil && runErr == nil {
 					runErr = err
 				}
 			}
 			// The JSON report is printed however the run ended (ok, error,
 			// interrupted say how); the text report once the run began.
-			switch {
-			case o.out.out == "json":
-				if err := writeJSON(a.stdout, rep); err != nil && runErr == nil {
+			if o.out.out == "json" || rep.RowsRead > 0 || rep.Partial || runErr == nil {
+				if err := report.Write(a.stdout, report.Format(o.out.out), rep); err != nil && runErr == nil {
 					return err
 				}
-			case rep.RowsRead > 0 || rep.Partial || runErr == nil:
-				rep.WriteText(a.stdout)
 			}
 			return runErr
 		},
@@ -602,9 +589,9 @@ The exit status is 0 only when every check ran and passed.`,
 						rep.Error += " (" + cause.Error() + ")"
 					}
 				}
-				werr := rep.Write(a.stdout, verify.Format(o.out.out))
+				werr := report.Write(a.stdout, report.Format(o.out.out), rep)
 				for _, of := range o.out.toFiles {
-					if err := writeReportFile(of, func(w io.Writer) error { return rep.Write(w, verify.Format(of.format)) }); err != nil && werr == nil {
+					if err := writeReportFile(of, rep); err != nil && werr == nil {
 						werr = err
 					}
 				}
@@ -686,13 +673,13 @@ The exit status is 0 only when every check ran and passed.`,
 	return cmd
 }
 
-// writeReportFile writes a report to of.path with write.
-func writeReportFile(of outputFile, write func(io.Writer) error) error {
+// writeReportFile writes result to of.path in of.format.
+func writeReportFile(of outputFile, result any) error {
 	file, err := os.Create(of.path)
 	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	if err := write(file); err != nil {
+	if err := report.Write(file, report.Format(of.format), result); err != nil {
 		file.Close()
 		return fmt.Errorf("writing the report %s: %w", of.path, err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/remodel-dev/remodel/internal/report"
 	"github.com/remodel-dev/remodel/introspect/erd"
 )
 
@@ -46,7 +47,7 @@ case matters.`,
 			defer src.Close()
 			switch o.out.out {
 			case "json":
-				return writeJSON(a.stdout, s)
+				return report.WriteJSON(a.stdout, s)
 			case "mermaid":
 				return erd.Mermaid(a.stdout, s)
 			}

@@ -10,12 +10,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/remodel-dev/remodel/internal/report"
 	"github.com/remodel-dev/remodel/migrate"
 )
+
+// statusVersion is the version of status's JSON shape; it changes only when
+// a field changes meaning or goes.
+const statusVersion = 1
 
 // statusReport is remodel status's output: every checkpoint found, the
 // shards of the job that have none, and the totals.
 type statusReport struct {
+	Version     int                         `json:"version"` // statusVersion
 	Checkpoints []*migrate.CheckpointStatus `json:"checkpoints"`
 	// Shards is the n of a sharded job's checkpoints; Missing the shards
 	// (i/n) of it without one: finished (a run that succeeds removes its
@@ -70,7 +76,7 @@ checkpoint whose key ranges are all done belongs to a run that is ending.
 				return err
 			}
 			if o.out.out == "json" {
-				return writeJSON(a.stdout, rep)
+				return report.WriteJSON(a.stdout, rep)
 			}
 			rep.writeText(a)
 			return nil
@@ -100,7 +106,7 @@ func readStatus(globs []string) (*statusReport, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("status: no checkpoint file matches %s (a run that succeeds removes its checkpoint)", strings.Join(globs, ", "))
 	}
-	rep := &statusReport{Done: true}
+	rep := &statusReport{Version: statusVersion, Done: true}
 	have := map[int]bool{}
 	for _, p := range paths {
 		st, err := migrate.ReadCheckpointStatus(p)

@@ -1,4 +1,4 @@
-package verify_test
+package report_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/golden"
+	"github.com/remodel-dev/remodel/internal/report"
 
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/verify"
@@ -79,26 +80,15 @@ func reports() map[string]*verify.Report {
 
 // TestRenderGolden pins every format of the hand-built reports.
 func TestRenderGolden(t *testing.T) {
-	ext := map[verify.Format]string{verify.FormatText: "txt", verify.FormatJSON: "json", verify.FormatJUnit: "xml", verify.FormatMarkdown: "md"}
+	ext := map[report.Format]string{report.Text: "txt", report.JSON: "json", report.JUnit: "xml", report.Markdown: "md"}
 	for name, rep := range reports() {
-		for _, f := range verify.Formats {
+		for _, f := range report.Formats(rep) {
 			var b bytes.Buffer
-			if err := rep.Write(&b, f); err != nil {
+			if err := report.Write(&b, f, rep); err != nil {
 				t.Fatalf("%s as %s: %v", name, f, err)
 			}
-			golden.Check(t, "render."+name+".golden."+ext[f], b.Bytes())
+			golden.Check(t, "verify."+name+".golden."+ext[f], b.Bytes())
 		}
-	}
-}
-
-func TestParseFormat(t *testing.T) {
-	for _, f := range verify.Formats {
-		if got, err := verify.ParseFormat(string(f)); err != nil || got != f {
-			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
-		}
-	}
-	if _, err := verify.ParseFormat("yaml"); err == nil || err.Error() != `unknown report format "yaml" (formats: text, json, junit, markdown)` {
-		t.Errorf("ParseFormat(yaml) = %v", err)
 	}
 }
 
@@ -106,7 +96,7 @@ func TestParseFormat(t *testing.T) {
 // contract's fields: a version, ok, every check, and structured problems.
 func TestJSONReportShape(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports()["failed"].WriteJSON(&b); err != nil {
+	if err := report.WriteJSON(&b, reports()["failed"]); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -151,7 +141,7 @@ func TestJUnitMatchesSchema(t *testing.T) {
 	}
 	for name, rep := range reports() {
 		var b bytes.Buffer
-		if err := rep.WriteJUnit(&b); err != nil {
+		if err := report.Write(&b, report.JUnit, rep); err != nil {
 			t.Fatal(err)
 		}
 		docs[name] = b.Bytes()
@@ -214,13 +204,13 @@ func TestJUnitMatchesSchema(t *testing.T) {
 // suite's name ended in a space.
 func TestRenderWithoutTable(t *testing.T) {
 	rep := &verify.Report{Version: verify.ReportVersion, Seed: 7, Error: "mapping: reading mapping.yaml: open mapping.yaml: no such file or directory"}
-	for f, want := range map[verify.Format]string{
-		verify.FormatText:     "verify FAIL (seed 7)\n",
-		verify.FormatMarkdown: "### ❌ remodel verify: FAIL\n\nSeed 7, 0.0 s.\n\n",
-		verify.FormatJUnit:    `<testsuites name="remodel verify" `,
+	for f, want := range map[report.Format]string{
+		report.Text:     "verify FAIL (seed 7)\n",
+		report.Markdown: "### ❌ remodel verify: FAIL\n\nSeed 7, 0.0 s.\n\n",
+		report.JUnit:    `<testsuites name="remodel verify" `,
 	} {
 		var b bytes.Buffer
-		if err := rep.Write(&b, f); err != nil {
+		if err := report.Write(&b, f, rep); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), want) {

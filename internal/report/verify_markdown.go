@@ -1,15 +1,17 @@
-package verify
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/remodel-dev/remodel/verify"
 )
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown for a job
 // summary: a headline, a table of every check, and the problems of the
 // failed checks (and the accepted rejects) in collapsed details blocks.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func verifyMarkdown(w io.Writer, r *verify.Report) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
 	icon := func(ok bool) string {
@@ -21,48 +23,48 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("### %s remodel verify: %s\n\n", icon(r.OK), mark(r.OK))
 	switch {
 	case r.Files != nil:
-		p("Files %s (table %s, not a table: the check is on migrate --to's objects) against the %s source, seed %d, %.1f s.\n\n", code(r.Files.URL), code(r.Table), r.Engine, r.Seed, r.Seconds)
+		p("Files %s (table %s, not a table: the check is on migrate --to's objects) against the %s source, seed %d, %.1f s.\n\n", MarkdownCode(r.Files.URL), MarkdownCode(r.Table), r.Engine, r.Seed, r.Seconds)
 	case r.Table == "": // the mapping could not be read: no table to name
 		p("Seed %d, %.1f s.\n\n", r.Seed, r.Seconds)
 	case r.Engine != "":
-		p("Table %s against the %s source, seed %d, %.1f s.\n\n", code(r.Table), r.Engine, r.Seed, r.Seconds)
+		p("Table %s against the %s source, seed %d, %.1f s.\n\n", MarkdownCode(r.Table), r.Engine, r.Seed, r.Seconds)
 	default:
-		p("Table %s, seed %d, %.1f s.\n\n", code(r.Table), r.Seed, r.Seconds)
+		p("Table %s, seed %d, %.1f s.\n\n", MarkdownCode(r.Table), r.Seed, r.Seconds)
 	}
 	if r.Error != "" {
-		p("> **verify could not finish:** %s\n\n", mdCell(r.Error))
+		p("> **verify could not finish:** %s\n\n", MarkdownCell(r.Error))
 	}
 	if r.Warning != "" {
-		p("> **warning:** %s\n\n", mdCell(r.Warning))
+		p("> **warning:** %s\n\n", MarkdownCell(r.Warning))
 	}
-	checks := r.checks()
+	checks := r.Checks()
 	p("| | check | name | result |\n|---|---|---|---|\n")
 	for _, c := range checks {
-		mk := icon(c.ok)
-		if c.skipped {
+		mk := icon(c.OK)
+		if c.Skipped {
 			mk = "➖"
 		}
-		p("| %s | %s | %s | %s |\n", mk, c.suite, mdCell(c.name), mdCell(c.summary))
+		p("| %s | %s | %s | %s |\n", mk, c.Suite, MarkdownCell(c.Name), MarkdownCell(c.Summary))
 	}
 	p("\n")
-	var failed []check
+	var failed []verify.Check
 	var total int64
 	for _, c := range checks {
-		if !c.ok && c.problems != nil && c.problems.Total > 0 {
+		if !c.OK && c.Problems != nil && c.Problems.Total > 0 {
 			failed = append(failed, c)
-			total += c.problems.Total
+			total += c.Problems.Total
 		}
 	}
 	if len(failed) > 0 {
 		p("<details><summary>%d problems in %d checks</summary>\n\n", total, len(failed))
 		for _, c := range failed {
-			p("**%s · %s** (%d)\n\n", c.suite, mdCell(c.name), c.problems.Total)
-			fenced(p, c.problems.Lines())
+			p("**%s · %s** (%d)\n\n", c.Suite, MarkdownCell(c.Name), c.Problems.Total)
+			fenced(p, c.Problems.Lines())
 		}
 		p("</details>\n\n")
 	}
 	if r.Rejects != nil {
-		p("<details><summary>%d rows accepted as rejected (%s)</summary>\n\n", r.Rejects.Total, mdCell(r.Rejects.File))
+		p("<details><summary>%d rows accepted as rejected (%s)</summary>\n\n", r.Rejects.Total, MarkdownCell(r.Rejects.File))
 		lines := make([]string, 0, len(r.Rejects.Rows)+1)
 		for _, rj := range r.Rejects.Rows {
 			lines = append(lines, fmt.Sprintf("entity %s, row %s: %s", rj.Entity, rj.Row, rj.Reason))
@@ -87,20 +89,3 @@ func fenced(p func(string, ...any), lines []string) {
 	p("%stext\n%s\n%s\n\n", fence, body, fence)
 }
 
-// mdCell makes text safe in a table cell: one line, pipes escaped, HTML
-// not interpreted.
-func mdCell(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// code renders s as inline code.
-func code(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}

@@ -1,10 +1,12 @@
-package verify
+package report
 
 import (
 	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/remodel-dev/remodel/verify"
 )
 
 // WriteJUnit writes the report as JUnit XML: one testsuite per check kind
@@ -12,22 +14,22 @@ import (
 // for stray items), per entity item check and per access pattern; a failed
 // check carries one failure with all its listed problems. When verify could
 // not finish, a "verify" testsuite holds a testcase with the error. The
-// document follows the JUnit schema Jenkins uses (verify/testdata/junit.xsd).
-func (r *Report) WriteJUnit(w io.Writer) error {
+// document follows the JUnit schema Jenkins uses (internal/report/testdata/junit.xsd).
+func verifyJUnit(w io.Writer, r *verify.Report) error {
 	doc := junitSuites{Name: strings.TrimSpace("remodel verify " + r.Table), Time: fmt.Sprintf("%.3f", r.Seconds)}
 	var suite *junitSuite
-	for _, c := range r.checks() {
-		if suite == nil || suite.Name != c.suite {
-			doc.Suites = append(doc.Suites, junitSuite{Name: c.suite})
+	for _, c := range r.Checks() {
+		if suite == nil || suite.Name != c.Suite {
+			doc.Suites = append(doc.Suites, junitSuite{Name: c.Suite})
 			suite = &doc.Suites[len(doc.Suites)-1]
 		}
-		tc := junitCase{Name: c.name, Classname: "remodel.verify." + strings.ReplaceAll(c.suite, " ", "_"), SystemOut: c.summary}
+		tc := junitCase{Name: c.Name, Classname: "remodel.verify." + strings.ReplaceAll(c.Suite, " ", "_"), SystemOut: c.Summary}
 		suite.Tests++
 		switch {
-		case c.skipped:
-			tc.Skipped = &junitText{Text: c.summary}
+		case c.Skipped:
+			tc.Skipped = &junitText{Text: c.Summary}
 			suite.Skipped++
-		case !c.ok:
+		case !c.OK:
 			tc.Failure = junitFailureOf(c)
 			suite.Failures++
 		}
@@ -56,17 +58,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-func junitFailureOf(c check) *junitFailure {
-	f := &junitFailure{Type: "verify", Message: c.summary}
-	if c.problems != nil && len(c.problems.List) > 0 {
-		c.problems.Sort()
-		first := c.problems.List[0]
+func junitFailureOf(c verify.Check) *junitFailure {
+	f := &junitFailure{Type: "verify", Message: c.Summary}
+	if c.Problems != nil && len(c.Problems.List) > 0 {
+		c.Problems.Sort()
+		first := c.Problems.List[0]
 		f.Type = string(first.Kind)
 		f.Message = first.Message
-		if c.problems.Total > 1 {
-			f.Message = fmt.Sprintf("%s (and %d more problems)", first.Message, c.problems.Total-1)
+		if c.Problems.Total > 1 {
+			f.Message = fmt.Sprintf("%s (and %d more problems)", first.Message, c.Problems.Total-1)
 		}
-		f.Text = strings.Join(c.problems.Lines(), "\n")
+		f.Text = strings.Join(c.Problems.Lines(), "\n")
 	}
 	return f
 }

@@ -1,13 +1,14 @@
-package verify
+package report
 
 import (
-	"fmt"
 	"io"
+
+	"github.com/remodel-dev/remodel/verify"
 )
 
-// WriteText prints the report for people: one line per check, each followed
-// by its problems.
-func (r *Report) WriteText(w io.Writer) error {
+// verifyText prints verify's report for people: one line per check, each
+// followed by its problems.
+func verifyText(w io.Writer, r *verify.Report) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
 	switch {
@@ -20,13 +21,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	default:
 		p("verify %s table %s (seed %d)\n", mark(r.OK), r.Table, r.Seed)
 	}
-	problems := func(ps *Problems) {
+	problems := func(ps *verify.Problems) {
 		for _, l := range ps.Lines() {
 			p("        %s\n", l)
 		}
 	}
 	if r.Files != nil {
-		p("files (the check is on migrate --to's objects, not on a table):\n  %s  %s  manifest %s: %s\n", mark(r.Files.OK), r.Files.URL, r.Files.Manifest, r.Files.summary())
+		p("files (the check is on migrate --to's objects, not on a table):\n  %s  %s  manifest %s: %s\n", mark(r.Files.OK), r.Files.URL, r.Files.Manifest, r.Files.Summary())
 		problems(&r.Files.Problems)
 	}
 	if len(r.Counts) > 0 || !r.Stray.OK() {
@@ -34,7 +35,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for i := range r.Counts {
 		c := &r.Counts[i]
-		if c.notCounted() {
+		if c.NotCounted() {
 			p("  %s  %-28s source rows %8s", mark(c.OK), c.Entity, "?")
 		} else {
 			p("  %s  %-28s source rows %8d", mark(c.OK), c.Entity, c.Source)
@@ -46,7 +47,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		problems(&c.Problems)
 	}
 	if !r.Stray.OK() {
-		p("  FAIL  stray items: %s\n", r.straySummary())
+		p("  FAIL  stray items: %s\n", r.StraySummary())
 		problems(&r.Stray)
 	}
 	if r.ItemsSkipped {
@@ -56,7 +57,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("items:\n")
 		for i := range r.Items {
 			c := &r.Items[i]
-			p("  %s  %-28s compared %8d  missing %d  different %d  unrenderable %d%s\n", mark(c.OK), c.Entity, c.Compared, c.Missing, c.Different, c.Rejected, c.sampleNote())
+			p("  %s  %-28s compared %8d  missing %d  different %d  unrenderable %d%s\n", mark(c.OK), c.Entity, c.Compared, c.Missing, c.Different, c.Rejected, c.SampleNote())
 			problems(&c.Problems)
 		}
 	}
@@ -93,16 +94,4 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("took %.2fs\n", r.Seconds)
 	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
 }
