@@ -1,6 +1,11 @@
 // Package testenv gives tests their real services: a fresh PostgreSQL
 // database, a fresh MariaDB/MySQL database and the DynamoDB Local endpoint,
 // each read from the environment and each cleaned up when the test ends.
+// A database is named for its test process (prefix_p<pid>_<random>); its
+// drop (PostgreSQL's WITH (FORCE)) has a long deadline and never fails the
+// test: what is left behind, by a failed drop or a killed test binary, is
+// dropped by the first database the next test process creates on that
+// server (sweep.go).
 //
 // Environment:
 //
