@@ -71,8 +71,9 @@ func sweepOnce(t testing.TB, admin string, sweep func(context.Context) ([]string
 	})
 }
 
-// sweepPostgres drops the leftover test databases of a PostgreSQL server.
-func sweepPostgres(ctx context.Context, c *pgx.Conn) ([]string, error) {
+// sweepPostgres drops the leftover test databases of a PostgreSQL server
+// with drop (dropLogical drops their replication slots first).
+func sweepPostgres(ctx context.Context, c *pgx.Conn, drop func(context.Context, *pgx.Conn, string) error) ([]string, error) {
 	rows, err := c.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'remodel\_test\_p%' OR datname LIKE 'postgis\_test\_p%'`)
 	if err != nil {
 		return nil, err
@@ -86,7 +87,7 @@ func sweepPostgres(ctx context.Context, c *pgx.Conn) ([]string, error) {
 		if !leftover(n) {
 			continue
 		}
-		if err := dropPostgres(ctx, c, n); err != nil {
+		if err := drop(ctx, c, n); err != nil {
 			return dropped, fmt.Errorf("dropping %s: %w", n, err)
 		}
 		dropped = append(dropped, n)

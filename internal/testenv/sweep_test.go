@@ -57,7 +57,7 @@ func TestSweep(t *testing.T) {
 			}
 		}
 		t.Cleanup(func() { _ = dropPostgres(context.Background(), c, live) })
-		dropped, err := sweepPostgres(ctx, c)
+		dropped, err := sweepPostgres(ctx, c, dropPostgres)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -101,7 +101,7 @@ func postgresDB(t testing.TB, env, prefix, options string, drop func(context.Con
 		t.Fatalf("testenv: connecting to PostgreSQL: %v", err)
 	}
 	defer conn.Close(ctx)
-	sweepOnce(t, admin, func(ctx context.Context) ([]string, error) { return sweepPostgres(ctx, conn) })
+	sweepOnce(t, admin, func(ctx context.Context) ([]string, error) { return sweepPostgres(ctx, conn, drop) })
 	name := dbName(prefix)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" "+options); err != nil {
 		t.Fatalf("testenv: creating database %s: %v", name, err)
