@@ -672,7 +672,7 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	// A writer of its own: the copy's counts are the copy's.
 	fw := newWriter(o, &counters{perEntity: map[string]*entityCounters{}}, rej)
 	fw.gate, fw.limit = w.gate, w.limit
-	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{}, items: rep.ItemsBefore + rep.ItemsWritten,
+	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{}, items: heldItems(rep, w),
 		rep: &FollowReport{Slot: st.Slot, Publication: st.Publication, Start: st.Start, Applied: st.Applied}}
 	defer func() { rep.Follow = f.report() }()
 	fp.opts.From = source.Position(st.Start)

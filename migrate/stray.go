@@ -19,6 +19,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/dynamo"
 	"github.com/remodel-dev/remodel/internal/keyset"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -241,6 +242,18 @@ func scanAll(ctx context.Context, db dynamo.API, name string, items int64, setup
 	return dynamo.ScanAll(ctx, db, in, items, page, call)
 }
 
+// heldItems is about how many items the table holds once the copy is
+// done, to size a Scan of it by: the items it held before the job and the
+// ones the job wrote (the report's counts are not final yet): the keys
+// recorded for the stray check when the run records them (a resumed run
+// records its earlier runs' too), or else this run's writes.
+func heldItems(rep *Report, w *writer) int64 {
+	if w.written != nil {
+		return rep.ItemsBefore + w.written.spill.Len()
+	}
+	return rep.ItemsBefore + w.c.written.Load()
+}
+
 // strays finds the items of the table that this run did not write (the
 // lock item aside), counts them and names the first ones in the report,
 // and with DeleteStale deletes them with BatchWriteItem. It reads the whole
@@ -261,11 +274,17 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		names["#sk"] = t.SK.Name
 		proj += ", #sk"
 	}
-	err := scanAll(ctx, o.DB, o.Table, rep.ItemsBefore+rep.ItemsWritten, func(in *dynamodb.ScanInput) {
+	held := heldItems(rep, w)
+	ph := o.Progress.Phase("stray scan", "items", []progress.Task{{Name: "items of the table", Total: held}})
+	scanned := ph.Counter(0)
+	err := scanAll(ctx, o.DB, o.Table, held, func(in *dynamodb.ScanInput) {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
 	}, func(page *dynamodb.ScanOutput) error {
+		n := int64(len(page.Items))
+		defer func() { scanned.Add(n) }()
 		for _, it := range page.Items {
 			if t.IsLock(it) {
+				n--
 				continue
 			}
 			if err := tk.add(t, it); err != nil {
@@ -274,6 +293,7 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		}
 		return nil
 	}, call)
+	ph.End(err == nil)
 	if err != nil {
 		return fmt.Errorf("migrate: finding the items of %s this run did not write: %w", o.Table, err)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/dynamo"
+	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/internal/report"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -118,4 +121,60 @@ func TestEmptyTableCounts(t *testing.T) {
 		t.Errorf("report: %d before, %d stray, %d deleted", rep.ItemsBefore, rep.StrayItems, rep.StrayDeleted)
 	}
 	checkLanded(t, fx, rep, db, table)
+}
+
+// scanSpy records the TotalSegments of the Scans made through it.
+type scanSpy struct {
+	dynamo.API
+	mu       sync.Mutex
+	segments []int32
+}
+
+func (s *scanSpy) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	if in.TotalSegments != nil && in.ProjectionExpression != nil { // the stray scan reads keys only
+		s.mu.Lock()
+		s.segments = append(s.segments, *in.TotalSegments)
+		s.mu.Unlock()
+	}
+	return s.API.Scan(ctx, in, optFns...)
+}
+
+// TestStrayScanSize: the stray-item scan is cut into segments by what the
+// table holds, the items written by the run included (they were left out:
+// a table of 1.7 million items written by a resumed run was scanned in 4
+// segments, as if it were empty), and it is a phase of the progress.
+func TestStrayScanSize(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[0])
+	direct := newDB(t, endpoint)
+	table := tableName(t, direct)
+	ctx := testContext(t)
+	if err := migrate.CreateTable(ctx, direct, &fx.plan.Table, table, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	putItems(t, direct, table, "OLD#1")
+	spy := &scanSpy{API: direct}
+	o := fx.options(spy, table)
+	o.AllowNonEmpty = true
+	tracker := progress.New("migrate")
+	o.Progress = tracker
+	rep, err := migrate.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	held := rep.ItemsBefore + rep.ItemsWritten
+	want := int32(dynamo.ScanSegments(held))
+	if len(spy.segments) == 0 || spy.segments[0] != want {
+		t.Errorf("the stray scan of a table of %d items used %v segments, want %d", held, spy.segments, want)
+	}
+	var phase *progress.PhaseState
+	final := tracker.Snapshot()
+	for i := range final.Phases {
+		if final.Phases[i].Name == "stray scan" {
+			phase = &final.Phases[i]
+		}
+	}
+	if phase == nil || !phase.Ended || phase.Sum().Done != held {
+		t.Fatalf("stray scan phase %+v, want one that ended after %d items", phase, held)
+	}
 }

@@ -29,6 +29,7 @@ type Spill struct {
 	mu    sync.Mutex
 	files []*spillFile // nil until the first Add
 	err   error        // the first failure to write
+	n     int64        // records added
 }
 
 type spillFile struct {
@@ -55,11 +56,19 @@ func (s *Spill) Add(d [16]byte, rest []byte) error {
 		}
 	}
 	w := s.files[int(d[0])%SpillBuckets].w
+	s.n++
 	w.Write(d[:])
 	if _, err := w.Write(rest); err != nil {
 		s.err = fmt.Errorf("writing %s: %w", s.what, err)
 	}
 	return s.err
+}
+
+// Len is how many records were added.
+func (s *Spill) Len() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
 }
 
 // Err is the first failure to write, if any.

@@ -56,7 +56,7 @@ func TestSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		t.Cleanup(func() { _ = dropPostgres(context.Background(), c, live) })
+		defer func() { _ = dropPostgres(context.Background(), c, live) }() // before c closes
 		dropped, err := sweepPostgres(ctx, c, dropPostgres)
 		if err != nil {
 			t.Fatal(err)
