@@ -88,11 +88,17 @@ func AppendImportLine(b []byte, item map[string]types.AttributeValue) ([]byte, b
 // to 120 characters.
 func Text(v types.AttributeValue) string {
 	s := text(v)
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	if len(s) > textMax {
+		s = s[:textMax-3] + "..."
 	}
 	return s
 }
+
+// textMax is the longest Text.
+const textMax = 120
+
+// Cut reports whether Text(v) is cut short.
+func Cut(v types.AttributeValue) bool { return len(text(v)) > textMax }
 
 func text(av types.AttributeValue) string {
 	switch x := av.(type) {
