@@ -13,7 +13,8 @@
 // is selected and what its text looks like, key range conditions, verify's
 // JSON rendering of a row, session settings, statement statistics) and
 // about its change stream (whole rows, publication, a kept position). The
-// rest of remodel asks the dialect and never compares engines.
+// rest of remodel asks the dialect and never compares engines; a test
+// (TestNoEngineBranches) keeps it so.
 //
 // One inspector per engine lives in a sub-package with the same file names
 // (introspect/postgres, introspect/mysql). Nothing in this package talks to a
