@@ -69,7 +69,7 @@ func (d *design) entityNamed(schema, table string) *entity {
 		var found []*entity
 		for _, e := range d.entities {
 			same := e.t.Name == table || fold && strings.EqualFold(e.t.Name, table)
-			if same && (schema == "" || d.s.Engine == introspect.MySQL || e.t.Schema == schema) {
+			if same && (schema == "" || defaultSchema(d.s) == "" || e.t.Schema == schema) { // no default schema: the qualifier names the database
 				found = append(found, e)
 			}
 		}

@@ -197,7 +197,7 @@ func newDesign(s *introspect.Schema) *design {
 	used := map[string]bool{}
 	for _, t := range s.Tables {
 		p := prefixOf(t.Name)
-		if t.Schema != defaultSchema(s) && s.Engine == introspect.Postgres {
+		if def := defaultSchema(s); def != "" && t.Schema != def {
 			p = prefixOf(t.Schema + "_" + t.Name)
 		}
 		base := p
@@ -226,12 +226,9 @@ func newDesign(s *introspect.Schema) *design {
 	return d
 }
 
-func defaultSchema(s *introspect.Schema) string {
-	if s.Engine == introspect.Postgres {
-		return "public"
-	}
-	return ""
-}
+// defaultSchema is the schema whose tables are named without it, or ""
+// where a table's schema is the connection's database (MySQL).
+func defaultSchema(s *introspect.Schema) string { return s.Engine.Dialect().DefaultSchema() }
 
 // entityOf is the entity of a table, or nil and why the table is left out.
 func (d *design) entityOf(t *introspect.Table) (*entity, string) {
@@ -242,7 +239,7 @@ func (d *design) entityOf(t *introspect.Table) (*entity, string) {
 		return nil, "its name holds a dot, which from: cannot name (schema.name)"
 	}
 	e := &entity{t: t, name: t.Name, from: t.Name, prefix: d.prefixes[t]}
-	if d.s.Engine == introspect.Postgres && t.Schema != "public" {
+	if def := defaultSchema(d.s); def != "" && t.Schema != def {
 		e.name = t.Schema + "_" + t.Name
 		e.from = t.Schema + "." + t.Name
 	}
@@ -712,12 +709,7 @@ const (
 )
 
 // statsSource names where the distinct counts of the engine come from.
-func statsSource(eng introspect.Engine) string {
-	if eng == introspect.MySQL {
-		return "information_schema.STATISTICS.CARDINALITY"
-	}
-	return "pg_stats.n_distinct"
-}
+func statsSource(eng introspect.Engine) string { return eng.Dialect().DistinctStatistics() }
 
 // cardinality gives the figures of a foreign key of one column from the
 // source's statistics: the distinct values of the column and the rows of

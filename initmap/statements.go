@@ -61,36 +61,17 @@ func ReadStatistics(ctx context.Context, src source.Source) (Statistics, error) 
 		})
 		return v, err
 	}
-	var q string
-	if src.Engine() == introspect.Postgres {
-		st.From = "pg_stat_statements"
-		n, err := one("SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'")
-		if err != nil {
-			return st, fmt.Errorf("reading statement statistics: %w", err)
-		}
-		if n == "0" {
-			st.Unavailable = "the extension pg_stat_statements is not installed in this database (CREATE EXTENSION pg_stat_statements, with the library in shared_preload_libraries)"
-			return st, nil
-		}
-		q = fmt.Sprintf(`SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-WHERE d.datname = current_database() AND s.query ~* '^\s*select\M' AND s.query ~* '\mfrom\M'
-AND s.query !~* '\m(pg_catalog|information_schema|pg_stat_statements|pg_extension)\M'
-ORDER BY s.calls DESC, s.query LIMIT %d`, MaxStatements)
-	} else {
-		st.From = "performance_schema.events_statements_summary_by_digest"
-		on, err := one("SELECT @@performance_schema")
-		if err != nil {
-			return st, fmt.Errorf("reading statement statistics: %w", err)
-		}
-		if on == "0" || strings.EqualFold(on, "off") || on == "false" {
-			st.Unavailable = "performance_schema is off (performance_schema = ON in the server's configuration, and a restart, turns it on)"
-			return st, nil
-		}
-		q = fmt.Sprintf(`SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest
-WHERE SCHEMA_NAME = DATABASE() AND DIGEST_TEXT LIKE 'SELECT%%' AND DIGEST_TEXT LIKE '%% FROM %%'
-AND DIGEST_TEXT NOT LIKE '%%information_schema%%' AND DIGEST_TEXT NOT LIKE '%%performance_schema%%'
-ORDER BY COUNT_STAR DESC, DIGEST_TEXT LIMIT %d`, MaxStatements)
+	ss := src.Engine().Dialect().StatementStatistics(MaxStatements)
+	st.From = ss.From
+	probe, err := one(ss.Probe)
+	if err != nil {
+		return st, fmt.Errorf("reading statement statistics: %w", err)
 	}
+	if why := ss.Unavailable(probe); why != "" {
+		st.Unavailable = why
+		return st, nil
+	}
+	q := ss.Query
 	err = r.Guard(ctx, func() error {
 		return r.Query(ctx, q, nil, asText, func(_ []string, row []any) error {
 			calls, _ := strconv.ParseInt(fmt.Sprint(row[1]), 10, 64)

@@ -594,7 +594,7 @@ func (w *writer) selectWhere(e *entity, cols, params []string) string {
 	eng := w.d.s.Engine
 	var b strings.Builder
 	b.WriteString("SELECT * FROM ")
-	if eng == introspect.Postgres && e.t.Schema != "public" {
+	if def := eng.Dialect().DefaultSchema(); def != "" && e.t.Schema != def {
 		b.WriteString(ident(eng, e.t.Schema) + ".")
 	}
 	b.WriteString(ident(eng, e.t.Name))
@@ -610,8 +610,8 @@ func (w *writer) selectWhere(e *entity, cols, params []string) string {
 }
 
 var (
-	pgPlain    = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-	mysqlPlain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	lowerPlain   = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	anyCasePlain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// reserved are words quoted as identifiers on both engines (the
 	// reserved words of PostgreSQL and MySQL that name columns and tables
 	// in practice, and every one a plain identifier might collide with).
@@ -635,14 +635,15 @@ func init() {
 
 // ident quotes an identifier for the engine when it is not a plain word.
 func ident(eng introspect.Engine, name string) string {
-	if eng == introspect.MySQL {
-		if mysqlPlain.MatchString(name) && !reserved[strings.ToLower(name)] {
+	d := eng.Dialect()
+	if d.UnquotedKeepsCase() {
+		if anyCasePlain.MatchString(name) && !reserved[strings.ToLower(name)] {
 			return name
 		}
-		return eng.QuoteIdent(name)
+		return d.QuoteIdent(name)
 	}
-	if pgPlain.MatchString(name) && !reserved[name] {
+	if lowerPlain.MatchString(name) && !reserved[name] {
 		return name
 	}
-	return eng.QuoteIdent(name)
+	return d.QuoteIdent(name)
 }

@@ -6,6 +6,16 @@
 // patterns (Schema.Filter) and tells whether columns are unique in a table
 // (Table.IsUnique).
 //
+// Each engine's Dialect (Engine.Dialect) lives here, one file per engine
+// (dialect_postgres.go, dialect_mysql.go): everything the engine-neutral code
+// of the other packages needs to know about an engine's SQL and text forms
+// (quoting, table names and the default schema, placeholders, how a column
+// is selected and what its text looks like, key range conditions, verify's
+// JSON rendering of a row, session settings, statement statistics) and
+// about its change stream (whole rows, publication, a kept position). The
+// rest of remodel asks the dialect and never compares engines; a test
+// (TestNoEngineBranches) keeps it so.
+//
 // One inspector per engine lives in a sub-package with the same file names
 // (introspect/postgres, introspect/mysql). Nothing in this package talks to a
 // database; the model is what every later stage (mapping, migrate, verify,

@@ -15,26 +15,6 @@ const (
 	MySQL    Engine = "mysql"
 )
 
-// QuoteIdent quotes an identifier in the engine's SQL: "name" on
-// PostgreSQL, `name` on MySQL, the quote character doubled inside. It is
-// the one place remodel quotes identifiers.
-func (e Engine) QuoteIdent(name string) string {
-	if e == MySQL {
-		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
-// TableRef names table (or view) t in the engine's SQL: "schema"."name"
-// on PostgreSQL; `name` on MySQL, where the connection's database is the
-// schema.
-func (e Engine) TableRef(t *Table) string {
-	if e == MySQL {
-		return e.QuoteIdent(t.Name)
-	}
-	return e.QuoteIdent(t.Schema) + "." + e.QuoteIdent(t.Name)
-}
-
 // The forms a reader can be asked for (Column.Read).
 const (
 	// ReadBytes reads text as its bytes, unchecked: the UTF-8 text, or the
@@ -416,9 +396,10 @@ func (s *Schema) Table(name string) (*Table, error) {
 		return nil, fmt.Errorf("no table %q", name)
 	}
 	var found []*Table
+	def := s.Engine.Dialect().DefaultSchema()
 	for _, t := range s.Tables {
 		if t.Name == name {
-			if s.Engine == Postgres && t.Schema == "public" {
+			if def != "" && t.Schema == def {
 				return t, nil
 			}
 			found = append(found, t)
@@ -438,8 +419,9 @@ func (s *Schema) Table(name string) (*Table, error) {
 // engine has several schemas.
 func (s *Schema) TableNames() []string {
 	out := make([]string, 0, len(s.Tables))
+	def := s.Engine.Dialect().DefaultSchema()
 	for _, t := range s.Tables {
-		if s.Engine == Postgres && t.Schema != "public" {
+		if def != "" && t.Schema != def {
 			out = append(out, t.QualifiedName())
 		} else {
 			out = append(out, t.Name)

@@ -103,7 +103,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 			}
 			continue
 		}
-		q, err := ParseSQL(kv.Value.Value, c.plan.Schema.Engine == introspect.MySQL)
+		q, err := ParseSQL(kv.Value.Value, c.plan.Schema.Engine.Dialect().BackslashEscapes())
 		if err != nil {
 			c.errorf(kv.Value.Pos, path+".sql", "%v", err)
 			continue
@@ -118,7 +118,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 		ap.SampleFrom = ap.Queries[0].Entity
 	}
 	if ad.Params.Value != "" {
-		q, err := ParseSQL(ad.Params.Value, c.plan.Schema.Engine == introspect.MySQL)
+		q, err := ParseSQL(ad.Params.Value, c.plan.Schema.Engine.Dialect().BackslashEscapes())
 		if err != nil {
 			c.errorf(ad.Params.Pos, path+".params", "%v", err)
 		} else if len(q.Params()) > 0 {

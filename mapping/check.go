@@ -28,7 +28,7 @@ func Check(f *File) error {
 	}
 	var all ErrorList
 	seen := map[string]bool{}
-	for _, engine := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
+	for _, engine := range introspect.Engines() {
 		var l ErrorList
 		if err := check(f.ForEngine(engine)); !errors.As(err, &l) {
 			continue

@@ -131,7 +131,7 @@ func (t ColType) readFor(engine introspect.Engine, c *introspect.Column) string 
 		return introspect.ReadBytes
 	case t == TypeM && c.Kind == introspect.KindGeometry:
 		return introspect.ReadGeoJSON
-	case t == TypeN && engine == introspect.Postgres && isMoney(c):
+	case t == TypeN && engine.Dialect().LocalisedMoney() && isMoney(c):
 		return introspect.ReadNumeric
 	}
 	return ""

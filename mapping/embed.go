@@ -440,7 +440,8 @@ func columnIndex(t *introspect.Table, name string) int {
 // build prepares Scan: the child's rows and the parent's key, read as a
 // query in the engine's SQL.
 func (m *Embed) build(engine introspect.Engine, parent *introspect.Table, parentWhere string) {
-	ident, table := engine.QuoteIdent, engine.TableRef
+	d := engine.Dialect()
+	ident, table := d.QuoteIdent, d.TableRef
 	child := m.Child
 	cols := append([]*introspect.Column(nil), child.Columns...)
 	var sel, on, pk []string

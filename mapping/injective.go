@@ -362,7 +362,7 @@ func (e *Entity) keyInjectiveOn(s *introspect.Schema, checks *[]DataCheck) (stri
 	switch {
 	case !e.keyDeclared && len(e.Table.PrimaryKey) == 0:
 		return fmt.Sprintf("%s has no primary key: its rows may repeat", e.Table.Label()), false
-	case e.keyDeclared && s != nil && s.Engine == introspect.MySQL:
+	case e.keyDeclared && s != nil && s.Engine.Dialect().CollatedKeyEquality():
 		for _, c := range keys {
 			switch c.Kind {
 			case introspect.KindInt, introspect.KindDecimal, introspect.KindBool, introspect.KindDate,

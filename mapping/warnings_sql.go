@@ -1,7 +1,5 @@
 package mapping
 
-import "github.com/remodel-dev/remodel/introspect"
-
 // quotedParams warns about a {name} written inside a '…' string in an
 // access pattern's sql or params: there it is the literal text {name}, and
 // the SQL runs without that parameter.
@@ -31,8 +29,8 @@ func (w *warner) quotedParams(ap *AccessPatternDef) {
 // parseSQL parses SQL as the source's engine reads it, or without a
 // schema with either engine's string escapes; nil if it does not parse.
 func (w *warner) parseSQL(src string) *SQLTemplate {
-	mysql := w.s != nil && w.s.Engine == introspect.MySQL
-	if q, err := ParseSQL(src, mysql); err == nil {
+	backslash := w.s != nil && w.s.Engine.Dialect().BackslashEscapes()
+	if q, err := ParseSQL(src, backslash); err == nil {
 		return q
 	}
 	if w.s == nil {

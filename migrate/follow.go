@@ -198,7 +198,7 @@ func FollowSupport(p *mapping.Plan) string {
 	default:
 		s += "followed row by row: " + strings.Join(followed, ", ") + "; diffed when the follower stops (a change cannot be traced to their items): " + strings.Join(diffed, ", ")
 	}
-	if len(fp.opts.FullRows) > 0 && p.Schema.Engine == introspect.Postgres { // a MySQL row binlog holds whole rows (binlog_row_image=FULL)
+	if len(fp.opts.FullRows) > 0 && !p.Schema.Engine.Dialect().StreamHasWholeRows() { // a MySQL row binlog holds whole rows (binlog_row_image=FULL)
 		var names []string
 		for _, t := range fp.opts.FullRows {
 			names = append(names, t.QualifiedName())
@@ -748,7 +748,7 @@ func FollowCleanup(ctx context.Context, src source.Source, checkpoint string, re
 	}
 	var done string
 	switch {
-	case ck.Engine != string(introspect.Postgres):
+	case !introspect.Engine(ck.Engine).Dialect().KeepsStreamPosition():
 		done = "nothing to drop on the source (its binlog keeps no position for remodel)"
 	case dropped:
 		done = "dropped replication slot " + o.Slot

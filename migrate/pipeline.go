@@ -15,7 +15,6 @@ import (
 	"github.com/remodel-dev/remodel/internal/embedread"
 	"github.com/remodel-dev/remodel/internal/progress"
 	"github.com/remodel-dev/remodel/internal/s3out"
-	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/source"
 )
@@ -163,7 +162,7 @@ func (o *Options) defaults() {
 	if o.Follow && o.Slot == "" {
 		o.Slot = DefaultSlot(o.Table)
 	}
-	if o.Follow && o.Publication == "" && o.Source.Engine() == introspect.Postgres {
+	if o.Follow && o.Publication == "" && o.Source.Engine().Dialect().NeedsPublication() {
 		o.Publication = o.Slot // MySQL has no publication: its binlog holds every table
 	}
 	o.runDefaults()
@@ -208,7 +207,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if o.CheckpointPath == "" {
 			return errors.New("migrate: --follow needs a checkpoint file: it records the replication slot and how far the changes are applied")
 		}
-		if o.Publication != "" && o.Source.Engine() != introspect.Postgres {
+		if o.Publication != "" && !o.Source.Engine().Dialect().NeedsPublication() {
 			return errors.New("migrate: --publication names a PostgreSQL publication; a MySQL binlog has none")
 		}
 		if fp, err = newFollowPlan(o.Plan, o.Slot, o.Publication, o.FollowTxnPart); err != nil {

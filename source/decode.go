@@ -17,12 +17,12 @@ import (
 // package mapping). A value that cannot be decoded becomes an error value:
 // the row is rejected, the run goes on. raw may be reused by the driver, so
 // nothing here keeps it.
-func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any {
+func decodeText(c *introspect.Column, raw []byte, d introspect.Dialect) any {
 	if raw == nil {
 		return nil
 	}
 	if c != nil && c.Read != "" {
-		return decodeReadAs(c, raw, engine)
+		return decodeReadAs(c, raw, d)
 	}
 	kind := introspect.KindString
 	if c != nil {
@@ -32,7 +32,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	// string of it first (the copy was an allocation per value).
 	switch kind {
 	case introspect.KindInt:
-		if engine != introspect.MySQL || !strings.HasPrefix(c.Type, "bit") {
+		if !d.IntAsBytes(c) {
 			if i, ok := parseDecimalInt(raw); ok {
 				return i
 			}
@@ -47,7 +47,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 			}
 		}
 	case introspect.KindTimestamp, introspect.KindTimestampTZ:
-		if t, ok := parseTimestamp(raw, kind == introspect.KindTimestampTZ && engine == introspect.Postgres); ok {
+		if t, ok := parseTimestamp(raw, kind == introspect.KindTimestampTZ && d.ZonedTimestampText()); ok {
 			return t
 		}
 	case introspect.KindDate:
@@ -60,7 +60,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	case introspect.KindInt:
 		// bit(n) arrives as big-endian bytes, which may happen to be digits
 		// (b'00110001' is "1"): decide by the type before parsing text.
-		if engine == introspect.MySQL && strings.HasPrefix(c.Type, "bit") {
+		if d.IntAsBytes(c) {
 			var u uint64
 			for _, b := range raw {
 				u = u<<8 | uint64(b)
@@ -92,7 +92,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 		}
 		return fmt.Errorf("%q is not a boolean", s)
 	case introspect.KindBytes:
-		if engine == introspect.Postgres {
+		if d.BytesAsHexText() {
 			if rest, ok := strings.CutPrefix(s, `\x`); ok {
 				b, err := hex.DecodeString(rest)
 				if err != nil {
@@ -108,7 +108,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 	case introspect.KindTimestamp:
 		return parseTime(s, false, timestampLayouts)
 	case introspect.KindTimestampTZ:
-		if engine == introspect.MySQL { // the session time zone is UTC
+		if !d.ZonedTimestampText() { // the session time zone is UTC
 			return parseTime(s, false, timestampLayouts)
 		}
 		return parseTime(s, true, timestampTZLayouts)
@@ -132,7 +132,7 @@ func decodeText(c *introspect.Column, raw []byte, engine introspect.Engine) any 
 			return fmt.Errorf("array bounds %s do not start at 1: a list cannot say where it starts", a.bounds)
 		}
 		elem := &introspect.Column{Name: c.Name, Type: c.Type, Kind: c.Elem, Precision: c.Precision}
-		if err := decodeElems(a.elems, elem, engine); err != nil {
+		if err := decodeElems(a.elems, elem, d); err != nil {
 			return err
 		}
 		return a.elems
@@ -173,19 +173,19 @@ var (
 // elements PostgreSQL writes as hex EWKB, which remodel does not convert.
 var errSpatialArray = errors.New("an array of spatial values is not read (PostgreSQL writes its elements as hex EWKB): leave the column out (attributes.exclude) or select ST_AsEWKT of each element in a query entity")
 
-func decodeElems(v []any, elem *introspect.Column, engine introspect.Engine) error {
+func decodeElems(v []any, elem *introspect.Column, d introspect.Dialect) error {
 	for i, e := range v {
 		switch x := e.(type) {
 		case []any:
-			if err := decodeElems(x, elem, engine); err != nil {
+			if err := decodeElems(x, elem, d); err != nil {
 				return err
 			}
 		case string:
-			d := decodeText(elem, []byte(x), engine)
-			if err, ok := d.(error); ok {
+			dv := decodeText(elem, []byte(x), d)
+			if err, ok := dv.(error); ok {
 				return fmt.Errorf("array element %d: %w", i+1, err)
 			}
-			v[i] = d
+			v[i] = dv
 		}
 	}
 	return nil
@@ -208,25 +208,25 @@ func parseTime(s string, zoned bool, layouts []string) any {
 
 // decodeBinary handles the typed values go-sql-driver returns for prepared
 // statements (binary protocol): integers and floats arrive as numbers.
-func decodeBinary(c *introspect.Column, v any, engine introspect.Engine) any {
+func decodeBinary(c *introspect.Column, v any, d introspect.Dialect) any {
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case []byte:
-		return decodeText(c, x, engine)
+		return decodeText(c, x, d)
 	case string:
-		return decodeText(c, []byte(x), engine)
+		return decodeText(c, []byte(x), d)
 	case int64:
 		if c != nil && c.Kind == introspect.KindInt && c.Read == "" && !strings.HasPrefix(c.Type, "bit") {
 			return x // what decoding its decimal text gives
 		}
-		return decodeText(c, strconv.AppendInt(nil, x, 10), engine)
+		return decodeText(c, strconv.AppendInt(nil, x, 10), d)
 	case uint64:
-		return decodeText(c, strconv.AppendUint(nil, x, 10), engine)
+		return decodeText(c, strconv.AppendUint(nil, x, 10), d)
 	case float64:
-		return decodeText(c, strconv.AppendFloat(nil, x, 'g', -1, 64), engine)
+		return decodeText(c, strconv.AppendFloat(nil, x, 'g', -1, 64), d)
 	case float32:
-		return decodeText(c, strconv.AppendFloat(nil, float64(x), 'g', -1, 32), engine)
+		return decodeText(c, strconv.AppendFloat(nil, float64(x), 'g', -1, 32), d)
 	case time.Time:
 		return x.UTC()
 	case bool:

@@ -27,7 +27,7 @@ func BenchmarkDecodePersonalization(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range rows {
-			decodeRow(r.cols, r.raw, row, introspect.Postgres)
+			decodeRow(r.cols, r.raw, row, introspect.Postgres.Dialect())
 		}
 	}
 }

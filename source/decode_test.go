@@ -106,7 +106,7 @@ func runDecodeText(t *testing.T, engine introspect.Engine, cases []decodeCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := []byte(tc.raw)
-			got := decodeText(tc.col, raw, engine)
+			got := decodeText(tc.col, raw, engine.Dialect())
 			if !canonEqual(got, tc.want) {
 				t.Fatalf("decodeText(%s %q) = %s, want %s", tc.col.Kind, tc.raw, show(got), show(tc.want))
 			}
@@ -265,10 +265,10 @@ func TestDecodeTextNull(t *testing.T) {
 	}
 	for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 		for _, k := range kinds {
-			if got := decodeText(col(k, "x"), nil, e); got != nil {
+			if got := decodeText(col(k, "x"), nil, e.Dialect()); got != nil {
 				t.Errorf("%s: decodeText(%s, NULL) = %s, want nil", e, k, show(got))
 			}
-			if got := decodeBinary(col(k, "x"), nil, e); got != nil {
+			if got := decodeBinary(col(k, "x"), nil, e.Dialect()); got != nil {
 				t.Errorf("%s: decodeBinary(%s, NULL) = %s, want nil", e, k, show(got))
 			}
 		}
@@ -323,7 +323,7 @@ func TestDecodeBinaryMySQL(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := decodeBinary(tc.col, tc.v, introspect.MySQL)
+			got := decodeBinary(tc.col, tc.v, introspect.MySQL.Dialect())
 			if !canonEqual(got, tc.want) {
 				t.Fatalf("decodeBinary(%s) = %s, want %s", show(tc.v), show(got), show(tc.want))
 			}
@@ -346,7 +346,7 @@ func TestDecodeErrorsSayWhy(t *testing.T) {
 		{col(introspect.KindInt, "integer"), introspect.Postgres, "x", `"x"`},
 		{arrayCol(introspect.KindInt, "integer[]"), introspect.Postgres, "{1,x}", `element 2`},
 	} {
-		got := decodeText(tc.col, []byte(tc.raw), tc.engine)
+		got := decodeText(tc.col, []byte(tc.raw), tc.engine.Dialect())
 		err, ok := got.(error)
 		if !ok {
 			t.Errorf("decodeText(%q) = %s, want an error", tc.raw, show(got))

@@ -169,7 +169,7 @@ func daysIn(month, year int) int {
 // decodeRow decodes a row's values in text form (decodeText of each
 // column) into row, where the strings of its text columns share one
 // allocation: each is a part of one string of them all.
-func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, engine introspect.Engine) {
+func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, d introspect.Dialect) {
 	n, k := 0, 0
 	for i, c := range cols {
 		if plainText(c) && raw[i] != nil {
@@ -202,7 +202,7 @@ func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, engine intros
 			row[i] = s
 			continue
 		}
-		row[i] = decodeText(c, raw[i], engine)
+		row[i] = decodeText(c, raw[i], d)
 	}
 }
 

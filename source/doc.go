@@ -32,4 +32,12 @@
 // attributes) selects its stored column (From) in that form: text as its
 // bytes, a spatial value as EWKB or as GeoJSON, money as numeric (see
 // readas.go).
+//
+// What differs between the engines in the SQL the readers write and the
+// text they decode (quoting, placeholders, the column reads, key range
+// conditions, session settings, bytea hex, BIT bytes, zoned timestamps)
+// is the engine's introspect.Dialect; the shared code here asks it and
+// never compares engines. What is genuinely one engine's (its driver,
+// snapshots, its change stream) lives in that engine's files: postgres.go
+// and pgstream.go, mysql.go and mystream.go.
 package source

@@ -18,7 +18,7 @@ const maxKeysPerStatement = 500
 // order within each statement of up to maxKeysPerStatement keys.
 func (r *pgReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
 	return scanKeys(keys, func(keys []KeyBound) error {
-		cond, args, err := keysCond(introspect.Postgres, t, keys, pgIdent, r.Placeholder)
+		cond, args, err := keysCond(pgDialect, t, keys)
 		if err != nil {
 			return err
 		}
@@ -30,7 +30,7 @@ func (r *pgReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, 
 // pgReader.ScanKeys).
 func (r *myReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
 	return scanKeys(keys, func(keys []KeyBound) error {
-		cond, args, err := keysCond(introspect.MySQL, t, keys, myIdent, r.Placeholder)
+		cond, args, err := keysCond(myDialect, t, keys)
 		if err != nil {
 			return err
 		}
@@ -52,7 +52,7 @@ func scanKeys(keys []KeyBound, read func([]KeyBound) error) error {
 
 // keysCond is the condition selecting the rows whose key is one of keys
 // (or starts with it), with its parameters: (a = $1 AND b = $2) OR ...
-func keysCond(e introspect.Engine, t *introspect.Table, keys []KeyBound, ident func(string) string, ph func(int) string) (string, []any, error) {
+func keysCond(d introspect.Dialect, t *introspect.Table, keys []KeyBound) (string, []any, error) {
 	var args []any
 	ors := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -65,16 +65,16 @@ func keysCond(e introspect.Engine, t *introspect.Table, keys []KeyBound, ident f
 			if c == nil {
 				return "", nil, fmt.Errorf("source: %s has no key column %s", t.Label(), name)
 			}
-			arg, wrap, ok := keyArg(e, c, k[i])
+			arg, wrap, ok := d.KeyArg(c, k[i])
 			if !ok {
 				return "", nil, fmt.Errorf("source: %s: the value %v of key column %s cannot name a row", t.Label(), k[i], name)
 			}
 			args = append(args, arg)
-			p := ph(len(args))
+			p := d.Placeholder(len(args))
 			if wrap != "" {
 				p = fmt.Sprintf(wrap, p)
 			}
-			ands[i] = ident(name) + " = " + p
+			ands[i] = d.QuoteIdent(name) + " = " + p
 		}
 		ors = append(ors, "("+strings.Join(ands, " AND ")+")")
 	}

@@ -32,6 +32,8 @@ const minStall = 10 * time.Minute
 // netTimeout is the session net_write_timeout and net_read_timeout of a
 // snapshot's reader connections, in seconds: the stall allowed and a
 // minute, at least minStall, at most a year (the server's limit).
+func (s *mySource) allowStall(d time.Duration) { s.stall.Store(int64(d)) }
+
 func (s *mySource) netTimeout() int64 {
 	d := max(minStall, time.Duration(s.stall.Load())+time.Minute)
 	return min(int64((d+time.Second-1)/time.Second), 365*24*3600)
@@ -87,7 +89,9 @@ func openMySQL(ctx context.Context, dsn string, o Options) (*mySource, error) {
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}
-	cfg.Params["time_zone"] = "'+00:00'" // TIMESTAMP values read as UTC
+	for k, v := range myDialect.SessionSettings() { // TIMESTAMP values read as UTC
+		cfg.Params[k] = v
+	}
 	// The DSN's timeout bounds the driver's dial; the deadline bounds the
 	// dial and the handshake together, as its own or --source-timeout.
 	s := &mySource{cfg: cfg, deadlines: newDeadlines(o, cfg.Timeout, "timeout in the DSN")}
@@ -289,16 +293,15 @@ type myReader struct {
 	conn *sql.Conn
 }
 
-func myIdent(s string) string { return introspect.MySQL.QuoteIdent(s) }
+// myDialect is what the MySQL readers write their SQL and decode their
+// values by.
+var myDialect = introspect.MySQL.Dialect()
+
+func myIdent(s string) string { return myDialect.QuoteIdent(s) }
 
 // myTable is what a statement reads t from: the table or view of the
 // connection's database, or a query as a derived table named q.
-func myTable(t *introspect.Table) string {
-	if t.Query != "" {
-		return introspect.DerivedTable(t.Query)
-	}
-	return introspect.MySQL.TableRef(t)
-}
+func myTable(t *introspect.Table) string { return fromRef(myDialect, t) }
 
 // myLabel names t in errors: "table items", "view v", "query x".
 func myLabel(t *introspect.Table) string {
@@ -311,52 +314,9 @@ func myLabel(t *introspect.Table) string {
 	return "table " + t.Name
 }
 
-func (r *myReader) Placeholder(int) string { return "?" }
+func (r *myReader) Placeholder(i int) string { return myDialect.Placeholder(i) }
 
-// myRead is the select-list expression that reads column c (quoted as q)
-// in the text form decodeText expects: a spatial value as its WKT, with
-// "SRID=n;" in front when its SRID is not 0 (PostGIS's EWKT form), so that
-// the SRID the bare WKT leaves out is not lost.
-//
-// Text in a character set that is not UTF-8 (Column.Charset) is converted
-// by the server, which sends '?' for a byte the charset has no Unicode
-// character for (an ascii column accepts 0xE9 even in strict mode). Such a
-// column is read converted only when the conversion goes back to the same
-// bytes; otherwise its bytes come with a leading 0xFF, which no UTF-8 text
-// starts with, and unconvertible turns them into an error value.
-func myRead(c *introspect.Column, q string) string {
-	switch {
-	case c == nil:
-	case c.Read != "":
-		return myReadAs(c, q)
-	case c.Kind == introspect.KindGeometry:
-		return "IF(ST_SRID(" + q + ") = 0, ST_AsText(" + q + "), CONCAT('SRID=', ST_SRID(" + q + "), ';', ST_AsText(" + q + "))) AS " + q
-	case c.Charset != "" && isCharsetName(c.Charset):
-		return myConverted(c, q) + " AS " + q
-	}
-	return q
-}
-
-// myConverted is text column c (quoted as q) converted to UTF-8 when that
-// loses nothing, else its bytes after a 0xFF mark (see myRead).
-func myConverted(c *introspect.Column, q string) string {
-	utf8 := "CONVERT(" + q + " USING utf8mb4)"
-	raw := "CAST(" + q + " AS BINARY)"
-	return "IF(CAST(CONVERT(" + utf8 + " USING " + c.Charset + ") AS BINARY) = " + raw + ", " + utf8 + ", CONCAT(X'FF', " + raw + "))"
-}
-
-// isCharsetName reports whether s can be pasted into SQL as a character
-// set name (they are words like latin1, cp1251, utf16le).
-func isCharsetName(s string) bool {
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// unconvertible turns the marked bytes myRead selects for text that does
+// unconvertible turns the marked bytes myDialect.ReadColumn selects for text that does
 // not convert to UTF-8 into an error value; everything else passes.
 func unconvertible(c *introspect.Column, v any) any {
 	if c == nil || c.Charset == "" || c.Read != "" {
@@ -370,10 +330,10 @@ func unconvertible(c *introspect.Column, v any) any {
 }
 
 func (r *myReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, myIdent, myRead, myTable(t))
+	q := scanSQL(t, w, limit, myIdent, myDialect.ReadColumn, myTable(t))
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, row []any) error {
 		for i, c := range t.Columns {
-			row[i] = decodeBinary(c, unconvertible(c, vals[i]), introspect.MySQL)
+			row[i] = decodeBinary(c, unconvertible(c, vals[i]), myDialect)
 		}
 		return fn(row)
 	})
@@ -408,7 +368,7 @@ func (r *myReader) query(ctx context.Context, q string, args []any, fn func(name
 	}
 	// A spatial column arrives in MySQL's internal form (an SRID, then
 	// WKB): bytes that are not text, whatever column kindOf names. Table
-	// scans select WKT instead (myRead); a free query that did not gets an
+	// scans select WKT instead (myDialect.ReadColumn); a free query that did not gets an
 	// error value in place of the bytes.
 	var spatial []error
 	for i, ct := range types {
@@ -450,12 +410,12 @@ func (r *myReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 }
 
 func (r *myReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, myIdent, myRead, myTable(t), seed)
+	q, kinds := sampleSQL(t, cols, w, n, myIdent, myDialect.ReadColumn, myTable(t), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []string, vals []any, _ []any) error {
 		row := make([]any, len(cols))
 		for i := range cols {
-			row[i] = decodeBinary(kinds[i], unconvertible(kinds[i], vals[i]), introspect.MySQL)
+			row[i] = decodeBinary(kinds[i], unconvertible(kinds[i], vals[i]), myDialect)
 		}
 		out = append(out, row)
 		return nil
@@ -475,7 +435,7 @@ func (r *myReader) Query(ctx context.Context, q string, args []any, kindOf func(
 			}
 		}
 		for i := range names {
-			row[i] = decodeBinary(cols[i], vals[i], introspect.MySQL)
+			row[i] = decodeBinary(cols[i], vals[i], myDialect)
 		}
 		return fn(names, row)
 	})

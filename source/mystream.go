@@ -1096,19 +1096,19 @@ func binlogValue(c *introspect.Column, v any) any {
 				members = append(members, m)
 			}
 		}
-		return decodeText(c, []byte(strings.Join(members, ",")), introspect.MySQL)
+		return decodeText(c, []byte(strings.Join(members, ",")), myDialect)
 	case strings.HasPrefix(typ, "enum("):
 		i, ok := v.(int64)
 		if !ok {
 			break
 		}
 		if i == 0 { // the empty string of an invalid value
-			return decodeText(c, []byte{}, introspect.MySQL)
+			return decodeText(c, []byte{}, myDialect)
 		}
 		if int(i) > len(c.Values) {
 			return fmt.Errorf("enum index %d of %s is past its %d members", i, c.Name, len(c.Values))
 		}
-		return decodeText(c, []byte(c.Values[i-1]), introspect.MySQL)
+		return decodeText(c, []byte(c.Values[i-1]), myDialect)
 	case strings.HasPrefix(typ, "bit"):
 		i, ok := v.(int64)
 		if !ok {
@@ -1123,40 +1123,40 @@ func binlogValue(c *introspect.Column, v any) any {
 	switch x := v.(type) {
 	case int8:
 		if unsigned {
-			return decodeBinary(c, uint64(uint8(x)), introspect.MySQL)
+			return decodeBinary(c, uint64(uint8(x)), myDialect)
 		}
-		return decodeBinary(c, int64(x), introspect.MySQL)
+		return decodeBinary(c, int64(x), myDialect)
 	case int16:
 		if unsigned {
-			return decodeBinary(c, uint64(uint16(x)), introspect.MySQL)
+			return decodeBinary(c, uint64(uint16(x)), myDialect)
 		}
-		return decodeBinary(c, int64(x), introspect.MySQL)
+		return decodeBinary(c, int64(x), myDialect)
 	case int32:
 		if unsigned {
 			u := uint64(uint32(x))
 			if strings.HasPrefix(typ, "mediumint") {
 				u &= 1<<24 - 1
 			}
-			return decodeBinary(c, u, introspect.MySQL)
+			return decodeBinary(c, u, myDialect)
 		}
-		return decodeBinary(c, int64(x), introspect.MySQL)
+		return decodeBinary(c, int64(x), myDialect)
 	case int64:
 		if unsigned {
-			return decodeBinary(c, uint64(x), introspect.MySQL)
+			return decodeBinary(c, uint64(x), myDialect)
 		}
-		return decodeBinary(c, x, introspect.MySQL)
+		return decodeBinary(c, x, myDialect)
 	case int: // YEAR
-		return decodeBinary(c, int64(x), introspect.MySQL)
+		return decodeBinary(c, int64(x), myDialect)
 	case uint8:
-		return decodeBinary(c, uint64(x), introspect.MySQL)
+		return decodeBinary(c, uint64(x), myDialect)
 	case uint16:
-		return decodeBinary(c, uint64(x), introspect.MySQL)
+		return decodeBinary(c, uint64(x), myDialect)
 	case uint32:
-		return decodeBinary(c, uint64(x), introspect.MySQL)
+		return decodeBinary(c, uint64(x), myDialect)
 	case uint64:
-		return decodeBinary(c, x, introspect.MySQL)
+		return decodeBinary(c, x, myDialect)
 	case float32, float64:
-		return decodeBinary(c, x, introspect.MySQL)
+		return decodeBinary(c, x, myDialect)
 	case string:
 		if c.Kind == introspect.KindTime {
 			x = timePrecision(x, c.Precision)
@@ -1184,7 +1184,7 @@ func binlogText(c *introspect.Column, b []byte) any {
 		}
 		b = []byte(s)
 	}
-	return decodeText(c, b, introspect.MySQL)
+	return decodeText(c, b, myDialect)
 }
 
 // timePrecision writes a TIME value the syncer gives (a fraction only when

@@ -505,7 +505,7 @@ func (st *pgStream) tuple(r *pgRelation, td *pglogrepl.TupleData) ([]any, []int)
 		}
 	}
 	row := make([]any, len(r.t.Columns))
-	decodeRow(r.t.Columns, raw, row, introspect.Postgres)
+	decodeRow(r.t.Columns, raw, row, pgDialect)
 	for i, c := range r.t.Columns {
 		if c.Expr != "" {
 			row[i] = nil

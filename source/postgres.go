@@ -26,12 +26,10 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSource, error)
 		return nil, fmt.Errorf("source: parsing PostgreSQL DSN %s: %s", Redact(dsn), pgParseReason(err))
 	}
 	// Canonical text forms, whatever the server's defaults are.
-	for k, v := range map[string]string{
-		"TimeZone": "UTC", "DateStyle": "ISO, YMD", "bytea_output": "hex",
-		"extra_float_digits": "3", "application_name": "remodel",
-	} {
+	for k, v := range pgDialect.SessionSettings() {
 		cfg.RuntimeParams[k] = v
 	}
+	cfg.RuntimeParams["application_name"] = "remodel"
 	// The DSN's connect_timeout bounds each attempt (sslmode=prefer makes
 	// two, a host name with several addresses one each); the deadline
 	// bounds them all together.
@@ -228,26 +226,25 @@ type pgReader struct {
 	conn *pgx.Conn
 }
 
-func pgIdent(s string) string { return introspect.Postgres.QuoteIdent(s) }
+// pgDialect is what the PostgreSQL readers write their SQL and decode
+// their values by.
+var pgDialect = introspect.Postgres.Dialect()
+
+func pgIdent(s string) string { return pgDialect.QuoteIdent(s) }
 
 // pgTable is what a statement reads t from: the qualified table or view, or
 // a query as a derived table named q.
-func pgTable(t *introspect.Table) string {
-	if t.Query != "" {
-		return introspect.DerivedTable(t.Query)
-	}
-	return introspect.Postgres.TableRef(t)
-}
+func pgTable(t *introspect.Table) string { return fromRef(pgDialect, t) }
 
 // pgLabel names t in errors.
 func pgLabel(t *introspect.Table) string { return t.Label() }
 
-func (r *pgReader) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
+func (r *pgReader) Placeholder(i int) string { return pgDialect.Placeholder(i) }
 
 func (r *pgReader) ScanTable(ctx context.Context, t *introspect.Table, w string, limit int, fn func([]any) error) error {
-	q := scanSQL(t, w, limit, pgIdent, pgRead, pgTable(t))
+	q := scanSQL(t, w, limit, pgIdent, pgDialect.ReadColumn, pgTable(t))
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, row []any) error {
-		decodeRow(t.Columns, raw, row, introspect.Postgres)
+		decodeRow(t.Columns, raw, row, pgDialect)
 		return fn(row)
 	})
 	if err != nil {
@@ -283,12 +280,12 @@ func (r *pgReader) Count(ctx context.Context, t *introspect.Table, w string) (in
 }
 
 func (r *pgReader) Sample(ctx context.Context, t *introspect.Table, cols []string, w string, n int, seed int64) ([][]any, error) {
-	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgRead, pgTable(t), seed)
+	q, kinds := sampleSQL(t, cols, w, n, pgIdent, pgDialect.ReadColumn, pgTable(t), seed)
 	var out [][]any
 	err := r.query(ctx, q, nil, func(_ []pgconn.FieldDescription, raw [][]byte, _ []any) error {
 		row := make([]any, len(cols))
 		for i := range cols {
-			row[i] = decodeText(kinds[i], raw[i], introspect.Postgres)
+			row[i] = decodeText(kinds[i], raw[i], pgDialect)
 		}
 		out = append(out, row)
 		return nil
@@ -310,32 +307,10 @@ func (r *pgReader) Query(ctx context.Context, q string, args []any, kindOf func(
 			}
 		}
 		for i := range fields {
-			row[i] = decodeText(cols[i], raw[i], introspect.Postgres)
+			row[i] = decodeText(cols[i], raw[i], pgDialect)
 		}
 		return fn(names, row)
 	})
-}
-
-// pgRead is the select-list expression that reads column c (quoted as q)
-// in the text form decodeText expects: PostGIS values as EWKT (WKT, with
-// "SRID=n;" in front when the value has an SRID), not their hex EWKB, with
-// every coordinate's shortest exact digits (pgWKT).
-func pgRead(c *introspect.Column, q string) string {
-	if c != nil && c.Read != "" {
-		return pgReadAs(c, q)
-	}
-	if c != nil && c.Kind == introspect.KindGeometry {
-		return pgWKT(q) + " AS " + q
-	}
-	return q
-}
-
-// pgWKT is the EWKT of the PostGIS geometry or geography q. ST_AsEWKT
-// prints at most 15 significant digits unless told more (0.30000000000000004
-// became 0.3): with 100 decimal digits PostGIS 3.1 and later print each
-// coordinate in the shortest form that reads back as the same double.
-func pgWKT(q string) string {
-	return "ST_AsEWKT(" + q + ", 100)"
 }
 
 // scanSQL builds the query that reads every column of t in primary-key

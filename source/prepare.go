@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -69,10 +68,8 @@ func (s *mySource) Prepare(ctx context.Context, q string) error {
 // Reader.ScanTable runs it on engine e: what to Prepare to check a where,
 // a query (t.Query) or the conditions of t's Expr columns.
 func ScanSQL(e introspect.Engine, t *introspect.Table, where string) string {
-	if e == introspect.MySQL {
-		return scanSQL(t, where, 0, myIdent, myRead, myTable(t))
-	}
-	return scanSQL(t, where, 0, pgIdent, pgRead, pgTable(t))
+	d := e.Dialect()
+	return scanSQL(t, where, 0, d.QuoteIdent, d.ReadColumn, fromRef(d, t))
 }
 
 // ScanColumns are the select-list expressions Reader.ScanTable reads t's
@@ -80,19 +77,23 @@ func ScanSQL(e introspect.Engine, t *introspect.Table, where string) string {
 // WKT, an Expr column as its condition, ...): for a caller that reads the
 // same rows with more columns beside them.
 func ScanColumns(e introspect.Engine, t *introspect.Table) []string {
-	if e == introspect.MySQL {
-		return scanColumns(t, myIdent, myRead)
-	}
-	return scanColumns(t, pgIdent, pgRead)
+	d := e.Dialect()
+	return scanColumns(t, d.QuoteIdent, d.ReadColumn)
 }
 
 // Placeholder is the i-th (from 1) parameter marker of engine e, as
 // Reader.Placeholder gives it: $1 or ?.
 func Placeholder(e introspect.Engine, i int) string {
-	if e == introspect.MySQL {
-		return "?"
+	return e.Dialect().Placeholder(i)
+}
+
+// fromRef is what a statement of dialect d reads t from: the table or
+// view, or a query as a derived table named q.
+func fromRef(d introspect.Dialect, t *introspect.Table) string {
+	if t.Query != "" {
+		return introspect.DerivedTable(t.Query)
 	}
-	return "$" + strconv.Itoa(i)
+	return d.TableRef(t)
 }
 
 // ResultColumns has PostgreSQL prepare q as the unnamed statement and

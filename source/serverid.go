@@ -15,13 +15,16 @@ import (
 // It is "" with no error when the server does not let the user read it
 // (PostgreSQL's pg_control_system() is not granted to every role).
 func ServerID(ctx context.Context, src Source) (string, error) {
-	switch s := src.(type) {
-	case *pgSource:
-		return s.serverID(ctx)
-	case *mySource:
+	if s, ok := src.(identified); ok {
 		return s.serverID(ctx)
 	}
 	return "", fmt.Errorf("source: no server identity for %T", src)
+}
+
+// identified is a source that can name the database it reads (every
+// engine's source does).
+type identified interface {
+	serverID(ctx context.Context) (string, error)
 }
 
 func (s *pgSource) serverID(ctx context.Context) (string, error) {

@@ -39,9 +39,15 @@ type Source interface {
 // net_read_timeout (60 s and 30 s by default) to d and a minute, and to
 // at least 10 minutes without a call; PostgreSQL has no such limit.
 func AllowStall(src Source, d time.Duration) {
-	if s, ok := src.(*mySource); ok {
-		s.stall.Store(int64(d))
+	if s, ok := src.(staller); ok {
+		s.allowStall(d)
 	}
+}
+
+// staller is a source whose server drops a result stream left unread for
+// a while unless told how long to wait (MySQL's net_write_timeout).
+type staller interface {
+	allowStall(d time.Duration)
 }
 
 // Snapshot is a set of readers sharing one consistent view.

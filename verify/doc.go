@@ -3,8 +3,10 @@
 // stray items, an item-by-item comparison of what each source row should
 // have become with what DynamoDB holds — and, independently of migrate's
 // decoding and conversion, of every column attribute with the source
-// engine's own JSON rendering of the row (oracle.go), embedded child rows
-// included (the engine's JSON aggregate of them, embed.go) — and every access
+// engine's own JSON rendering of the row (oracle.go; the SQL of that
+// rendering is the engine's introspect.Dialect's OracleRow), embedded child
+// rows included (the engine's JSON aggregate of them, OracleChildRows,
+// embed.go) — and every access
 // pattern run as a Query (every page) and compared with its SQL on the
 // source for sampled, seeded parameter values bound as query parameters.
 //

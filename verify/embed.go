@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,15 +31,12 @@ type embedJSON struct {
 
 // embedColumns adds the select-list expressions of e's embeds to the item
 // query; ref names the parent row in the select list.
-func (q *itemQuery) embedColumns(engine introspect.Engine, e *mapping.Entity, ref string) []string {
+func (q *itemQuery) embedColumns(d introspect.Dialect, e *mapping.Entity, ref string) []string {
 	var cols []string
 	for i, m := range e.Embeds() {
 		ej := embedJSON{col: unusedName(q.table, fmt.Sprintf("remodel_embed_%d", i+1)), m: m}
 		child := m.Child
-		ident, from := pgQuote, pgQuote(child.Schema)+"."+pgQuote(child.Name)
-		if engine == introspect.MySQL {
-			ident, from = myQuote, myQuote(child.Name)
-		}
+		ident, from := d.QuoteIdent, d.TableRef(child)
 		var conds, order []string
 		for j, l := range m.Link {
 			conds = append(conds, "c."+ident(l)+" = "+ref+"."+ident(m.ParentKey[j]))
@@ -55,31 +51,14 @@ func (q *itemQuery) embedColumns(engine introspect.Engine, e *mapping.Entity, re
 			}
 			order = append(order, s)
 		}
-		var agg string
-		if engine == introspect.MySQL {
-			// Only the columns the elements hold (and the map key): the
-			// aggregate is capped by group_concat_max_len (1 MB by
-			// default on MariaDB), which a large excluded column
-			// would fill.
-			used := map[int]bool{columnIndexOf(child, m.MapKey): true}
-			for _, a := range m.Attributes() {
-				used[a.Index] = true
-			}
-			args := make([]string, 0, 2*len(child.Columns))
-			for j, c := range child.Columns {
-				ej.keys = append(ej.keys, strconv.Itoa(j))
-				if used[j] {
-					args = append(args, "'"+strconv.Itoa(j)+"'", myJSONExpr(c))
-				}
-			}
-			agg = "JSON_ARRAYAGG(JSON_OBJECT(" + strings.Join(args, ", ") + ") ORDER BY " + strings.Join(order, ", ") + ")"
-		} else {
-			for _, c := range child.Columns {
-				ej.keys = append(ej.keys, c.Name)
-			}
-			// PostGIS columns as EWKT (pgTypedJSON), as the entity's row.
-			agg = "json_agg(" + pgTypedJSON(child, "to_jsonb(c.*)") + " ORDER BY " + strings.Join(order, ", ") + ")"
+		// The columns the elements hold (and the map key), for an engine
+		// that renders only those (the dialect's OracleChildRows).
+		used := map[int]bool{columnIndexOf(child, m.MapKey): true}
+		for _, a := range m.Attributes() {
+			used[a.Index] = true
 		}
+		agg, keys := d.OracleChildRows(child, used, strings.Join(order, ", "))
+		ej.keys = keys
 		cols = append(cols, "(SELECT "+agg+" FROM "+from+" c WHERE "+strings.Join(conds, " AND ")+") AS "+ident(ej.col))
 		q.embeds = append(q.embeds, ej)
 	}

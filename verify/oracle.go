@@ -48,7 +48,7 @@ type oracle struct {
 	attrs  []mapping.ColumnAttribute
 	keys   []string // the JSON object key of each attribute's column
 	// raw marks the attributes whose column the engine renders as its
-	// document's text (a JSON string) instead of as JSON (rawJSONColumn):
+	// document's text (a JSON string) instead of as JSON (the dialect's RawJSONColumn):
 	// the oracle parses that text itself, so that a key the document
 	// holds twice is seen (the engine's own parse keeps one of them).
 	raw []bool
@@ -58,10 +58,8 @@ type oracle struct {
 func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 	t := e.Table
 	q := &itemQuery{table: t, jsonCol: unusedName(t, "remodel_row_json")}
-	ident, from := pgQuote, pgQuote(t.Schema)+"."+pgQuote(t.Name)
-	if engine == introspect.MySQL {
-		ident, from = myQuote, myQuote(t.Name)
-	}
+	d := engine.Dialect()
+	ident, from := d.QuoteIdent, d.TableRef(t)
 	ref := from // what the row is called in the select list
 	if t.Query != "" {
 		from, ref = introspect.DerivedTable(t.Query), "q"
@@ -69,35 +67,12 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 	// The columns as the source's scan reads them (a spatial column as its
 	// WKT, a condition as a boolean), for rendering the expected item.
 	cols := source.ScanColumns(engine, t)
-	keys := make([]string, len(t.Columns))
-	if engine == introspect.MySQL {
-		// Keys by position: no column name has to be written as an SQL
-		// string literal (whose escaping depends on sql_mode).
-		args := make([]string, 0, 2*len(t.Columns))
-		typed := typedFrom(t)
-		for i, c := range t.Columns {
-			if c.Expr != "" || typed[c.Name] {
-				continue // a condition, or a column a typed attribute reads in another form
-			}
-			keys[i] = strconv.Itoa(i)
-			if c.From != "" { // a column a typed attribute reads in another form
-				args = append(args, "'"+keys[i]+"'", myTypedJSONExpr(c))
-				continue
-			}
-			if rawJSONColumn(engine, t, c) { // the document's text
-				args = append(args, "'"+keys[i]+"'", "CAST("+myQuote(c.Name)+" AS CHAR CHARACTER SET utf8mb4)")
-				continue
-			}
-			args = append(args, "'"+keys[i]+"'", myJSONExpr(c))
-		}
-		cols = append(cols, "JSON_OBJECT("+strings.Join(args, ", ")+") AS "+ident(q.jsonCol))
-	} else {
-		for i, c := range t.Columns {
-			keys[i] = c.Name
-		}
-		cols = append(cols, pgRawJSON(t, ref, pgTypedJSON(t, "to_jsonb("+ref+".*)"))+" AS "+ident(q.jsonCol))
-	}
-	cols = append(cols, q.embedColumns(engine, e, ref)...)
+	// The row as one JSON object, each column under its key (the dialect's
+	// OracleRow: its name, or its position where no name has to be
+	// written as an SQL string literal).
+	row, keys := d.OracleRow(t, ref)
+	cols = append(cols, row+" AS "+ident(q.jsonCol))
+	cols = append(cols, q.embedColumns(d, e, ref)...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
 	if strings.TrimSpace(e.Where) != "" {
 		sql += " WHERE (" + e.Where + ")"
@@ -113,7 +88,7 @@ func newItemQuery(engine introspect.Engine, e *mapping.Entity) *itemQuery {
 	o := &oracle{engine: engine, attrs: e.ColumnAttributes()}
 	for _, a := range o.attrs {
 		o.keys = append(o.keys, keys[a.Index])
-		o.raw = append(o.raw, rawJSONColumn(engine, t, t.Columns[a.Index]))
+		o.raw = append(o.raw, d.RawJSONColumn(t, t.Columns[a.Index]))
 	}
 	q.oracle = o
 	return q
@@ -132,55 +107,6 @@ func (q *itemQuery) kindOf(name string) *introspect.Column {
 	}
 	return q.table.Column(name)
 }
-
-// myJSONExpr is the expression JSON_OBJECT renders for column c. Where the
-// plain column would come out lossy or as invalid JSON, it asks the engine
-// for an exact form: bytes as hex (MariaDB puts raw bytes in a JSON string),
-// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT as an
-// unsigned number (MariaDB prints raw bytes unquoted).
-func myJSONExpr(c *introspect.Column) string {
-	col := myQuote(c.Name)
-	typ := strings.ToLower(c.Type)
-	switch {
-	case c.Kind == introspect.KindBytes:
-		return "HEX(" + col + ")"
-	case c.Kind == introspect.KindGeometry: // the engine's WKT (EWKT with an SRID)
-		return "IF(ST_SRID(" + col + ") = 0, ST_AsText(" + col + "), CONCAT('SRID=', ST_SRID(" + col + "), ';', ST_AsText(" + col + ")))"
-	case c.Kind == introspect.KindFloat && strings.HasPrefix(typ, "float"):
-		return "CAST(" + col + " AS DOUBLE)"
-	case c.Kind == introspect.KindInt && strings.HasPrefix(typ, "bit"):
-		return "CAST(" + col + " AS UNSIGNED)"
-	}
-	return col
-}
-
-// rawJSONColumn reports whether the item query renders column c of t as
-// its JSON document's text rather than as JSON: a document column the
-// engine's JSON rendering of the row would parse and so collapse a key it
-// holds twice into one (PostgreSQL's to_jsonb keeps the last; a MariaDB
-// JSON column is text the oracle would otherwise decode into a map). A
-// PostgreSQL jsonb column cannot hold a key twice, and columns read in
-// another form (typed attributes, conditions) are left as they are.
-func rawJSONColumn(engine introspect.Engine, t *introspect.Table, c *introspect.Column) bool {
-	if c.Kind != introspect.KindJSON || c.From != "" || c.Expr != "" || typedFrom(t)[c.Name] {
-		return false
-	}
-	return engine == introspect.MySQL || strings.EqualFold(c.Type, "json")
-}
-
-// pgRawJSON is row, the jsonb rendering of a row of t (referred to as
-// ref), with each column rawJSONColumn names replaced by its text.
-func pgRawJSON(t *introspect.Table, ref, row string) string {
-	for _, c := range t.Columns {
-		if rawJSONColumn(introspect.Postgres, t, c) {
-			row = "(" + row + " || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', (" + ref + "." + pgQuote(c.Name) + ")::text))"
-		}
-	}
-	return row
-}
-
-func pgQuote(s string) string { return introspect.Postgres.QuoteIdent(s) }
-func myQuote(s string) string { return introspect.MySQL.QuoteIdent(s) }
 
 // unusedName is base, with underscores added until no column of t has it.
 func unusedName(t *introspect.Table, base string) string {
@@ -266,7 +192,7 @@ func parseInvalidRowJSON(s string) (rowJSON, error) {
 }
 
 // parseDocument parses the text of a JSON document (jv, as the item query
-// renders a rawJSONColumn) with numbers as json.Number, and names the first
+// renders a RawJSONColumn) with numbers as json.Number, and names the first
 // key an object of it holds twice, by its path ("$.a.b", "$.a[2]", `$["a b"]`).
 func parseDocument(jv any) (doc any, dup string, err error) {
 	s, ok := jv.(string)
@@ -469,7 +395,7 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 		if err != nil {
 			return false, ""
 		}
-		if singlePrecision(o.engine, c) {
+		if o.engine.Dialect().SinglePrecision(c) {
 			return float32(want) == float32(have), ""
 		}
 		return want == have, ""
@@ -504,7 +430,7 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 		if !ok {
 			return false, "a bytes column rendered as JSON " + jsonKind(jv)
 		}
-		if o.engine == introspect.Postgres {
+		if o.engine.Dialect().BytesAsHexText() {
 			rest, ok := strings.CutPrefix(s, `\x`)
 			if !ok {
 				return false, `PostgreSQL rendered the bytes without the \x hex prefix`
@@ -589,16 +515,6 @@ func (o *oracle) sameArray(elem *introspect.Column, list []any, got types.Attrib
 		}
 	}
 	return true, ""
-}
-
-// singlePrecision reports whether a float column holds 32-bit floats, whose
-// JSON rendering (widened to double) is compared at 32-bit precision.
-func singlePrecision(engine introspect.Engine, c *introspect.Column) bool {
-	t := strings.ToLower(c.Type)
-	if engine == introspect.MySQL {
-		return strings.HasPrefix(t, "float")
-	}
-	return t == "real" || t == "float4"
 }
 
 // sameDecimal compares two decimal texts exactly, by value.

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math/big"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,90 +45,8 @@ import (
 //
 // A PostGIS column without a type is rendered as ST_AsEWKT with 100
 // decimal digits (to_jsonb writes geometry as GeoJSON cut to 9 digits and
-// geography as hex EWKB); the MySQL one as its WKT (myJSONExpr).
-
-// typedFrom lists the stored columns that typed attributes read in another
-// form (the Column.From of t's columns). The oracle leaves them out of the
-// row's rendering: the attribute is checked against the other form, and
-// the stored form may not even render (text that is not UTF-8).
-func typedFrom(t *introspect.Table) map[string]bool {
-	m := map[string]bool{}
-	for _, c := range t.Columns {
-		if c.From != "" {
-			m[c.From] = true
-		}
-	}
-	return m
-}
-
-// pgTypedJSON is row, the to_jsonb rendering of a row, without the stored
-// columns typed attributes read in another form (typedFrom) and with those
-// renderings added under the names of t's columns that read them.
-func pgTypedJSON(t *introspect.Table, row string) string {
-	var spatial []*introspect.Column
-	for _, c := range t.Columns {
-		if c.Kind == introspect.KindGeometry && c.From == "" && c.Expr == "" && !typedFrom(t)[c.Name] {
-			spatial = append(spatial, c)
-		}
-	}
-	if len(typedFrom(t)) == 0 && len(spatial) == 0 {
-		return row
-	}
-	var b strings.Builder
-	b.WriteString("(" + row)
-	for _, from := range slices.Sorted(maps.Keys(typedFrom(t))) {
-		b.WriteString(" - '" + strings.ReplaceAll(from, "'", "''") + "'")
-	}
-	b.WriteString(")")
-	for _, c := range t.Columns {
-		if c.From == "" {
-			continue
-		}
-		col := pgQuote(c.From)
-		var expr string
-		switch {
-		case c.Read == introspect.ReadNumeric:
-			expr = "(" + col + ")::numeric"
-		case c.Kind == introspect.KindGeometry && c.Read == introspect.ReadGeoJSON:
-			expr = pgOracleGeoJSON(col)
-		case c.Kind == introspect.KindGeometry:
-			expr = "ST_SRID(" + col + ") || ':' || encode(ST_AsEWKB(ST_SetSRID((" + col + ")::geometry, 0)), 'hex')"
-		default:
-			expr = "CASE WHEN current_setting('server_encoding') IN ('UTF8', 'SQL_ASCII') THEN textsend(" + col + "::text) ELSE convert_to(" + col + "::text, 'UTF8') END"
-		}
-		b.WriteString(" || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', " + expr + ")")
-	}
-	for _, c := range spatial {
-		b.WriteString(" || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', ST_AsEWKT(" + pgQuote(c.Name) + ", 100))")
-	}
-	return b.String()
-}
-
-// pgOracleGeoJSON is the GeoJSON of PostGIS value col as jsonb, with a crs
-// member when its SRID is not 0, or JSON null where GeoJSON has no form
-// for the value (ST_AsGeoJSON would fail the statement or drop M).
-func pgOracleGeoJSON(col string) string {
-	g := "(" + col + ")::geometry"
-	return "CASE WHEN ST_Zmflag(" + g + ") IN (0, 2) AND ST_AsText(" + g + ", 0) !~ 'CURVE|CIRCULAR|SURFACE|TIN|TRIANGLE'" +
-		" THEN ST_AsGeoJSON(" + g + ", 100, 0)::jsonb || CASE WHEN ST_SRID(" + g + ") = 0 THEN '{}'::jsonb" +
-		" ELSE jsonb_build_object('crs', jsonb_build_object('type', 'name', 'properties', jsonb_build_object('name', 'EPSG:' || ST_SRID(" + g + ")))) END END"
-}
-
-// myTypedJSONExpr is what JSON_OBJECT renders for a column that reads a
-// stored column in another form (Column.From).
-func myTypedJSONExpr(c *introspect.Column) string {
-	col := myQuote(c.From)
-	if c.Kind == introspect.KindGeometry && c.Read == introspect.ReadGeoJSON {
-		return "IF(ST_SRID(" + col + ") = 0, JSON_EXTRACT(ST_AsGeoJSON(" + col + "), '$'), JSON_INSERT(ST_AsGeoJSON(" + col + "), '$.crs', " +
-			"JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(" + col + "))))))"
-	}
-	if c.Kind == introspect.KindGeometry {
-		return "CONCAT(ST_SRID(" + col + "), ':', HEX(ST_AsBinary(" + col + ")))"
-	}
-	// CONVERT is explicit: MariaDB 10.11 renders a JSON_ARRAY over a column
-	// whose bytes do not convert as NULL, for that row and every later one.
-	return "IF(" + col + " IS NULL, NULL, JSON_ARRAY(CONVERT(" + col + " USING utf8mb4), HEX(CAST(" + col + " AS BINARY))))"
-}
+// geography as hex EWKB); the MySQL one as its WKT (introspect.Dialect.OracleRow
+// renders both).
 
 // typedValue compares a typed attribute with its column's JSON value.
 func (o *oracle) typedValue(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue, f finding) (finding, bool) {
@@ -395,7 +311,7 @@ func (o *oracle) sameBytes(c *introspect.Column, jv any, got []byte) (bool, stri
 		}
 		gotSRID, gotWKB, ok := splitEWKB(got)
 		return ok && gotSRID == uint32(n) && bytes.Equal(gotWKB, wkb), ""
-	case o.engine == introspect.Postgres:
+	case o.engine.Dialect().BytesAsHexText(): // bytea hex
 		s, ok := jv.(string)
 		rest, ok2 := strings.CutPrefix(s, `\x`)
 		want, err := hex.DecodeString(rest)

@@ -10,16 +10,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/remodel-dev/remodel/internal/faultproxy"
 	"github.com/remodel-dev/remodel/introspect"
@@ -55,25 +51,7 @@ func (s capacitySet) table() string { return "remodel_capacity_" + s.name }
 func capacitySQL(engine introspect.Engine, s capacitySet) []string {
 	t := s.table()
 	create := fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, grp varchar(20) NOT NULL, payload varchar(200) NOT NULL)", t)
-	if engine == introspect.Postgres {
-		return []string{
-			"DROP TABLE IF EXISTS " + t, create,
-			fmt.Sprintf("INSERT INTO %s SELECT g, CASE WHEN g <= %d THEN 'HOT' ELSE 'G' || g END, repeat('x', 100) FROM generate_series(1, %d) g", t, s.hot, s.rows),
-		}
-	}
-	// MySQL and MariaDB: numbers from a cross join of digits (no
-	// generate_series, and a recursive CTE's depth is capped).
-	var from, sum []string
-	for i, p := 0, 1; (p == 1 || p < s.rows) && i < 9; i, p = i+1, p*10 {
-		from = append(from, fmt.Sprintf("(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) d%d", i))
-		sum = append(sum, fmt.Sprintf("d%d.n*%d", i, p))
-	}
-	g := "(" + strings.Join(sum, "+") + "+1)"
-	return []string{
-		"DROP TABLE IF EXISTS " + t, create,
-		fmt.Sprintf("INSERT INTO %s SELECT g, CASE WHEN g <= %d THEN 'HOT' ELSE CONCAT('G', g) END, REPEAT('x', 100) FROM (SELECT %s g FROM %s) s WHERE g <= %d",
-			t, s.hot, g, strings.Join(from, " CROSS JOIN "), s.rows),
-	}
+	return []string{"DROP TABLE IF EXISTS " + t, create, benchEngineOf(engine).fillCapacity(t, s)}
 }
 
 func capacityMapping(s capacitySet) string {
@@ -178,27 +156,5 @@ type execer struct {
 }
 
 func openSQL(ctx context.Context, engine introspect.Engine, dsn string) (*execer, error) {
-	if engine == introspect.MySQL {
-		cfg, err := mysqlConfig(dsn)
-		if err != nil {
-			return nil, err
-		}
-		conn, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("bench: configuring MySQL: %w", err)
-		}
-		db := sql.OpenDB(conn)
-		return &execer{
-			exec:  func(ctx context.Context, q string) error { _, err := db.ExecContext(ctx, q); return err },
-			close: func() { db.Close() },
-		}, nil
-	}
-	c, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("bench: connecting to PostgreSQL: %w", err)
-	}
-	return &execer{
-		exec:  func(ctx context.Context, q string) error { _, err := c.Exec(ctx, q); return err },
-		close: func() { c.Close(context.Background()) },
-	}, nil
+	return benchEngineOf(engine).openSQL(ctx, dsn)
 }

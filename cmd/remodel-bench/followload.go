@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/remodel-dev/remodel/introspect"
@@ -120,29 +119,7 @@ type sqlConn interface {
 func connect(ctx context.Context, engine introspect.Engine, dsn string) (sqlConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	if engine == introspect.Postgres {
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			return nil, fmt.Errorf("bench: workload: connecting to PostgreSQL: %w", err)
-		}
-		return pgConn{c}, nil
-	}
-	cfg, err := mysqlConfig(dsn)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = opTimeout, time.Minute, opTimeout
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("bench: workload: configuring MySQL: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("bench: workload: connecting to MySQL: %w", err)
-	}
-	return myConn{db}, nil
+	return benchEngineOf(engine).connect(ctx, dsn)
 }
 
 type pgConn struct{ c *pgx.Conn }
@@ -439,10 +416,7 @@ func (w *workload) subscribe(s subscription, now string) string {
 	c := s.content
 	values := fmt.Sprintf("(user_id, service, content_type, content_origin_id, subscribed_at) VALUES (%d, %s, %s, %d, %s)",
 		s.user, sqlString(c.service), sqlString(c.ctype), c.origin, now)
-	if w.engine == introspect.Postgres {
-		return "INSERT INTO subscribe_user " + values + " ON CONFLICT DO NOTHING"
-	}
-	return "INSERT IGNORE INTO subscribe_user " + values
+	return benchEngineOf(w.engine).insertIgnore("subscribe_user", values)
 }
 
 // sqlString quotes s as an SQL string literal (the keys are the

@@ -591,12 +591,7 @@ func checkCount(ctx context.Context, db dynamo.API, table string, want int64) er
 	return nil
 }
 
-func readDriver(e introspect.Engine) string {
-	if e == introspect.MySQL {
-		return "mysql, prepared"
-	}
-	return "pgx, text"
-}
+func readDriver(e introspect.Engine) string { return benchEngineOf(e).readDriver() }
 
 func perEntity(counts map[string]int64) string {
 	names := make([]string, 0, len(counts))

@@ -25,32 +25,15 @@ import (
 // only looked at. It returns the rows read.
 func rawRead(ctx context.Context, engine introspect.Engine, dsn string, entities []*mapping.Entity, readers int) (int64, error) {
 	readers = min(readers, max(1, len(entities)))
-	var open func(context.Context) (scanner, error)
-	switch engine {
-	case introspect.Postgres:
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return 0, fmt.Errorf("bench: parsing the PostgreSQL DSN: %w", err)
-		}
-		for k, v := range map[string]string{"TimeZone": "UTC", "DateStyle": "ISO, YMD", "bytea_output": "hex", "extra_float_digits": "3"} {
-			cfg.RuntimeParams[k] = v // as remodel's source sets them
-		}
-		open = func(ctx context.Context) (scanner, error) { return openPGScanner(ctx, cfg) }
-	case introspect.MySQL:
-		cfg, err := mysqlConfig(dsn)
-		if err != nil {
-			return 0, err
-		}
-		conn, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return 0, fmt.Errorf("bench: configuring MySQL: %w", err)
-		}
-		db := sql.OpenDB(conn)
-		defer db.Close()
-		open = func(ctx context.Context) (scanner, error) { return openMyScanner(ctx, db) }
-	default:
+	be, ok := benchEngines[engine]
+	if !ok {
 		return 0, fmt.Errorf("bench: unknown engine %s", engine)
 	}
+	open, done, err := be.rawReader(dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
 
 	scanners := make([]scanner, 0, readers)
 	defer func() {

@@ -244,7 +244,7 @@ func prepareAll(ctx context.Context, src source.Source, f *mapping.File, schema 
 		}
 	}
 	text := func(s mapping.Str) (string, bool) {
-		q, err := mapping.ParseSQL(s.Value, engine == introspect.MySQL)
+		q, err := mapping.ParseSQL(s.Value, engine.Dialect().BackslashEscapes())
 		if err != nil {
 			return "", false
 		}

@@ -108,9 +108,9 @@ func writeEntity(w *bufio.Writer, t *introspect.Table, name string) {
 
 // entityNames names every table for the diagram.
 func entityNames(s *introspect.Schema) map[*introspect.Table]string {
-	def := s.Database
-	if s.Engine == introspect.Postgres {
-		def = "public"
+	def := s.Database // where a table's schema is the database (MySQL)
+	if ds := s.Engine.Dialect().DefaultSchema(); ds != "" {
+		def = ds
 	}
 	out := make(map[*introspect.Table]string, len(s.Tables))
 	for _, t := range s.Tables {

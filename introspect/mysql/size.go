@@ -91,7 +91,7 @@ func zeroPartitions(p *introspect.Partitioning) {
 	}
 }
 
-func quoteIdent(s string) string { return introspect.MySQL.QuoteIdent(s) }
+func quoteIdent(s string) string { return introspect.MySQL.Dialect().QuoteIdent(s) }
 
 const partitionsQuery = `
 SELECT p.TABLE_NAME, p.PARTITION_NAME, p.SUBPARTITION_NAME, p.PARTITION_METHOD, p.SUBPARTITION_METHOD,
