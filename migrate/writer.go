@@ -241,22 +241,36 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 		}
 	}()
 	reqs := requests(items)
-	first := time.Now()
-	var waited time.Duration // for the rate limit
-	for attempt := 1; ; attempt++ {
+	// handOff is the wait before the next attempt when the last one was
+	// throttled by one partition key's limit: a lane takes the items at
+	// once, or, when none does, the batch waits this and tries again.
+	var handOff time.Duration
+	handingOff := false
+	err = w.backoff.Loop(ctx, func(a *backoff.Attempt) (again bool, err error) {
+		if a.N > 1 {
+			w.c.retries.Add(1)
+		}
+		if handingOff {
+			if w.handOff(ctx, items) {
+				return false, nil // a lane writes the rest; this writer takes the next batch
+			}
+			if err := backoff.Sleep(ctx, handOff); err != nil {
+				return false, err
+			}
+		}
 		if err := w.gate.wait(ctx); err != nil {
-			return err
+			return false, err
 		}
 		t0 := time.Now()
 		if err := w.limit.wait(ctx, writeUnits(items)); err != nil {
-			return err
+			return false, err
 		}
-		waited += time.Since(t0)
+		a.Pause(time.Since(t0)) // the rate limit's wait is not the batch's retrying
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		if err := w.conc.acquire(ctx); err != nil {
-			return err
+			return false, err
 		}
 		sent := time.Now()
 		// One attempt, no retry by the SDK (this loop retries), sent
@@ -281,61 +295,61 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 			left := out.UnprocessedItems[w.name]
 			rest, done, err := w.unprocessed(items, left)
 			if err != nil {
-				return err
+				return false, err
 			}
 			w.acknowledged(done)
 			if len(rest) == 0 {
-				return nil
+				return false, nil
 			}
 			items, reqs = rest, left
 		case ctx.Err() != nil: // the run stops, and this request failed or was cut at the end of the grace period
-			return ctx.Err()
+			return false, ctx.Err()
 		case isRefused(err):
-			return &refusedError{items: items, err: err}
+			return false, &refusedError{items: items, err: err}
 		case isThrottle:
 			w.c.throttled.Add(1)
 			throttled = true
 		case retryables.IsErrorRetryable(err) == aws.TrueTernary:
 		default:
-			return fmt.Errorf("migrate: %s %d items (%s): %w", w.verb(items), len(items), w.keys(items), err)
+			return false, fmt.Errorf("migrate: %s %d items (%s): %w", w.verb(items), len(items), w.keys(items), err)
 		}
 		if err := ctx.Err(); err != nil { // the run stops: no retry
-			return err
+			return false, err
 		}
-		elapsed := time.Since(first) - waited
-		// A batch is retried at least once: a first attempt that alone
-		// outlasted the deadline (a slow answer) does not end it.
-		if w.backoff.GiveUp(attempt, elapsed) {
-			reason := "left unprocessed"
-			if err != nil {
-				reason = w.reason(err)
-			}
-			what := "written"
-			if items[0].del {
-				what = "deleted"
-			}
-			return fmt.Errorf("migrate: %d items still not %s after retrying for %s (%s): %s", len(items), what, w.backoff.Deadline, w.keys(items), reason)
-		}
-		w.c.retries.Add(1)
-		if keyThrottle && !doubt && w.handOff(ctx, items) {
-			return nil // a lane writes the rest; this writer takes the next batch
-		}
-		if throttled && w.gate != nil && !keyThrottle { // one key's batch backs off alone
-			w.gate.throttled(sent) // every writer waits, this one too, at the top of the loop
-			continue
-		}
-		delay := w.backoff.Delay(attempt)
+		delay := w.backoff.Delay(a.N)
 		if w.conc != nil && (throttled || err == nil) {
 			// Throttled, or items left unprocessed: the adapting
 			// concurrency holds the writers to what the table takes, so a
 			// batch's own wait does not grow past its second retry's:
 			// long waits would leave the table idle at the end of the run.
-			delay = w.backoff.Delay(min(attempt, 2))
+			delay = w.backoff.Delay(min(a.N, 2))
 		}
-		if err := backoff.Sleep(ctx, min(delay, w.backoff.Deadline-elapsed)); err != nil {
-			return err
+		handingOff = keyThrottle && !doubt
+		switch {
+		case handingOff: // to a lane before the next attempt, unless the policy gives up
+			handOff = delay
+			a.Wait(0)
+		case throttled && w.gate != nil && !keyThrottle: // one key's batch backs off alone
+			w.gate.throttled(sent) // every writer waits, this one too, before the next attempt
+			a.Wait(0)
+		default:
+			a.Wait(delay)
 		}
+		return true, err
+	})
+	var gaveUp *backoff.GaveUp
+	if errors.As(err, &gaveUp) {
+		reason := "left unprocessed"
+		if gaveUp.Last != nil {
+			reason = w.reason(gaveUp.Last)
+		}
+		what := "written"
+		if items[0].del {
+			what = "deleted"
+		}
+		return fmt.Errorf("migrate: %d items still not %s after retrying for %s (%s): %s", len(items), what, w.backoff.Deadline, w.keys(items), reason)
 	}
+	return err
 }
 
 // reason words a failed attempt for the error that ends the retries.

@@ -77,23 +77,56 @@ func (e *GaveUp) Error() string {
 func (e *GaveUp) Unwrap() error { return e.Last }
 
 // Do runs try, attempt after attempt (numbered from 1), until it returns
-// again false: Do then returns try's error (nil: done). When try asks for
-// another attempt (again true, with the error that made it fail, or nil)
-// once the policy gives up (GiveUp), Do returns a *GaveUp holding that
-// error; between attempts it waits Delay(attempt), or until ctx is done,
-// whose error it then returns. It is the one retry loop of remodel's
-// DynamoDB calls.
+// again false: Do then returns try's error (nil: done). It is Loop for a
+// try that needs only the attempt's number.
 func (p Policy) Do(ctx context.Context, try func(attempt int) (again bool, err error)) error {
+	return p.Loop(ctx, func(a *Attempt) (bool, error) { return try(a.N) })
+}
+
+// Attempt is one attempt of Loop, which try reads and adjusts.
+type Attempt struct {
+	N       int // from 1
+	paused  time.Duration
+	wait    time.Duration
+	waitSet bool
+}
+
+// Pause leaves d out of the time that counts toward the deadline: time the
+// attempt spent waiting for something other than the service (a rate
+// limit).
+func (a *Attempt) Pause(d time.Duration) { a.paused += d }
+
+// Wait sets the wait before the next attempt, instead of the policy's
+// Delay(N): 0 tries again at once (something else paces it).
+func (a *Attempt) Wait(d time.Duration) { a.wait, a.waitSet = d, true }
+
+// Loop runs try, attempt after attempt, until it returns again false: Loop
+// then returns try's error (nil: done). When try asks for another attempt
+// (again true, with the error that made it fail, or nil) once the policy
+// gives up (GiveUp, on the time since the first attempt less what the
+// attempts paused), Loop returns a *GaveUp holding that error; between
+// attempts it waits the attempt's Wait, or Delay(N), at most until the
+// deadline, or until ctx is done, whose error it then returns. It is the
+// one retry loop of remodel's DynamoDB calls.
+func (p Policy) Loop(ctx context.Context, try func(a *Attempt) (again bool, err error)) error {
 	first := time.Now()
-	for attempt := 1; ; attempt++ {
-		again, err := try(attempt)
+	var paused time.Duration
+	for n := 1; ; n++ {
+		a := Attempt{N: n}
+		again, err := try(&a)
+		paused += a.paused
 		if !again {
 			return err
 		}
-		if p.GiveUp(attempt, time.Since(first)) {
-			return &GaveUp{Attempts: attempt, Deadline: p.Deadline, Last: err}
+		elapsed := time.Since(first) - paused
+		if p.GiveUp(n, elapsed) {
+			return &GaveUp{Attempts: n, Deadline: p.Deadline, Last: err}
 		}
-		if err := Sleep(ctx, p.Delay(attempt)); err != nil {
+		wait := p.Delay(n)
+		if a.waitSet {
+			wait = a.wait
+		}
+		if err := Sleep(ctx, min(wait, p.Deadline-elapsed)); err != nil {
 			return err
 		}
 	}

@@ -118,3 +118,54 @@ func TestDo(t *testing.T) {
 		t.Errorf("canceled during the wait: %d attempts, %v; want 1, context.Canceled", n, err)
 	}
 }
+
+// TestLoop: an attempt's pause does not count toward the deadline, its
+// wait replaces the policy's delay, and the wait never passes the deadline.
+func TestLoop(t *testing.T) {
+	busy := errors.New("busy")
+	t.Run("paused time is not retrying time", func(t *testing.T) {
+		p := Policy{Base: time.Microsecond, Cap: time.Microsecond, Deadline: 30 * time.Millisecond}
+		n := 0
+		err := p.Loop(context.Background(), func(a *Attempt) (bool, error) {
+			n++
+			t0 := time.Now()
+			time.Sleep(20 * time.Millisecond) // a rate limit's wait
+			a.Pause(time.Since(t0))
+			return n < 4, busy
+		})
+		if n != 4 || !errors.Is(err, busy) {
+			t.Fatalf("%d attempts, %v; want 4 attempts (80 ms of pauses past a 30 ms deadline), busy", n, err)
+		}
+	})
+	t.Run("without the pause it gives up", func(t *testing.T) {
+		p := Policy{Base: time.Microsecond, Cap: time.Microsecond, Deadline: 30 * time.Millisecond}
+		n := 0
+		err := p.Loop(context.Background(), func(a *Attempt) (bool, error) {
+			n++
+			time.Sleep(20 * time.Millisecond)
+			return n < 4, busy
+		})
+		var g *GaveUp
+		if !errors.As(err, &g) || n != 2 {
+			t.Fatalf("%d attempts, %v; want to give up after 2", n, err)
+		}
+	})
+	t.Run("the attempt's wait replaces the delay, capped by the deadline", func(t *testing.T) {
+		p := Policy{Base: time.Hour, Cap: time.Hour, Deadline: 50 * time.Millisecond}
+		n := 0
+		start := time.Now()
+		err := p.Loop(context.Background(), func(a *Attempt) (bool, error) {
+			n++
+			switch a.N {
+			case 1:
+				a.Wait(0) // at once, instead of up to an hour
+			case 2:
+				a.Wait(time.Hour) // capped by what is left of the 50 ms deadline
+			}
+			return a.N < 3, busy
+		})
+		if n != 3 || !errors.Is(err, busy) || time.Since(start) > time.Minute {
+			t.Fatalf("%d attempts in %s, %v; want 3 at once", n, time.Since(start), err)
+		}
+	})
+}
