@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/cli"
-	"github.com/remodel-dev/remodel/internal/dynamo"
-	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/internal/app/cli"
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
 type example struct {

@@ -2,7 +2,7 @@ package main
 
 // The capacity mode (-capacity, CAPACITY=1 in scripts/bench.sh): remodel
 // migrate into DynamoDB Local behind the fault proxy's capacity model of
-// DynamoDB's limits (internal/faultproxy/capacity.go), on an even dataset
+// DynamoDB's limits (internal/testsupport/faultproxy/capacity.go), on an even dataset
 // (one item per partition key) and a skewed one (one item collection of a
 // fifth of the rows, read first, beside single items: 200 000 items at a
 // million rows), each reported as items/s and as the share of what the
@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/faultproxy"
-	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 )
 
 type capacityOptions struct {
@@ -77,7 +77,7 @@ type capacityResult struct {
 
 // writeCapacity prints the results.
 func writeCapacity(w io.Writer, m faultproxy.Capacity, res []capacityResult) {
-	fmt.Fprintf(w, "\nCapacity model (internal/faultproxy/capacity.go): %.0f WU/s a partition key, %.0f WU/s the table, time x%g (real time: %.0f and %.0f WU/s)\n",
+	fmt.Fprintf(w, "\nCapacity model (internal/testsupport/faultproxy/capacity.go): %.0f WU/s a partition key, %.0f WU/s the table, time x%g (real time: %.0f and %.0f WU/s)\n",
 		m.KeyLimit, m.TableLimit, m.Scale, m.KeyLimit*m.Scale, m.TableLimit*m.Scale)
 	fmt.Fprintf(w, "%-8s %10s %10s %12s %12s %8s %s\n", "dataset", "items", "hot key", "items/s", "throttled", "share", "target >= 0.85")
 	for _, r := range res {

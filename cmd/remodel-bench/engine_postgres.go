@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
 )
 
 // pgBench is PostgreSQL's benchEngine: pgx.

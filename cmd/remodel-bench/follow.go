@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/introspect"
-	"github.com/remodel-dev/remodel/mapping"
-	"github.com/remodel-dev/remodel/migrate"
-	"github.com/remodel-dev/remodel/source"
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
 // The follow bench (-follow; make bench FOLLOW=1): remodel migrate

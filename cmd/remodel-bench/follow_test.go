@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/golden"
+	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 )
 
 func TestParseStatus(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/testenv"
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
 // remodelEnv set to 1 makes the test binary remodel itself (TestMain): the

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 )
 
 // The large mode (make bench LARGE=1, issue 19 §4): at each size of
@@ -17,7 +17,7 @@ import (
 // -large FILE, which measures three remodel processes on them and appends
 // one JSON line to FILE: migrate into the null sink, migrate --to a local
 // directory (gzip), and verify --files of those objects (the item check,
-// whose key set spills to disk: internal/keyset). Then -large-table FILE
+// whose key set spills to disk: internal/domain/keyset). Then -large-table FILE
 // prints every size side by side: peak RSS should stay flat as the rows
 // grow.
 

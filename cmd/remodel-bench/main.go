@@ -49,13 +49,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/remodel-dev/remodel/internal/cli"
-	"github.com/remodel-dev/remodel/internal/dynamo"
-	"github.com/remodel-dev/remodel/internal/faultproxy"
-	"github.com/remodel-dev/remodel/introspect"
-	"github.com/remodel-dev/remodel/mapping"
-	"github.com/remodel-dev/remodel/migrate"
-	"github.com/remodel-dev/remodel/source"
+	"github.com/remodel-dev/remodel/internal/app/cli"
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 )
 
 const profileArg = "__remodel"

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
 
 // migrateRun is one `remodel migrate` process.

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/cli"
+	"github.com/remodel-dev/remodel/internal/app/cli"
 )
 
 // TestMain lets the test binary stand in for the bench binary as spawn's

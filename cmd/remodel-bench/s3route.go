@@ -13,7 +13,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/remodel-dev/remodel/internal/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 )
 
 // The S3 import route (migrate --to): the built remodel writing the same

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 )
 
 // TestWriteS3: the route's rows are printed beside the null sink with

@@ -13,12 +13,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/remodel-dev/remodel/internal/backoff"
-	"github.com/remodel-dev/remodel/internal/dynamo"
-	"github.com/remodel-dev/remodel/internal/embedread"
-	"github.com/remodel-dev/remodel/mapping"
-	"github.com/remodel-dev/remodel/migrate"
-	"github.com/remodel-dev/remodel/source"
+	"github.com/remodel-dev/remodel/internal/domain/backoff"
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/embedread"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
 // pool is a set of items rendered by remodel's own mapping from the source's

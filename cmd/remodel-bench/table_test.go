@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/golden"
+	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 )
 
 func sampleReport(rounds int) *report {

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+)
+
+// checkpointOptions completes migrate's checkpoint options: the file
+// (<table>.remodel-checkpoint.json by default), the mapping file's digest
+// and the source's identity (no password), which --resume checks.
+func checkpointOptions(m *migrate.Options, o *common) error {
+	if m.CheckpointPath == "" {
+		table := m.Table
+		if table == "" {
+			table = m.Plan.Table.Name
+		}
+		m.CheckpointPath = defaultCheckpoint(table)
+		if m.Shard.Sharded() {
+			m.CheckpointPath = shardFile(m.CheckpointPath, m.Shard)
+		}
+	}
+	b, err := os.ReadFile(o.mapping)
+	if err != nil {
+		return fmt.Errorf("reading the mapping file: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	m.MappingDigest = hex.EncodeToString(sum[:])
+	if m.SourceID, err = source.Identity(o.dsn()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// defaultCheckpoint is migrate's checkpoint file without --checkpoint.
+func defaultCheckpoint(table string) string { return table + checkpointSuffix }
+
+const checkpointSuffix = ".remodel-checkpoint.json"
+
+// shardFile is a default file name of a shard: the shard before the
+// extension (before .remodel-checkpoint.json, as a table name may hold
+// dots), as in shop.shard-2-of-3.remodel-checkpoint.json and
+// remodel-rejects.shard-2-of-3.jsonl.
+func shardFile(path string, s migrate.Shard) string {
+	ext := filepath.Ext(path)
+	if strings.HasSuffix(path, checkpointSuffix) {
+		ext = checkpointSuffix
+	}
+	return strings.TrimSuffix(path, ext) + "." + s.FileSuffix() + ext
+}

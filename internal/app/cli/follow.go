@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/internal/app/progress/render"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+)
+
+var slotRE = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
+
+// slotName refuses a replication slot name PostgreSQL would refuse.
+func (c *checks) slotName(flag, v string) {
+	if v != "" && !slotRE.MatchString(v) {
+		*c = append(*c, fmt.Sprintf("--%s must be 1 to 63 lower-case letters, digits or _ (a replication slot's name), got %q", flag, v))
+	}
+}
+
+// followPrinter prints the follower's lag on stderr every
+// --progress-interval: a line, or a JSON line with --progress json;
+// nothing with --progress none.
+func followPrinter(a *app, p progressFlags) func(migrate.FollowStatus) {
+	if p.mode == render.None {
+		return nil
+	}
+	var mu sync.Mutex
+	var last time.Time
+	return func(st migrate.FollowStatus) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < p.every {
+			return
+		}
+		last = time.Now()
+		if p.mode == render.JSON {
+			b, _ := json.Marshal(map[string]any{"follow": map[string]any{
+				"source": st.Source, "applied": st.Applied, "behind_s": st.Behind.Seconds(),
+				"changes": st.Changes, "changes_per_s": st.PerSecond,
+			}})
+			fmt.Fprintf(a.stderr, "%s\n", b)
+			return
+		}
+		fmt.Fprintf(a.stderr, "follow: applied %s, source at %s, %.1fs behind, %d changes (%.0f/s)\n",
+			st.Applied, st.Source, st.Behind.Seconds(), st.Changes, st.PerSecond)
+	}
+}
+
+// followCleanupCmd ends a followed migration: it drops the replication
+// slot (and the publication remodel created) that its checkpoint names,
+// and removes the checkpoint.
+func (a *app) followCleanupCmd() *cobra.Command {
+	var o common
+	var checkpoint string
+	var keepCheckpoint bool
+	cmd := &cobra.Command{
+		Use:   "follow-cleanup",
+		Short: "End a followed migration: drop its replication slot and publication",
+		Long: `follow-cleanup ends a migration that followed the source's changes
+(migrate --follow): it drops the replication slot its checkpoint names, so that
+the source stops keeping changes for it (a slot nobody reads makes PostgreSQL
+keep its WAL), drops the publication if remodel created it, and removes the
+checkpoint. Run it after the cutover, once the application writes to DynamoDB.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if checkpoint == "" {
+				return usagef("--checkpoint names the followed migration's checkpoint file")
+			}
+			src, err := o.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			done, err := migrate.FollowCleanup(cmd.Context(), src, checkpoint, !keepCheckpoint)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, done)
+			return nil
+		},
+	}
+	o.sourceFlag(cmd)
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "the checkpoint file of the followed migration")
+	cmd.Flags().BoolVar(&keepCheckpoint, "keep-checkpoint", false, "leave the checkpoint file in place")
+	return cmd
+}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
+)
+
+// s3Flags are migrate's flags of the S3 import route: --to, --object-size,
+// --compression, --import, --import-timeout.
+type s3Flags struct {
+	to          string
+	objectMiB   int64
+	compression string
+}
+
+func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
+	f := cmd.Flags()
+	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json); file:///abs/dir/prefix/ writes the same objects and manifest into a local directory (not with --import)")
+	f.Int64Var(&s.objectMiB, "object-size", migrate.DefaultObjectSize>>20, "--to: MiB of DynamoDB JSON an object holds at most, before compression")
+	f.Int64Var(&m.ObjectItems, "object-items", migrate.DefaultObjectItems, "--to: items an object holds at most (each stays in memory until its object is uploaded)")
+	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip or zstd")
+	f.BoolVar(&m.Import, "import", false, "--to: then have DynamoDB create the table from the objects (ImportTable), wait for it, and enable TTL")
+	f.DurationVar(&m.ImportTimeout, "import-timeout", migrate.DefaultImportTimeout, "--import: how long to wait for the import")
+	f.IntVar(&m.ShardsDone, "shards-done", 0, "--import: copy nothing; import the objects the n shards of a sharded job (--shard i/n --to) wrote under --to, once their n manifests are there and agree and the prefix holds exactly their objects")
+}
+
+func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
+	changed := func(names ...string) bool {
+		for _, n := range names {
+			if cmd.Flags().Changed(n) {
+				return true
+			}
+		}
+		return false
+	}
+	if s.to == "" {
+		if changed("object-size", "object-items", "compression", "import", "import-timeout", "shards-done") {
+			*c = append(*c, "--object-size, --object-items, --compression, --import, --import-timeout and --shards-done need --to")
+		}
+		return
+	}
+	loc, err := s3out.Parse(s.to)
+	if err != nil {
+		*c = append(*c, "--to: "+err.Error())
+	} else {
+		m.To = &loc
+		if loc.Dir && changed("import", "shards-done") {
+			*c = append(*c, "--import does not go with a local directory (--to file://): ImportTable reads its objects from S3; give --to s3://bucket/prefix/")
+		}
+	}
+	comp, err := s3out.ParseCompression(s.compression)
+	if err != nil {
+		*c = append(*c, "--compression: "+err.Error())
+	}
+	m.Compression = comp
+	c.atLeast("object-size", s.objectMiB, migrate.MinObjectSize>>20)
+	m.ObjectSize = s.objectMiB << 20
+	c.atLeast("object-items", m.ObjectItems, 1)
+	c.positive("import-timeout", m.ImportTimeout)
+	if changed("shards-done") {
+		switch {
+		case m.ShardsDone < 1 || m.ShardsDone > migrate.MaxShards:
+			*c = append(*c, fmt.Sprintf("--shards-done must be the number of shards, from 1 to %d", migrate.MaxShards))
+		case !m.Import:
+			*c = append(*c, "--shards-done needs --import: it imports the objects the shards wrote")
+		case changed("resume"):
+			*c = append(*c, "--shards-done does not go with --resume: it copies nothing (resume the shard that stopped, with --shard)")
+		}
+	}
+	for _, f := range []string{"create-table", "allow-non-empty", "follow", "delete-stale", "slot", "publication", "rate-limit"} {
+		if changed(f) {
+			*c = append(*c, "--"+f+" does not go with --to: the items go to S3 objects for ImportTable, not into a table")
+		}
+	}
+}
+
+// connect sets up the S3 client of --to (no request is sent yet): the
+// standard AWS chain, with --profile and --region, AWS_ENDPOINT_URL_S3
+// honoured (path-style addressing then).
+func (s *s3Flags) connect(ctx context.Context, a *app, d *dynamoFlags, m *migrate.Options) error {
+	if m.To == nil {
+		return nil
+	}
+	st, err := connectStore(ctx, a, d, *m.To)
+	if err != nil {
+		return err
+	}
+	m.S3 = st
+	return nil
+}
+
+// connectStore is the store of loc: a local directory's (file://), or an
+// S3 client from the standard AWS chain.
+func connectStore(ctx context.Context, a *app, d *dynamoFlags, loc s3out.Location) (s3out.Store, error) {
+	if loc.Dir {
+		return s3out.Dir{}, nil
+	}
+	return s3out.Connect(ctx, s3out.Config{Profile: d.profile, Region: d.region, RequestTimeout: d.requestTimeout, Log: a.log()})
+}

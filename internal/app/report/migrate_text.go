@@ -1,0 +1,207 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+)
+
+// migrateText prints migrate's report for people. Only a run that succeeded is
+// headed "migrated".
+func migrateText(w io.Writer, r *migrate.Report) error {
+	switch {
+	case r.S3 != nil:
+		migrateS3Heading(w, r)
+	case r.OK:
+		fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
+	case r.Interrupted:
+		fmt.Fprintf(w, "migration of %s into DynamoDB table %s INTERRUPTED", r.Engine, r.Table)
+	default:
+		fmt.Fprintf(w, "migration of %s into DynamoDB table %s FAILED", r.Engine, r.Table)
+	}
+	if r.CreatedTable {
+		fmt.Fprint(w, " (created)")
+	}
+	if r.Shard != "" {
+		fmt.Fprintf(w, ", shard %s", r.Shard)
+	}
+	fmt.Fprintln(w)
+	if r.Error != "" && !r.Interrupted {
+		fmt.Fprintf(w, "  error: %s\n", r.Error)
+	}
+	switch {
+	case r.S3 != nil:
+		migrateS3Lines(w, r)
+	case r.TableGone:
+		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
+	case r.Partial && r.Checkpoint != "":
+		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, tableArg(r))
+	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
+		// --allow-non-empty would not be needed: the table is as empty
+		// as the run found it.
+		fmt.Fprintf(w, "  nothing was written: the table holds no item of this run; migrate again once the cause is removed\n")
+	case r.Partial:
+		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
+	}
+	if r.ItemsUnknown > 0 {
+		fmt.Fprintf(w, "  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
+			r.ItemsUnknown, r.ItemsWritten, r.ItemsWritten+r.ItemsUnknown)
+	}
+	if f := r.Follow; f != nil {
+		how := "stopped"
+		if f.Stopped {
+			how = "stopped by a signal, as it should"
+		}
+		from := "its binlog"
+		if f.Publication != "" {
+			from = fmt.Sprintf("slot %s (publication %s)", f.Slot, f.Publication)
+		}
+		fmt.Fprintf(w, "  followed the source's changes from %s since %s, %s: applied up to %s\n", from, f.Start, how, f.Applied)
+		fmt.Fprintf(w, "  %d transactions, %d changed rows: %d items put, %d deleted, %d rows rejected\n", f.Transactions, f.Changes, f.Puts, f.Deletes, f.Rejected)
+		fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
+		for _, e := range f.Entities {
+			fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d\n", e.Name, e.Changes, e.Puts, e.Deletes, e.Rejected)
+		}
+		if len(f.Diffed) > 0 {
+			fmt.Fprintf(w, "  the diff pass at the stop (entities read from a view or a query): the source's rows now against the table's items\n")
+			fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s %10s %10s\n", "entity", "rows", "items", "unchanged", "puts", "deletes", "rejected")
+			for _, d := range f.Diffed {
+				fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d %10d %10d\n", d.Entity, d.Rows, d.Items, d.Unchanged, d.Puts, d.Deletes, d.Rejected)
+			}
+		}
+		if r.Checkpoint != "" {
+			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, tableArg(r), r.Checkpoint)
+		}
+	}
+	if r.Earlier != nil {
+		fmt.Fprintf(w, "  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)
+	}
+	fmt.Fprintf(w, "  %-24s %10s %10s %10s\n", "entity", "rows", "items", "rejected")
+	for _, e := range r.Entities {
+		fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", e.Name, e.Rows, e.Items, e.Rejected)
+	}
+	fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", "total", r.RowsRead, r.ItemsWritten, r.Rejected)
+	fmt.Fprintf(w, "  duration %.2fs, %.0f items/s, %d retries (%d throttled), %.1f write units\n",
+		r.Seconds, r.ItemsPerSecond, r.Retries, r.Throttled, r.WriteUnits)
+	for _, rj := range r.Rejections {
+		fmt.Fprintf(w, "  rejected: entity %s, row %s: %s\n", rj.Entity, rj.Row, rj.Reason)
+	}
+	if int(r.Rejected) > len(r.Rejections) {
+		fmt.Fprintf(w, "  ... and %d more rejected rows\n", int(r.Rejected)-len(r.Rejections))
+	}
+	if r.RejectsFile != "" {
+		fmt.Fprintf(w, "  every rejected row is in %s\n", r.RejectsFile)
+	}
+	if r.ItemsBefore > 0 {
+		fmt.Fprintf(w, "  the table held %d items before the run\n", r.ItemsBefore)
+	}
+	if r.StrayItems > 0 {
+		if r.StrayDeleted > 0 {
+			fmt.Fprintf(w, "  %d items matched no source row (not written by this run); --delete-stale deleted %d of them\n", r.StrayItems, r.StrayDeleted)
+		} else {
+			fmt.Fprintf(w, "  %d items match no source row (not written by this run; --delete-stale deletes them)\n", r.StrayItems)
+		}
+		for _, k := range r.StrayKeys {
+			fmt.Fprintf(w, "  stray: %s\n", k)
+		}
+		if int(r.StrayItems) > len(r.StrayKeys) {
+			fmt.Fprintf(w, "  ... and %d more stray items\n", int(r.StrayItems)-len(r.StrayKeys))
+		}
+	}
+	migrateKeyCheck(w, r)
+	if r.SnapshotWarning != "" {
+		fmt.Fprintf(w, "  warning: %s\n", r.SnapshotWarning)
+	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warning)
+	}
+	return nil
+}
+
+// tableArg is " --table T" when the run was given --table T, for the
+// resume hints; "" otherwise.
+func tableArg(r *migrate.Report) string {
+	if r.TableFlag == "" {
+		return ""
+	}
+	return " --table " + r.TableFlag
+}
+
+// migrateS3Heading is the report's first line for a migration into S3
+// (without its newline).
+func migrateS3Heading(w io.Writer, r *migrate.Report) {
+	s := r.S3
+	switch {
+	case r.OK && s.Import != nil:
+		fmt.Fprintf(w, "migrated %s into S3 %s and imported it into DynamoDB table %s", r.Engine, s.URL, r.Table)
+	case r.OK:
+		fmt.Fprintf(w, "migrated %s into S3 %s (ImportTable objects for table %s)", r.Engine, s.URL, r.Table)
+	case r.Interrupted:
+		fmt.Fprintf(w, "migration of %s into S3 %s INTERRUPTED", r.Engine, s.URL)
+	default:
+		fmt.Fprintf(w, "migration of %s into S3 %s FAILED", r.Engine, s.URL)
+	}
+}
+
+// migrateS3Lines says what the objects hold, where the manifest is, what
+// the import did, and how to go on from a run that stopped.
+func migrateS3Lines(w io.Writer, r *migrate.Report) {
+	s := r.S3
+	fmt.Fprintf(w, "  %d objects (%s compressed), %d bytes stored, %d bytes of DynamoDB JSON\n", s.Objects, s.Compression, s.Bytes, s.Uncompressed)
+	if s.ObjectsKept > 0 {
+		fmt.Fprintf(w, "  %d objects of the interrupted runs kept as they were; %d items rendered again were found in them, not written again\n", s.ObjectsKept, s.ItemsFound)
+	}
+	if s.Manifest != "" {
+		fmt.Fprintf(w, "  manifest: %s (objects, items, sizes, SHA-256, the table definition)\n", s.Manifest)
+	}
+	if i := s.Import; i != nil {
+		fmt.Fprintf(w, "  ImportTable %s: %s, %d items processed, %d imported, %d errors, %d bytes processed\n", i.ARN, i.Status, i.ProcessedItems, i.ImportedItems, i.Errors, i.ProcessedBytes)
+		if i.Failure != "" {
+			fmt.Fprintf(w, "  import failure: %s\n", i.Failure)
+		}
+		if i.LogGroup != "" && (i.Errors > 0 || i.Status != "COMPLETED") {
+			fmt.Fprintf(w, "  the failed items are in CloudWatch Logs group %s\n", i.LogGroup)
+		}
+		if i.TTL != "" {
+			fmt.Fprintf(w, "  TTL enabled on %s\n", i.TTL)
+		}
+	}
+	switch {
+	case r.Partial && r.Checkpoint != "":
+		fmt.Fprintf(w, "  the objects are partial: %d items are uploaded; the checkpoint %s records how far: migrate --resume --checkpoint %s --to %s continues (objects already uploaded are kept, not written again)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, s.URL)
+	case r.Partial:
+		fmt.Fprintf(w, "  the objects are partial: %d items were uploaded; remove the objects under %s and migrate again\n", r.ItemsWritten, s.URL)
+	}
+}
+
+// migrateKeyCheck prints the key collision check's lines of the report: the
+// verdict, then its reasons one a line (the first few; the JSON report and
+// remodel validate list them all).
+func migrateKeyCheck(w io.Writer, r *migrate.Report) {
+	if r.KeyProof == nil && !r.KeysDistinct && !r.KeyCheckForced {
+		return // the run stopped before
+	}
+	switch {
+	case r.KeyCheckForced:
+		fmt.Fprintln(w, "  key collision check: on (--key-check always):")
+	case r.KeysOnData:
+		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary on the data of this snapshot:")
+	case r.KeysDistinct:
+		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary:")
+	default:
+		fmt.Fprintln(w, "  key collision check: on (the keys are not proven distinct):")
+	}
+	const shown = 3
+	for i, reason := range r.KeyProof {
+		if i == shown {
+			fmt.Fprintf(w, "    … and %d more (remodel validate --source lists them)\n", len(r.KeyProof)-shown)
+			break
+		}
+		fmt.Fprintf(w, "    %s\n", reason)
+	}
+	if k := r.KeyCheck; k != nil {
+		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
+			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
+	}
+}

@@ -1,0 +1,289 @@
+package initmap
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+)
+
+// verdict is what init made of one statement of the statistics.
+type verdict struct {
+	st      Statement
+	pattern string // the access pattern that answers it, or ""
+	index   string // the index of a pattern derived from it
+	derived bool   // the pattern was derived from this statement
+	why     string // why no pattern answers it
+}
+
+// derivedFrom is set on a lookup that a statement of the statistics asked
+// for.
+type derivedFrom struct {
+	st Statement
+	q  parsed // its column names as the table spells them
+}
+
+// numIndex is a global index of its own for one entity, whose sort key
+// is a number (type N) that a column renders: the range or the order of a
+// statement on a numeric column, which a string sort key would not keep.
+type numIndex struct {
+	name   string // NUMn; its attributes are NUMnPK and NUMnSK
+	e      *entity
+	pk     string // the partition key template (the equality columns)
+	col    string // the sort column
+	target string // for the comment
+}
+
+// numericKinds are the kinds a number sort key holds as they sort in SQL.
+var numericKinds = []introspect.Kind{introspect.KindInt, introspect.KindDecimal, introspect.KindFloat}
+
+// globalIndexes is how many global indexes the design has now.
+func (d *design) globalIndexes() int {
+	n := len(d.numeric)
+	if d.inverted {
+		n++
+	}
+	return n + d.maxSlots()
+}
+
+// maxSlots is how many overloaded indexes the design has now.
+func (d *design) maxSlots() int {
+	slots := 0
+	for _, e := range d.entities {
+		slots = max(slots, len(e.slots))
+	}
+	return slots
+}
+
+// sortable are the kinds whose template text sorts as SQL sorts them
+// (fixed-width dates, times and timestamps), so that a string index sort
+// key keeps a range and an order.
+var sortable = []introspect.Kind{introspect.KindDate, introspect.KindTime, introspect.KindTimestamp, introspect.KindTimestampTZ}
+
+// entityNamed finds the mapped entity of a statement's table: by name (and
+// schema, when the statement names one), exactly, else ignoring case.
+func (d *design) entityNamed(schema, table string) *entity {
+	for _, fold := range []bool{false, true} {
+		var found []*entity
+		for _, e := range d.entities {
+			same := e.t.Name == table || fold && strings.EqualFold(e.t.Name, table)
+			if same && (schema == "" || defaultSchema(d.s) == "" || e.t.Schema == schema) { // no default schema: the qualifier names the database
+				found = append(found, e)
+			}
+		}
+		if len(found) == 1 {
+			return found[0]
+		}
+		for _, e := range found {
+			if e.t.Schema == defaultSchema(d.s) {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// columnNamed is the table's spelling of a statement's column name.
+func columnNamed(t *introspect.Table, name string) (string, bool) {
+	if c := t.Column(name); c != nil {
+		return c.Name, true
+	}
+	var found []string
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			found = append(found, c.Name)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return "", false
+}
+
+// derive goes through the statements of the statistics, the most often run
+// first: each is answered by an access pattern already written (pats), or
+// one is derived from it (written to pats too), with the index it needs (the
+// next overloaded slot of its entity, or an index NUMn of its own for a
+// number sort key), or it is left with the reason.
+func (d *design) derive(st *Statistics, pats *writer) []verdict {
+	stmts := slices.Clone(st.Statements)
+	slices.SortStableFunc(stmts, func(a, b Statement) int {
+		return cmp.Or(cmp.Compare(b.Calls, a.Calls), strings.Compare(a.SQL, b.SQL))
+	})
+	var out []verdict
+	for _, s := range stmts {
+		v := verdict{st: s}
+		v.pattern, v.index, v.derived, v.why = d.deriveOne(s, pats)
+		out = append(out, v)
+	}
+	for _, e := range d.entities {
+		d.slots = max(d.slots, len(e.slots))
+	}
+	return out
+}
+
+func (d *design) deriveOne(s Statement, pats *writer) (name, index string, derived bool, why string) {
+	q, why := parseStatement(s.SQL)
+	if why != "" {
+		return "", "", false, why
+	}
+	e := d.entityNamed(q.schema, q.table)
+	if e == nil {
+		return "", "", false, fmt.Sprintf("its table %s is not mapped", q.table)
+	}
+	q.schema, q.table = "", e.t.Name
+	for _, col := range []*string{&q.rangeCol, &q.orderCol} {
+		if *col == "" {
+			continue
+		}
+		c, ok := columnNamed(e.t, *col)
+		if !ok {
+			return "", "", false, fmt.Sprintf("%s has no column %s", e.t.Name, *col)
+		}
+		*col = c
+	}
+	for i, col := range q.eq {
+		c, ok := columnNamed(e.t, col)
+		if !ok {
+			return "", "", false, fmt.Sprintf("%s has no column %s", e.t.Name, col)
+		}
+		q.eq[i] = c
+	}
+	// The columns in the table's order: statements that name them in
+	// another order share one index.
+	slices.SortStableFunc(q.eq, func(a, b string) int {
+		return cmp.Compare(slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == a }),
+			slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == b }))
+	})
+	for _, w := range pats.written {
+		if w.answers(q) {
+			return w.name, "", false, ""
+		}
+	}
+	// Equalities on the whole key pick one row: the pattern by its key
+	// answers, the other conditions only filter that row.
+	if keyed := slices.IndexFunc(pats.written, func(w written) bool {
+		return w.q.table == q.table && sameSet(w.q.eq, e.key) && w.q.rangeCol == "" && w.q.orderCol == ""
+	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
+		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", "", false, ""
+	}
+	if why := templatableAll(e.t, q.eq); why != "" {
+		return "", "", false, "an index partition key cannot hold it: " + why
+	}
+	sortCol := q.sortCol()
+	if sortCol != "" {
+		if why := templatable(e.t, sortCol); why != "" {
+			return "", "", false, "an index sort key cannot hold it: " + why
+		}
+		c := e.t.Column(sortCol)
+		if !slices.Contains(sortable, c.Kind) && !slices.Contains(numericKinds, c.Kind) {
+			return "", "", false, fmt.Sprintf("a range or an order on %s, which is %s: an index sort key of its text would not sort as SQL does "+
+				"(a number, a date, a time or a timestamp would)", sortCol, c.Type)
+		}
+	}
+	var words []string
+	for _, c := range q.eq {
+		words = append(words, prefixOf(c))
+	}
+	pk := keyTemplate(e.prefix+"."+strings.Join(words, "."), e.t, q.eq)
+	target := fmt.Sprintf("from statement statistics (%s): the %s rows by %s", calls(s.Calls), e.name, strings.Join(q.eq, ", "))
+	if sortCol != "" {
+		target += ", sorted by " + sortCol
+	}
+	var ix string
+	if sortCol != "" && slices.Contains(numericKinds, e.t.Column(sortCol).Kind) {
+		// A number sorts as a number only in an N sort key: an index of
+		// its own, not an overloaded slot (whose sort key is a string).
+		i := slices.IndexFunc(d.numeric, func(n *numIndex) bool { return n.e == e && n.pk == pk && n.col == sortCol })
+		if i < 0 {
+			if d.globalIndexes() >= MaxGlobalIndexes {
+				return "", "", false, fmt.Sprintf("it needs an index of its own, and no index is left (DynamoDB allows %d)", MaxGlobalIndexes)
+			}
+			d.numeric = append(d.numeric, &numIndex{name: fmt.Sprintf("NUM%d", len(d.numeric)+1), e: e, pk: pk, col: sortCol, target: target})
+			i = len(d.numeric) - 1
+		}
+		ix = d.numeric[i].name
+	} else {
+		sk := e.ownSK()
+		if sortCol != "" {
+			sk = placeholder(e.t, sortCol)
+		}
+		slot := slices.IndexFunc(e.slots, func(l *lookup) bool { return l.from != nil && l.pk == pk && l.sk == sk })
+		if slot < 0 {
+			// A slot past every entity's last one is one more index.
+			if len(e.slots) >= d.maxSlots() && d.globalIndexes() >= MaxGlobalIndexes {
+				return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
+			}
+			e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{st: s, q: q}})
+			slot = len(e.slots) - 1
+		}
+		ix = fmt.Sprintf("GSI%d", slot+2)
+	}
+	base := "find" + camel(e.name) + "By" + camel(strings.Join(q.eq, "_"))
+	switch {
+	case q.orderCol != "" && q.desc:
+		base += "OrderBy" + camel(q.orderCol) + "Desc"
+	case q.orderCol != "":
+		base += "OrderBy" + camel(q.orderCol)
+	case q.rangeCol != "":
+		base += "And" + camel(q.rangeCol) + "Range"
+	}
+	sql := pats.selectWhere(e, q.eq, q.eq)
+	eng := d.s.Engine
+	var cond string
+	if q.rangeCol != "" {
+		op := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[q.rangeOp]
+		sql += fmt.Sprintf(" AND %s %s {%s}", ident(eng, q.rangeCol), op, q.rangeCol)
+		ph := placeholder(e.t, q.rangeCol)
+		if slices.Contains(numericKinds, e.t.Column(q.rangeCol).Kind) {
+			ph = "{" + q.rangeCol + "}" // a NUMn sort key: the number itself, not padded text
+		}
+		cond = fmt.Sprintf("{%s: %s}", q.rangeOp, yq(ph))
+	} else {
+		cond = beginsWith(e.prefix)
+		if sortCol != "" {
+			cond = ""
+		}
+	}
+	if sortCol != "" && e.t.Column(sortCol).Nullable {
+		// The index leaves out an item without its sort key: so does the SQL.
+		sql += fmt.Sprintf(" AND %s IS NOT NULL", ident(eng, sortCol))
+	}
+	order := ""
+	if q.orderCol != "" {
+		order = "asc"
+		sql += " ORDER BY " + ident(eng, q.orderCol)
+		if q.desc {
+			order = "desc"
+			sql += " DESC"
+		}
+	}
+	comment := fmt.Sprintf("from statement statistics: %s: %s", calls(s.Calls), oneLine(s.SQL))
+	if q.limit {
+		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
+	}
+	pats.pattern(pattern{name: base, index: ix, entity: e.name, pk: pk, sk: cond, order: order, sql: sql, comment: comment, shape: &q})
+	return pats.lastName, ix, true, ""
+}
+
+// oneLine is a statement on one line, cut at 300 characters.
+func oneLine(sql string) string {
+	s := strings.Join(strings.Fields(sql), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
+	}
+	return s
+}
+
+// yq is q (a YAML string), for where a variable q hides it.
+func yq(s string) string { return q(s) }
+
+// calls is "N calls", or "1 call".
+func calls(n int64) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}

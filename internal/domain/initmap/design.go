@@ -1,0 +1,782 @@
+package initmap
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
+)
+
+// MaxGlobalIndexes is how many global secondary indexes a DynamoDB table
+// may have (the default quota).
+const MaxGlobalIndexes = 20
+
+// entity is one table of the ERD as init maps it.
+type entity struct {
+	name   string
+	t      *introspect.Table
+	from   string   // the mapping's from:
+	key    []string // the columns that identify a row
+	keyUK  string   // the unique key used as key: when the table has no primary key
+	prefix string   // NAME in NAME#{key}
+	// place is set for a leaf placed in a parent's item collection.
+	place *placement
+	// slots are the paths through the overloaded indexes: slots[i] is
+	// index GSI(i+2).
+	slots   []*lookup
+	notes   []string // comment lines on the entity
+	renames [][2]string
+	// referenced: another mapped table has a foreign key to this one.
+	referenced bool
+	// at is the time column a placed child's items are sorted by in its
+	// parent's collection (SK = NAME#{at|iso}#{key}), "" for none; atWhy
+	// says why that one.
+	at, atWhy string
+	// inCollection are the unique keys of a placed child that a Query of
+	// its parent's collection answers (no index for them).
+	inCollection []*introspect.UniqueKey
+	ukPatterns   map[string]string // the pattern of each, by the unique key's name
+}
+
+// placement puts an entity's items in a parent's item collection.
+type placement struct {
+	parent *entity
+	fk     introspect.ForeignKey
+	fkCols []string // the child's columns, in the order of the parent's key
+	// other and otherCols are set for a join table: the other parent,
+	// whose key (otherCols, the child's columns) makes the sort key.
+	other     *entity
+	otherFK   introspect.ForeignKey
+	otherCols []string
+}
+
+// lookup is a path through one overloaded index: the children of a parent
+// (a foreign key), or a row by a unique key.
+type lookup struct {
+	fk     *introspect.ForeignKey // nil for a unique key
+	uk     *introspect.UniqueKey
+	cols   []string     // the entity's columns, in template order
+	pk     string       // the index partition key template
+	sk     string       // the index sort key template; "": the entity's own (NAME#{key})
+	target string       // what the partition holds, for the comment
+	from   *derivedFrom // set on a path a statement of the statistics asked for
+	// figures are the statistics behind a foreign key's index ("" when
+	// they are unknown), for the comment.
+	figures string
+}
+
+// design is the whole mapping before it is written.
+type design struct {
+	s        *introspect.Schema
+	entities []*entity
+	skipped  []string    // comment lines: tables left out and why
+	slots    int         // overloaded indexes used (GSI2 ...)
+	inverted bool        // GSI1 is used: some entity is placed in a parent's collection
+	dropped  []string    // paths left out for want of indexes
+	numeric  []*numIndex // indexes of their own with a number sort key (NUM1, ...), derived from statements
+	byTable  map[*introspect.Table]*entity
+	prefixes map[*introspect.Table]string
+}
+
+var safeColumn = regexp.MustCompile(`^[^{}|:\s]+$`)
+
+// templatable reports why column c cannot appear in a key template, or "".
+func templatable(t *introspect.Table, name string) string {
+	c := t.Column(name)
+	if c == nil {
+		return fmt.Sprintf("column %s is not in the table", name)
+	}
+	if !safeColumn.MatchString(name) {
+		return fmt.Sprintf("column %q has a name a template cannot name (it holds a space, {, }, | or :)", name)
+	}
+	switch c.Kind {
+	case introspect.KindJSON, introspect.KindArray, introspect.KindSet:
+		return fmt.Sprintf("column %s is %s, which a key template cannot hold", name, c.Type)
+	}
+	return ""
+}
+
+func templatableAll(t *introspect.Table, cols []string) string {
+	for _, c := range cols {
+		if why := templatable(t, c); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// placeholder is {col}, with |hex for bytes and |pad:N for an integer (N
+// the most digits its type holds), so that a key's text sorts as its
+// numbers do: RENTAL#0000000002 before RENTAL#0000010437.
+func placeholder(t *introspect.Table, col string) string {
+	return placeholderAs(t, col, t.Column(col))
+}
+
+// placeholderAs is {col} rendered as column as renders: a foreign key's
+// column is padded as the key it references is, so that both render one
+// key.
+func placeholderAs(t *introspect.Table, col string, as *introspect.Column) string {
+	switch c := t.Column(col); {
+	case c != nil && c.Kind == introspect.KindBytes:
+		return "{" + col + "|hex}"
+	case c != nil && c.Kind == introspect.KindInt && as != nil && as.Kind == introspect.KindInt:
+		return fmt.Sprintf("{%s|pad:%d}", col, padWidth(as))
+	}
+	return "{" + col + "}"
+}
+
+var typeArgs = regexp.MustCompile(`\([^)]*\)`)
+
+// padWidth is how many digits the largest value of an integer column has:
+// 5 for smallint (32767), 10 for integer (2147483647), 19 for bigint
+// (9223372036854775807), 20 for an unsigned bigint and a type init does
+// not know (a domain).
+func padWidth(c *introspect.Column) int {
+	ty := strings.Fields(strings.ToLower(typeArgs.ReplaceAllString(c.Type, "")))
+	if len(ty) == 0 {
+		return 20
+	}
+	unsigned := slices.Contains(ty, "unsigned")
+	switch ty[0] {
+	case "tinyint":
+		return 3
+	case "smallint", "int2", "smallserial":
+		return 5
+	case "mediumint":
+		return 8
+	case "int", "integer", "int4", "serial":
+		return 10
+	case "bigint", "int8", "bigserial":
+		if unsigned {
+			return 20
+		}
+		return 19
+	}
+	return 20
+}
+
+// keyTemplate is PREFIX#{c1}#{c2}; cols name the columns of t.
+func keyTemplate(prefix string, t *introspect.Table, cols []string) string {
+	return keyTemplateAs(prefix, t, cols, t, cols)
+}
+
+// keyTemplateAs is PREFIX#{c1}#{c2} with each column cols[i] of t rendered
+// as column as[i] of table at: the key a foreign key references.
+func keyTemplateAs(prefix string, t *introspect.Table, cols []string, at *introspect.Table, as []string) string {
+	var b strings.Builder
+	b.WriteString(strings.ReplaceAll(strings.ReplaceAll(prefix, "{", "{{"), "}", "}}"))
+	for i, c := range cols {
+		b.WriteString("#")
+		b.WriteString(placeholderAs(t, c, at.Column(as[i])))
+	}
+	return b.String()
+}
+
+// prefixOf makes a key prefix of a table name: upper case letters, digits
+// and _ (anything else becomes _).
+func prefixOf(name string) string {
+	r := []rune(strings.ToUpper(name))
+	for i, c := range r {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '_' {
+			r[i] = '_'
+		}
+	}
+	if len(r) == 0 {
+		return "T"
+	}
+	return string(r)
+}
+
+func newDesign(s *introspect.Schema) *design {
+	d := &design{s: s, byTable: map[*introspect.Table]*entity{}, prefixes: map[*introspect.Table]string{}}
+	used := map[string]bool{}
+	for _, t := range s.Tables {
+		p := prefixOf(t.Name)
+		if def := defaultSchema(s); def != "" && t.Schema != def {
+			p = prefixOf(t.Schema + "_" + t.Name)
+		}
+		base := p
+		for i := 2; used[p]; i++ {
+			p = base + "_" + strconv.Itoa(i)
+		}
+		used[p] = true
+		d.prefixes[t] = p
+	}
+	names := map[string]bool{}
+	for _, t := range s.Tables {
+		e, why := d.entityOf(t)
+		if e == nil {
+			d.skipped = append(d.skipped, fmt.Sprintf("%s: %s", t.Label(), why))
+			continue
+		}
+		base := e.name
+		for i := 2; names[e.name]; i++ {
+			e.name = base + "_" + strconv.Itoa(i)
+		}
+		names[e.name] = true
+		d.entities = append(d.entities, e)
+		d.byTable[t] = e
+	}
+	d.relate()
+	return d
+}
+
+// defaultSchema is the schema whose tables are named without it, or ""
+// where a table's schema is the connection's database (MySQL).
+func defaultSchema(s *introspect.Schema) string { return s.Engine.Dialect().DefaultSchema() }
+
+// entityOf is the entity of a table, or nil and why the table is left out.
+func (d *design) entityOf(t *introspect.Table) (*entity, string) {
+	if t.View {
+		return nil, "a view has no primary key, and init does not guess which columns identify its rows: map it by hand with from: and key:"
+	}
+	if strings.Contains(t.Name, ".") {
+		return nil, "its name holds a dot, which from: cannot name (schema.name)"
+	}
+	e := &entity{t: t, name: t.Name, from: t.Name, prefix: d.prefixes[t]}
+	if def := defaultSchema(d.s); def != "" && t.Schema != def {
+		e.name = t.Schema + "_" + t.Name
+		e.from = t.Schema + "." + t.Name
+	}
+	switch {
+	case len(t.PrimaryKey) > 0:
+		e.key = t.PrimaryKey
+	default:
+		var whys []string
+		for _, uk := range t.UniqueKeys {
+			why := ""
+			for _, c := range uk.Columns {
+				if col := t.Column(c); col == nil || col.Nullable {
+					why = fmt.Sprintf("unique key %s has the nullable column %s", uk.Name, c)
+					break
+				}
+			}
+			if why == "" {
+				why = templatableAll(t, uk.Columns)
+			}
+			if why == "" {
+				e.key, e.keyUK = uk.Columns, uk.Name
+				break
+			}
+			whys = append(whys, why)
+		}
+		if e.key == nil {
+			if len(t.UniqueKeys) == 0 {
+				return nil, "it has no primary key and no unique key, so nothing identifies a row (two equal rows would be one item)"
+			}
+			return nil, "it has no primary key and no unique key of NOT NULL columns that a key template can hold (" + strings.Join(whys, "; ") + ")"
+		}
+	}
+	if why := templatableAll(t, e.key); why != "" {
+		return nil, "its key cannot be a key template: " + why
+	}
+	return e, ""
+}
+
+// refersTo returns the columns of fk in the order of the parent's key, when
+// fk references exactly the whole key of the mapped entity p and each pair
+// of columns renders alike (same kind, precision and type for decimals).
+func refersTo(c *entity, fk introspect.ForeignKey, p *entity) ([]string, bool) {
+	if p == nil || len(fk.RefColumns) != len(p.key) {
+		return nil, false
+	}
+	out := make([]string, len(p.key))
+	for i, k := range p.key {
+		j := slices.Index(fk.RefColumns, k)
+		if j < 0 {
+			return nil, false
+		}
+		cc, pc := c.t.Column(fk.Columns[j]), p.t.Column(k)
+		if cc == nil || pc == nil || cc.Kind != pc.Kind || cc.Precision != pc.Precision ||
+			(cc.Kind == introspect.KindDecimal && cc.Type != pc.Type) {
+			return nil, false
+		}
+		out[i] = fk.Columns[j]
+	}
+	return out, true
+}
+
+func notNull(t *introspect.Table, cols []string) bool {
+	for _, c := range cols {
+		if col := t.Column(c); col == nil || col.Nullable {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *design) parentOf(fk introspect.ForeignKey) *introspect.Table {
+	for _, t := range d.s.Tables {
+		if t.Schema == fk.RefSchema && t.Name == fk.RefTable {
+			return t
+		}
+	}
+	return nil
+}
+
+// relate places leaves and join tables in item collections and gives
+// every other foreign key and unique key a slot in the overloaded indexes.
+func (d *design) relate() {
+	for _, r := range erd.Relationships(d.s) {
+		c, p := d.byTable[r.Child], d.byTable[r.Parent]
+		if c != nil && p != nil && c != p {
+			p.referenced = true
+		}
+	}
+	pairs := map[[2]*entity]bool{}
+	for _, e := range d.entities {
+		used := map[string]bool{} // foreign keys placed
+		if !e.referenced {
+			d.place(e, pairs, used)
+		}
+		for _, fk := range e.t.ForeignKeys {
+			if used[fk.Name] {
+				continue
+			}
+			pt := d.parentOf(fk)
+			switch {
+			case pt == nil:
+				e.notes = append(e.notes, fmt.Sprintf("foreign key %s references %s.%s, which is not mapped: no index for it", fk.Name, fk.RefSchema, fk.RefTable))
+				continue
+			case templatableAll(e.t, fk.Columns) != "":
+				e.notes = append(e.notes, fmt.Sprintf("foreign key %s: no index for it: %s", fk.Name, templatableAll(e.t, fk.Columns)))
+				continue
+			}
+			cols, refs, prefix := fk.Columns, fk.RefColumns, d.prefixes[pt]
+			pe := d.byTable[pt]
+			if ordered, ok := refersTo(e, fk, pe); ok {
+				cols, refs = ordered, pe.key
+			} else {
+				var refs []string
+				for _, rc := range fk.RefColumns {
+					refs = append(refs, prefixOf(rc))
+				}
+				prefix += "." + strings.Join(refs, ".")
+			}
+			figures, few := d.cardinality(e, fk)
+			if few {
+				e.notes = append(e.notes, figures)
+				continue
+			}
+			e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplateAs(prefix, e.t, cols, pt, refs),
+				target:  fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name),
+				figures: figures})
+		}
+		for _, uk := range e.t.UniqueKeys {
+			if uk.Name == e.keyUK || slices.Equal(uk.Columns, e.key) {
+				continue
+			}
+			if p := e.place; p != nil && p.other == nil && e.at != "" &&
+				containsAll(uk.Columns, p.fkCols) && slices.Contains(uk.Columns, e.at) {
+				// The collection's partition key and the start of its
+				// sort key are in the unique key: a Query of the
+				// collection with begins_with finds the row.
+				e.inCollection = append(e.inCollection, &uk)
+				if e.ukPatterns == nil {
+					e.ukPatterns = map[string]string{}
+				}
+				continue
+			}
+			if why := templatableAll(e.t, uk.Columns); why != "" {
+				e.notes = append(e.notes, fmt.Sprintf("unique key %s: no index for it: %s", uk.Name, why))
+				continue
+			}
+			var names []string
+			for _, c := range uk.Columns {
+				names = append(names, prefixOf(c))
+			}
+			e.slots = append(e.slots, &lookup{uk: &uk, cols: uk.Columns,
+				pk:     keyTemplate(e.prefix+"."+strings.Join(names, "."), e.t, uk.Columns),
+				target: fmt.Sprintf("the %s row with a value of unique key %s", e.name, uk.Name)})
+		}
+	}
+	limit := MaxGlobalIndexes
+	for _, e := range d.entities {
+		if e.inGSI1() {
+			d.inverted = true
+		}
+	}
+	if d.inverted {
+		limit--
+	}
+	for _, e := range d.entities {
+		if len(e.slots) > limit {
+			for _, l := range e.slots[limit:] {
+				d.dropped = append(d.dropped, fmt.Sprintf("%s: %s", e.name, l.target))
+				e.notes = append(e.notes, fmt.Sprintf("no index left (DynamoDB allows %d) for %s", MaxGlobalIndexes, l.target))
+			}
+			e.slots = e.slots[:limit]
+		}
+		d.slots = max(d.slots, len(e.slots))
+	}
+}
+
+// place puts a leaf in a parent's item collection: as adjacency items when
+// its primary key is exactly two foreign keys to two mapped roots (a join
+// table), else under its first identifying NOT NULL foreign key to a root,
+// else under its first NOT NULL one.
+func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]bool) {
+	type cand struct {
+		fk   introspect.ForeignKey
+		p    *entity
+		cols []string
+	}
+	var cands []cand
+	for _, fk := range e.t.ForeignKeys {
+		p := d.byTable[d.parentOf(fk)]
+		if p == nil || p == e || p.place != nil || !notNull(e.t, fk.Columns) {
+			continue
+		}
+		if cols, ok := refersTo(e, fk, p); ok {
+			cands = append(cands, cand{fk, p, cols})
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	inKey := func(cols []string) bool {
+		for _, c := range cols {
+			if !slices.Contains(e.key, c) {
+				return false
+			}
+		}
+		return true
+	}
+	// A join table: two candidates to different parents whose columns are
+	// the key, the first one holding the key's first column.
+	for i := range cands {
+		for j := range cands {
+			a, b := cands[i], cands[j]
+			if i == j || a.p == b.p || len(a.cols)+len(b.cols) != len(e.key) || !inKey(a.cols) || !inKey(b.cols) ||
+				!slices.Contains(a.cols, e.key[0]) || pairs[[2]*entity{a.p, b.p}] {
+				continue
+			}
+			overlap := false
+			for _, c := range a.cols {
+				overlap = overlap || slices.Contains(b.cols, c)
+			}
+			if overlap {
+				continue
+			}
+			pairs[[2]*entity{a.p, b.p}] = true
+			e.place = &placement{parent: a.p, fk: a.fk, fkCols: a.cols, other: b.p, otherFK: b.fk, otherCols: b.cols}
+			used[a.fk.Name], used[b.fk.Name] = true, true
+			return
+		}
+	}
+	best := cands[0]
+	for _, c := range cands {
+		if inKey(c.cols) {
+			best = c
+			break
+		}
+	}
+	e.place = &placement{parent: best.p, fk: best.fk, fkCols: best.cols}
+	used[best.fk.Name] = true
+	e.at, e.atWhy = timeColumn(e.t)
+}
+
+// changing are words of a column that holds when a row last changed, or
+// will: a key holding it would move its item at each update.
+var changing = regexp.MustCompile(`updat|modif|chang|delet|expir|edit|touch|sync|seen|accessed`)
+
+// timeColumn chooses the column a child's items are sorted by: a NOT NULL
+// date or timestamp (a NULL in a key template rejects the row), not one
+// that changes with the row (last_update), preferring one named as the
+// row's own time (created_at, rental_date in rental), then one named like
+// a time (…_at, …_date, …_time, …_on), then the first. It returns the
+// column and the reason, or "".
+func timeColumn(t *introspect.Table) (string, string) {
+	table := strings.TrimSuffix(strings.ToLower(strings.ReplaceAll(t.Name, "_", "")), "s")
+	best, rank := "", 3
+	var others []string
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
+		default:
+			continue
+		}
+		n := strings.ToLower(strings.ReplaceAll(c.Name, "_", ""))
+		switch {
+		case c.Nullable:
+			others = append(others, c.Name+" is nullable")
+			continue
+		case changing.MatchString(n):
+			others = append(others, c.Name+" changes with the row")
+			continue
+		case templatable(t, c.Name) != "":
+			continue
+		}
+		r := 2
+		switch {
+		case strings.Contains(n, "creat") || n == table+"date" || n == table+"at" || n == table+"time" || n == table+"ts":
+			r = 0
+		case strings.HasSuffix(n, "date") || strings.HasSuffix(n, "at") || strings.HasSuffix(n, "time") || strings.HasSuffix(n, "on"):
+			r = 1
+		}
+		if r < rank {
+			if best != "" {
+				others = append(others, best+" is named less like it")
+			}
+			best, rank = c.Name, r
+		} else {
+			others = append(others, c.Name+" is named less like it")
+		}
+	}
+	if best == "" {
+		return "", ""
+	}
+	why := map[int]string{0: "named as the row's own time", 1: "named like a time", 2: "its first NOT NULL date or timestamp"}[rank]
+	why = fmt.Sprintf("%s is NOT NULL and %s", best, why)
+	if len(others) > 0 {
+		why += fmt.Sprintf(" (%s)", strings.Join(others, ", "))
+	}
+	return best, why
+}
+
+// atPlaceholder is the sort key part of a time column: {c|date} for a date,
+// {c|iso} for a timestamp (UTC, fixed width, so text order is time order).
+func atPlaceholder(t *introspect.Table, col string) string {
+	if t.Column(col).Kind == introspect.KindDate {
+		return "{" + col + "|date}"
+	}
+	return "{" + col + "|iso}"
+}
+
+// timeKey is NAME#{at|iso}#{key}: the key after the time, each column
+// once.
+func (e *entity) timeKey() string {
+	rest := slices.DeleteFunc(slices.Clone(e.key), func(c string) bool { return c == e.at })
+	return keyTemplate(e.prefix, e.t, nil) + "#" + atPlaceholder(e.t, e.at) + keyTemplate("", e.t, rest)
+}
+
+// attributes (called once the indexes are known) renames the columns whose names are taken by the table's key
+// attributes or the entity attribute.
+func (d *design) attributes() {
+	taken := map[string]bool{"PK": true, "SK": true, "_type": true}
+	if d.inverted {
+		taken["GSI1PK"], taken["GSI1SK"] = true, true
+	}
+	for i := 2; i <= d.slots+1; i++ {
+		taken[fmt.Sprintf("GSI%dPK", i)] = true
+		taken[fmt.Sprintf("GSI%dSK", i)] = true
+	}
+	for _, n := range d.numeric {
+		taken[n.name+"PK"], taken[n.name+"SK"] = true, true
+	}
+	for _, e := range d.entities {
+		for _, c := range e.t.Columns {
+			if !taken[c.Name] {
+				continue
+			}
+			n := c.Name + "_"
+			for taken[n] || e.t.Column(n) != nil {
+				n += "_"
+			}
+			e.renames = append(e.renames, [2]string{c.Name, n})
+		}
+	}
+}
+
+// pk and sk are the entity's table key templates.
+func (e *entity) pk() string {
+	if e.place != nil {
+		return keyTemplateAs(e.place.parent.prefix, e.t, e.place.fkCols, e.place.parent.t, e.place.parent.key)
+	}
+	return keyTemplate(e.prefix, e.t, e.key)
+}
+
+func (e *entity) sk() string {
+	if e.place != nil && e.place.other != nil {
+		return keyTemplateAs(e.place.other.prefix, e.t, e.place.otherCols, e.place.other.t, e.place.other.key)
+	}
+	return e.ownSK()
+}
+
+// ownSK is NAME#{key}, or NAME#{at|iso}#{key} for a child sorted by its
+// time: the sort key of its items in an overloaded index.
+func (e *entity) ownSK() string {
+	if e.at != "" {
+		return e.timeKey()
+	}
+	return keyTemplate(e.prefix, e.t, e.key)
+}
+
+// gsi1 are the templates of GSI1PK and GSI1SK of an entity placed in a
+// parent's collection: a join table's other side (the B of an A#, B#
+// item) and the A it belongs to; a placed child's own key, NAME#{key}
+// (without the time its sort key begins with, so that it is read by its
+// key alone), and its parent.
+func (e *entity) gsi1() (pk, sk string) {
+	if e.place.other != nil {
+		return e.sk(), e.pk()
+	}
+	return keyTemplate(e.prefix, e.t, e.key), e.pk()
+}
+
+var lengthRE = regexp.MustCompile(`\((\d+)\)`)
+
+// maxBytes is the most bytes column c renders to in a template, or -1 when
+// it has no bound.
+func maxBytes(c *introspect.Column) int {
+	n := -1
+	if m := lengthRE.FindStringSubmatch(c.Type); m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	switch c.Kind {
+	case introspect.KindInt:
+		return 20
+	case introspect.KindFloat:
+		return 24
+	case introspect.KindBool:
+		return 5
+	case introspect.KindDate:
+		return 10
+	case introspect.KindTime, introspect.KindTimestamp, introspect.KindTimestampTZ:
+		return 32
+	case introspect.KindDecimal:
+		if n > 0 {
+			return n + 2
+		}
+		return -1
+	case introspect.KindBytes:
+		if n > 0 {
+			return 2 * n
+		}
+		return -1
+	case introspect.KindString:
+		if strings.HasPrefix(c.Type, "uuid") {
+			return 36
+		}
+		if len(c.Values) > 0 {
+			l := 0
+			for _, v := range c.Values {
+				l = max(l, len(v))
+			}
+			return l
+		}
+		if n > 0 && !strings.Contains(c.Type, "text") {
+			return 4 * n
+		}
+	}
+	return -1
+}
+
+// keyLimitNote says when the columns of a key template may make it longer
+// than limit bytes, or "".
+func keyLimitNote(t *introspect.Table, prefix string, cols []string, limit int, what string) string {
+	total := len(prefix)
+	var unbounded []string
+	for _, name := range cols {
+		total++
+		n := maxBytes(t.Column(name))
+		if n < 0 {
+			unbounded = append(unbounded, name)
+			continue
+		}
+		total += n
+	}
+	switch {
+	case len(unbounded) > 0:
+		return fmt.Sprintf("%s: %s has no length limit: a row whose key renders over %d bytes (DynamoDB's limit) is rejected", what, strings.Join(unbounded, ", "), limit)
+	case total > limit:
+		return fmt.Sprintf("%s: may render up to %d bytes, over DynamoDB's %d: such rows are rejected", what, total, limit)
+	}
+	return ""
+}
+
+func containsAll(set, cols []string) bool {
+	for _, c := range cols {
+		if !slices.Contains(set, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// The statistics that keep a foreign key out of the indexes: at most
+// FewValues distinct values, with at least RowsPerValue rows each on
+// average. Such an index has a handful of partitions that every write of
+// the table lands on, and a Query of one reads a large share of the table.
+const (
+	FewValues    = 10
+	RowsPerValue = 100
+)
+
+// statsSource names where the distinct counts of the engine come from.
+func statsSource(eng introspect.Engine) string { return eng.Dialect().DistinctStatistics() }
+
+// cardinality gives the figures of a foreign key of one column from the
+// source's statistics: the distinct values of the column and the rows of
+// the table, and whether they are so few values for so many rows that the
+// foreign key gets no index (then the text is the comment saying why, with
+// what serves the path instead). Without statistics (several columns, a
+// table never analysed) it is "", false: the foreign key gets its index.
+func (d *design) cardinality(e *entity, fk introspect.ForeignKey) (string, bool) {
+	if len(fk.Columns) != 1 {
+		return "", false
+	}
+	col := fk.Columns[0]
+	c := e.t.Column(col)
+	rows, _, known := e.t.Rows()
+	if c == nil || c.Distinct == nil || !known {
+		return "", false
+	}
+	n := *c.Distinct
+	figures := fmt.Sprintf("%s has about %d distinct values in about %d rows (%s)", col, n, rows, statsSource(d.s.Engine))
+	if n == 0 && rows > 0 {
+		return fmt.Sprintf("%s is NULL in every one of about %d rows (%s): the index holds none of them until one has a value", col, rows, statsSource(d.s.Engine)), false
+	}
+	if n == 0 || n > FewValues || rows < RowsPerValue*n {
+		if n > 0 {
+			if per := max(1, (rows+n/2)/n); per == 1 {
+				figures += ": about 1 item an index partition"
+			} else {
+				figures += fmt.Sprintf(": about %d items an index partition", per)
+			}
+		}
+		return figures, false
+	}
+	serves := fmt.Sprintf("a Scan with a filter on %s serves it", col)
+	if p := e.place; p != nil {
+		serves = fmt.Sprintf("a Query of the item collection of one %s with a filter on %s serves it there (a Scan with a filter, across the table)",
+			p.parent.name, col)
+	}
+	return fmt.Sprintf("foreign key %s: no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
+		"(a hot partition when the table is written fast) and a Query of one would read about 1/%d of the table; %s",
+		fk.Name, figures, (rows+n/2)/n, e.name, n, n, serves), true
+}
+
+// atPrefix is the beginning of the sort key of a time-sorted child's items
+// of one time: NAME#{at|iso}#.
+func (e *entity) atPrefix() string {
+	return keyTemplate(e.prefix, e.t, nil) + "#" + atPlaceholder(e.t, e.at) + "#"
+}
+
+// inGSI1 says whether the entity's items are in GSI1: a join table's (for
+// the other side), and a placed child's unless the table's key already
+// holds its whole key (its key columns are the parent's foreign key and
+// the time its sort key begins with: a GetItem reads it).
+func (e *entity) inGSI1() bool {
+	p := e.place
+	if p == nil {
+		return false
+	}
+	return p.other != nil || !e.keyInTable()
+}
+
+// keyInTable says whether a placed child's key columns are all in its
+// table key: the foreign key to its parent and its time.
+func (e *entity) keyInTable() bool {
+	for _, k := range e.key {
+		if !slices.Contains(e.place.fkCols, k) && k != e.at {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,168 @@
+package migrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+)
+
+// --import: DynamoDB creates the table from the objects (ImportTable), with
+// the definition the mapping gives (keys, attribute types, global indexes
+// with multi-attribute keys, billing), reading the DynamoDB JSON lines of
+// every object under the prefix; remodel waits for it (DescribeImport),
+// and then enables TTL (UpdateTimeToLive), which ImportTable cannot set.
+// ImportTable cannot run against DynamoDB Local: the tests check the
+// request against a stand-in of the API.
+
+// DefaultImportTimeout bounds the wait for an import.
+const DefaultImportTimeout = 24 * time.Hour
+
+// importPoll is how often the import's progress is asked for.
+var importPoll = 15 * time.Second
+
+// ImportReport is what ImportTable did: its ARN and final status, the
+// counts DescribeImport gives, and, when items failed, the CloudWatch Logs
+// group that names them.
+type ImportReport struct {
+	ARN            string `json:"arn"`
+	Status         string `json:"status"`
+	ProcessedItems int64  `json:"processed_items"`
+	ImportedItems  int64  `json:"imported_items"`
+	Errors         int64  `json:"errors"`
+	ProcessedBytes int64  `json:"processed_bytes"`
+	LogGroup       string `json:"cloudwatch_log_group,omitempty"`
+	Failure        string `json:"failure,omitempty"`
+	TTL            string `json:"ttl_enabled_on,omitempty"`
+}
+
+// checkNoTable refuses --import into a table that exists: ImportTable
+// creates its table.
+func checkNoTable(ctx context.Context, o Options) error {
+	_, err := describeTableID(ctx, o.DB, o.Table, dynamo.AttemptTimeout(o.RequestTimeout))
+	switch {
+	case errors.Is(err, errNoTable):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("migrate: --import: table %s already exists: ImportTable only creates a new table (delete it, or give another --table)", o.Table)
+}
+
+// importRequest is the ImportTable request for the job's objects.
+func importRequest(o Options, def *tableCreation, manifest []byte) *dynamodb.ImportTableInput {
+	sum := sha256.Sum256(manifest) // the same objects and table, the same import: a call repeated within 8 hours is the same import
+	return &dynamodb.ImportTableInput{
+		ClientToken:             aws.String(hex.EncodeToString(sum[:16])),
+		S3BucketSource:          &types.S3BucketSource{S3Bucket: aws.String(o.To.Bucket), S3KeyPrefix: aws.String(o.To.Prefix)},
+		InputFormat:             types.InputFormatDynamodbJson,
+		InputCompressionType:    types.InputCompressionType(o.Compression.ImportType()),
+		TableCreationParameters: &def.TableCreationParameters,
+	}
+}
+
+// importTable runs the import and waits for it, then enables TTL.
+func importTable(ctx context.Context, o Options, rep *Report) error {
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	in := importRequest(o, rep.S3.params, rep.S3.manifest)
+	// One attempt: a retried ImportTable is the same import (ClientToken),
+	// but an answer lost is told apart from a refusal only by asking.
+	out, err := o.DB.ImportTable(ctx, in, call)
+	if err != nil {
+		return fmt.Errorf("migrate: --import: ImportTable: %w", err)
+	}
+	d := out.ImportTableDescription
+	if d == nil || d.ImportArn == nil {
+		return errors.New("migrate: --import: ImportTable did not name the import")
+	}
+	ir := &ImportReport{ARN: *d.ImportArn, Status: string(d.ImportStatus)}
+	rep.S3.Import = ir
+	timeout := o.ImportTimeout
+	if timeout <= 0 {
+		timeout = DefaultImportTimeout
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var processed atomic.Int64
+	var phase *progress.Phase
+	if o.Progress != nil {
+		phase = o.Progress.Phase("import", "items", []progress.Task{{Name: "ImportTable", Total: rep.S3.items, Exact: true, Count: processed.Load}})
+	}
+	for {
+		ir.describe(d)
+		processed.Store(ir.ProcessedItems)
+		switch d.ImportStatus {
+		case types.ImportStatusCompleted, types.ImportStatusFailed, types.ImportStatusCancelled:
+		default:
+			select {
+			case <-wctx.Done():
+				phase.End(false)
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("migrate: --import: import %s is still %s after %s; it goes on: aws dynamodb describe-import --import-arn %s", ir.ARN, ir.Status, timeout, ir.ARN)
+			case <-time.After(importPoll):
+			}
+			got, err := o.DB.DescribeImport(wctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(ir.ARN)}, call)
+			if err != nil {
+				if ctx.Err() != nil {
+					phase.End(false)
+					return ctx.Err()
+				}
+				return fmt.Errorf("migrate: --import: DescribeImport %s: %w", ir.ARN, err)
+			}
+			if got.ImportTableDescription != nil {
+				d = got.ImportTableDescription
+			}
+			continue
+		}
+		break
+	}
+	phase.End(d.ImportStatus == types.ImportStatusCompleted && ir.Errors == 0)
+	logs := ""
+	if ir.LogGroup != "" {
+		logs = "; the CloudWatch Logs group " + ir.LogGroup + " names them"
+	}
+	switch {
+	case d.ImportStatus != types.ImportStatusCompleted:
+		return fmt.Errorf("migrate: --import: import %s ended %s: %s (%d items processed, %d imported, %d errors%s)", ir.ARN, ir.Status, ir.Failure, ir.ProcessedItems, ir.ImportedItems, ir.Errors, logs)
+	case ir.Errors > 0:
+		return fmt.Errorf("migrate: --import: import %s could not import %d items%s", ir.ARN, ir.Errors, logs)
+	case ir.ImportedItems != rep.S3.items:
+		return fmt.Errorf("migrate: --import: import %s imported %d items, but the objects hold %d", ir.ARN, ir.ImportedItems, rep.S3.items)
+	}
+	if t := o.Plan.Table.TTL; t != "" {
+		_, err := o.DB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(o.Table),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t), Enabled: aws.Bool(true)},
+		}, call)
+		if err != nil {
+			return fmt.Errorf("migrate: --import: enabling TTL on %s.%s: %w", o.Table, t, err)
+		}
+		ir.TTL = t
+	}
+	return nil
+}
+
+// describe takes DescribeImport's counts.
+func (ir *ImportReport) describe(d *types.ImportTableDescription) {
+	ir.Status = string(d.ImportStatus)
+	ir.ProcessedItems = d.ProcessedItemCount
+	ir.ImportedItems = d.ImportedItemCount
+	ir.Errors = d.ErrorCount
+	ir.ProcessedBytes = aws.ToInt64(d.ProcessedSizeBytes)
+	ir.LogGroup = aws.ToString(d.CloudWatchLogGroupArn)
+	if d.FailureCode != nil || d.FailureMessage != nil {
+		ir.Failure = aws.ToString(d.FailureCode) + ": " + aws.ToString(d.FailureMessage)
+	}
+}

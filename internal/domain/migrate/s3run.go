@@ -1,0 +1,461 @@
+package migrate
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/domain/embedread"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+)
+
+// The S3 route (--to s3://bucket/prefix/): the copy writes the items as
+// ImportTable's source objects (s3sink.go) instead of into a table, then
+// a manifest beside the prefix, and with --import has DynamoDB build the
+// table from them (s3import.go). There is no table while it writes: no
+// lock item, no emptiness check, no stray items; the prefix must hold no
+// object when a job starts (ImportTable would read it as data). The key
+// collision check always runs: ImportTable keeps one of two items with one
+// key without a word.
+
+// S3Report is what the S3 route wrote.
+type S3Report struct {
+	URL         string `json:"url"`
+	Compression string `json:"compression"`
+	// Manifest is the manifest's URL, once the job is complete and it is
+	// written.
+	Manifest     string `json:"manifest,omitempty"`
+	Objects      int    `json:"objects"`
+	Bytes        int64  `json:"bytes"`
+	Uncompressed int64  `json:"uncompressed_bytes"`
+	// ObjectsKept are the objects of the interrupted runs of a resumed job
+	// (kept as they are); ItemsFound the items this run rendered again
+	// that they already held (not written again).
+	ObjectsKept int           `json:"objects_kept,omitempty"`
+	ItemsFound  int64         `json:"items_found,omitempty"`
+	Import      *ImportReport `json:"import,omitempty"`
+	// ShardsImported is the n of --import --shards-done n: the objects of
+	// that many shards were imported, and none copied.
+	ShardsImported int            `json:"shards_imported,omitempty"`
+	objects        []s3Object     // the manifest's
+	params         *tableCreation // the manifest's table
+	manifest       []byte         // the objects and the table, for the import's client token
+	items          int64          // in the objects
+}
+
+// objectName is the name of an object remodel writes under the prefix:
+// the run's id and the object's number.
+var objectName = regexp.MustCompile(`^[0-9a-f]{8}-[0-9]{6,}\.json\.(gz|zst)$`)
+
+// newS3Checkpoint is the S3 part of a new job's checkpoint.
+func newS3Checkpoint(o Options) *s3Checkpoint {
+	if o.To == nil {
+		return nil
+	}
+	return &s3Checkpoint{URL: o.To.String(), Compression: string(o.Compression), Objects: []s3Object{}}
+}
+
+// s3State is the S3 part of the checkpoint being saved (tr.mu held).
+func (tr *tracker) s3State() *s3Checkpoint {
+	st := tr.file.S3
+	if st == nil {
+		return nil
+	}
+	out := *st
+	if tr.s3 != nil {
+		out.Objects = append(slices.Clone(st.Objects), tr.s3.covered()...)
+	}
+	return &out
+}
+
+// loadS3 checks that a checkpoint and the run agree on where the items go.
+func (tr *tracker) loadS3(ck *checkpointFile, path string) error {
+	switch {
+	case ck.S3 == nil && tr.file.S3 == nil:
+		return nil
+	case ck.S3 == nil:
+		return fmt.Errorf("migrate: --resume: checkpoint %s is of a migration into DynamoDB table %s, not into S3: resume it without --to", path, ck.Table)
+	case tr.file.S3 == nil:
+		return fmt.Errorf("migrate: --resume: checkpoint %s is of a migration into %s: resume it with --to %s", path, ck.S3.URL, ck.S3.URL)
+	case ck.S3.URL != tr.file.S3.URL:
+		return fmt.Errorf("migrate: --resume: checkpoint %s is of a migration into %s, not %s", path, ck.S3.URL, tr.file.S3.URL)
+	case ck.S3.Compression != tr.file.S3.Compression:
+		return fmt.Errorf("migrate: --resume: checkpoint %s wrote %s objects: resume it with --compression %s", path, ck.S3.Compression, ck.S3.Compression)
+	}
+	st := *ck.S3
+	tr.file.S3 = &st
+	return nil
+}
+
+// refuseS3 refuses what the S3 route cannot do.
+func refuseS3(o Options) error {
+	var bad []string
+	if o.CreateTable {
+		bad = append(bad, "--create-table (ImportTable creates the table: --import)")
+	}
+	if o.AllowNonEmpty {
+		bad = append(bad, "--allow-non-empty (ImportTable only creates a new table)")
+	}
+	if o.DeleteStale {
+		bad = append(bad, "--delete-stale")
+	}
+	if o.Follow {
+		bad = append(bad, "--follow (the changes are written through the API, into a table)")
+	}
+	if o.Import && o.Shard.Sharded() {
+		bad = append(bad, "--import in a shard (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n)")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("migrate: --to writes S3 objects for ImportTable, not into a table: it does not go with %s", strings.Join(bad, ", "))
+	}
+	if o.To != nil && o.To.Dir {
+		if o.Import || o.ShardsDone > 0 {
+			return fmt.Errorf("migrate: --import does not go with a local directory (--to %s): ImportTable reads its objects from S3; write them to S3 (--to s3://bucket/prefix/ --import), or copy the directory to an S3 prefix first", o.To)
+		}
+		// No output of the run goes where the route lists or writes: the
+		// prefix would hold a file remodel did not write (refused on a
+		// resume), or a manifest would replace it.
+		for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
+			if abs, err := filepath.Abs(p.path); err == nil && p.path != "" && s3out.UnderPrefix(*o.To, abs) {
+				return fmt.Errorf("migrate: the %s %s is under %s or one of its manifests: ImportTable's objects go there alone; give another path", p.what, p.path, o.To)
+			}
+		}
+	}
+	for _, ix := range o.Plan.Table.Indexes {
+		if ix.Local {
+			return fmt.Errorf("migrate: --to: index %s is a local secondary index, and ImportTable cannot create local indexes (only global ones): write through the API instead (migrate --create-table, without --to)", ix.Name)
+		}
+	}
+	return nil
+}
+
+func runS3(ctx context.Context, o Options, rep *Report) (err error) {
+	if err := refuseS3(o); err != nil {
+		return err
+	}
+	if o.S3 == nil {
+		return errors.New("migrate: --to needs a store (s3out.S3, or s3out.Dir for a local directory)")
+	}
+	if o.ShardsDone > 0 {
+		rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
+		return importShards(ctx, o, rep)
+	}
+	if o.ObjectSize <= 0 {
+		o.ObjectSize = DefaultObjectSize
+	}
+	if o.ObjectItems <= 0 {
+		o.ObjectItems = DefaultObjectItems
+	}
+	if o.Compression == "" {
+		o.Compression = s3out.Gzip
+	}
+	o.KeyCheckAlways = true // ImportTable keeps one of two items with one key, silently
+	rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
+	for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
+		if err := CheckReplaceable(p.path); err != nil {
+			return fmt.Errorf("migrate: the %s: %w", p.what, err)
+		}
+	}
+	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
+	tr, err := startCheckpoint(ctx, &o, rep, rej)
+	if err != nil {
+		return err
+	}
+	if o.Import { // before anything is written: the table must not exist
+		if err := checkNoTable(ctx, o); err != nil {
+			return err
+		}
+	}
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+
+	c := &counters{perEntity: map[string]*entityCounters{}}
+	for _, e := range o.Plan.Entities {
+		c.perEntity[e.Name] = &entityCounters{}
+	}
+	w := newWriter(o, c, rej)
+	s := newS3Sink(o, w, runName(o, newOwner()[:8]), o.Writers)
+	w.to = s
+	if tr != nil {
+		tr.s3 = s
+	}
+	var kept []s3Object
+	if tr != nil && tr.resumed {
+		kept = tr.file.S3.Objects
+	}
+	if err := prepareS3(ctx, o, s, kept); err != nil {
+		return err
+	}
+	rep.S3.ObjectsKept = s.kept
+	if err := rej.start(o.Resume); err != nil { // empty until a row is rejected; an earlier run's file is replaced
+		return err
+	}
+
+	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout)
+	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
+	if err != nil {
+		return err
+	}
+	var once sync.Once
+	closeSnap := func() { once.Do(func() { snap.Close() }) }
+	defer closeSnap()
+	rep.SnapshotWarning = snap.Warning()
+	if tr != nil {
+		if err := tr.save(); err != nil {
+			return err
+		}
+	}
+	stopSaving := tr.saving(o, stopRun)
+	err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning())
+	if err == nil {
+		phase, perr := copyPhase(ctx, o, snap.Readers(), c)
+		err = perr
+		if err == nil {
+			rep.writing = true
+			err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
+			phase.End(err == nil)
+		}
+	}
+	closeSnap()
+	rep.S3.ItemsFound = s.skipped.Load()
+	rep.S3.objects = s.objects(kept)
+	for _, ob := range rep.S3.objects {
+		rep.S3.Objects++
+		rep.S3.Bytes += ob.Bytes
+		rep.S3.Uncompressed += ob.Uncompressed
+	}
+	if err == nil {
+		rep.writing = false
+		err = writeManifest(ctx, o, rep, c, rej)
+	}
+	if err == nil && o.Import {
+		err = importTable(ctx, o, rep)
+	}
+	if cerr := stopSaving(err == nil); cerr != nil {
+		if err == nil || errors.Is(err, context.Canceled) {
+			err = cerr
+		} else {
+			err = fmt.Errorf("%w; and %w", err, cerr)
+		}
+	}
+	if cerr := rej.close(); err == nil {
+		err = cerr
+	}
+	rep.finish(o.Plan, c, rej)
+	rep.WriteUnits = 0 // ImportTable consumes no write capacity
+	tr.report(rep)
+	if rej.n > 0 && o.RejectsPath != "" {
+		rep.RejectsFile = o.RejectsPath
+	}
+	if rerr := tr.removeFinished(); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// prepareS3 checks the prefix: a new job's holds no object; a resumed
+// job's holds the objects its checkpoint lists (kept as they are) and
+// those of its interrupted runs the checkpoint does not cover, read back
+// (their items are not written again), and nothing else.
+func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error {
+	listed, err := o.S3.List(ctx, o.To.Bucket, o.To.Prefix)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if listed, err = sortListed(o, listed); err != nil { // a shard's: its own objects
+		return err
+	}
+	if !o.Resume {
+		if len(listed) > 0 && o.Shard.Sharded() {
+			return fmt.Errorf("migrate: %s already holds %d objects of shard %s (%s, ...): a second copy of this shard is running, or an earlier run of it stopped; --resume that one with its checkpoint, or delete its objects", o.To, len(listed), o.Shard, listed[0].Key)
+		}
+		if len(listed) > 0 {
+			return fmt.Errorf("migrate: %s already holds %d objects (%s, ...): ImportTable reads every object under the prefix as data; give an empty prefix, or --resume the job that wrote them", o.To, len(listed), listed[0].Key)
+		}
+		return nil
+	}
+	want := map[string]s3Object{}
+	for _, k := range kept {
+		want[k.Key] = k
+	}
+	s.stored = map[[16]byte]s3Line{}
+	for _, l := range listed {
+		if k, ok := want[l.Key]; ok {
+			if l.Size != k.Bytes {
+				return fmt.Errorf("migrate: --resume: %s has %d bytes, not the %d the checkpoint says it was uploaded with: it was changed since; start over", o.To.URL(l.Key), l.Size, k.Bytes)
+			}
+			delete(want, l.Key)
+			continue
+		}
+		name := strings.TrimPrefix(l.Key, o.To.Prefix)
+		if !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
+			return fmt.Errorf("migrate: --resume: %s holds %s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.URL(l.Key))
+		}
+		d, err := readBack(ctx, o, s, l)
+		if err != nil {
+			return err
+		}
+		s.readBack = append(s.readBack, d)
+	}
+	for k := range want {
+		return fmt.Errorf("migrate: --resume: %s, which the checkpoint lists as uploaded, is gone: start over", o.To.URL(k))
+	}
+	s.kept = len(kept) + len(s.readBack)
+	return nil
+}
+
+// readBack downloads an object an interrupted run uploaded that its
+// checkpoint does not cover, and records its items by key.
+func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Done, error) {
+	f, err := os.CreateTemp("", "remodel-readback-*")
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	os.Remove(f.Name())
+	defer f.Close()
+	n, err := o.S3.Download(ctx, o.To.Bucket, l.Key, f)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: --resume: %w", err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
+		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
+	}
+	d := &s3Done{obj: s3Object{Key: l.Key, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil)), ETag: l.ETag}, cover: map[*entityTrack]uint64{}}
+	zr, err := o.Compression.NewReader(io.NewSectionReader(f, 0, n))
+	if err != nil {
+		return nil, fmt.Errorf("migrate: --resume: %s: %w", o.To.URL(l.Key), err)
+	}
+	defer zr.Close()
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	t := &o.Plan.Table
+	for sc.Scan() {
+		line := append(sc.Bytes(), '\n')
+		item, err := s3out.ParseImportLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: --resume: %s, line %d: %w", o.To.URL(l.Key), d.obj.Items+1, err)
+		}
+		if _, ok := item[t.PK.Name]; !ok {
+			return nil, fmt.Errorf("migrate: --resume: %s, line %d: no %s", o.To.URL(l.Key), d.obj.Items+1, t.PK.Name)
+		}
+		key := keyDigest(t, item)
+		if _, dup := s.stored[key]; dup {
+			return nil, fmt.Errorf("migrate: --resume: the objects under %s hold the key %s twice", o.To, t.KeyString(item))
+		}
+		sum := sha256.Sum256(line)
+		s.stored[key] = s3Line{sum: [16]byte(sum[:16]), obj: d}
+		d.obj.Items++
+		d.obj.Uncompressed += int64(len(line))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
+	}
+	d.left = d.obj.Items
+	return d, nil
+}
+
+// s3Manifest is the manifest written beside the prefix once every item is
+// in an object: the objects with their items, sizes and SHA-256, the
+// table ImportTable is to create, and whose job it was.
+type s3Manifest struct {
+	Format        string         `json:"format"`
+	Version       int            `json:"version"`
+	URL           string         `json:"url"`
+	Shard         string         `json:"shard,omitempty"` // "2/3": the manifest of shard 2 of 3 (s3shard.go)
+	Bucket        string         `json:"bucket"`
+	Prefix        string         `json:"prefix"`
+	InputFormat   string         `json:"input_format"`
+	Compression   string         `json:"input_compression_type"`
+	Table         *tableCreation `json:"table"`
+	MappingDigest string         `json:"mapping_digest"`
+	Source        string         `json:"source"`
+	Engine        string         `json:"engine"`
+	Written       time.Time      `json:"written"`
+	Items         int64          `json:"items"`
+	Bytes         int64          `json:"bytes"`
+	Uncompressed  int64          `json:"uncompressed_bytes"`
+	Rejected      int64          `json:"rejected"`
+	Entities      []EntityReport `json:"entities"`
+	Objects       []s3Object     `json:"objects"`
+}
+
+// writeManifest writes the manifest of a complete job.
+func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej *rejects) error {
+	objs := slices.Clone(rep.S3.objects)
+	slices.SortFunc(objs, func(a, b s3Object) int { return strings.Compare(a.Key, b.Key) })
+	m := s3Manifest{
+		Format: "remodel-import-manifest", Version: 1, URL: o.To.String(), Shard: o.Shard.String(), Bucket: o.To.Bucket, Prefix: o.To.Prefix,
+		InputFormat: "DYNAMODB_JSON", Compression: o.Compression.ImportType(), Table: importDefinition(&o.Plan.Table, o.Table),
+		MappingDigest: o.MappingDigest, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
+		Objects: objs,
+	}
+	var tmp Report
+	tmp.finish(o.Plan, c, rej)
+	m.Entities = tmp.Entities
+	for _, ob := range objs {
+		m.Items += ob.Items
+		m.Bytes += ob.Bytes
+		m.Uncompressed += ob.Uncompressed
+	}
+	for _, e := range m.Entities {
+		m.Rejected += e.Rejected
+	}
+	if !o.Resume && m.Items != c.written.Load() {
+		return fmt.Errorf("migrate: the objects hold %d items, but %d were acknowledged", m.Items, c.written.Load())
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("migrate: encoding the manifest: %w", err)
+	}
+	if err := o.S3.Put(ctx, o.To.Bucket, manifestKey(o), append(b, '\n'), "application/json"); err != nil {
+		return fmt.Errorf("migrate: the manifest: %w", err)
+	}
+	rep.S3.Manifest = manifestURL(o)
+	// The import's client token comes from the objects and the table, not
+	// the manifest's time: a resumed --import of the same objects is the
+	// same import.
+	id, err := json.Marshal(struct {
+		Objects []s3Object
+		Table   *tableCreation
+	}{objs, m.Table})
+	if err != nil {
+		return fmt.Errorf("migrate: encoding the manifest: %w", err)
+	}
+	rep.S3.params, rep.S3.manifest, rep.S3.items = m.Table, id, m.Items
+	return nil
+}
+
+// tableCreation is the table ImportTable creates, as its
+// TableCreationParameters, with the TTL attribute it enables afterwards.
+type tableCreation struct {
+	types.TableCreationParameters
+	TTL string `json:"TimeToLiveAttribute,omitempty"`
+}
+
+// importDefinition is the table the mapping describes, for ImportTable:
+// createTableInput's keys, attributes, billing and global indexes (a local
+// index is refused before: refuseS3).
+func importDefinition(t *mapping.Table, name string) *tableCreation {
+	in := createTableInput(t, name)
+	return &tableCreation{TableCreationParameters: types.TableCreationParameters{
+		TableName: in.TableName, AttributeDefinitions: in.AttributeDefinitions, KeySchema: in.KeySchema,
+		BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput, GlobalSecondaryIndexes: in.GlobalSecondaryIndexes,
+	}, TTL: t.TTL}
+}

@@ -1,0 +1,201 @@
+package migrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+)
+
+// TestS3Shards: three shards (--shard i/3 --to) write into one prefix at
+// once: each object's name carries its shard, every item is in exactly one
+// object, each shard's manifest is beside the prefix and lists its own
+// objects; a second run of a shard, a shard of another n, and any object
+// no shard wrote are refused; --import in a shard is refused, and --import
+// --shards-done 3 refuses a stray object or a missing manifest, then
+// imports every shard's objects into a table that passes verify. On both
+// engines.
+func TestS3Shards(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	defer migrate.SetImportPoll(time.Millisecond)()
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			fx := personalization(t, eng)
+			f := newFakeS3(t)
+			dir := t.TempDir()
+			opts := func(i int) migrate.Options {
+				o := fx.s3Options(f, "job/")
+				o.Shard = migrate.Shard{Index: i, Count: 3}
+				o.Ranges, o.ObjectSize, o.Writers = 4, 4<<10, 2
+				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("ck%d.json", i)), "digest-1", "source-1"
+				return o
+			}
+			reps := make([]*migrate.Report, 3) // one after the other: the fixture has one source (TestS3ShardsAtOnce in internal/cli runs them at once)
+			errs := make([]error, 3)
+			for i := range 3 {
+				reps[i], errs[i] = migrate.Run(testContext(t), opts(i+1))
+			}
+			var rows int64
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("shard %d/3: %v", i+1, err)
+				}
+				rows += reps[i].RowsRead
+				if want := fmt.Sprintf("s3://%s/job.shard-%d-of-3.remodel-manifest.json", bucket, i+1); reps[i].S3.Manifest != want {
+					t.Errorf("shard %d/3's manifest is %s, want %s", i+1, reps[i].S3.Manifest, want)
+				}
+			}
+			if rows != fx.total {
+				t.Errorf("the shards read %d rows together, the source has %d", rows, fx.total)
+			}
+			got := readObjects(t, f, "job/", s3out.Gzip) // a key twice fails the test
+			if int64(len(got.items)) != fx.total {
+				t.Errorf("the objects hold %d items, the source has %d rows", len(got.items), fx.total)
+			}
+			loc := s3out.Location{Bucket: bucket, Prefix: "job/"}
+			listed := map[string]bool{}
+			var items int64
+			for i := 1; i <= 3; i++ {
+				b, err := f.store.Get(testContext(t), bucket, loc.ShardManifestKey(fmt.Sprintf("shard-%d-of-3", i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), fmt.Sprintf(`"shard": "%d/3"`, i)) {
+					t.Errorf("shard %d/3's manifest does not name its shard:\n%s", i, b)
+				}
+				m := readManifestBytes(t, b)
+				items += m.Items
+				for _, ob := range m.Objects {
+					if !strings.HasPrefix(ob.Key, fmt.Sprintf("job/shard-%d-of-3-", i)) || listed[ob.Key] {
+						t.Errorf("shard %d/3's manifest lists %s", i, ob.Key)
+					}
+					listed[ob.Key] = true
+				}
+			}
+			if items != fx.total || len(listed) != len(got.objects) {
+				t.Errorf("the manifests list %d objects with %d items; the prefix holds %d objects, the source %d rows", len(listed), items, len(got.objects), fx.total)
+			}
+			if ok, _ := f.s3.Exists(testContext(t), bucket, loc.ManifestKey()); ok {
+				t.Errorf("an unsharded manifest %s was written", loc.ManifestKey())
+			}
+
+			refused := func(what string, o migrate.Options, want string) {
+				t.Helper()
+				_, err := migrate.Run(testContext(t), o)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: %v, want an error with %q", what, err, want)
+				}
+			}
+			refused("shard 2/3 again", opts(2), "objects of shard 2/3")
+			o := opts(1)
+			o.Shard.Count = 4
+			refused("shard 1/4", o, "a job of 3 shards, not 4")
+			o = opts(1)
+			o.Import = true
+			refused("--import in a shard", o, "--import in a shard")
+
+			db := newDB(t, endpoint)
+			table := tableName(t, db)
+			imp := &importer{API: db, t: t, f: f}
+			importOpts := func(n int) migrate.Options {
+				o := fx.s3Options(f, "job/")
+				o.DB, o.Table, o.Import, o.ShardsDone, o.MappingDigest = imp, table, true, n, "digest-1"
+				return o
+			}
+			stray := "job/stray.json.gz"
+			if _, err := f.client.PutObject(testContext(t), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(stray), Body: strings.NewReader("x")}); err != nil {
+				t.Fatal(err)
+			}
+			refused("a shard with a stray object under the prefix", opts(3), "which no shard of a sharded job wrote")
+			refused("--shards-done 3 with a stray object", importOpts(3), "s3://"+bucket+"/"+stray+" is under the prefix but in no shard's manifest")
+			if _, err := f.client.DeleteObject(testContext(t), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(stray)}); err != nil {
+				t.Fatal(err)
+			}
+			refused("--shards-done 4", importOpts(4), "no manifest of shard 1/4")
+			if imp.req != nil {
+				t.Fatal("ImportTable was called on a refused import")
+			}
+			rep, err := migrate.Run(testContext(t), importOpts(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if imp.req == nil || aws.ToString(imp.req.S3BucketSource.S3KeyPrefix) != "job/" || rep.S3.ShardsImported != 3 || rep.S3.Objects != len(got.objects) {
+				t.Fatalf("the import of 3 shards: request %+v, report %+v", imp.req, rep.S3)
+			}
+			if i := rep.S3.Import; i == nil || i.ImportedItems != fx.total {
+				t.Errorf("import report: %+v", i)
+			}
+			verifyExact(t, fx, db, table)
+		})
+	}
+}
+
+// TestS3ShardResume: a shard stopped mid-way and resumed keeps every
+// object it uploaded (each put once), leaves its sibling's objects alone,
+// and ends with its shard's items, once each.
+func TestS3ShardResume(t *testing.T) {
+	eng := testenv.Engines[0]
+	fx := personalization(t, eng)
+	f := newFakeS3(t)
+	dir := t.TempDir()
+	opts := func(i int) migrate.Options {
+		o := fx.s3Options(f, "job/")
+		o.Shard = migrate.Shard{Index: i, Count: 2}
+		o.Ranges, o.ObjectSize, o.Writers = 4, 4<<10, 2
+		o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("ck%d.json", i)), 20*time.Millisecond, "digest-1", "source-1"
+		return o
+	}
+	rep1, err := migrate.Run(testContext(t), opts(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := len(f.putCounts())
+	f.setDelay(40 * time.Millisecond)
+	ctx, cancel := context.WithCancel(testContext(t))
+	go func() {
+		defer cancel()
+		for len(f.putCounts()) < first+4 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	if rep, err := migrate.Run(ctx, opts(2)); err == nil || !rep.Interrupted {
+		t.Fatalf("the stopped shard: %v", err)
+	}
+	f.setDelay(0)
+	o := opts(2)
+	o.Resume = true
+	rep2, err := migrate.Run(testContext(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.S3.ObjectsKept == 0 || rep1.RowsRead+rep2.RowsRead != fx.total {
+		t.Errorf("the resumed shard kept %d objects; the shards read %d + %d rows, the source has %d", rep2.S3.ObjectsKept, rep1.RowsRead, rep2.RowsRead, fx.total)
+	}
+	for key, n := range f.putCounts() {
+		if n != 1 {
+			t.Errorf("%s was put %d times", key, n)
+		}
+	}
+	if got := readObjects(t, f, "job/", s3out.Gzip); int64(len(got.items)) != fx.total {
+		t.Errorf("the objects hold %d items, the source has %d rows", len(got.items), fx.total)
+	}
+}
+
+func readManifestBytes(t *testing.T, b []byte) manifest {
+	t.Helper()
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

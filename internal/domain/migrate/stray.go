@@ -1,0 +1,351 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/keyset"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+)
+
+// maxStrayKeys is how many stray items the report names.
+const maxStrayKeys = 20
+
+// keySet records a 16-byte digest of every key this run wrote, to tell the
+// items of a table that held items before which ones the run did not write.
+// It is kept only for a run with --allow-non-empty into a table that held
+// items, or a resumed run, and holds its digests on disk, not on the heap
+// (keyset.Spill): strays later spills the table's keys the same way and
+// compares one bucket pair at a time, with the written digests of that
+// bucket sorted in memory.
+type keySet struct {
+	spill *keyset.Spill
+}
+
+func newKeySet() *keySet { return &keySet{spill: keyset.NewSpill("the digests of the keys written")} }
+
+// add records an item's key as written. A failure to write the file is
+// kept and returned by strays (the run itself goes on).
+func (s *keySet) add(t *mapping.Table, item mapping.Item) {
+	_ = s.spill.Add(keyDigest(t, item), nil)
+}
+
+// close closes the files (and so frees their space).
+func (s *keySet) close() {
+	if s != nil {
+		s.spill.Close()
+	}
+}
+
+// unwritten calls fn for every key of tk that was not written, bucket by
+// bucket: a bucket's written digests are read and sorted, then its table
+// keys are each looked up in them.
+func (s *keySet) unwritten(t *mapping.Table, tk *tableKeys, fn func(key mapping.Item) error) error {
+	for i := range keyset.SpillBuckets {
+		written, err := s.spill.Digests(i)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		err = tk.each(t, i, func(d [16]byte, key mapping.Item) error {
+			if _, ok := slices.BinarySearchFunc(written, d, keyset.CompareDigests); ok {
+				return nil
+			}
+			return fn(key)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableKeys is the other side: the keys of the table's items, each with
+// its digest, in buckets by the digest as the written ones are.
+type tableKeys struct {
+	spill    *keyset.Spill
+	mu       sync.Mutex
+	key, rec []byte // scratch
+}
+
+func newTableKeys() *tableKeys {
+	return &tableKeys{spill: keyset.NewSpill("the keys of the table's items")}
+}
+
+// add records one key read from the table: digest, length, the key
+// encoded exactly (appendKey), to name it and delete it later.
+func (k *tableKeys) add(t *mapping.Table, item mapping.Item) error {
+	d := keyDigest(t, item)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.key = appendKey(k.key[:0], t, item)
+	k.rec = append(binary.AppendUvarint(k.rec[:0], uint64(len(k.key))), k.key...)
+	if err := k.spill.Add(d, k.rec); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// each calls fn for every key of bucket i, rebuilt as an item key.
+func (k *tableKeys) each(t *mapping.Table, i int, fn func(d [16]byte, key mapping.Item) error) error {
+	r, err := k.spill.Bucket(i)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if r == nil {
+		return nil
+	}
+	var d [16]byte
+	var key []byte
+	for {
+		if _, err := io.ReadFull(r, d[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		key = slices.Grow(key[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, key); err != nil {
+			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		}
+		item, err := decodeItemKey(t, key)
+		if err != nil {
+			return err
+		}
+		if err := fn(d, item); err != nil {
+			return err
+		}
+	}
+}
+
+// decodeItemKey rebuilds an item key from appendKey's encoding.
+func decodeItemKey(t *mapping.Table, b []byte) (mapping.Item, error) {
+	item := mapping.Item{}
+	names := []string{t.PK.Name}
+	if t.SK != nil {
+		names = append(names, t.SK.Name)
+	}
+	for _, name := range names {
+		if len(b) < 1 {
+			return nil, fmt.Errorf("migrate: a key in the file of the table's keys is cut short")
+		}
+		typ := b[0]
+		n, w := binary.Uvarint(b[1:])
+		if w <= 0 || uint64(len(b)-1-w) < n {
+			return nil, fmt.Errorf("migrate: a key in the file of the table's keys is cut short")
+		}
+		v := b[1+w : 1+w+int(n)]
+		b = b[1+w+int(n):]
+		switch typ {
+		case 'S':
+			item[name] = &types.AttributeValueMemberS{Value: string(v)}
+		case 'N':
+			item[name] = &types.AttributeValueMemberN{Value: string(v)}
+		case 'B':
+			item[name] = &types.AttributeValueMemberB{Value: bytes.Clone(v)}
+		default:
+			return nil, fmt.Errorf("migrate: a key attribute %s of a type other than S, N or B", name)
+		}
+	}
+	return item, nil
+}
+
+// keyDigest digests an item's key. Numbers are taken by value: DynamoDB
+// stores them normalised, so the text read back may differ from the text
+// written (1.50 and 1.5).
+func keyDigest(t *mapping.Table, item mapping.Item) [16]byte {
+	h := sha256.New()
+	part := func(av types.AttributeValue) {
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
+			fmt.Fprintf(h, "S%d:%s", len(x.Value), x.Value)
+		case *types.AttributeValueMemberB:
+			fmt.Fprintf(h, "B%d:%s", len(x.Value), x.Value)
+		case *types.AttributeValueMemberN:
+			if r, ok := new(big.Rat).SetString(x.Value); ok {
+				s := r.RatString()
+				fmt.Fprintf(h, "N%d:%s", len(s), s)
+			} else {
+				fmt.Fprintf(h, "N?%d:%s", len(x.Value), x.Value)
+			}
+		default:
+			fmt.Fprintf(h, "?%T", av)
+		}
+	}
+	part(item[t.PK.Name])
+	if t.SK != nil {
+		part(item[t.SK.Name])
+	}
+	return [16]byte(h.Sum(nil))
+}
+
+// notLock is a filter that leaves the lock item out of a Scan.
+func notLock(t *mapping.Table) (expr string, names map[string]string, values map[string]types.AttributeValue) {
+	key := t.LockKey()
+	names = map[string]string{"#lpk": t.PK.Name}
+	values = map[string]types.AttributeValue{":lpk": key[t.PK.Name]}
+	expr = "NOT (#lpk = :lpk)"
+	if t.SK != nil {
+		names["#lsk"] = t.SK.Name
+		values[":lsk"] = key[t.SK.Name]
+		expr = "NOT (#lpk = :lpk AND #lsk = :lsk)"
+	}
+	return expr, names, values
+}
+
+// countItems counts the table's items, the lock item left out, with a Scan
+// of every segment (Select COUNT: it reads, and costs the read units of,
+// the whole table).
+func countItems(ctx context.Context, o Options, call func(*dynamodb.Options)) (int64, error) {
+	expr, names, values := notLock(&o.Plan.Table)
+	var mu sync.Mutex
+	var n int64
+	err := scanAll(ctx, o.DB, o.Table, 0, func(in *dynamodb.ScanInput) {
+		in.Select = types.SelectCount
+		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = aws.String(expr), names, values
+	}, func(page *dynamodb.ScanOutput) error {
+		mu.Lock()
+		n += int64(page.Count)
+		mu.Unlock()
+		return nil
+	}, call)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: counting the items of %s: %w", o.Table, err)
+	}
+	return n, nil
+}
+
+// scanAll scans the table (dynamo.ScanAll: consistent reads, parallel
+// segments sized by items, about how many it holds); setup completes the
+// input, page is called for every page (from several goroutines).
+func scanAll(ctx context.Context, db dynamo.API, name string, items int64, setup func(*dynamodb.ScanInput), page func(*dynamodb.ScanOutput) error, call func(*dynamodb.Options)) error {
+	in := dynamodb.ScanInput{TableName: aws.String(name)}
+	setup(&in)
+	return dynamo.ScanAll(ctx, db, in, items, page, call)
+}
+
+// heldItems is about how many items the table holds once the copy is
+// done, to size a Scan of it by: the items it held before the job and the
+// ones the job wrote (the report's counts are not final yet): the keys
+// recorded for the stray check when the run records them (a resumed run
+// records its earlier runs' too), or else this run's writes.
+func heldItems(rep *Report, w *writer) int64 {
+	if w.written != nil {
+		return rep.ItemsBefore + w.written.spill.Len()
+	}
+	return rep.ItemsBefore + w.c.written.Load()
+}
+
+// strays finds the items of the table that this run did not write (the
+// lock item aside), counts them and names the first ones in the report,
+// and with DeleteStale deletes them with BatchWriteItem. It reads the whole
+// table once (its keys only) into bucket files beside the written keys'
+// (keySet), then compares the two sides bucket by bucket.
+func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*dynamodb.Options)) error {
+	t := &o.Plan.Table
+	ks := w.written
+	if err := ks.spill.Err(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	tk := newTableKeys()
+	defer tk.spill.Close()
+
+	names := map[string]string{"#pk": t.PK.Name}
+	proj := "#pk"
+	if t.SK != nil {
+		names["#sk"] = t.SK.Name
+		proj += ", #sk"
+	}
+	held := heldItems(rep, w)
+	ph := o.Progress.Phase("stray scan", "items", []progress.Task{{Name: "items of the table", Total: held}})
+	scanned := ph.Counter(0)
+	err := scanAll(ctx, o.DB, o.Table, held, func(in *dynamodb.ScanInput) {
+		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
+	}, func(page *dynamodb.ScanOutput) error {
+		n := int64(len(page.Items))
+		defer func() { scanned.Add(n) }()
+		for _, it := range page.Items {
+			if t.IsLock(it) {
+				n--
+				continue
+			}
+			if err := tk.add(t, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, call)
+	ph.End(err == nil)
+	if err != nil {
+		return fmt.Errorf("migrate: finding the items of %s this run did not write: %w", o.Table, err)
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	deletes := make(chan []pending)
+	if o.DeleteStale {
+		for range max(o.Writers, 1) {
+			g.Go(func() error {
+				for b := range deletes {
+					if err := w.write(gctx, b); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	}
+	g.Go(func() error {
+		defer close(deletes)
+		var batch []pending
+		send := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			select {
+			case deletes <- batch:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			batch = nil
+			return nil
+		}
+		err := ks.unwritten(t, tk, func(key mapping.Item) error {
+			name := t.KeyString(key)
+			rep.StrayItems++
+			if len(rep.StrayKeys) < maxStrayKeys {
+				rep.StrayKeys = append(rep.StrayKeys, name)
+			}
+			if !o.DeleteStale {
+				return nil
+			}
+			batch = append(batch, pending{item: key, source: name, del: true})
+			if len(batch) == MaxBatch {
+				return send()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return send()
+	})
+	return g.Wait()
+}

@@ -1,0 +1,303 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+)
+
+// CreateTable creates the table the mapping describes, under the given name,
+// and waits until the table and its indexes are ACTIVE, for at most timeout.
+// Every request has DefaultRequestTimeout to be answered.
+func CreateTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, timeout time.Duration) error {
+	return createTable(ctx, db, t, name, nil, timeout, DefaultRequestTimeout)
+}
+
+func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, warm *WarmThroughput, timeout, requestTimeout time.Duration) error {
+	in := createTableInput(t, name)
+	warm.apply(in)
+	call := dynamo.AttemptTimeout(requestTimeout)
+	// One attempt: a CreateTable tried again after an attempt that got no
+	// answer would find the table that attempt created, and say so wrongly.
+	if _, err := db.CreateTable(ctx, in, dynamo.NoRetry, call); err != nil {
+		var inUse *types.ResourceInUseException
+		var na *dynamo.NoAnswerError
+		switch {
+		case errors.As(err, &inUse):
+			return fmt.Errorf("migrate: creating table %s: %w (leave out --create-table to write into it)", name, errTableExists)
+		case errors.As(err, &na):
+			return fmt.Errorf("migrate: creating table %s: %v (--request-timeout): the table may or may not have been created", name, na)
+		}
+		return fmt.Errorf("migrate: creating table %s: %w", name, err)
+	}
+	if err := WaitActive(ctx, db, name, timeout, call); err != nil {
+		return err
+	}
+	if t.TTL != "" {
+		_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTL), Enabled: aws.Bool(true)},
+		}, call)
+		if err != nil {
+			return fmt.Errorf("migrate: enabling TTL on %s.%s: %w", name, t.TTL, err)
+		}
+	}
+	return nil
+}
+
+// keySchema lists the partition key attributes (HASH) and then the sort
+// key attributes (RANGE), each in order: a multi-attribute key of a global
+// index has several of each.
+func keySchema(pk, sk []mapping.KeyAttr) []types.KeySchemaElement {
+	var ks []types.KeySchemaElement
+	for _, k := range pk {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeHash})
+	}
+	for _, k := range sk {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+// tableKey is the table's own key as the lists keySchema takes.
+func tableKey(t *mapping.Table) (pk, sk []mapping.KeyAttr) {
+	if t.SK != nil {
+		sk = []mapping.KeyAttr{*t.SK}
+	}
+	return []mapping.KeyAttr{t.PK}, sk
+}
+
+func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput {
+	defs := t.KeyTypes()
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		KeySchema:   keySchema(tableKey(t)),
+		BillingMode: types.BillingModePayPerRequest,
+	}
+	var throughput *types.ProvisionedThroughput
+	if t.Billing.Provisioned {
+		in.BillingMode = types.BillingModeProvisioned
+		throughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.Billing.Read), WriteCapacityUnits: aws.Int64(t.Billing.Write)}
+		in.ProvisionedThroughput = throughput
+	}
+	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	for _, ix := range t.Indexes {
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
+			})
+			continue
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
+			ProvisionedThroughput: throughput,
+		})
+	}
+	names := make([]string, 0, len(defs))
+	for n := range defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
+			AttributeName: aws.String(n), AttributeType: types.ScalarAttributeType(defs[n]),
+		})
+	}
+	return in
+}
+
+// WaitActive polls until the table and all its global indexes are ACTIVE,
+// for at most timeout; optFns apply to every DescribeTable.
+func WaitActive(ctx context.Context, db dynamo.API, name string, timeout time.Duration, optFns ...func(*dynamodb.Options)) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	delay := 200 * time.Millisecond
+	for {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
+		if err != nil {
+			if parent.Err() == nil && ctx.Err() != nil {
+				return fmt.Errorf("migrate: table %s is not ACTIVE after %s (--table-timeout)", name, timeout)
+			}
+			return fmt.Errorf("migrate: waiting for table %s: %w", name, err)
+		}
+		ready := out.Table.TableStatus == types.TableStatusActive
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			ready = ready && g.IndexStatus == types.IndexStatusActive
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return fmt.Errorf("migrate: table %s is not ACTIVE after %s (status %s; --table-timeout)", name, timeout, out.Table.TableStatus)
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// errTableExists is CreateTable's answer about a table that exists (or is
+// being created).
+var errTableExists = errors.New("it already exists")
+
+// createShared is --create-table of a shard (Options.Shard): the shards
+// start at once, and one of them creates the table; the others find it
+// existing (or being created), wait until it is ACTIVE and check that its
+// keys and indexes are the mapping's, as a run without --create-table
+// does. created says whether this one created it.
+func createShared(ctx context.Context, o Options) (created bool, err error) {
+	err = createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.TableTimeout, o.RequestTimeout)
+	if !errors.Is(err, errTableExists) {
+		return err == nil, err
+	}
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	if err := WaitActive(ctx, o.DB, o.Table, o.TableTimeout, call); err != nil {
+		return false, err
+	}
+	return false, CheckTable(ctx, o.DB, &o.Plan.Table, o.Table, call)
+}
+
+// errNoTable is DescribeTable's answer about a table that does not exist.
+var errNoTable = errors.New("no such table")
+
+// tableID names one incarnation of a table: a table deleted and created
+// again under its name (or in an in-memory emulator that restarted) has
+// another creation time.
+type tableID struct {
+	ARN     string
+	Created time.Time
+}
+
+// describeTableID names the table called name; errNoTable when there is none.
+func describeTableID(ctx context.Context, db dynamo.API, name string, optFns ...func(*dynamodb.Options)) (tableID, error) {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
+	var nf *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &nf):
+		return tableID{}, fmt.Errorf("migrate: table %s: %w", name, errNoTable)
+	case err != nil:
+		return tableID{}, fmt.Errorf("migrate: describing table %s: %w", name, err)
+	case out.Table == nil || out.Table.TableArn == nil || out.Table.CreationDateTime == nil:
+		return tableID{}, fmt.Errorf("migrate: describing table %s: DynamoDB did not give its ARN and creation time", name)
+	}
+	return tableID{ARN: *out.Table.TableArn, Created: out.Table.CreationDateTime.UTC()}, nil
+}
+
+// CheckTable makes sure an existing table has the keys and indexes the
+// mapping needs; optFns apply to the DescribeTable request.
+func CheckTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
+	if err != nil {
+		var nf *types.ResourceNotFoundException
+		if errors.As(err, &nf) {
+			return fmt.Errorf("migrate: table %s does not exist (add --create-table to create it)", name)
+		}
+		return fmt.Errorf("migrate: describing table %s: %w", name, err)
+	}
+	pk, sk := tableKey(t)
+	if err := sameKeys("table "+name, out.Table.KeySchema, pk, sk); err != nil {
+		return err
+	}
+	defined := map[string]string{}
+	for _, d := range out.Table.AttributeDefinitions {
+		defined[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+	}
+	for attr, want := range t.KeyTypes() {
+		if have, ok := defined[attr]; ok && have != want {
+			return fmt.Errorf("migrate: key attribute %s of table %s has type %s but the mapping says %s", attr, name, have, want)
+		}
+	}
+	have := map[string][]types.KeySchemaElement{}
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = g.KeySchema
+	}
+	for _, l := range out.Table.LocalSecondaryIndexes {
+		have[aws.ToString(l.IndexName)] = l.KeySchema
+	}
+	for _, ix := range t.Indexes {
+		ks, ok := have[ix.Name]
+		if !ok {
+			return fmt.Errorf("migrate: table %s has no index %s, which the mapping declares", name, ix.Name)
+		}
+		if err := sameKeys("index "+ix.Name+" of "+name, ks, ix.PK, ix.SK); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameKeys compares a key schema with the mapping's key attributes, in
+// order (a multi-attribute key is the same only with its attributes in the
+// same order).
+func sameKeys(what string, ks []types.KeySchemaElement, pk, sk []mapping.KeyAttr) error {
+	var hash, rng []string
+	for _, k := range ks {
+		if k.KeyType == types.KeyTypeHash {
+			hash = append(hash, aws.ToString(k.AttributeName))
+		} else {
+			rng = append(rng, aws.ToString(k.AttributeName))
+		}
+	}
+	wantHash, wantRange := keyNames(pk), keyNames(sk)
+	if !slices.Equal(hash, wantHash) || !slices.Equal(rng, wantRange) {
+		return fmt.Errorf("migrate: %s has key (%s, %s) but the mapping says (%s, %s)", what,
+			strings.Join(hash, " + "), orNone(strings.Join(rng, " + ")), strings.Join(wantHash, " + "), orNone(strings.Join(wantRange, " + ")))
+	}
+	return nil
+}
+
+func keyNames(k []mapping.KeyAttr) []string {
+	var out []string
+	for _, a := range k {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no sort key"
+	}
+	return s
+}
+
+// IsEmpty reports whether the table holds no item, its lock item aside;
+// optFns apply to every Scan request.
+func IsEmpty(ctx context.Context, db dynamo.API, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) (bool, error) {
+	names := map[string]string{"#pk": t.PK.Name}
+	proj := "#pk"
+	if t.SK != nil {
+		names["#sk"] = t.SK.Name
+		proj += ", #sk"
+	}
+	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{
+		TableName: aws.String(name), Limit: aws.Int32(2), ProjectionExpression: aws.String(proj), ExpressionAttributeNames: names,
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx, optFns...)
+		if err != nil {
+			return false, fmt.Errorf("migrate: checking whether %s is empty: %w", name, err)
+		}
+		for _, it := range out.Items {
+			if !t.IsLock(it) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}

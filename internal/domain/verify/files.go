@@ -1,0 +1,762 @@
+package verify
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/av"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
+)
+
+// The problems of the check of files (Options.Files).
+const (
+	// KindObjectMissing: the manifest lists an object that is not under the prefix.
+	KindObjectMissing Kind = "object_missing"
+	// KindObjectUnlisted: an object under the prefix is not in the manifest
+	// (ImportTable would import it all the same).
+	KindObjectUnlisted Kind = "object_not_in_manifest"
+	// KindObjectDamaged: an object's size, SHA-256 or item count is not the
+	// manifest's, or it cannot be decompressed or holds a line that is not
+	// ImportTable's DynamoDB JSON.
+	KindObjectDamaged Kind = "object_damaged"
+	// KindMappingDigest: the manifest was written with another mapping file.
+	KindMappingDigest Kind = "mapping_digest_mismatch"
+	// KindFilesDuplicate: the objects hold one key twice (ImportTable would
+	// keep one of the items).
+	KindFilesDuplicate Kind = "duplicate_key_in_objects"
+	// KindManifestMissing: a shard of a sharded job (migrate --shard i/n
+	// --to) has no manifest beside the prefix: it has not finished.
+	KindManifestMissing Kind = "shard_manifest_missing"
+	// KindManifestConflict: the manifests beside the prefix are not of one
+	// job: an unsharded run's beside shards', shards of different n, or
+	// different compressions.
+	KindManifestConflict Kind = "manifest_conflict"
+)
+
+// FilesCheck is the check of migrate --to's objects and their manifest
+// (verify --files): every object the manifest lists is under the prefix
+// with its size and SHA-256 and item count, no other object is, every line
+// is ImportTable's DynamoDB JSON, no key is there twice, and the manifest
+// was written with the mapping verify reads. The counts and items of the
+// report then compare the objects' items, not a table's, with the source.
+type FilesCheck struct {
+	URL      string `json:"url"`
+	Manifest string `json:"manifest"`
+	// Shards is the n of a sharded job's objects (migrate --shard i/n
+	// --to), whose n manifests (Manifests, those found) are read as one.
+	Shards    int      `json:"shards,omitempty"`
+	Manifests []string `json:"manifests,omitempty"`
+	// Objects is how many objects the manifest lists; Read how many
+	// objects were read (those under the prefix); Items the lines they hold.
+	Objects int   `json:"objects"`
+	Read    int   `json:"objects_read"`
+	Items   int64 `json:"items"`
+	Bytes   int64 `json:"bytes"`
+	// MappingDigest is the manifest's, and MappingChecked whether it was
+	// compared with the mapping file's.
+	MappingDigest  string   `json:"mapping_digest,omitempty"`
+	MappingChecked bool     `json:"mapping_checked"`
+	Problems       Problems `json:"problems"`
+	OK             bool     `json:"ok"`
+}
+
+// Summary says what the files check found.
+func (c *FilesCheck) Summary() string {
+	return fmt.Sprintf("%d objects of %d listed read, %d items, %d bytes", c.Read, c.Objects, c.Items, c.Bytes)
+}
+
+// filesManifest is the part of migrate's manifest (internal/domain/migrate/s3run.go) the
+// check reads.
+type filesManifest struct {
+	Format        string `json:"format"`
+	Version       int    `json:"version"`
+	Shard         string `json:"shard"`
+	Compression   string `json:"input_compression_type"`
+	MappingDigest string `json:"mapping_digest"`
+	Items         int64  `json:"items"`
+	Objects       []struct {
+		Key    string `json:"key"`
+		Items  int64  `json:"items"`
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	} `json:"objects"`
+}
+
+// fileEntry is what the check holds of one item of the objects: the digest
+// of the item (itemDigest), the object it is in, its entity (-1: none) and
+// whether a source row claimed it. With its key digest as the map key,
+// about 80 bytes an item.
+type fileEntry struct {
+	sum     [16]byte
+	obj     int32
+	entity  int32
+	claimed bool
+}
+
+// pendingItem is a row whose item in the objects differs from the one it
+// renders: the stored item is read again to name the attributes.
+type pendingItem struct {
+	entity int
+	q      *itemQuery
+	item   mapping.Item
+	key    string
+	src    srcRow
+}
+
+// files is the state of a check of files.
+type files struct {
+	fc      *FilesCheck
+	comp    s3out.Compression
+	objects []string // the objects read, by index
+	index   map[[16]byte]fileEntry
+	pending map[[16]byte]*pendingItem
+	ics     []ItemCheck
+}
+
+// runFiles checks the objects under Options.Files instead of a table.
+func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
+	loc := *v.o.Files
+	fc := &FilesCheck{URL: loc.String(), Manifest: loc.ManifestURL(), Problems: v.problems()}
+	rep.Files = fc
+	f := &files{fc: fc, index: map[[16]byte]fileEntry{}, pending: map[[16]byte]*pendingItem{}}
+	for _, ap := range v.o.Plan.AccessPatterns {
+		rep.Patterns = append(rep.Patterns, PatternCheck{Name: ap.Name, Target: ap.Target(), Problems: v.problems(),
+			Note: "not checked (files)", NotChecked: true, OK: true})
+	}
+	if err := v.checkObjects(ctx, rep, f); err != nil {
+		return err
+	}
+	fc.OK = fc.Problems.OK()
+
+	per := 1 + v.o.Plan.MaxEmbeds()
+	sets := 1
+	if v.o.SkipItems {
+		sets = 0
+	}
+	snap, err := v.o.Source.Snapshot(ctx, 1+sets*per)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	if w := snap.Warning(); w != "" {
+		rep.Warning = strings.TrimPrefix(rep.Warning+"; "+w, "; ")
+	}
+	readers := snap.Readers()
+	v.r = readers[0]
+	if err := v.sourceCounts(ctx, rep); err != nil {
+		return err
+	}
+	v.listRejects(rep)
+	v.compareCounts(rep)
+	if v.o.SkipItems {
+		return nil
+	}
+	rs := readerSet{r: readers[1], kr: readers[2 : per+1]}
+	phase := v.itemsPhase(rep)
+	f.ics = make([]ItemCheck, len(v.o.Plan.Entities))
+	for i, e := range v.o.Plan.Entities {
+		if v.countFailed[e.Name] {
+			f.ics[i] = ItemCheck{Entity: e.Name, Problems: v.problems()}
+			f.ics[i].Problems.Add(Problem{Kind: KindCheckError, Entity: e.Name,
+				Message: "items not compared: the rows of entity " + e.Name + " cannot be read (see its count)"})
+			continue
+		}
+		if err := v.fileItems(ctx, f, i, rs, phase.Counter(i)); err != nil {
+			phase.End(false)
+			return err
+		}
+		phase.Counter(i).Finish()
+	}
+	phase.End(true)
+	v.rejectsInFiles(f)
+	if err := v.resolveFiles(ctx, rep, f); err != nil {
+		return err
+	}
+	for i := range f.ics {
+		ic := &f.ics[i]
+		ic.OK = ic.Missing == 0 && ic.Different == 0 && ic.Rejected == 0 && ic.Problems.OK()
+		rep.Items = append(rep.Items, *ic)
+	}
+	v.checkRejects(rep) // the rows the source lacks (v.keys is nil: nothing else)
+	return nil
+}
+
+// readManifests reads the manifest of the objects under the prefix, or
+// the manifests of the shards of a sharded job (migrate --shard i/n --to:
+// prefix.shard-i-of-n.remodel-manifest.json, read as one manifest listing
+// every shard's objects: a shard without one, or manifests of more than
+// one job, are problems), sets the check's compression, and compares the
+// mapping digests.
+func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (filesManifest, error) {
+	loc, fc := *v.o.Files, f.fc
+	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.ManifestsPrefix())
+	if err != nil {
+		return filesManifest{}, fmt.Errorf("verify: %w", err)
+	}
+	type shardKey struct{ i, n int }
+	var shards []shardKey
+	keys := map[shardKey]string{}
+	plain := false
+	for _, l := range listed {
+		name := strings.TrimPrefix(l.Key, loc.ManifestsPrefix())
+		if i, n, ok := s3out.ShardOfManifest(name); ok {
+			shards = append(shards, shardKey{i, n})
+			keys[shardKey{i, n}] = l.Key
+		} else if l.Key == loc.ManifestKey() {
+			plain = true
+		}
+	}
+	read := func(key string) (filesManifest, error) {
+		url := loc.URL(key)
+		raw, err := v.o.S3.Get(ctx, loc.Bucket, key)
+		if err != nil {
+			return filesManifest{}, fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", url, err)
+		}
+		var m filesManifest
+		if err := json.Unmarshal(raw, &m); err != nil || m.Format != "remodel-import-manifest" {
+			return filesManifest{}, fmt.Errorf("verify: %s is not a manifest of migrate --to (%v)", url, err)
+		}
+		return m, nil
+	}
+	var ms []filesManifest
+	var urls []string
+	if len(shards) == 0 {
+		m, err := read(loc.ManifestKey())
+		if err != nil {
+			return m, err
+		}
+		fc.Manifest = loc.ManifestURL()
+		ms, urls = append(ms, m), append(urls, fc.Manifest)
+	} else {
+		n := 0
+		for _, s := range shards {
+			n = max(n, s.n)
+		}
+		fc.Shards = n
+		fc.Manifest = loc.URL(loc.ManifestsPrefix()) + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
+		if plain {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: loc.ManifestKey(),
+				Message: fmt.Sprintf("the manifest %s of an unsharded run is beside the manifests of %d shards: the prefix holds the objects of more than one job", loc.ManifestURL(), n)})
+		}
+		for _, s := range shards {
+			if s.n != n {
+				fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: keys[s],
+					Message: fmt.Sprintf("the manifest %s is of shard %d/%d, beside the manifests of a job of %d shards", loc.URL(keys[s]), s.i, s.n, n)})
+			}
+		}
+		for i := 1; i <= n; i++ {
+			key, ok := keys[shardKey{i, n}]
+			if !ok {
+				want := loc.ShardManifestURL(fmt.Sprintf("shard-%d-of-%d", i, n))
+				fc.Problems.Add(Problem{Kind: KindManifestMissing, Key: want,
+					Message: fmt.Sprintf("shard %d/%d has no manifest (%s): it has not finished (its objects, if any, are in no manifest); run or --resume it, then verify again", i, n, want)})
+				continue
+			}
+			m, err := read(key)
+			if err != nil {
+				return m, err
+			}
+			if want := fmt.Sprintf("%d/%d", i, n); m.Shard != want {
+				return m, fmt.Errorf("verify: %s is the manifest of shard %q, not %s", loc.URL(key), m.Shard, want)
+			}
+			ms, urls = append(ms, m), append(urls, loc.URL(key))
+		}
+		fc.Manifests = urls
+	}
+	var out filesManifest
+	for i, m := range ms {
+		if i == 0 {
+			out.Compression, out.MappingDigest = m.Compression, m.MappingDigest
+		} else if !strings.EqualFold(m.Compression, out.Compression) {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: urls[i],
+				Message: fmt.Sprintf("the manifest %s names compression %s, %s names %s", urls[i], m.Compression, urls[0], out.Compression)})
+			continue
+		}
+		out.Items += m.Items
+		out.Objects = append(out.Objects, m.Objects...)
+	}
+	switch strings.ToUpper(out.Compression) {
+	case "ZSTD":
+		f.comp = s3out.Zstd
+	case "GZIP":
+		f.comp = s3out.Gzip
+	default:
+		return out, fmt.Errorf("verify: the manifest %s names compression %q: GZIP or ZSTD", urls[0], out.Compression)
+	}
+	fc.Objects, fc.MappingDigest = len(out.Objects), out.MappingDigest
+	if v.o.MappingDigest != "" {
+		fc.MappingChecked = true
+		for i, m := range ms {
+			if m.MappingDigest != v.o.MappingDigest {
+				fc.Problems.Add(Problem{Kind: KindMappingDigest, Want: v.o.MappingDigest, Got: m.MappingDigest,
+					Message: fmt.Sprintf("the manifest %s was written with another mapping file (SHA-256 %s, the mapping file's is %s)", urls[i], m.MappingDigest, v.o.MappingDigest)})
+			}
+		}
+	} else {
+		rep.Warning = strings.TrimPrefix(rep.Warning+"; the manifest's mapping digest was not compared with the mapping file's", "; ")
+	}
+	return out, nil
+}
+
+// checkObjects reads the manifest, checks it against the listing and the
+// mapping, and reads every object under the prefix into f.index, counting
+// the items of each entity (v.itemCounts) and naming the items of no entity.
+func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) error {
+	loc, fc := *v.o.Files, f.fc
+	m, err := v.readManifests(ctx, rep, f)
+	if err != nil {
+		return err
+	}
+	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.Prefix)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	sizes := map[string]int64{}
+	for _, l := range listed {
+		sizes[l.Key] = l.Size
+	}
+	type want struct {
+		items, bytes int64
+		sha          string
+	}
+	inManifest := map[string]want{}
+	for _, o := range m.Objects {
+		inManifest[o.Key] = want{o.Items, o.Bytes, o.SHA256}
+		if _, ok := sizes[o.Key]; !ok {
+			fc.Problems.Add(Problem{Kind: KindObjectMissing, Key: o.Key,
+				Message: fmt.Sprintf("object %s is in the manifest (%d items) but not under the prefix", loc.URL(o.Key), o.Items)})
+		}
+	}
+	keys := make([]string, 0, len(sizes))
+	for k := range sizes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	idx := map[string]int{}
+	for i, e := range v.o.Plan.Entities {
+		idx[e.Name] = i
+	}
+	counts := make([]int64, len(v.o.Plan.Entities))
+	for _, key := range keys {
+		url := loc.URL(key)
+		w, listedOK := inManifest[key]
+		if !listedOK {
+			fc.Problems.Add(Problem{Kind: KindObjectUnlisted, Key: key,
+				Message: fmt.Sprintf("object %s is under the prefix but not in the manifest: ImportTable would import it too", url)})
+		}
+		obj := int32(len(f.objects))
+		f.objects = append(f.objects, key)
+		st, damage, err := v.readObject(ctx, key, f.comp, func(item mapping.Item) {
+			if v.t.IsLock(item) {
+				return
+			}
+			k := v.t.KeyString(item)
+			kd := digest(k)
+			ent := int32(-1)
+			if i, ok := idx[entityOf(item, v.t.EntityAttr)]; ok {
+				ent = int32(i)
+				counts[i]++
+			} else {
+				rep.Stray.Add(Problem{Kind: KindStray, Key: k,
+					Message: fmt.Sprintf("item %s of %s belongs to no entity of the mapping (%s %s)", k, url, v.t.EntityAttr, quoteEntity(item, v.t.EntityAttr))})
+			}
+			if was, dup := f.index[kd]; dup {
+				fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: k,
+					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", k, loc.URL(f.objects[was.obj]), url)})
+				return
+			}
+			f.index[kd] = fileEntry{sum: itemDigest(item), obj: obj, entity: ent, claimed: ent < 0}
+		})
+		if err != nil {
+			return err
+		}
+		fc.Read++
+		fc.Items += st.lines
+		fc.Bytes += st.size
+		for _, d := range damage {
+			fc.Problems.Add(Problem{Kind: KindObjectDamaged, Key: key, Message: fmt.Sprintf("object %s: %s", url, d)})
+		}
+		if !listedOK {
+			continue
+		}
+		switch {
+		case st.size != w.bytes || st.sha != w.sha:
+			fc.Problems.Add(Problem{Kind: KindObjectDamaged, Key: key, Want: w.sha, Got: st.sha,
+				Message: fmt.Sprintf("object %s is not the one the manifest lists: %d bytes with SHA-256 %s, the manifest says %d bytes with SHA-256 %s", url, st.size, st.sha, w.bytes, w.sha)})
+		case st.lines != w.items && len(damage) == 0:
+			fc.Problems.Add(Problem{Kind: KindObjectDamaged, Key: key, Want: fmt.Sprint(w.items), Got: fmt.Sprint(st.lines),
+				Message: fmt.Sprintf("object %s holds %d items, the manifest says %d", url, st.lines, w.items)})
+		}
+	}
+	v.itemCounts = counts
+	return nil
+}
+
+type objectStats struct {
+	size, lines int64
+	sha         string
+}
+
+// readObject downloads the object into a temporary file (unlinked at
+// once), then reads it once: its SHA-256, and each line parsed with
+// ImportTable's strict reader, handed to each. damage lists what is wrong
+// with the object's bytes (not decompressed, a line not read); err is an
+// S3 or disk failure.
+func (v *verifier) readObject(ctx context.Context, key string, comp s3out.Compression, each func(mapping.Item)) (st objectStats, damage []string, err error) {
+	tmp, err := os.CreateTemp("", "remodel-verify-*")
+	if err != nil {
+		return st, nil, fmt.Errorf("verify: a temporary file for an object: %w", err)
+	}
+	os.Remove(tmp.Name())
+	defer tmp.Close()
+	if _, err := v.o.S3.Download(ctx, v.o.Files.Bucket, key, tmp); err != nil {
+		return st, nil, fmt.Errorf("verify: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return st, nil, fmt.Errorf("verify: %w", err)
+	}
+	sum := sha256.New()
+	counted := &countingReader{r: io.TeeReader(bufio.NewReaderSize(tmp, 256<<10), sum)}
+	finish := func() {
+		_, _ = io.Copy(io.Discard, counted) // the rest of the bytes, for the SHA-256 and the size
+		st.size, st.sha = counted.n, hex.EncodeToString(sum.Sum(nil))
+	}
+	zr, err := comp.NewReader(counted)
+	if err != nil {
+		finish()
+		return st, []string{fmt.Sprintf("not %s: %v", comp, err)}, nil
+	}
+	defer zr.Close()
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 16<<20)
+	bad := 0
+	for sc.Scan() {
+		st.lines++
+		item, err := s3out.ParseImportLine(sc.Bytes())
+		if err != nil {
+			if bad++; bad <= 3 {
+				damage = append(damage, fmt.Sprintf("line %d is not ImportTable's DynamoDB JSON: %v", st.lines, err))
+			}
+			continue
+		}
+		each(item)
+	}
+	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return st, nil, ctx.Err()
+		}
+		damage = append(damage, fmt.Sprintf("cannot be read after line %d: %v", st.lines, err))
+	}
+	if bad > 3 {
+		damage = append(damage, fmt.Sprintf("and %d more lines that are not", bad-3))
+	}
+	finish()
+	return st, damage, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// fileItems streams the rows of entity i, renders each and compares it
+// with the item of its key in the objects: a key not there is a missing
+// item; an item whose digest differs is held (pending) until resolveFiles
+// reads it again; an item equal to the rendered one is checked against the
+// source's own JSON rendering of the row, as the table check does.
+func (v *verifier) fileItems(ctx context.Context, f *files, i int, rs readerSet, prog *progress.Counter) error {
+	e := v.o.Plan.Entities[i]
+	rate := v.o.SampleRate
+	if rate <= 0 || rate > 1 {
+		rate = 1
+	}
+	ic := &f.ics[i]
+	*ic = ItemCheck{Entity: e.Name, SampleRate: rate, Problems: v.problems()}
+	q := newItemQuery(v.o.Source.Engine(), e)
+	ncols := len(e.Columns)
+	scan := func(each func([]any) error) error {
+		return rs.r.Query(ctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
+			if len(vals) != ncols+1+len(q.embeds) || names[ncols] != q.jsonCol {
+				return fmt.Errorf("the item query returned %d columns, want %d", len(vals), ncols+1+len(q.embeds))
+			}
+			return each(vals)
+		})
+	}
+	err := e.StreamEmbedded(ctx, scan, func(ctx context.Context, j int, each func([]any) error) error {
+		m := e.Embeds()[j]
+		return rs.kr[j].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
+	}, func(vals []any, kids [][][]any, dup *mapping.RowError) error {
+		ic.Rows++
+		prog.Add(1)
+		row := e.WithChildren(vals[:ncols], kids)
+		if v.acceptedReject(e, row) {
+			return nil
+		}
+		key := e.SourceKey(row)
+		if rate < 1 && !sampled(key, rate) {
+			return nil
+		}
+		ic.Sampled++
+		src := srcRow{row: slices.Clone(row), js: vals[ncols], ejs: slices.Clone(vals[ncols+1:]), key: key, dup: dup}
+		return v.compareFileRow(f, i, q, src)
+	})
+	if err != nil {
+		return fmt.Errorf("verify: comparing items of entity %s: %w", e.Name, err)
+	}
+	return nil
+}
+
+// compareFileRow compares one row's item with the objects' (fileItems).
+func (v *verifier) compareFileRow(f *files, i int, q *itemQuery, r srcRow) error {
+	e, ic := v.o.Plan.Entities[i], &f.ics[i]
+	var item mapping.Item
+	var err error
+	if r.dup != nil {
+		err = r.dup
+	} else {
+		item, err = e.Render(r.row)
+	}
+	if err != nil {
+		var re *mapping.RowError
+		if !errors.As(err, &re) {
+			return err
+		}
+		ic.Rejected++
+		ic.Problems.Addf(Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
+			"row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
+		return nil
+	}
+	k := v.t.KeyString(item)
+	kd := digest(k)
+	ic.Compared++
+	ent, ok := f.index[kd]
+	switch {
+	case !ok:
+		ic.Missing++
+		ic.Problems.Addf(Problem{Kind: KindMissing, Entity: e.Name, Key: k, SourceKey: r.key},
+			"missing item %s (entity %s, row %s): in no object", k, e.Name, r.key)
+		return nil
+	case ent.claimed && ent.entity >= 0:
+		ic.Different++
+		ic.Problems.Addf(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
+			"row %s of entity %s renders the key %s of another row", r.key, e.Name, k)
+		return nil
+	}
+	ent.claimed = true
+	f.index[kd] = ent
+	if ent.sum != itemDigest(item) {
+		ic.Different++
+		f.pending[kd] = &pendingItem{entity: i, q: q, item: item, key: k, src: r}
+		return nil
+	}
+	if v.fileFindings(ic, e, q, k, &r, item, nil) {
+		ic.Different++
+	}
+	return nil
+}
+
+// fileFindings adds the oracle's findings on the stored item have (the
+// source's own JSON rendering of the row against it), as compareChunk
+// does, and says whether there were any.
+func (v *verifier) fileFindings(ic *ItemCheck, e *mapping.Entity, q *itemQuery, k string, r *srcRow, have mapping.Item, flagged map[string]bool) bool {
+	var findings []finding
+	js, err := parseRowJSON(r.js)
+	if err != nil {
+		findings = []finding{{attr: "*", note: err.Error()}}
+	} else {
+		findings = q.oracle.check(js, r.row, have, flagged)
+	}
+	findings = append(findings, q.oracle.checkEmbeds(q.embeds, r.ejs, r.row, have)...)
+	for _, fd := range findings {
+		p := Problem{Kind: KindValueMismatch, Entity: e.Name, Key: k, SourceKey: r.key, Attribute: fd.attr, Want: fd.want, Got: fd.got}
+		if fd.note != "" {
+			ic.Problems.Addf(p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.note)
+		} else {
+			ic.Problems.Addf(p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.want)
+		}
+	}
+	return len(findings) > 0
+}
+
+// resolveFiles reads again the objects that hold a differing item or an
+// item no row claimed: the differences are named attribute by attribute,
+// and the unclaimed items as strays.
+func (v *verifier) resolveFiles(ctx context.Context, rep *Report, f *files) error {
+	complete := v.itemsComplete()
+	again := map[int32]bool{}
+	for kd, ent := range f.index {
+		if _, ok := f.pending[kd]; ok || complete && !ent.claimed && !v.skipStray(int(ent.entity)) {
+			again[ent.obj] = true
+		}
+	}
+	objs := make([]int32, 0, len(again))
+	for o := range again {
+		objs = append(objs, o)
+	}
+	slices.Sort(objs)
+	for _, o := range objs {
+		url := v.o.Files.URL(f.objects[o])
+		_, _, err := v.readObject(ctx, f.objects[o], f.comp, func(have mapping.Item) {
+			k := v.t.KeyString(have)
+			kd := digest(k)
+			ent, ok := f.index[kd]
+			if !ok || ent.obj != o {
+				return
+			}
+			if p := f.pending[kd]; p != nil {
+				delete(f.pending, kd)
+				e, ic := v.o.Plan.Entities[p.entity], &f.ics[p.entity]
+				diffs := diffAttrs(p.item, have)
+				flagged := make(map[string]bool, len(diffs))
+				for _, d := range diffs {
+					flagged[d.name] = true
+					pr := Problem{Kind: KindDifferent, Entity: e.Name, Key: k, SourceKey: p.src.key, Attribute: d.name}
+					if d.want != nil {
+						pr.Want = av.Text(d.want)
+					}
+					if d.have != nil {
+						pr.Got = av.Text(d.have)
+					}
+					ic.Problems.Addf(pr, "item %s (entity %s, row %s) in %s differs: %s", k, e.Name, p.src.key, url, d)
+				}
+				v.fileFindings(ic, e, p.q, k, &p.src, have, flagged)
+				return
+			}
+			if complete && !ent.claimed && !v.skipStray(int(ent.entity)) {
+				ent.claimed = true
+				f.index[kd] = ent
+				e := v.o.Plan.Entities[ent.entity]
+				rep.Stray.Add(Problem{Kind: KindStray, Entity: e.Name, Key: k,
+					Message: fmt.Sprintf("item %s (entity %s) of %s comes from no source row", k, e.Name, url)})
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, p := range f.pending { // changed between the two reads
+		f.ics[p.entity].Problems.Addf(Problem{Kind: KindDifferent, Entity: v.o.Plan.Entities[p.entity].Name, Key: p.key, SourceKey: p.src.key},
+			"item %s (entity %s, row %s) differs, and was not found again in its object", p.key, v.o.Plan.Entities[p.entity].Name, p.src.key)
+	}
+	return nil
+}
+
+// rejectsInFiles fails the item check of an entity for each accepted
+// reject whose item is in the objects after all (no row claimed its key),
+// and claims the key so that it is not named a stray too.
+func (v *verifier) rejectsInFiles(f *files) {
+	if v.o.Rejects == nil {
+		return
+	}
+	checks := map[string]*ItemCheck{}
+	for i := range f.ics {
+		checks[f.ics[i].Entity] = &f.ics[i]
+	}
+	for i, rj := range v.o.Rejects.List {
+		k, ic := v.rejKeys[i], checks[rj.Entity]
+		if k == "" || ic == nil || v.countFailed[rj.Entity] {
+			continue
+		}
+		kd := digest(k)
+		ent, ok := f.index[kd]
+		if !ok || ent.claimed {
+			continue
+		}
+		ent.claimed = true
+		f.index[kd] = ent
+		ic.Problems.Addf(Problem{Kind: KindRejectedPresent, Entity: rj.Entity, Key: k, SourceKey: rj.Row},
+			"row %s of entity %s is accepted as rejected (%s:%d: %s), but the objects hold its item %s", rj.Row, rj.Entity, v.o.Rejects.File, rj.Line, rj.Reason, k)
+	}
+}
+
+// itemDigest is a digest of the item that two items share exactly when
+// Equal holds for every attribute: numbers by their normalized text, sets
+// in sorted order, maps by sorted names.
+func itemDigest(item mapping.Item) [16]byte {
+	h := sha256.New()
+	writeCanon(h, &types.AttributeValueMemberM{Value: item})
+	return [16]byte(h.Sum(nil)[:16])
+}
+
+func writeCanon(h hash.Hash, v types.AttributeValue) {
+	str := func(tag byte, s string) {
+		var n [binary.MaxVarintLen64 + 1]byte
+		n[0] = tag
+		l := binary.PutUvarint(n[1:], uint64(len(s)))
+		h.Write(n[:l+1])
+		h.Write([]byte(s))
+	}
+	set := func(tag byte, vals []string, canon func(string) string) {
+		c := make([]string, len(vals))
+		for i, s := range vals {
+			c[i] = canon(s)
+		}
+		sort.Strings(c)
+		str(tag, fmt.Sprint(len(c)))
+		for _, s := range c {
+			str('.', s)
+		}
+	}
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		str('S', x.Value)
+	case *types.AttributeValueMemberN:
+		str('N', mapping.CanonNumber(x.Value))
+	case *types.AttributeValueMemberB:
+		str('B', string(x.Value))
+	case *types.AttributeValueMemberBOOL:
+		str('T', fmt.Sprint(x.Value))
+	case *types.AttributeValueMemberNULL:
+		str('0', "")
+	case *types.AttributeValueMemberSS:
+		set('s', x.Value, func(s string) string { return s })
+	case *types.AttributeValueMemberNS:
+		set('n', x.Value, mapping.CanonNumber)
+	case *types.AttributeValueMemberBS:
+		bs := make([]string, len(x.Value))
+		for i, b := range x.Value {
+			bs[i] = string(b)
+		}
+		set('b', bs, func(s string) string { return s })
+	case *types.AttributeValueMemberL:
+		str('L', fmt.Sprint(len(x.Value)))
+		for _, e := range x.Value {
+			writeCanon(h, e)
+		}
+	case *types.AttributeValueMemberM:
+		names := make([]string, 0, len(x.Value))
+		for k := range x.Value {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		str('M', fmt.Sprint(len(names)))
+		for _, k := range names {
+			str('k', k)
+			writeCanon(h, x.Value[k])
+		}
+	default:
+		str('?', fmt.Sprintf("%T", v))
+	}
+}
