@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/app/progress/render"
+	"github.com/remodel-dev/remodel/internal/app/progressview"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
 
@@ -26,7 +26,7 @@ func (c *checks) slotName(flag, v string) {
 // --progress-interval: a line, or a JSON line with --progress json;
 // nothing with --progress none.
 func followPrinter(a *app, p progressFlags) func(migrate.FollowStatus) {
-	if p.mode == render.None {
+	if p.mode == progressview.None {
 		return nil
 	}
 	var mu sync.Mutex
@@ -38,7 +38,7 @@ func followPrinter(a *app, p progressFlags) func(migrate.FollowStatus) {
 			return
 		}
 		last = time.Now()
-		if p.mode == render.JSON {
+		if p.mode == progressview.JSON {
 			b, _ := json.Marshal(map[string]any{"follow": map[string]any{
 				"source": st.Source, "applied": st.Applied, "behind_s": st.Behind.Seconds(),
 				"changes": st.Changes, "changes_per_s": st.PerSecond,

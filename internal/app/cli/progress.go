@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
-	"github.com/remodel-dev/remodel/internal/app/progress/render"
+	"github.com/remodel-dev/remodel/internal/app/progressview"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // progressFlags are the progress flags of preview, migrate and verify:
@@ -21,7 +21,7 @@ type progressFlags struct {
 
 func (p *progressFlags) register(cmd *cobra.Command, exactCounts bool) {
 	f := cmd.Flags()
-	f.StringVar(&p.mode, "progress", render.Auto, "progress on stderr: "+strings.Join(render.Modes, ", ")+" (auto: bars on a terminal, plain lines otherwise)")
+	f.StringVar(&p.mode, "progress", progressview.Auto, "progress on stderr: "+strings.Join(progressview.Modes, ", ")+" (auto: bars on a terminal, plain lines otherwise)")
 	f.DurationVar(&p.every, "progress-interval", 5*time.Second, "how often plain and json progress lines are printed")
 	if exactCounts {
 		f.BoolVar(&p.exact, "exact-counts", false, "count every entity's rows (SELECT count(*) in the snapshot) before copying, for exact progress totals instead of the source's estimates")
@@ -29,7 +29,7 @@ func (p *progressFlags) register(cmd *cobra.Command, exactCounts bool) {
 }
 
 func (p *progressFlags) check(c *checks) {
-	c.oneOf("progress", p.mode, render.Modes...)
+	c.oneOf("progress", p.mode, progressview.Modes...)
 	c.positive("progress-interval", p.every)
 }
 
@@ -37,7 +37,7 @@ func (p *progressFlags) check(c *checks) {
 // nil with --progress none; stop shows the final state and must be called
 // before the report is printed.
 func (p *progressFlags) start(a *app, command string) (t *progress.Tracker, stop func(), err error) {
-	pr, every, err := render.New(p.mode, a.stderr, p.every)
+	pr, every, err := progressview.New(p.mode, a.stderr, p.every)
 	if err != nil {
 		return nil, nil, usageError{fmt.Errorf("--progress: %w", err)}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/app/progress/render"
+	"github.com/remodel-dev/remodel/internal/app/progressview"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -32,18 +32,18 @@ func TestProgressFlagErrors(t *testing.T) {
 
 // progressLines reads stderr as --progress json lines, and returns each
 // phase's end line.
-func progressLines(t *testing.T, command, stderr string) map[string]render.JSONLine {
+func progressLines(t *testing.T, command, stderr string) map[string]progressview.JSONLine {
 	t.Helper()
-	ends := map[string]render.JSONLine{}
+	ends := map[string]progressview.JSONLine{}
 	sc := bufio.NewScanner(strings.NewReader(stderr))
 	for sc.Scan() {
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
-		var l render.JSONLine
+		var l progressview.JSONLine
 		if err := dec.Decode(&l); err != nil {
 			t.Fatalf("%s: stderr line %q is no progress line: %v", command, sc.Text(), err)
 		}
-		if l.Version != render.JSONVersion || l.Command != command {
+		if l.Version != progressview.JSONVersion || l.Command != command {
 			t.Errorf("%s: line %q", command, sc.Text())
 		}
 		if l.Event == "end" {

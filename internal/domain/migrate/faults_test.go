@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )

@@ -11,10 +11,10 @@ import (
 	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )

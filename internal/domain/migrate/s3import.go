@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // --import: DynamoDB creates the table from the objects (ImportTable), with

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
 	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"

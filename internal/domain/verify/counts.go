@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
 	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/keyset"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // sourceCounts counts the source rows of every entity (less its accepted

@@ -1,7 +1,7 @@
 package verify
 
 import (
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // Progress (Options.Progress) has four phases, each counted where the report

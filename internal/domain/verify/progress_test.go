@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 

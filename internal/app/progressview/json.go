@@ -1,4 +1,4 @@
-package render
+package progressview
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // JSONVersion is the version of JSONLine's shape. A change that drops or

@@ -1,4 +1,4 @@
-package render
+package progressview
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // lockedBuffer is a bytes.Buffer that a reading goroutine fills while the

@@ -1,6 +1,6 @@
 //go:build linux
 
-package render
+package progressview
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package render
+package progressview
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // BarsPrinter draws a live bar per task (mpb), added when its phase

@@ -13,5 +13,5 @@
 // and ETA (state.go). Run drives a Printer: it hands it a State every
 // interval and at every phase start and end, and a final one when stopped.
 // The printers (live bars on a terminal, plain lines, JSON lines) live in
-// internal/app/progress/render, which only internal/cli imports.
+// internal/app/progressview, which only internal/app/cli imports.
 package progress

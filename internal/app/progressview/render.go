@@ -1,4 +1,4 @@
-package render
+package progressview
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/vbauerster/mpb/v8/cwriter"
 
-	"github.com/remodel-dev/remodel/internal/app/progress"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // The --progress modes.
