@@ -10,8 +10,8 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 
+	"github.com/remodel-dev/remodel/internal/app/document"
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/document"
 )
 
 // TestPersonalizationAnalysisMarkdown renders the document of the
