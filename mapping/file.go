@@ -505,10 +505,10 @@ func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 	var sawPK, sawSK bool
 	var skNode *yaml.Node
 	p.fields(n, path, map[string]func(*yaml.Node, string){
-		"name":  func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
-		"pk":    func(v *yaml.Node, path string) { sawPK = true; ix.PK = p.indexKey(v, path, "partition") },
-		"sk":    func(v *yaml.Node, path string) { sawSK, skNode = true, v; ix.SK = p.indexKey(v, path, "sort") },
-		"local": func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
+		"name":       func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
+		"pk":         func(v *yaml.Node, path string) { sawPK = true; ix.PK = p.indexKey(v, path, "partition") },
+		"sk":         func(v *yaml.Node, path string) { sawSK, skNode = true, v; ix.SK = p.indexKey(v, path, "sort") },
+		"local":      func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
 		"projection": func(v *yaml.Node, path string) { ix.Projection = p.projection(v, path) },
 	})
 	if ix.Projection.Type == "" {
