@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // WriteText prints the report for people.
@@ -48,7 +50,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 
-	fmt.Fprintln(w, "\ntable and indexes (every index projects all attributes)")
+	fmt.Fprintln(w, "\ntable and indexes (an index's entries hold the attributes it projects)")
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  name\tkind\tkey\titems\tstored\twrite units\tper table write\tpartitions\titems/partition\t")
 	for _, is := range r.Indexes {
@@ -64,7 +66,11 @@ func (r *Report) WriteText(w io.Writer) {
 		if is.Estimated {
 			parts = "about " + parts
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%.1f\t\n", is.Name, is.Kind, key, is.Items, Bytes(is.StoredBytes), is.WriteUnits, amp, parts, is.MeanItems)
+		kind := is.Kind
+		if is.Projection != "" && is.Projection != mapping.ProjectAll {
+			kind += " " + is.Projection
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%.1f\t\n", is.Name, kind, key, is.Items, Bytes(is.StoredBytes), is.WriteUnits, amp, parts, is.MeanItems)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "  stored: the items' sizes and DynamoDB's 100 bytes per item")

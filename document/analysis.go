@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/remodel-dev/remodel/analyze"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // AddAnalysis adds the analysis of every row (package analyze's report) to
@@ -102,10 +103,14 @@ func analysisBlocks(r *analyze.Report) []block {
 		if is.Estimated {
 			parts = "about " + parts
 		}
-		ix.rows = append(ix.rows, []string{is.Name, is.Kind, key, fmt.Sprint(is.Items), analyze.Bytes(is.StoredBytes), fmt.Sprint(is.WriteUnits), amp, parts, fmt.Sprintf("%.1f", is.MeanItems)})
+		kind := is.Kind
+		if is.Projection != "" && is.Projection != mapping.ProjectAll {
+			kind += " " + is.Projection
+		}
+		ix.rows = append(ix.rows, []string{is.Name, kind, key, fmt.Sprint(is.Items), analyze.Bytes(is.StoredBytes), fmt.Sprint(is.WriteUnits), amp, parts, fmt.Sprintf("%.1f", is.MeanItems)})
 	}
 	add(block{table: ix})
-	add(block{para: "Every index projects all attributes. Stored: the items' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
+	add(block{para: "An index's entries hold the keys and the attributes it projects (all of them with ALL). Stored: the entries' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
 
 	for _, is := range r.Indexes {
 		if len(is.ByItems) == 0 {

@@ -71,6 +71,7 @@ entities:
 
 	// Each item deleted and put again, as a new item, asking what it cost.
 	var consumed float64
+	perIndex := map[string]float64{}
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
 	var items []map[string]types.AttributeValue
 	for p.HasMorePages() {
@@ -93,6 +94,14 @@ entities:
 			t.Fatal("DynamoDB Local said nothing of the capacity a put consumed")
 		}
 		consumed += *out.ConsumedCapacity.CapacityUnits
+		for name, c := range out.ConsumedCapacity.GlobalSecondaryIndexes {
+			perIndex[name] += aws.ToFloat64(c.CapacityUnits)
+		}
+	}
+	for _, is := range an.Indexes[1:] {
+		if float64(is.WriteUnits) != perIndex[is.Name] {
+			t.Errorf("index %s (%s): analyze counted %d write units, DynamoDB Local consumed %.0f", is.Name, is.Projection, is.WriteUnits, perIndex[is.Name])
+		}
 	}
 	if len(items) != 60 || rep.WriteUnits != consumed || float64(an.Totals.WriteUnits) != consumed {
 		t.Errorf("%d items: migrate counted %.0f write units, analyze %d, DynamoDB Local consumed %.0f; want all three equal",
