@@ -292,8 +292,8 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 // projectedAttrs are the attributes a pattern's Query on an index that
 // projects some attributes only (KEYS_ONLY, INCLUDE) is checked on, for an
 // item of entity e whose row the SQL returns with these columns: the
-// projected ones the entity takes from a column the SQL returns, and the
-// entity attribute when projected, sorted; the table's key (rendered from
+// projected ones the entity takes from a column the SQL returns as it is
+// stored, and the entity attribute when projected, sorted; the table's key (rendered from
 // templates) is compared as the items' identity, and attributes from
 // other templates and from embedded rows are left to the item check.
 // nil when the index projects all attributes (the item check compares
@@ -307,7 +307,10 @@ func projectedAttrs(t *mapping.Table, ix *mapping.Index, e *mapping.Entity, cols
 		names = append(names, t.EntityAttr)
 	}
 	for _, a := range e.ColumnAttributes() {
-		if ix.Projects(a.Attr) && slices.Contains(cols, a.Column.Name) && !slices.Contains(names, a.Attr) {
+		// A column read in another form than the SQL returns it (a type
+		// of attributes.types) is left to the item check.
+		plain := a.Column.Read == "" && a.Column.Expr == ""
+		if plain && ix.Projects(a.Attr) && slices.Contains(cols, a.Column.Name) && !slices.Contains(names, a.Attr) {
 			names = append(names, a.Attr)
 		}
 	}
