@@ -143,9 +143,9 @@ func (fb *followBench) migrateArgs(resume bool) []string {
 		"--progress", "json", "--progress-interval", "500ms", // every lag line: they come once a second
 		"--output", "json"}
 	if resume {
-		return append(a, "--resume", "--report-json", filepath.Join(fb.work, "follow.report.json"))
+		return append(a, "--resume", "--output-file", "json="+filepath.Join(fb.work, "follow.report.json"))
 	}
-	return append(a, "--create-table", "--report-json", filepath.Join(fb.work, "copy.report.json"))
+	return append(a, "--create-table", "--output-file", "json="+filepath.Join(fb.work, "copy.report.json"))
 }
 
 // measure runs the four steps.

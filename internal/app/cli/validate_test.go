@@ -127,7 +127,7 @@ func TestValidateWithoutSource(t *testing.T) {
 	// its inverted GSI1 every user, service and subscription (their sort
 	// keys are constants), as the article's design does: warnings, not
 	// problems, which the mapping acknowledges.
-	if code != exitOK || out != "../../examples/personalization/mapping.yaml: valid on its own (5 entities, 6 access patterns, 4 warnings, all acknowledged); give --source to check it against the database\n" ||
+	if code != exitOK || out != "../../../examples/personalization/mapping.yaml: valid on its own (5 entities, 6 access patterns, 4 warnings, all acknowledged); give --source to check it against the database\n" ||
 		!strings.Contains(errOut, `mapping.yaml:46:19: warning: entities.subscribe_user.attributes.set.data: data is the constant "SUBSCRIBE_USER"`) {
 		t.Fatalf("validate the example: exit %d\n%s%s", code, out, errOut)
 	}

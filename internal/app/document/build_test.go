@@ -18,13 +18,19 @@ import (
 // rows rendered through the mapping.
 func scores(t *testing.T) (*mapping.Plan, *preview.Result) {
 	t.Helper()
+	return scoresProjecting(t, "ALL")
+}
+
+// scoresProjecting is scores with its index's projection.
+func scoresProjecting(t *testing.T, projection string) (*mapping.Plan, *preview.Result) {
+	t.Helper()
 	f, err := mapping.Parse("scores.yaml", []byte(`version: 1
 table:
   name: scores
   key: {pk: {name: Id, type: N}, sk: SK}
   ttl: expiresAt
   indexes:
-    - {name: ByGame, pk: [game, {name: week, type: N}], sk: {name: score, type: N}}
+    - {name: ByGame, pk: [game, {name: week, type: N}], sk: {name: score, type: N}, projection: `+projection+`}
 entities:
   play:
     from: plays
@@ -130,6 +136,34 @@ func TestGrids(t *testing.T) {
 	} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("the Markdown lacks %q:\n%s", s, md.String())
+		}
+	}
+}
+
+// TestGridProjections: the document names the index's projection, and
+// the index's grid shows the attributes it projects only.
+func TestGridProjections(t *testing.T) {
+	for _, c := range []struct{ projection, text, attrs string }{
+		{"ALL", "ALL", "Id SK at expiresAt play_id tag user_id"},
+		{"KEYS_ONLY", "KEYS_ONLY", "Id SK"},
+		{"{include: [tag, user_id]}", "INCLUDE (tag, user_id)", "Id SK tag user_id"},
+	} {
+		p, res := scoresProjecting(t, c.projection)
+		d := document.Build(p, res, document.Options{MappingFile: "scores.yaml", Rows: 4})
+		if got := d.Table.Keys[1].Projection; got != c.text {
+			t.Errorf("%s: the document says ByGame projects %q, want %q", c.projection, got, c.text)
+		}
+		g := d.Grids[1]
+		if g.Items != 4 {
+			t.Errorf("%s: ByGame's grid holds %d items, want 4", c.projection, g.Items)
+		}
+		row := g.Groups[0].Rows[0]
+		var names []string
+		for _, a := range row.Attrs {
+			names = append(names, a.Name)
+		}
+		if got := strings.Join(names, " "); got != c.attrs {
+			t.Errorf("%s: ByGame's first item shows %q, want %q", c.projection, got, c.attrs)
 		}
 	}
 }

@@ -267,7 +267,7 @@ func buildTable(p *mapping.Plan) TableView {
 		if ix.Local {
 			kind = "local index"
 		}
-		tv.Keys = append(tv.Keys, KeyRow{Name: ix.Name, Kind: kind, PK: keyText(ix.PK), SK: keyText(ix.SK), Projection: "ALL"})
+		tv.Keys = append(tv.Keys, KeyRow{Name: ix.Name, Kind: kind, PK: keyText(ix.PK), SK: keyText(ix.SK), Projection: ix.ProjectionText()})
 	}
 	return tv
 }
@@ -386,7 +386,12 @@ func buildGrids(p *mapping.Plan, res *preview.Result) []Grid {
 		if ix.Local {
 			kind = "local index"
 		}
-		grids = append(grids, grid(t, ix.Name, kind, ix.PK, ix.SK, all))
+		// The items as the index holds them: its projected attributes.
+		held := make([]entityItem, len(all))
+		for i, ei := range all {
+			held[i] = entityItem{ei.entity, ix.Item(ei.item)}
+		}
+		grids = append(grids, grid(t, ix.Name, kind, ix.PK, ix.SK, held))
 	}
 	return grids
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
 )
 
 // AnalysisBlocks is the analysis of every row (package analyze's report):
@@ -73,10 +74,14 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		if is.Estimated {
 			parts = "about " + parts
 		}
-		ix.Rows = append(ix.Rows, []string{is.Name, is.Kind, key, fmt.Sprint(is.Items), analyze.Bytes(is.StoredBytes), fmt.Sprint(is.WriteUnits), amp, parts, fmt.Sprintf("%.1f", is.MeanItems)})
+		kind := is.Kind
+		if is.Projection != "" && is.Projection != mapping.ProjectAll {
+			kind += " " + is.Projection
+		}
+		ix.Rows = append(ix.Rows, []string{is.Name, kind, key, fmt.Sprint(is.Items), analyze.Bytes(is.StoredBytes), fmt.Sprint(is.WriteUnits), amp, parts, fmt.Sprintf("%.1f", is.MeanItems)})
 	}
 	add(Block{Table: ix})
-	add(Block{Para: "Every index projects all attributes. Stored: the items' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
+	add(Block{Para: "An index's entries hold the keys and the attributes it projects (all of them with ALL). Stored: the entries' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
 
 	for _, is := range r.Indexes {
 		if len(is.ByItems) == 0 {
@@ -162,7 +167,7 @@ func CostBlocks(r *analyze.Report) []Block {
 	}
 	add(Block{Para: fmt.Sprintf("In %s, at the list prices of %s as of %s, from %s (source: %s).", p.Currency, p.Region, p.Date, from, p.Source)})
 	if p.Note != "" {
-		add(Block{Para: "About the prices: " + p.Note})
+		add(Block{Para: "About the prices: " + p.Note, Aside: true})
 	}
 	rate := fmt.Sprintf("--rate-limit %d", c.Load.ProvisionedRate)
 	if r.RateLimit == 0 {

@@ -17,6 +17,9 @@ type Block struct {
 	Para    string
 	List    []string
 	Table   *Table
+	// Aside is for the document only: the text report leaves it out (a
+	// long note a terminal need not show every time).
+	Aside bool
 }
 
 // Table is a table of figures: a class for the HTML, a header row and rows
@@ -104,6 +107,7 @@ func blocksText(w io.Writer, bs []Block) error {
 	ew := &errWriter{w: w}
 	for _, x := range bs {
 		switch {
+		case x.Aside:
 		case x.Heading != "":
 			ew.printf("\n%s\n", x.Heading)
 		case x.Para != "":

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
 )
 
@@ -24,6 +26,12 @@ func previewText(w io.Writer, r *preview.Result) error {
 		fmt.Fprintf(w, "  %s index %s: PK %s", kind, ix.Name, ix.PK)
 		if ix.SK != "" {
 			fmt.Fprintf(w, ", SK %s", ix.SK)
+		}
+		switch {
+		case len(ix.Include) > 0:
+			fmt.Fprintf(w, ", projects %s (%s)", ix.Projection, strings.Join(ix.Include, ", "))
+		case ix.Projection != "" && ix.Projection != mapping.ProjectAll:
+			fmt.Fprintf(w, ", projects %s", ix.Projection)
 		}
 		fmt.Fprintln(w)
 	}

@@ -123,10 +123,17 @@ func (a *aggregate) add(rec record) error {
 	a.imports += rec.json
 	// A local index's entries live in the table's partitions: what a table
 	// partition takes includes the item's local index writes.
+	// Each index's write units are of the item as it holds it (its keys
+	// and projected attributes).
+	units := make([]int64, len(rec.pks))
 	var coll, partitionWCU int64 = 0, wcu
 	for i, pk := range rec.pks {
-		if i > 0 && pk != "" && a.o.Plan.Table.Indexes[i-1].Local {
-			partitionWCU += wcu
+		if pk == "" {
+			continue
+		}
+		units[i] = int64(mapping.WriteUnits(int(rec.sizes[i])))
+		if i > 0 && a.o.Plan.Table.Indexes[i-1].Local {
+			partitionWCU += units[i]
 		}
 	}
 	for i, pk := range rec.pks {
@@ -135,14 +142,14 @@ func (a *aggregate) add(rec record) error {
 		}
 		ia := a.indexes[i]
 		ia.items++
-		ia.bytes += rec.size
-		ia.wcu += wcu
+		ia.bytes += rec.sizes[i]
+		ia.wcu += units[i]
 		ia.parts.add(pk)
-		w := wcu
+		w := units[i]
 		if i == 0 {
 			w = partitionWCU
 		}
-		ia.weights.add(pk, name, [3]int64{1, rec.size, w})
+		ia.weights.add(pk, name, [3]int64{1, rec.sizes[i], w})
 		if r := &a.runs[rec.entity][i]; r.key == pk && r.items > 0 {
 			r.items++
 			r.wcu += w
@@ -152,7 +159,7 @@ func (a *aggregate) add(rec record) error {
 			*r = run{key: pk, entity: name, items: 1, wcu: w, base: wcu}
 		}
 		if i == 0 || a.o.Plan.Table.Indexes[i-1].Local {
-			coll += rec.size + ItemOverhead
+			coll += rec.sizes[i] + ItemOverhead
 		}
 	}
 	if a.colls != nil {

@@ -74,6 +74,7 @@ type record struct {
 	size   int64
 	key    string   // table key text, for the collision check
 	pks    []string // per index of the table (0: the table): the partition key text, "" when the item is not in it
+	sizes  []int64  // per index of the table (0: the table): the item's size as it holds it (its keys and projected attributes)
 	json   int64    // bytes of its line in a DynamoDB JSON import file
 	lock   bool     // the item has the lock item's key
 }
@@ -229,9 +230,14 @@ func measure(t *mapping.Table, item mapping.Item, size int, rec *record) error {
 	rec.key = t.KeyString(item)
 	rec.lock = t.IsLock(item)
 	rec.pks = make([]string, 1+len(t.Indexes))
+	rec.sizes = make([]int64, 1+len(t.Indexes))
 	rec.pks[0] = av.KeyText(item[t.PK.Name])
+	rec.sizes[0] = rec.size
 	for j, ix := range t.Indexes {
 		rec.pks[1+j] = indexPK(ix, item)
+		if rec.pks[1+j] != "" {
+			rec.sizes[1+j] = int64(ix.ItemSize(item, size))
+		}
 	}
 	line, ok := av.AppendImportLine(nil, item)
 	if !ok {

@@ -64,6 +64,7 @@ func (a *aggregate) report() *Report {
 			if ix.Local {
 				is.Kind = "local"
 			}
+			is.Projection = ix.ProjectionText()
 			is.Amplification = &Amplification{Items: ratio(ia.items, base.items), WriteUnits: ratio(ia.wcu, base.wcu)}
 		}
 		is.Partitions, is.Estimated = ia.parts.count()

@@ -74,10 +74,14 @@ type IndexStats struct {
 	Kind string `json:"kind"` // table, global, local
 	PK   string `json:"pk"`
 	SK   string `json:"sk,omitempty"`
+	// Projection is an index's: ALL, KEYS_ONLY or INCLUDE (a, b); empty
+	// for the table.
+	Projection string `json:"projection,omitempty"`
 	// Items are the items in it (an index holds those with all its key
-	// attributes); DataBytes their sizes (every index projects all
-	// attributes: an entry is as large as its item); StoredBytes adds
-	// DynamoDB's 100 bytes per item; WriteUnits is what writing them costs.
+	// attributes); DataBytes their sizes as it holds them (an index entry
+	// is the item's keys and the attributes it projects: all of them with
+	// ALL); StoredBytes adds DynamoDB's 100 bytes per item; WriteUnits is
+	// what writing them costs.
 	Items       int64 `json:"items"`
 	DataBytes   int64 `json:"data_bytes"`
 	StoredBytes int64 `json:"stored_bytes"`

@@ -63,9 +63,17 @@ type Throughput struct {
 	WriteCapacityUnits int64
 }
 
-// Projection says which attributes an index holds.
+// Projection says which attributes an index holds: ALL, KEYS_ONLY, or
+// INCLUDE with the NonKeyAttributes.
 type Projection struct {
-	ProjectionType string
+	ProjectionType   string
+	NonKeyAttributes []string `json:",omitempty"`
+}
+
+// projection is the index's projection as the exports write it.
+func projection(ix *mapping.Index) Projection {
+	p := ix.DynamoDBProjection()
+	return Projection{ProjectionType: string(p.ProjectionType), NonKeyAttributes: p.NonKeyAttributes}
 }
 
 // GlobalSecondaryIndex is one global index.
@@ -144,13 +152,12 @@ func CloudFormationTemplate(t *mapping.Table, o Options) *Template {
 	for _, n := range slices.Sorted(maps.Keys(defs)) {
 		p.AttributeDefinitions = append(p.AttributeDefinitions, AttributeDefinition{n, defs[n]})
 	}
-	all := Projection{ProjectionType: "ALL"}
 	for _, ix := range t.Indexes {
 		if ix.Local {
-			p.LocalSecondaryIndexes = append(p.LocalSecondaryIndexes, LocalSecondaryIndex{IndexName: ix.Name, KeySchema: keySchema(ix.PK, ix.SK), Projection: all})
+			p.LocalSecondaryIndexes = append(p.LocalSecondaryIndexes, LocalSecondaryIndex{IndexName: ix.Name, KeySchema: keySchema(ix.PK, ix.SK), Projection: projection(ix)})
 			continue
 		}
-		p.GlobalSecondaryIndexes = append(p.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: ix.Name, KeySchema: keySchema(ix.PK, ix.SK), Projection: all, ProvisionedThroughput: tp})
+		p.GlobalSecondaryIndexes = append(p.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: ix.Name, KeySchema: keySchema(ix.PK, ix.SK), Projection: projection(ix), ProvisionedThroughput: tp})
 	}
 	if t.TTL != "" {
 		p.TimeToLiveSpecification = &TimeToLiveSpecification{AttributeName: t.TTL, Enabled: true}

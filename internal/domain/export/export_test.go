@@ -55,6 +55,7 @@ func TestFileOnly(t *testing.T) {
 		{"personalization", "../../../examples/personalization/mapping.yaml"},
 		{"leaderboard", "../../../examples/leaderboard/mapping.yaml"},
 		{"everything", "testdata/everything.yaml"},
+		{"projections", "testdata/projections.yaml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfn := export1(t, "-m", c.mapping, "--output", "cloudformation")
@@ -177,14 +178,32 @@ func checkTemplate(b []byte) []string {
 		if (p["ProvisionedThroughput"] != nil) != provisioned {
 			bad("ProvisionedThroughput %v with billing mode %v", p["ProvisionedThroughput"], p["BillingMode"])
 		}
+		projection := func(where string, ix map[string]any) {
+			pr, _ := ix["Projection"].(map[string]any)
+			attrs, _ := pr["NonKeyAttributes"].([]any)
+			switch pr["ProjectionType"] {
+			case "ALL", "KEYS_ONLY":
+				if attrs != nil {
+					bad("%s: NonKeyAttributes with projection %v", where, pr["ProjectionType"])
+				}
+			case "INCLUDE":
+				if len(attrs) == 0 {
+					bad("%s: projection INCLUDE without NonKeyAttributes", where)
+				}
+			default:
+				bad("%s: projection type %v", where, pr["ProjectionType"])
+			}
+		}
 		for _, g := range list(p["GlobalSecondaryIndexes"]) {
 			keys("index "+g["IndexName"].(string), list(g["KeySchema"]), true)
+			projection("index "+g["IndexName"].(string), g)
 			if (g["ProvisionedThroughput"] != nil) != provisioned {
 				bad("index %v: ProvisionedThroughput with billing mode %v", g["IndexName"], p["BillingMode"])
 			}
 		}
 		for _, l := range list(p["LocalSecondaryIndexes"]) {
 			h := keys("local index "+l["IndexName"].(string), list(l["KeySchema"]), false)
+			projection("local index "+l["IndexName"].(string), l)
 			if !slices.Equal(h, tableHash) {
 				bad("local index %v: partition key %v, the table's is %v", l["IndexName"], h, tableHash)
 			}
@@ -231,6 +250,12 @@ func TestCheckTemplateCanFail(t *testing.T) {
 		{"local index on another partition key", func(p *export.TableProperties) {
 			p.LocalSecondaryIndexes[0].KeySchema[0].AttributeName = "status"
 		}, "local index ByTotal: partition key [status]"},
+		{"INCLUDE without attributes", func(p *export.TableProperties) {
+			p.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes = nil
+		}, "index ByStatus: projection INCLUDE without NonKeyAttributes"},
+		{"KEYS_ONLY with attributes", func(p *export.TableProperties) {
+			p.LocalSecondaryIndexes[0].Projection.NonKeyAttributes = []string{"total"}
+		}, "local index ByTotal: NonKeyAttributes with projection KEYS_ONLY"},
 	} {
 		tmpl := export.CloudFormationTemplate(tbl, export.Options{})
 		for id, r := range tmpl.Resources {
@@ -251,7 +276,7 @@ func TestCheckTemplateCanFail(t *testing.T) {
 // --create-table makes from the same mapping: keys, attribute definitions,
 // indexes, projections, billing.
 func TestCloudFormationCreatesTheTable(t *testing.T) {
-	for _, m := range []string{"../../../examples/personalization/mapping.yaml", "../../../examples/leaderboard/mapping.yaml", "testdata/everything.yaml"} {
+	for _, m := range []string{"../../../examples/personalization/mapping.yaml", "../../../examples/leaderboard/mapping.yaml", "testdata/everything.yaml", "testdata/projections.yaml"} {
 		t.Run(filepath.Base(filepath.Dir(m))+"/"+filepath.Base(m), func(t *testing.T) {
 			t.Parallel()
 			f, err := mapping.ParseFile(m)
@@ -329,14 +354,14 @@ func describe(t *testing.T, db dynamo.API, name string) string {
 		lines = append(lines, fmt.Sprintf("throughput %d/%d", aws.ToInt64(p.ReadCapacityUnits), aws.ToInt64(p.WriteCapacityUnits)))
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
-		l := "global " + aws.ToString(g.IndexName) + ": " + ks(g.KeySchema) + " " + string(g.Projection.ProjectionType)
+		l := "global " + aws.ToString(g.IndexName) + ": " + ks(g.KeySchema) + " " + mapping.ProjectionText(g.Projection)
 		if p := g.ProvisionedThroughput; p != nil {
 			l += fmt.Sprintf(" %d/%d", aws.ToInt64(p.ReadCapacityUnits), aws.ToInt64(p.WriteCapacityUnits))
 		}
 		lines = append(lines, l)
 	}
 	for _, l := range d.LocalSecondaryIndexes {
-		lines = append(lines, "local "+aws.ToString(l.IndexName)+": "+ks(l.KeySchema)+" "+string(l.Projection.ProjectionType))
+		lines = append(lines, "local "+aws.ToString(l.IndexName)+": "+ks(l.KeySchema)+" "+mapping.ProjectionText(l.Projection))
 	}
 	sort.Strings(lines[2:])
 	return strings.Join(lines, "\n")
@@ -358,7 +383,8 @@ var dates = regexp.MustCompile(`"Date(Created|LastModified)": "[^"]*"`)
 
 // TestWorkbench exports the personalization example on a real source as a
 // NoSQL Workbench model: its golden file, its structure (checkWorkbench),
-// and the same table definition as the CloudFormation export.
+// and the same table definition as the CloudFormation export; and with
+// its indexes projecting KEYS_ONLY and INCLUDE (another golden file).
 func TestWorkbench(t *testing.T) {
 	dsn, db := personalization(t)
 	out := export1(t, "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--output", "workbench", "--rows", "2")
@@ -371,6 +397,18 @@ func TestWorkbench(t *testing.T) {
 	if problems := checkWorkbench(out); len(problems) > 0 {
 		t.Errorf("the model is not well formed:\n%s", strings.Join(problems, "\n"))
 	}
+	// The indexes' projections: GSI1 the keys only, GSI2 the keys and
+	// subscribedAt.
+	projected := testenv.EditedFile(t, "../../../examples/personalization/mapping.yaml",
+		"{name: GSI1, pk: SK, sk: PK}", "{name: GSI1, pk: SK, sk: PK, projection: KEYS_ONLY}",
+		"{name: GSI2, pk: data, sk: SK}", "{name: GSI2, pk: data, sk: SK, projection: {include: [subscribedAt]}}")
+	pout := export1(t, "--source", dsn, "-m", projected, "--output", "workbench", "--rows", "2")
+	if problems := checkWorkbench(pout); len(problems) > 0 {
+		t.Errorf("the model with projections is not well formed:\n%s", strings.Join(problems, "\n"))
+	}
+	pout = dates.ReplaceAll(pout, []byte(`"Date$1": "DATE"`))
+	golden.Check(t, "personalization.projections.workbench.json", bytes.ReplaceAll(pout, []byte(db), []byte("DB")))
+
 	// With a source, cloudformation is the same as without.
 	cfn := export1(t, "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--output", "cloudformation")
 	want, err := os.ReadFile("testdata/personalization.cloudformation.json")

@@ -53,7 +53,8 @@ func Terraform(w io.Writer, t *mapping.Table, o Options) error {
 	for _, ix := range t.Indexes {
 		kvs := []kv{{"name", hclString(ix.Name)}}
 		if ix.Local {
-			kvs = append(kvs, kv{"range_key", hclString(ix.SK[0].Name)}, kv{"projection_type", `"ALL"`})
+			kvs = append(kvs, kv{"range_key", hclString(ix.SK[0].Name)})
+			kvs = append(kvs, hclProjection(ix)...)
 			block(b, "local_secondary_index", kvs)
 			continue
 		}
@@ -61,7 +62,7 @@ func Terraform(w io.Writer, t *mapping.Table, o Options) error {
 		if len(ix.SK) > 0 {
 			kvs = append(kvs, kv{"range_key", hclString(ix.SK[0].Name)})
 		}
-		kvs = append(kvs, kv{"projection_type", `"ALL"`})
+		kvs = append(kvs, hclProjection(ix)...)
 		if t.Billing.Provisioned {
 			kvs = append(kvs, kv{"read_capacity", strconv.FormatInt(t.Billing.Read, 10)}, kv{"write_capacity", strconv.FormatInt(t.Billing.Write, 10)})
 		}
@@ -75,6 +76,21 @@ func Terraform(w io.Writer, t *mapping.Table, o Options) error {
 }
 
 type kv struct{ k, v string }
+
+// hclProjection is an index block's projection_type and, for INCLUDE,
+// its non_key_attributes.
+func hclProjection(ix *mapping.Index) []kv {
+	p := projection(ix)
+	kvs := []kv{{"projection_type", hclString(p.ProjectionType)}}
+	if len(p.NonKeyAttributes) > 0 {
+		attrs := make([]string, len(p.NonKeyAttributes))
+		for i, a := range p.NonKeyAttributes {
+			attrs[i] = hclString(a)
+		}
+		kvs = append(kvs, kv{"non_key_attributes", "[" + strings.Join(attrs, ", ") + "]"})
+	}
+	return kvs
+}
 
 func block(b *bufio.Writer, name string, kvs []kv) {
 	fmt.Fprintf(b, "\n  %s {\n", name)

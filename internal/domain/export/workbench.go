@@ -142,7 +142,7 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 	attrs, perEntity := entityAttributes(p, res)
 	wt.NonKeyAttributes = attrs
 	for _, ix := range t.Indexes {
-		wi := WorkbenchIndex{IndexName: ix.Name, Projection: Projection{ProjectionType: "ALL"}}
+		wi := WorkbenchIndex{IndexName: ix.Name, Projection: projection(ix)}
 		wi.KeyAttributes.PartitionKey = WorkbenchAttribute{ix.PK[0].Name, ix.PK[0].Type}
 		if len(ix.SK) > 0 {
 			wi.KeyAttributes.SortKey = &WorkbenchAttribute{ix.SK[0].Name, ix.SK[0].Type}

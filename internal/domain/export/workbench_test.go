@@ -97,6 +97,25 @@ func checkWorkbench(b []byte) []string {
 			w := fmt.Sprintf("%s index %v", where, ix["IndexName"])
 			fields(w, ix, []string{"IndexName", "KeyAttributes", "Projection"}, nil)
 			keyAttrs(w+".KeyAttributes", ix["KeyAttributes"], false)
+			pr, _ := ix["Projection"].(map[string]any)
+			fields(w+".Projection", pr, []string{"ProjectionType"}, []string{"NonKeyAttributes"})
+			switch attrs := arr(pr["NonKeyAttributes"]); pr["ProjectionType"] {
+			case "ALL", "KEYS_ONLY":
+				if attrs != nil {
+					bad("%s: NonKeyAttributes with projection %v", w, pr["ProjectionType"])
+				}
+			case "INCLUDE":
+				if len(attrs) == 0 {
+					bad("%s: projection INCLUDE without NonKeyAttributes", w)
+				}
+				for _, a := range attrs {
+					if _, ok := declared[a.(string)]; !ok {
+						bad("%s: projected attribute %v is not a declared non-key attribute", w, a)
+					}
+				}
+			default:
+				bad("%s: projection type %v", w, pr["ProjectionType"])
+			}
 		}
 		for _, fv := range arr(tbl["TableFacets"]) {
 			f := fv.(map[string]any)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
 )
 
 // MaxGlobalIndexes is how many global secondary indexes a DynamoDB table
@@ -779,4 +780,60 @@ func (e *entity) keyInTable() bool {
 		}
 	}
 	return true
+}
+
+// gsi1Projection chooses GSI1's projection and says why. Every pattern on
+// GSI1 reads whole rows (SELECT *), so it projects ALL unless every item
+// it holds is an adjacency item of a join table: a join table's key
+// columns (its two foreign keys) are in the item's keys (PK, SK, GSI1PK,
+// GSI1SK hold them), so the keys and the join table's other columns answer
+// its patterns; without other columns that is KEYS_ONLY, else INCLUDE of
+// them. An entry then holds only what the Query needs, and costs no more
+// write units than it needs either.
+func (d *design) gsi1Projection() (keysOnly bool, include []string, why string) {
+	var joins, placed []string
+	var rest []string // the join tables' other columns, as attributes
+	for _, e := range d.entities {
+		if !e.inGSI1() {
+			continue
+		}
+		if e.place.other == nil {
+			placed = append(placed, e.name)
+			continue
+		}
+		joins = append(joins, e.name)
+		for _, c := range e.t.Columns {
+			if slices.Contains(e.key, c.Name) {
+				continue
+			}
+			n := e.attr(c.Name)
+			if !slices.Contains(rest, n) {
+				rest = append(rest, n)
+			}
+		}
+	}
+	switch {
+	case len(placed) > 0:
+		return false, nil, fmt.Sprintf("It projects all attributes (ALL): the items placed in a parent's collection (%s) are read whole by their key through it.", strings.Join(placed, ", "))
+	case len(rest) == 0:
+		return true, nil, fmt.Sprintf("It projects the keys only (KEYS_ONLY): it holds only the adjacency items of %s, whose every column is in their keys, "+
+			"so the keys answer its patterns and an entry is no larger than them.", strings.Join(joins, ", "))
+	case len(rest) > mapping.MaxProjectedAttrs:
+		return false, nil, fmt.Sprintf("It projects all attributes (ALL): the adjacency items of %s have more columns than an INCLUDE projection may list (%d).", strings.Join(joins, ", "), mapping.MaxProjectedAttrs)
+	}
+	slices.Sort(rest)
+	return false, rest, fmt.Sprintf("It projects the keys and %s (INCLUDE): it holds only the adjacency items of %s, whose key columns are in their keys; "+
+		"their other columns are all its patterns need besides, and the entity attribute and the copies of the key columns are left out of each entry.",
+		strings.Join(rest, ", "), strings.Join(joins, ", "))
+}
+
+// attr is the attribute a column of the entity becomes (renamed when its
+// name is taken).
+func (e *entity) attr(col string) string {
+	for _, r := range e.renames {
+		if r[0] == col {
+			return r[1]
+		}
+	}
+	return col
 }

@@ -218,3 +218,69 @@ func mayBeNull(e *mapping.Entity, f *mapping.File, attr string) bool {
 	}
 	return false
 }
+
+// TestGSI1Projection: GSI1 holds the adjacency items of a join table of
+// posts and tags; with no column besides its two foreign keys it projects
+// the keys only, with a created_at column the keys and created_at
+// (INCLUDE), and once it also holds a child placed in its parent's
+// collection (read whole by its own key through GSI1) everything (ALL).
+// Each choice is explained in GSI1's comment, and the mapping compiles.
+func TestGSI1Projection(t *testing.T) {
+	col := func(name, typ string, kind introspect.Kind) *introspect.Column {
+		return &introspect.Column{Name: name, Type: typ, Kind: kind}
+	}
+	schema := func(joinCols []*introspect.Column, child bool) *introspect.Schema {
+		s := &introspect.Schema{Engine: introspect.Postgres, Database: "db", Tables: []*introspect.Table{
+			{Schema: "public", Name: "posts", Columns: []*introspect.Column{col("post_id", "integer", introspect.KindInt), col("title", "text", introspect.KindString)}, PrimaryKey: []string{"post_id"}},
+			{Schema: "public", Name: "tags", Columns: []*introspect.Column{col("tag_id", "integer", introspect.KindInt), col("name", "text", introspect.KindString)}, PrimaryKey: []string{"tag_id"}},
+			{Schema: "public", Name: "post_tags", Columns: append([]*introspect.Column{col("post_id", "integer", introspect.KindInt), col("tag_id", "integer", introspect.KindInt)}, joinCols...),
+				PrimaryKey: []string{"post_id", "tag_id"},
+				ForeignKeys: []introspect.ForeignKey{
+					{Name: "pt_post", Columns: []string{"post_id"}, RefSchema: "public", RefTable: "posts", RefColumns: []string{"post_id"}},
+					{Name: "pt_tag", Columns: []string{"tag_id"}, RefSchema: "public", RefTable: "tags", RefColumns: []string{"tag_id"}},
+				}},
+		}}
+		if child {
+			s.Tables = append(s.Tables, &introspect.Table{Schema: "public", Name: "comments",
+				Columns:     []*introspect.Column{col("comment_id", "integer", introspect.KindInt), col("post_id", "integer", introspect.KindInt), col("body", "text", introspect.KindString)},
+				PrimaryKey:  []string{"comment_id"},
+				ForeignKeys: []introspect.ForeignKey{{Name: "c_post", Columns: []string{"post_id"}, RefSchema: "public", RefTable: "posts", RefColumns: []string{"post_id"}}}})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name       string
+		s          *introspect.Schema
+		line, why  string
+		projection string
+	}{
+		{"keys only", schema(nil, false), "- {name: GSI1, pk: GSI1PK, sk: GSI1SK, projection: KEYS_ONLY}",
+			"It projects the keys only (KEYS_ONLY): it holds only the adjacency items of post_tags, whose every column is in their keys", "KEYS_ONLY"},
+		{"include", schema([]*introspect.Column{col("created_at", "timestamp with time zone", introspect.KindTimestampTZ)}, false),
+			`- {name: GSI1, pk: GSI1PK, sk: GSI1SK, projection: {include: ["created_at"]}}`,
+			"It projects the keys and created_at (INCLUDE): it holds only the adjacency items of post_tags, whose key columns are in their keys", "INCLUDE (created_at)"},
+		{"all", schema([]*introspect.Column{col("created_at", "timestamp with time zone", introspect.KindTimestampTZ)}, true),
+			"- {name: GSI1, pk: GSI1PK, sk: GSI1SK}",
+			"It projects all attributes (ALL): the items placed in a parent's collection (comments) are read whole by their key through it.", "ALL"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := initmap.Generate(c.s, initmap.Options{})
+			// The comment's lines unwrapped.
+			text := strings.Join(strings.Fields(strings.ReplaceAll(string(out), "\n    #  ", " ")), " ")
+			if !strings.Contains(string(out), c.line) || !strings.Contains(text, c.why) {
+				t.Errorf("GSI1 is not written as %s, or its comment lacks %q:\n%s", c.line, c.why, out)
+			}
+			f, err := mapping.Parse("m.yaml", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := mapping.Compile(f, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Table.Index("GSI1").ProjectionText(); got != c.projection {
+				t.Errorf("GSI1 projects %s, want %s", got, c.projection)
+			}
+		})
+	}
+}

@@ -19,6 +19,10 @@
 //     items (GSI1PK = B#{b}: the other side) and the placed items whose
 //     table key does not hold their whole key (GSI1PK = NAME#{key}: read
 //     by their key) write its attributes; no other item is in it;
+//   - GSI1 projects all attributes (its patterns read whole rows) unless
+//     it holds only join tables' adjacency items, whose key columns its
+//     keys hold: then the keys only (KEYS_ONLY) or the keys and the join
+//     tables' other columns (INCLUDE); the other indexes project ALL;
 //   - every other foreign key, and every unique key, gets an overloaded
 //     global index of its own slot (GSI2, GSI3, ...: attributes GSInPK and
 //     GSInSK, set from templates), for the children by parent and for the

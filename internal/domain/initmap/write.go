@@ -136,12 +136,24 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	if d.inverted || d.slots > 0 || len(d.numeric) > 0 {
 		w.line(1, "indexes:")
 		if d.inverted {
+			keysOnly, include, why := d.gsi1Projection()
 			w.comment(2, "GSI1 holds only the items that need their other side: the adjacency items of a join table "+
 				"(GSI1PK = the B they point to, GSI1SK = their A: the A rows of a B) and the items placed in a parent's "+
 				"collection (GSI1PK = their own key, GSI1SK = the parent: read by their key alone). Only those entities write "+
 				"GSI1PK and GSI1SK, so the other items are not in GSI1 and cost it no write (an inverted index of the "+
-				"table's key, pk SK, would copy every item). Its sparseness is on purpose.")
-			w.line(2, "- {name: GSI1, pk: GSI1PK, sk: GSI1SK}")
+				"table's key, pk SK, would copy every item). Its sparseness is on purpose. "+why)
+			switch {
+			case keysOnly:
+				w.line(2, "- {name: GSI1, pk: GSI1PK, sk: GSI1SK, projection: KEYS_ONLY}")
+			case include != nil:
+				names := make([]string, len(include))
+				for i, n := range include {
+					names[i] = q(n)
+				}
+				w.line(2, "- {name: GSI1, pk: GSI1PK, sk: GSI1SK, projection: {include: [%s]}}", strings.Join(names, ", "))
+			default:
+				w.line(2, "- {name: GSI1, pk: GSI1PK, sk: GSI1SK}")
+			}
 		}
 		if d.slots > 0 {
 			w.comment(2, "Overloaded indexes: each entity writes GSInPK and GSInSK for one more path to its items, the children "+
@@ -151,14 +163,14 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 					"share of it; nor does a unique key that a Query of the item collection answers. ", FewValues, RowsPerValue, statsSource(d.s.Engine))+
 				"An item without the attribute (a NULL column) is not in the index; where a column of one half of an index key is nullable, "+
 				"the other half is written only where it is not NULL (when:), so that no item holds half an index key, which would be "+
-				"written and stored for nothing.")
+				"written and stored for nothing. They project all attributes (ALL): each of their patterns reads whole rows of its entity.")
 		}
 		for i := 2; i <= d.slots+1; i++ {
 			w.line(2, "- {name: GSI%d, pk: GSI%dPK, sk: GSI%dSK}", i, i, i)
 		}
 		for _, n := range d.numeric {
 			w.comment(2, fmt.Sprintf("%s: an index of %s's own, whose sort key is the number %s (a string sort key would "+
-				"not sort it): %s.", n.name, n.e.name, n.col, n.target))
+				"not sort it): %s. It projects all attributes (ALL): its pattern reads whole rows.", n.name, n.e.name, n.col, n.target))
 			w.line(2, "- {name: %s, pk: %sPK, sk: {name: %sSK, type: N}}", n.name, n.name, n.name)
 		}
 	}

@@ -20,6 +20,7 @@ const (
 	WarnSparseWhen            = "sparse-when"             // an index key attribute written under a when condition
 	WarnSparseNullable        = "sparse-nullable"         // an index key attribute from a nullable column
 	WarnUnmappedTable         = "unmapped-table"          // a table no entity reads
+	WarnUnwrittenProjection   = "unwritten-projection"    // an attribute an INCLUDE projection lists that no entity writes
 	WarnStaleAcknowledgement  = "stale-acknowledgement"   // an acknowledgement that matches no warning
 )
 
@@ -28,7 +29,7 @@ const (
 // acknowledged: remove it instead.
 var WarningCodes = []string{
 	WarnBeginsWithPlaceholder, WarnQuotedParameter, WarnConstantPartitionKey, WarnFewPartitions,
-	WarnKeyNotUnique, WarnDanglingIndexKey, WarnSparseWhen, WarnSparseNullable, WarnUnmappedTable,
+	WarnKeyNotUnique, WarnDanglingIndexKey, WarnSparseWhen, WarnSparseNullable, WarnUnmappedTable, WarnUnwrittenProjection,
 }
 
 // AckDef is one entry of acknowledge: a warning the design intends, with

@@ -48,7 +48,16 @@ type Index struct {
 	PK    []KeyAttr // one or more
 	SK    []KeyAttr // none when the index has no sort key
 	Local bool
+	// Projection is ProjectAll (also when empty), ProjectKeysOnly or
+	// ProjectInclude; Include lists INCLUDE's non-key attributes.
+	Projection string
+	Include    []string
+	keys       []string // the table's and the index's key attributes
 }
+
+// MaxProjectedAttrs is DynamoDB's limit on the non-key attributes that
+// the INCLUDE projections of a table's indexes list, all indexes together.
+const MaxProjectedAttrs = 100
 
 // KeyNames names the attributes of a multi-attribute key: "game, region".
 func KeyNames(k []KeyAttr) string {
@@ -161,6 +170,7 @@ func (c *compiler) table() {
 		c.errorf(td.EntityAttribute.Pos, "table.entity_attribute", "%s is a key attribute of the table", t.EntityAttr)
 	}
 	seen := map[string]bool{}
+	projected := 0
 	for i, ixd := range td.Indexes {
 		path := fmt.Sprintf("table.indexes[%d]", i)
 		ix := &Index{Name: ixd.Name.Value, Local: ixd.Local}
@@ -180,9 +190,43 @@ func (c *compiler) table() {
 			ix.PK = c.indexKey(ixd.PK, path+".pk", nil)
 		}
 		ix.SK = c.indexKey(ixd.SK, path+".sk", ix.PK)
+		projected = c.projection(&t, ix, ixd, path+".projection", projected)
 		t.Indexes = append(t.Indexes, ix)
 	}
 	c.plan.Table = t
+}
+
+// projection compiles an index's projection. projected counts the
+// non-key attributes listed by the INCLUDE projections before this one;
+// the new count is returned.
+func (c *compiler) projection(t *Table, ix *Index, ixd *IndexDef, path string, projected int) int {
+	ix.Projection = ixd.Projection.Type
+	ix.keys = []string{t.PK.Name}
+	if t.SK != nil {
+		ix.keys = append(ix.keys, t.SK.Name)
+	}
+	for _, k := range append(ix.PK[:len(ix.PK):len(ix.PK)], ix.SK...) {
+		if !slices.Contains(ix.keys, k.Name) {
+			ix.keys = append(ix.keys, k.Name)
+		}
+	}
+	for i, a := range ixd.Projection.Include {
+		apath := fmt.Sprintf("%s.include[%d]", path, i)
+		switch {
+		case a.Value == "":
+		case slices.Contains(ix.keys, a.Value):
+			c.errorf(a.Pos, apath, "%s is a key attribute of the table or the index, which every projection holds: list only other attributes", a.Value)
+		case slices.Contains(ix.Include, a.Value):
+			c.errorf(a.Pos, apath, "%s is listed twice", a.Value)
+		default:
+			ix.Include = append(ix.Include, a.Value)
+			projected++
+			if projected == MaxProjectedAttrs+1 {
+				c.errorf(a.Pos, apath, "the indexes' INCLUDE projections list more than %d attributes, DynamoDB's limit for a table (all indexes together)", MaxProjectedAttrs)
+			}
+		}
+	}
+	return projected
 }
 
 // indexKey compiles the attributes of an index's partition or sort key.

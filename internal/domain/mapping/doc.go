@@ -3,7 +3,9 @@
 // templates and their formatters, the conversion of canonical source values
 // to DynamoDB attribute values, and rendering one source row into the item it
 // becomes, with the rows of child tables embedded in it (embed.go; the merge
-// of parent and child rows read side by side, embed_stream.go).
+// of parent and child rows read side by side, embed_stream.go), and what a
+// secondary index holds of an item (its key attributes and projection) and
+// what DynamoDB charges to put it (units.go).
 //
 // Canonical source values (what the source package decodes a column into,
 // chosen by the column's introspect.Kind):

@@ -60,11 +60,28 @@ type Billing struct {
 // to MaxKeyAttrs partition key and MaxKeyAttrs sort key attributes (a
 // multi-attribute key), each with its own type.
 type IndexDef struct {
-	Name  Str
-	PK    []AttrDef // nil when absent
-	SK    []AttrDef // nil when absent
-	Local bool
+	Name       Str
+	PK         []AttrDef // nil when absent
+	SK         []AttrDef // nil when absent
+	Local      bool
+	Projection ProjectionDef
 	Pos
+}
+
+// Projection types: which attributes a secondary index holds besides the
+// table's and the index's key attributes.
+const (
+	ProjectAll      = "ALL"       // every attribute (the default)
+	ProjectKeysOnly = "KEYS_ONLY" // the keys only
+	ProjectInclude  = "INCLUDE"   // the keys and the attributes listed
+)
+
+// ProjectionDef is an index's `projection:`: ALL (also when absent),
+// KEYS_ONLY, or {include: [attributes]}.
+type ProjectionDef struct {
+	Type    string
+	Include []Str // the non-key attributes of INCLUDE
+	Pos           // where projection: is written; zero when absent
 }
 
 // MaxKeyAttrs is how many attributes a multi-attribute partition or sort
@@ -488,11 +505,15 @@ func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 	var sawPK, sawSK bool
 	var skNode *yaml.Node
 	p.fields(n, path, map[string]func(*yaml.Node, string){
-		"name":  func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
-		"pk":    func(v *yaml.Node, path string) { sawPK = true; ix.PK = p.indexKey(v, path, "partition") },
-		"sk":    func(v *yaml.Node, path string) { sawSK, skNode = true, v; ix.SK = p.indexKey(v, path, "sort") },
-		"local": func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
+		"name":       func(v *yaml.Node, path string) { ix.Name = p.nonEmpty(v, path) },
+		"pk":         func(v *yaml.Node, path string) { sawPK = true; ix.PK = p.indexKey(v, path, "partition") },
+		"sk":         func(v *yaml.Node, path string) { sawSK, skNode = true, v; ix.SK = p.indexKey(v, path, "sort") },
+		"local":      func(v *yaml.Node, path string) { ix.Local = p.boolean(v, path) },
+		"projection": func(v *yaml.Node, path string) { ix.Projection = p.projection(v, path) },
 	})
+	if ix.Projection.Type == "" {
+		ix.Projection.Type = ProjectAll
+	}
 	if n.Kind != yaml.MappingNode {
 		return ix
 	}
@@ -511,6 +532,42 @@ func (p *parser) index(n *yaml.Node, path string) *IndexDef {
 		p.errorf(skNode, path+".sk", "a local index has one sort key attribute; multi-attribute keys are for global indexes")
 	}
 	return ix
+}
+
+// projection reads an index's projection: ALL, KEYS_ONLY or
+// {include: [a, b]}.
+func (p *parser) projection(n *yaml.Node, path string) ProjectionDef {
+	pd := ProjectionDef{Type: ProjectAll, Pos: pos(n)}
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case ProjectAll, ProjectKeysOnly:
+			pd.Type = n.Value
+		case ProjectInclude:
+			p.errorf(n, path, "INCLUDE names its attributes: write {include: [a, b]}")
+		default:
+			p.errorf(n, path, "projection must be ALL, KEYS_ONLY or {include: [attributes]}, got %s", describe(n))
+		}
+		return pd
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "projection must be ALL, KEYS_ONLY or {include: [attributes]}, got %s", describe(n))
+		return pd
+	}
+	var saw bool
+	p.fields(n, path, map[string]func(*yaml.Node, string){
+		"include": func(v *yaml.Node, path string) {
+			saw = true
+			pd.Type = ProjectInclude
+			pd.Include = p.strList(v, path)
+			if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+				p.errorf(v, path, "list at least one attribute (or use KEYS_ONLY)")
+			}
+		},
+	})
+	if !saw {
+		p.errorf(n, path, "missing required field \"include\"")
+	}
+	return pd
 }
 
 // indexKey reads an index's partition or sort key: one attribute (as in

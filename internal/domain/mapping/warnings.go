@@ -83,6 +83,7 @@ func Warnings(f *File, s *introspect.Schema) []*Warning {
 		return w.out[i].Col < w.out[j].Col
 	})
 	if s != nil {
+		w.projections()
 		w.unmapped()
 	}
 	return acknowledge(f, w.out)
@@ -272,6 +273,42 @@ func (w *warner) relation(e *EntityDef) *introspect.Table {
 		return nil
 	}
 	return t
+}
+
+// projections warns about an attribute an index's INCLUDE projection
+// lists that no entity writes (a misspelling, or a column renamed since):
+// the index never holds it, and a Query on it returns nothing under that
+// name. Only when the columns of every entity are known.
+func (w *warner) projections() {
+	tables := make([]*introspect.Table, len(w.f.Entities))
+	for i, e := range w.f.Entities {
+		if tables[i] = w.relation(e); tables[i] == nil && e.Query.Value != "" {
+			tables[i] = w.s.Query(e.Query.Value)
+		}
+		if tables[i] == nil {
+			return
+		}
+	}
+	writes := func(attr string) bool {
+		if attr == w.f.Table.EntityAttribute.Value {
+			return true
+		}
+		for i, e := range w.f.Entities {
+			if w.attrSource(e, tables[i], attr) != nil || (e.TTL != nil && attr == w.f.Table.TTL.Value) ||
+				slices.ContainsFunc(e.Embed, func(m *EmbedDef) bool { return m.Name.Value == attr }) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, ix := range w.f.Table.Indexes {
+		for j, a := range ix.Projection.Include {
+			if a.Value != "" && !writes(a.Value) {
+				w.warnf(about{code: WarnUnwrittenProjection, index: ix.Name.Value}, a.Pos, fmt.Sprintf("table.indexes[%d].projection.include[%d]", i, j),
+					"no entity writes attribute %s, which index %s projects: the index never holds it", a.Value, ix.Name.Value)
+			}
+		}
+	}
 }
 
 // lossy are the formatters after which a value no longer tells rows apart

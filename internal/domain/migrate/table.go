@@ -91,16 +91,15 @@ func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput 
 		throughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.Billing.Read), WriteCapacityUnits: aws.Int64(t.Billing.Write)}
 		in.ProvisionedThroughput = throughput
 	}
-	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
 	for _, ix := range t.Indexes {
 		if ix.Local {
 			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
-				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
+				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: ix.DynamoDBProjection(),
 			})
 			continue
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: all,
+			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: ix.DynamoDBProjection(),
 			ProvisionedThroughput: throughput,
 		})
 	}
@@ -198,8 +197,8 @@ func describeTableID(ctx context.Context, db dynamo.API, name string, optFns ...
 	return tableID{ARN: *out.Table.TableArn, Created: out.Table.CreationDateTime.UTC()}, nil
 }
 
-// CheckTable makes sure an existing table has the keys and indexes the
-// mapping needs; optFns apply to the DescribeTable request.
+// CheckTable makes sure an existing table has the keys and indexes (their
+// keys and projections) the mapping needs; optFns apply to the DescribeTable request.
 func CheckTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, optFns ...func(*dynamodb.Options)) error {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, optFns...)
 	if err != nil {
@@ -222,20 +221,30 @@ func CheckTable(ctx context.Context, db dynamo.API, t *mapping.Table, name strin
 			return fmt.Errorf("migrate: key attribute %s of table %s has type %s but the mapping says %s", attr, name, have, want)
 		}
 	}
-	have := map[string][]types.KeySchemaElement{}
+	type described struct {
+		ks   []types.KeySchemaElement
+		proj *types.Projection
+	}
+	have := map[string]described{}
 	for _, g := range out.Table.GlobalSecondaryIndexes {
-		have[aws.ToString(g.IndexName)] = g.KeySchema
+		have[aws.ToString(g.IndexName)] = described{g.KeySchema, g.Projection}
 	}
 	for _, l := range out.Table.LocalSecondaryIndexes {
-		have[aws.ToString(l.IndexName)] = l.KeySchema
+		have[aws.ToString(l.IndexName)] = described{l.KeySchema, l.Projection}
 	}
 	for _, ix := range t.Indexes {
-		ks, ok := have[ix.Name]
+		d, ok := have[ix.Name]
 		if !ok {
 			return fmt.Errorf("migrate: table %s has no index %s, which the mapping declares", name, ix.Name)
 		}
-		if err := sameKeys("index "+ix.Name+" of "+name, ks, ix.PK, ix.SK); err != nil {
+		if err := sameKeys("index "+ix.Name+" of "+name, d.ks, ix.PK, ix.SK); err != nil {
 			return err
+		}
+		// An index that projects less than the mapping says answers its
+		// access patterns without attributes they need; one that projects
+		// more costs write units the design did not count.
+		if !ix.SameProjection(d.proj) {
+			return fmt.Errorf("migrate: index %s of %s projects %s but the mapping says %s", ix.Name, name, mapping.ProjectionText(d.proj), ix.ProjectionText())
 		}
 	}
 	return nil

@@ -5,10 +5,10 @@ import (
 )
 
 // account adds the write units of acknowledged items to the report's
-// total, counted as DynamoDB charges a put of a new item: one unit per
-// started KB for the table, and the same again for every index the item is
-// in (every index projects all attributes; an item is in an index when it
-// has all of its key attributes); a delete, one unit. The run does not ask
+// total, counted as DynamoDB charges a put of a new item
+// (Table.PutWriteUnits: one unit per started KB for the table, and for
+// every index the item is in, per started KB of the item as the index
+// projects it); a delete, one unit. The run does not ask
 // DynamoDB for its consumed capacity (ReturnConsumedCapacity): the answer
 // is larger, DynamoDB Local answers more slowly, and the figure is known
 // from the items. A put that replaces a larger item, or moves an item
@@ -24,7 +24,7 @@ func (w *writer) account(done []pending) {
 		if u == 0 {
 			u = mapping.WriteUnits(mapping.ItemSize(p.item))
 		}
-		n += u * (1 + w.table.IndexesHolding(p.item))
+		n += w.table.PutWriteUnits(p.item, u)
 	}
 	w.c.mu.Lock()
 	w.c.units += float64(n)

@@ -40,6 +40,9 @@ type IndexDef struct {
 	PK    string `json:"pk"`
 	SK    string `json:"sk,omitempty"`
 	Local bool   `json:"local,omitempty"`
+	// Projection is ALL, KEYS_ONLY or INCLUDE, with Include's attributes.
+	Projection string   `json:"projection"`
+	Include    []string `json:"include,omitempty"`
 }
 
 // Entity is one entity's key patterns and its first rows as items.
@@ -57,19 +60,25 @@ type Entity struct {
 	Values []mapping.Item `json:"-"`
 }
 
+// Table is the definition of the mapping's table.
+func Table(t *mapping.Table) TableDef {
+	td := TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}
+	if t.SK != nil {
+		td.SK = t.SK.Name
+	}
+	for _, ix := range t.Indexes {
+		pr := ix.DynamoDBProjection()
+		td.Indexes = append(td.Indexes, IndexDef{Name: ix.Name, PK: mapping.KeyNames(ix.PK), SK: mapping.KeyNames(ix.SK), Local: ix.Local,
+			Projection: string(pr.ProjectionType), Include: pr.NonKeyAttributes})
+	}
+	return td
+}
+
 // Run renders the first rows rows of each entity (all entities when names
 // is empty). prog (nil: none) gets a "render" phase: per entity, the rows
 // rendered (or rejected) of the rows it can have (renderTotal).
 func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, names []string, prog *progress.Tracker) (*Result, error) {
-	t := p.Table
-	res := &Result{Version: ResultVersion, Table: TableDef{Name: t.Name, PK: t.PK.Name, EntityAttr: t.EntityAttr}}
-	if t.SK != nil {
-		res.Table.SK = t.SK.Name
-	}
-	for _, ix := range t.Indexes {
-		d := IndexDef{Name: ix.Name, PK: mapping.KeyNames(ix.PK), SK: mapping.KeyNames(ix.SK), Local: ix.Local}
-		res.Table.Indexes = append(res.Table.Indexes, d)
-	}
+	res := &Result{Version: ResultVersion, Table: Table(&p.Table)}
 	want := map[string]bool{}
 	for _, n := range names {
 		if p.Entity(n) == nil {

@@ -8,7 +8,10 @@
 // rows included (the engine's JSON aggregate of them, OracleChildRows,
 // embed.go) — and every access
 // pattern run as a Query (every page) and compared with its SQL on the
-// source for sampled, seeded parameter values bound as query parameters.
+// source for sampled, seeded parameter values bound as query parameters
+// (on an index that projects some attributes only, the projected ones
+// compared with the rows too). Before any check, the table's own shape:
+// its keys, TTL, billing, and each index's key and projection (table.go).
 //
 // The checks (counts.go, items.go, pattern.go, rejects.go, table.go) fill a
 // Report of structured Problems (problem.go), with its table of checks

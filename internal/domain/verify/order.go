@@ -12,13 +12,21 @@ import (
 // Query misses, items it returns that the SQL does not, and for an ordered
 // pattern the first position where the order differs.
 type patternDiff struct {
-	missing []wantItem
-	extra   []queried
-	order   *orderMismatch
+	missing   []wantItem
+	extra     []queried
+	order     *orderMismatch
+	different []valueDiff
+}
+
+// valueDiff is a compared attribute (wantItem.names) on which an item the
+// Query returns differs from the SQL's row.
+type valueDiff struct {
+	want wantItem
+	diff attrDiff
 }
 
 func (d patternDiff) ok() bool {
-	return len(d.missing) == 0 && len(d.extra) == 0 && d.order == nil
+	return len(d.missing) == 0 && len(d.extra) == 0 && d.order == nil && len(d.different) == 0
 }
 
 // orderMismatch is the first position (from 0) where the SQL's item is not
@@ -56,6 +64,38 @@ func (o *orderMismatch) message(ap *mapping.AccessPattern) string {
 // or for an ordered pattern as sequences compared in groups of equal sort
 // key values.
 func compare(ap *mapping.AccessPattern, want expectation, have queryResult) patternDiff {
+	d := compareKeys(ap, want, have)
+	d.different = compareValues(want, have)
+	return d
+}
+
+// compareValues compares the attributes of each item the SQL wants that
+// are compared (on an index that projects some attributes only) with the
+// item the Query returns with its key, in the SQL's order.
+func compareValues(want expectation, have queryResult) []valueDiff {
+	var out []valueDiff
+	got := map[string]queried{}
+	for _, q := range append(have.items[:len(have.items):len(have.items)], have.tail...) {
+		got[q.key] = q
+	}
+	for _, w := range want.items {
+		q, ok := got[w.key]
+		if !ok || w.names == nil {
+			continue
+		}
+		for _, n := range w.names {
+			wv, hv := w.attrs[n], q.item[n]
+			if (wv == nil) != (hv == nil) || wv != nil && !mapping.EqualValue(wv, hv) {
+				out = append(out, valueDiff{want: w, diff: attrDiff{name: n, want: wv, have: hv}})
+			}
+		}
+	}
+	return out
+}
+
+// compareKeys compares the items' keys: as sets, or for an ordered pattern
+// as sequences.
+func compareKeys(ap *mapping.AccessPattern, want expectation, have queryResult) patternDiff {
 	if ap.Order == "" {
 		var d patternDiff
 		in := map[string]bool{}

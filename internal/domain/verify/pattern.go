@@ -115,6 +115,16 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern, prog 
 			pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: q.entity, Key: q.key},
 				"%s: the Query returns item %s (entity %s) that the SQL does not", label, q.key, q.entity)
 		}
+		for _, x := range d.different {
+			p := Problem{Kind: KindQueryValue, Pattern: ap.Name, Params: label, Entity: x.want.entity, Key: x.want.key, Attribute: x.diff.name}
+			if x.diff.want != nil {
+				p.Want = av.Text(x.diff.want)
+			}
+			if x.diff.have != nil {
+				p.Got = av.Text(x.diff.have)
+			}
+			pc.Problems.Addf(p, "%s: the Query returns item %s (entity %s) with other values than the SQL's row renders: %s", label, x.want.key, x.want.entity, x.diff)
+		}
 		if o := d.order; o != nil {
 			pc.Problems.Add(Problem{Kind: KindQueryOrder, Pattern: ap.Name, Params: label, Entity: o.got.entity, Key: o.got.key,
 				Want: o.want.key, Got: o.got.key, Message: label + ": " + o.message(ap)})
@@ -202,8 +212,14 @@ func indexOf(names []string, n string) int {
 }
 
 // wantItem is an item the SQL says the Query returns: its table key and
-// entity.
-type wantItem struct{ key, entity string }
+// entity, and for a Query on an index that does not project all
+// attributes the ones compared (projectedAttrs) as the row renders them
+// (an attribute the row renders none of is absent).
+type wantItem struct {
+	key, entity string
+	attrs       map[string]types.AttributeValue
+	names       []string // the attributes compared, sorted
+}
 
 // expectation is what the SQL of one sample returns: the items, in the
 // SQL's order, and how many rows that took (rows accepted as rejected have
@@ -236,14 +252,29 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 			if v.o.Rejects.accepts(e, row) {
 				return nil // accepted as rejected: expected to have no item
 			}
+			w := wantItem{entity: e.Name}
 			key, err := e.RenderKey(row)
 			if err != nil {
 				return err
 			}
-			k := v.t.KeyString(key)
-			if !seen[k] { // two rows with one key are one item (the item check reports them)
-				seen[k] = true
-				want.items = append(want.items, wantItem{key: k, entity: e.Name})
+			w.key = v.t.KeyString(key)
+			if names := projectedAttrs(v.t, ap.Index, e, cols); names != nil {
+				// The item as the row renders it (without embedded
+				// rows), for the attributes the index projects; a row
+				// whose item cannot be rendered is the item check's to
+				// report.
+				if item, err := e.Render(e.WithChildren(row, nil)); err == nil {
+					w.names, w.attrs = names, map[string]types.AttributeValue{}
+					for _, n := range names {
+						if a, ok := item[n]; ok {
+							w.attrs[n] = a
+						}
+					}
+				}
+			}
+			if !seen[w.key] { // two rows with one key are one item (the item check reports them)
+				seen[w.key] = true
+				want.items = append(want.items, w)
 			}
 			return nil
 		})
@@ -258,6 +289,35 @@ func (v *verifier) expectedKeys(ctx context.Context, ap *mapping.AccessPattern, 
 	return want, nil
 }
 
+// projectedAttrs are the attributes a pattern's Query on an index that
+// projects some attributes only (KEYS_ONLY, INCLUDE) is checked on, for an
+// item of entity e whose row the SQL returns with these columns: the
+// projected ones the entity takes from a column the SQL returns as it is
+// stored, and the entity attribute when projected, sorted; the table's key (rendered from
+// templates) is compared as the items' identity, and attributes from
+// other templates and from embedded rows are left to the item check.
+// nil when the index projects all attributes (the item check compares
+// them all) or for a Query on the table.
+func projectedAttrs(t *mapping.Table, ix *mapping.Index, e *mapping.Entity, cols []string) []string {
+	if ix == nil || ix.ProjectsAll() {
+		return nil
+	}
+	names := []string{}
+	if ix.Projects(t.EntityAttr) {
+		names = append(names, t.EntityAttr)
+	}
+	for _, a := range e.ColumnAttributes() {
+		// A column read in another form than the SQL returns it (a type
+		// of attributes.types) is left to the item check.
+		plain := a.Column.Read == "" && a.Column.Expr == ""
+		if plain && ix.Projects(a.Attr) && slices.Contains(cols, a.Column.Name) && !slices.Contains(names, a.Attr) {
+			names = append(names, a.Attr)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 func paramNames(ap *mapping.AccessPattern) []string {
 	out := make([]string, len(ap.Params))
 	for i, p := range ap.Params {
@@ -267,9 +327,13 @@ func paramNames(ap *mapping.AccessPattern) []string {
 }
 
 // queried is an item a Query returned: its table key, its entity and the
-// values of the queried target's sort key attributes ("score=40, ts=…").
+// values of the queried target's sort key attributes ("score=40, ts=…"),
+// and the item as returned (the table's key, the entity attribute, the
+// target's sort key and, on an index that projects some attributes only,
+// the projected ones).
 type queried struct {
 	key, entity, sort string
+	item              map[string]types.AttributeValue
 }
 
 // queryResult is what a Query returned, in order. When the pattern has a
@@ -319,6 +383,12 @@ func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, kc mapp
 	}
 	for _, k := range ap.SK {
 		names = append(names, k.Name)
+	}
+	if ix := ap.Index; ix != nil && !ix.ProjectsAll() {
+		// Only what the index projects: a global index cannot fetch
+		// the rest, a local one would read it from the table.
+		names = append(names, ix.Include...)
+		names = slices.DeleteFunc(names, func(n string) bool { return !ix.Projects(n) })
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -382,7 +452,7 @@ func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, kc mapp
 const tiePage = 100
 
 func (v *verifier) queried(ap *mapping.AccessPattern, it map[string]types.AttributeValue) queried {
-	q := queried{key: v.t.KeyString(it), entity: "?"}
+	q := queried{key: v.t.KeyString(it), entity: "?", item: it}
 	if s, ok := it[v.t.EntityAttr].(*types.AttributeValueMemberS); ok {
 		q.entity = s.Value
 	}

@@ -43,6 +43,11 @@ const (
 	KindQueryMissing Kind = "query_misses_item"
 	// KindQueryExtra: an access pattern's Query returns an item its SQL does not.
 	KindQueryExtra Kind = "query_returns_extra_item"
+	// KindQueryValue: a Query on an index that projects some attributes
+	// only (KEYS_ONLY, INCLUDE) returns an item whose projected attribute
+	// differs from what the SQL's row renders (Attribute, Want and Got say
+	// how).
+	KindQueryValue Kind = "query_item_differs"
 	// KindQueryOrder: an ordered access pattern returns items in another order.
 	KindQueryOrder Kind = "query_order"
 	// KindPatternError: an access pattern could not be checked (its SQL

@@ -54,7 +54,7 @@ func (v *verifier) checkTable(ctx context.Context) error {
 
 // checkShape compares the rest of the table with the mapping, as
 // migrate --create-table makes it: TTL enabled on the mapping's TTL
-// attribute, every index with the mapping's key and projection ALL, and
+// attribute, every index with the mapping's key and projection, and
 // the billing mode when the mapping states one. Every difference is named
 // in one error: the items may all be right in a table that expires none
 // of them, or whose index lacks attributes a Query returns.
@@ -95,8 +95,8 @@ func (v *verifier) checkShape(ctx context.Context, td *types.TableDescription) e
 			diffs = append(diffs, fmt.Sprintf("it has no index %s", ix.Name))
 		case h.pk != pk || h.sk != sk:
 			diffs = append(diffs, fmt.Sprintf("index %s has the key %s, the mapping's is %s", ix.Name, keyNames(h.pk, h.sk), keyNames(pk, sk)))
-		case h.projection != types.ProjectionTypeAll:
-			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the mapping's projects ALL", ix.Name, h.projection))
+		case !ix.SameProjection(h.projection):
+			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the mapping's projects %s", ix.Name, mapping.ProjectionText(h.projection), ix.ProjectionText()))
 		}
 	}
 	if v.t.Billing.Line != 0 { // stated in the mapping
@@ -122,7 +122,7 @@ func (v *verifier) checkShape(ctx context.Context, td *types.TableDescription) e
 // multi-attribute key, "a, b") and projection.
 type indexShape struct {
 	pk, sk     string
-	projection types.ProjectionType
+	projection *types.Projection
 }
 
 func shapeOf(ks []types.KeySchemaElement, p *types.Projection) indexShape {
@@ -134,11 +134,7 @@ func shapeOf(ks []types.KeySchemaElement, p *types.Projection) indexShape {
 			sk = append(sk, aws.ToString(k.AttributeName))
 		}
 	}
-	s := indexShape{pk: strings.Join(pk, ", "), sk: strings.Join(sk, ", ")}
-	if p != nil {
-		s.projection = p.ProjectionType
-	}
-	return s
+	return indexShape{pk: strings.Join(pk, ", "), sk: strings.Join(sk, ", "), projection: p}
 }
 
 func keyNames(pk, sk string) string {

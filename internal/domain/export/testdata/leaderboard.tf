@@ -42,16 +42,18 @@ resource "aws_dynamodb_table" "leaderboard" {
   }
 
   global_secondary_index {
-    name            = "WeeklyRanking"
-    hash_key        = "Week"
-    range_key       = "TopScore"
-    projection_type = "ALL"
+    name               = "WeeklyRanking"
+    hash_key           = "Week"
+    range_key          = "TopScore"
+    projection_type    = "INCLUDE"
+    non_key_attributes = ["Name"]
   }
 
   global_secondary_index {
-    name            = "FriendsRanking"
-    hash_key        = "FriendIdAndWeek"
-    range_key       = "Score"
-    projection_type = "ALL"
+    name               = "FriendsRanking"
+    hash_key           = "FriendIdAndWeek"
+    range_key          = "Score"
+    projection_type    = "INCLUDE"
+    non_key_attributes = ["Name"]
   }
 }
