@@ -49,7 +49,8 @@ provisioned at --rate-limit, S3 import) and of a month of storage
 (Standard, Standard-IA) from a price table (built in: us-east-1, with its
 date and source; --prices FILE for another); with --traffic FILE, a month
 of the access patterns' queries at the rates it gives. docs/cli.md
-describes every figure.`
+describes every figure. Its progress goes to stderr as --progress says: a
+task per entity, its rows read of the source's estimate, percent and ETA.`
 
 func (f *analyzeFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
@@ -87,16 +88,17 @@ func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 }
 
 // runAnalyze runs the analysis and prints its report.
-func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, format string, p *mapping.Plan, src source.Source) error {
-	rep, err := a.analyze(ctx, f, p, src)
+func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, prog *progressFlags, format string, p *mapping.Plan, src source.Source) error {
+	rep, err := a.analyze(ctx, f, prog, p, src)
 	if err != nil {
 		return err
 	}
 	return report.Write(a.stdout, report.Format(format), rep)
 }
 
-// analyze runs the analysis the flags describe and returns its report.
-func (a *app) analyze(ctx context.Context, f *analyzeFlags, p *mapping.Plan, src source.Source) (*analyze.Report, error) {
+// analyze runs the analysis the flags describe, its progress shown as
+// --progress says, and returns its report.
+func (a *app) analyze(ctx context.Context, f *analyzeFlags, prog *progressFlags, p *mapping.Plan, src source.Source) (*analyze.Report, error) {
 	prices := pricing.Default()
 	if f.prices != "" {
 		var err error
@@ -111,10 +113,16 @@ func (a *app) analyze(ctx context.Context, f *analyzeFlags, p *mapping.Plan, src
 			return nil, err
 		}
 	}
-	return analyze.Run(ctx, analyze.Options{
+	tracker, stopProgress, err := prog.start(a, "preview")
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analyze.Run(ctx, analyze.Options{
 		Plan: p, Source: src, Readers: f.readers, SampleRate: f.sample, RateLimit: f.rateLimit,
-		Prices: prices, Traffic: traffic, Progress: a.stderr,
+		Prices: prices, Traffic: traffic, Progress: tracker,
 	})
+	stopProgress()
+	return rep, err
 }
 
 // readTraffic reads --traffic: a YAML map of access pattern name to

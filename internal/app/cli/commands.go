@@ -76,7 +76,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 			}
 			defer src.Close()
 			if an.on && doc == "" {
-				return a.runAnalyze(cmd.Context(), &an, o.out.out, p, src)
+				return a.runAnalyze(cmd.Context(), &an, &prog, o.out.out, p, src)
 			}
 			for _, n := range entities {
 				if p.Entity(n) == nil {
@@ -95,7 +95,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 			if doc != "" {
 				var rep *analyze.Report
 				if an.on {
-					if rep, err = a.analyze(cmd.Context(), &an, p, src); err != nil {
+					if rep, err = a.analyze(cmd.Context(), &an, &prog, p, src); err != nil {
 						return err
 					}
 				}

@@ -72,6 +72,22 @@ func TestProgressJSON(t *testing.T) {
 		t.Errorf("preview's render phase ends at %+v; stdout:\n%s", end, out)
 	}
 
+	// The analysis reports through the same progress: a phase per run,
+	// a task per entity, counted to the rows it read.
+	code, out, errOut = remodel(t, "preview", "--analyze", "--source", dsn, "-m", m, "--output", "json", "--progress", "json")
+	if code != exitOK {
+		t.Fatalf("preview --analyze: exit %d, stderr:\n%s", code, errOut)
+	}
+	var an struct {
+		Entities []struct{ Rows int64 } `json:"entities"`
+	}
+	if err := json.Unmarshal([]byte(out), &an); err != nil || len(an.Entities) != 1 {
+		t.Fatalf("preview --analyze --output json: %v\n%s", err, out)
+	}
+	if end, ok := progressLines(t, "preview", errOut)["analyze"]; !ok || end.Done != an.Entities[0].Rows || end.Total == nil || *end.Total != end.Done || len(end.Tasks) != 1 || end.Tasks[0].Name != "item" {
+		t.Errorf("preview --analyze's analyze phase ends at %+v, want %d rows of entity item", end, an.Entities[0].Rows)
+	}
+
 	code, out, errOut = remodel(t, append([]string{"migrate", "--create-table", "--output", "json", "--progress", "json", "--exact-counts"}, dyn...)...)
 	if code != exitOK {
 		t.Fatalf("migrate: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)

@@ -6,11 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -18,6 +15,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/pricing"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
@@ -42,9 +40,9 @@ type Options struct {
 	Traffic map[string]Traffic
 	// Top is how many of the largest partitions are listed (0: 5).
 	Top int
-	// Progress receives a line every ProgressEvery (0: 5s); nil for none.
-	Progress      io.Writer
-	ProgressEvery time.Duration
+	// Progress gets an "analyze" phase: per entity, the rows read of its
+	// rows (the source's estimate); nil: none.
+	Progress *progress.Tracker
 }
 
 // DynamoDB's limits and constants the analysis measures against.
@@ -101,9 +99,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Top < 1 {
 		o.Top = 5
 	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = 5 * time.Second
-	}
 	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return nil, err
@@ -116,7 +111,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer a.close()
-	var read atomic.Int64
+	tasks := make([]progress.Task, len(o.Plan.Entities))
+	for i, e := range o.Plan.Entities {
+		tasks[i] = progress.Task{Name: e.Name, Total: progress.Unknown}
+		if n, exact, known := e.Table.Size.Rows(); known {
+			tasks[i].Total, tasks[i].Exact = n, exact && e.Where == ""
+		}
+	}
+	ph := o.Progress.Phase("analyze", "rows", tasks)
 	records := make(chan record, 1024)
 	jobs := make(chan int)
 	g, gctx := errgroup.WithContext(ctx)
@@ -137,7 +139,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		for _, r := range readers {
 			rg.Go(func() error {
 				for i := range jobs {
-					if err := readEntity(rctx, o, r, pool, i, records, &read); err != nil {
+					if err := readEntity(rctx, o, r, pool, i, records, ph.Counter(i)); err != nil {
 						return fmt.Errorf("analyze: reading entity %s: %w", o.Plan.Entities[i].Name, err)
 					}
 				}
@@ -154,15 +156,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		return nil
 	})
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		progress(o, &read, stop)
-	}()
 	err = g.Wait()
-	close(stop)
-	<-done
+	ph.End(err == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -172,27 +167,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-func progress(o Options, read *atomic.Int64, stop <-chan struct{}) {
-	if o.Progress == nil {
-		return
-	}
-	start := time.Now()
-	t := time.NewTicker(o.ProgressEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			fmt.Fprintf(o.Progress, "analyze: %s: %d rows read\n", time.Since(start).Round(time.Second), read.Load())
-		}
-	}
-}
-
 // readEntity streams entity i's rows with their embedded child rows
 // (embedread.Stream, as migrate reads them: child rows by readers from
 // pool), renders the sampled ones and sends their records on.
-func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.Pool, i int, out chan<- record, read *atomic.Int64) error {
+func readEntity(ctx context.Context, o Options, r source.Reader, pool embedread.Pool, i int, out chan<- record, read *progress.Counter) error {
 	e := o.Plan.Entities[i]
 	t := &o.Plan.Table
 	return embedread.Stream(ctx, r, pool, e, func(row []any, kids [][][]any, dup *mapping.RowError) error {
