@@ -223,6 +223,9 @@ func (b *bench) killLoop(ctx context.Context, km *killMapping, ranges int, targe
 		"--rejects", filepath.Join(work, table+".rejects.jsonl"),
 		"--output-file", "json=" + reportPath, "--output", "json", "--progress", "none"}
 	args = append(args, b.m.extra...) // -key-check always
+	if km.label == "embedded" {
+		args = append(args, b.m.embedExtra...)
+	}
 	run := killRun{M: km, Table: table, Ranges: ranges}
 	for attempt := 1; ; attempt++ {
 		a := args

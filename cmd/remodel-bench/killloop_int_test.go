@@ -60,6 +60,10 @@ func TestKillLoopEmbedded(t *testing.T) {
 			defer b.src.Close()
 			t.Cleanup(func() { deleteTables(t, b) })
 			b.m.extra = append(b.m.extra, "--rate-limit", "1500", "--checkpoint-every", "200ms")
+			// The embedded job writes 1 341 larger items: slower, so that its
+			// kills land while it writes its users even on a loaded machine
+			// (at 1500 it finished in 4 s, before its first kill).
+			b.m.embedExtra = []string{"--rate-limit", "400"}
 			seed, runs, err := b.killLoops(ctx)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())

@@ -30,6 +30,9 @@ type migrateRun struct {
 	writes int
 	work   string   // folder for the report, the rejects file and the log
 	extra  []string // more arguments of migrate (-key-check always)
+	// embedExtra are more arguments of the kill loop's embedded job, after
+	// extra (the tests slow it down: its items are fewer and larger).
+	embedExtra []string
 }
 
 // run starts remodel migrate into an existing empty table, waits for it,
