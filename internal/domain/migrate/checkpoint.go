@@ -920,6 +920,19 @@ func (tr *tracker) addEarlier(r *Report) {
 	r.Earlier = e
 }
 
+// settledOf is the rows of entity name the earlier runs of a resumed job
+// settled (written or rejected); 0 without a checkpoint.
+func (tr *tracker) settledOf(name string) int64 {
+	if tr == nil {
+		return 0
+	}
+	var n int64
+	for _, et := range tr.byName[name] {
+		n += et.earlierOf(name).rows
+	}
+	return n
+}
+
 // earlierOf is what the earlier runs settled of the track's entity name.
 func (t *entityTrack) earlierOf(name string) tally {
 	for i, e := range t.ents {

@@ -358,7 +358,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
 			return err
 		}
-		phase, perr := copyPhase(ctx, o, snap.Readers(), c)
+		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
 		if perr != nil {
 			return perr
 		}

@@ -17,17 +17,19 @@ import (
 // query; an estimate, not exact, when the entity has a where); with
 // Options.ExactCounts every entity is first counted in the snapshot (SELECT
 // count(*) with its where: a "count" phase), and the totals are exact.
-// The phase's tallies are the rows rejected and the retries. Without a
-// tracker it does nothing.
-func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *counters) (*progress.Phase, error) {
+// The phase's tallies are the rows rejected and the retries. A resumed run
+// counts from the rows its earlier runs settled (tr), so that its percent
+// and ETA are of the whole entity. Without a tracker it does nothing.
+func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *counters, tr *tracker) (*progress.Phase, error) {
 	if o.Progress == nil {
 		return nil, nil
 	}
 	tasks := make([]progress.Task, len(o.Plan.Entities))
 	for i, e := range o.Plan.Entities {
 		ec := c.perEntity[e.Name]
+		settled := tr.settledOf(e.Name)
 		tasks[i] = progress.Task{Name: e.Name, Total: progress.Unknown,
-			Count: func() int64 { return ec.written.Load() + ec.rejected.Load() }}
+			Count: func() int64 { return settled + ec.written.Load() + ec.rejected.Load() }}
 		if n, exact, known := e.Table.Size.Rows(); known {
 			tasks[i].Total, tasks[i].Exact = n, exact && e.Where == ""
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
@@ -161,11 +162,22 @@ func TestResumeAfterStop(t *testing.T) {
 			o2.Writers = 2
 			o2.CheckpointPath, o2.MappingDigest, o2.SourceID, o2.Resume = ck, "digest-1", "source-1", true
 			o2.RejectsPath = rejects
+			tracker := progress.New("migrate")
+			o2.Progress = tracker
 			rep2, err := migrate.Run(testContext(t), o2)
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}
 			checkLanded(t, fx, rep2, direct, table)
+			// The resumed run's progress counts the whole job: the rows the
+			// earlier run settled too.
+			for _, ph := range tracker.Snapshot().Phases {
+				if ph.Name == "copy" {
+					if sum := ph.Sum(); sum.Done != rep2.RowsRead {
+						t.Errorf("the resumed run's copy phase counts %d rows, want the job's %d (%d settled before)", sum.Done, rep2.RowsRead, settled)
+					}
+				}
+			}
 			if rep2.Earlier == nil || rep2.Earlier.Items != settled {
 				t.Errorf("the resumed report's earlier runs: %+v, want %d items", rep2.Earlier, settled)
 			}

@@ -224,7 +224,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	stopSaving := tr.saving(o, stopRun)
 	err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning())
 	if err == nil {
-		phase, perr := copyPhase(ctx, o, snap.Readers(), c)
+		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
 		err = perr
 		if err == nil {
 			rep.writing = true
