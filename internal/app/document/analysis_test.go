@@ -77,7 +77,7 @@ func TestPersonalizationAnalysisMarkdown(t *testing.T) {
 // warning, and text that Markdown and HTML would read as markup.
 func report() *analyze.Report {
 	parts := func(k string, w int64) []analyze.Partition {
-		return []analyze.Partition{{Key: k, Entity: "play", Weight: w, Error: 3, Share: 0.5}}
+		return []analyze.Partition{{Key: k, Entity: "play", Entities: []string{"play"}, Weight: w, Error: 3, Share: 0.5, StandsOut: true}}
 	}
 	return &analyze.Report{
 		Version: 1, Table: "scores", Engine: "postgres", SampleRate: 0.25, RateLimit: 2000,

@@ -10,7 +10,7 @@ import (
 )
 
 // AnalysisBlocks is the analysis of every row (package analyze's report):
-// items, rejected rows, the table and its indexes, the largest partitions,
+// items, rejected rows, the table and its indexes, the partitions that stand out,
 // item collections, warnings and totals.
 func AnalysisBlocks(r *analyze.Report) []Block {
 	var out []Block
@@ -87,16 +87,20 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		if len(is.ByItems) == 0 {
 			continue
 		}
-		add(Block{Heading: fmt.Sprintf("Largest partitions of %s (%s)", is.Name, is.PK)})
+		add(Block{Heading: fmt.Sprintf("Partitions that stand out in %s (%s)", is.Name, is.PK)})
 		byWU := "write units"
 		if is.Kind == "table" && r.Collections != nil {
 			byWU = "write units (with the local indexes' writes)"
 		}
-		t := &Table{Class: "analysis-partitions", Head: []string{"by", "partition key", "entity (of its items', the first in the mapping)", "weight", "share"}}
+		t := &Table{Class: "analysis-partitions", Head: []string{"by", "partition key", "entities", "weight", "share"}}
 		partitionRows(t, "items", is.ByItems, func(n int64) string { return pluralN(n, "item", "items") })
 		partitionRows(t, "bytes", is.ByBytes, analyze.Bytes)
 		partitionRows(t, byWU, is.ByWriteUnits, func(n int64) string { return pluralN(n, "unit", "units") })
-		add(Block{Table: t})
+		if len(t.Rows) > 0 {
+			add(Block{Table: t})
+		} else {
+			add(Block{Para: noneStandsOut(is)})
+		}
 		var notes []string
 		if l := is.LongestRun; l != nil && l.Items > 1 {
 			notes = append(notes, fmt.Sprintf("Longest run in the order migrate reads the rows: %s, %s of entity %s one after another (%s).", l.Key, pluralN(l.Items, "item", "items"), l.Entity, pluralN(l.WriteUnits, "write unit", "write units")))
@@ -113,9 +117,14 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 	if r.Collections != nil {
 		add(Block{Heading: "Item collections"})
 		add(Block{Para: "The table has a local index: the items of one partition key value with their local index entries are at most 10 GB."})
-		t := &Table{Class: "analysis-partitions", Head: []string{"by", "partition key", "entity (of its items', the first in the mapping)", "weight", "share"}}
+		t := &Table{Class: "analysis-partitions", Head: []string{"by", "partition key", "entities", "weight", "share"}}
 		partitionRows(t, "bytes", r.Collections.Largest, analyze.Bytes)
-		add(Block{Table: t})
+		if len(t.Rows) > 0 {
+			add(Block{Table: t})
+		} else if len(r.Collections.Largest) > 0 {
+			c := r.Collections.Largest[0]
+			add(Block{Para: fmt.Sprintf("No item collection stands out: the largest, %s, holds %s (%s of the table's).", c.Key, analyze.Bytes(c.Weight), analyze.Percent(c.Share))})
+		}
 	}
 
 	add(Block{Heading: "Warnings"})
@@ -144,14 +153,36 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 	return out
 }
 
+// partitionRows adds the partitions of ps that stand out to t.
 func partitionRows(t *Table, by string, ps []analyze.Partition, weight func(int64) string) {
 	for _, p := range ps {
+		if !p.StandsOut {
+			continue
+		}
 		w := weight(p.Weight)
 		if p.Error > 0 {
 			w += fmt.Sprintf(" (at most %s overstated)", weight(p.Error))
 		}
-		t.Rows = append(t.Rows, []string{by, p.Key, p.Entity, w, analyze.Percent(p.Share)})
+		t.Rows = append(t.Rows, []string{by, p.Key, strings.Join(p.Entities, ", "), w, analyze.Percent(p.Share)})
 	}
+}
+
+// noneStandsOut says that no partition of the index stands out, with the
+// largest against the mean.
+func noneStandsOut(is analyze.IndexStats) string {
+	if len(is.ByItems) == 0 {
+		return "No partition stands out: the index holds no item."
+	}
+	p := is.ByItems[0]
+	if is.Partitions < 2 {
+		return fmt.Sprintf("No partition stands out: all its items have one partition key value, %s.", p.Key)
+	}
+	about := ""
+	if is.Estimated {
+		about = "about "
+	}
+	return fmt.Sprintf("No partition stands out (one does with at least %d times the mean partition's weight and %s of the total): the largest, %s, holds %s (%s), against a mean of %.1f items over %s%d partitions.",
+		analyze.StandOut, analyze.Percent(analyze.StandOutShare), p.Key, pluralN(p.Weight, "item", "items"), analyze.Percent(p.Share), is.MeanItems, about, is.Partitions)
 }
 
 // CostBlocks is the analysis's cost: the load by each route, storage, and

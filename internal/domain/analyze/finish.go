@@ -72,9 +72,9 @@ func (a *aggregate) report() *Report {
 		if is.Partitions > 0 {
 			is.MeanItems = float64(ia.items) / float64(is.Partitions)
 		}
-		is.ByItems = ia.weights.top(0, o.Top)
-		is.ByBytes = ia.weights.top(1, o.Top)
-		is.ByWriteUnits = ia.weights.top(2, o.Top)
+		is.ByItems = standOut(ia.weights.top(0, o.Top), ia.weights.total[0], is.Partitions)
+		is.ByBytes = standOut(ia.weights.top(1, o.Top), ia.weights.total[1], is.Partitions)
+		is.ByWriteUnits = standOut(ia.weights.top(2, o.Top), ia.weights.total[2], is.Partitions)
 		a.loadRates(&is, base)
 		if l := a.longest[i]; l.items > 0 {
 			is.LongestRun = &KeyRun{Key: l.key, Entity: l.entity, Items: l.items, WriteUnits: l.wcu, TableWriteUnits: l.base}
@@ -83,7 +83,8 @@ func (a *aggregate) report() *Report {
 		r.Indexes = append(r.Indexes, is)
 	}
 	if a.colls != nil {
-		r.Collections = &Collections{Largest: a.colls.top(1, o.Top), Limit: CollectionLimit}
+		parts, _ := a.indexes[0].parts.count()
+		r.Collections = &Collections{Largest: standOut(a.colls.top(1, o.Top), a.colls.total[1], parts), Limit: CollectionLimit}
 		if len(r.Collections.Largest) > 0 {
 			c := r.Collections.Largest[0]
 			if float64(c.Weight-c.Error) >= collectionWarn*CollectionLimit {
@@ -231,4 +232,27 @@ func plural(n int64, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// A partition stands out when its weight, less what it may be overstated,
+// is at least StandOut times its index's mean partition and at least
+// StandOutShare of the index's total: heavy against the others and heavy
+// enough to matter to a table's throughput.
+const (
+	StandOut      = 3
+	StandOutShare = 0.01
+)
+
+// standOut marks the partitions of ps that stand out of an index of parts
+// partitions whose weights add up to total.
+func standOut(ps []Partition, total, parts int64) []Partition {
+	if parts < 2 || total <= 0 {
+		return ps
+	}
+	mean := float64(total) / float64(parts)
+	for i := range ps {
+		low := float64(ps[i].Weight - ps[i].Error)
+		ps[i].StandsOut = low >= StandOut*mean && low >= StandOutShare*float64(total)
+	}
+	return ps
 }

@@ -132,11 +132,19 @@ type Amplification struct {
 // weight may be overstated by up to Error (the true weight is between
 // Weight-Error and Weight).
 type Partition struct {
-	Key    string  `json:"key"`
-	Entity string  `json:"entity"` // of its items' entities, the first in the mapping
-	Weight int64   `json:"weight"`
-	Error  int64   `json:"error,omitempty"`
-	Share  float64 `json:"share"` // of the index's total
+	Key    string `json:"key"`
+	Entity string `json:"entity"` // of its items' entities, the first in the mapping
+	// Entities are the entities of its items, in the mapping's order (for
+	// a partition the summary watched only lately: of the items since).
+	Entities []string `json:"entities"`
+	Weight   int64    `json:"weight"`
+	Error    int64    `json:"error,omitempty"`
+	Share    float64  `json:"share"` // of the index's total
+	// StandsOut is true when the partition is far heavier than the mean
+	// partition of its index: its weight, less what it may be overstated,
+	// is at least StandOut times the mean (and it is not the index's only
+	// partition). Renderings list only those.
+	StandsOut bool `json:"stands_out"`
 }
 
 // Collections are the item collections of a table with a local index:

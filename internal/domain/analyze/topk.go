@@ -23,6 +23,7 @@ type ssEntry struct {
 	key         string
 	weight, err int64
 	entity      string // of the entities of the key's items (watched since), the first (rank)
+	ents        uint64 // the entities of the key's items (watched since): rank.bit
 }
 
 // ssHeap is a min-heap by weight that keeps index (key → position) current.
@@ -52,6 +53,36 @@ func newTopK(k int, r rank) *topK { return &topK{k: k, h: ssHeap{index: map[stri
 // arrive interleaved in any order.
 type rank map[string]int
 
+// bit is the entity's bit in an entity set: its place in the mapping, the
+// last bit standing for the entities past 63 and any other name.
+func (r rank) bit(name string) uint64 {
+	if i, ok := r[name]; ok && i < 63 {
+		return 1 << i
+	}
+	return 1 << 63
+}
+
+// names lists the entities of set ents in the mapping's order ("…" for the
+// last bit's).
+func (r rank) names(ents uint64) []string {
+	out := []string{}
+	byPlace := make([]string, 63)
+	for n, i := range r {
+		if i < 63 {
+			byPlace[i] = n
+		}
+	}
+	for i := range 63 {
+		if ents&(1<<i) != 0 && byPlace[i] != "" {
+			out = append(out, byPlace[i])
+		}
+	}
+	if ents&(1<<63) != 0 {
+		out = append(out, "…")
+	}
+	return out
+}
+
 // first is the one of a and b that comes first.
 func (r rank) first(a, b string) string {
 	ra, oka := r[a]
@@ -76,16 +107,17 @@ func (t *topK) add(key, entity string, w int64) {
 	if i, ok := t.h.index[key]; ok {
 		t.h.e[i].weight += w
 		t.h.e[i].entity = t.rank.first(t.h.e[i].entity, entity)
+		t.h.e[i].ents |= t.rank.bit(entity)
 		heap.Fix(&t.h, i)
 		return
 	}
 	if len(t.h.e) < t.k {
-		heap.Push(&t.h, &ssEntry{key: key, weight: w, entity: entity})
+		heap.Push(&t.h, &ssEntry{key: key, weight: w, entity: entity, ents: t.rank.bit(entity)})
 		return
 	}
 	low := t.h.e[0]
 	delete(t.h.index, low.key)
-	*low = ssEntry{key: key, weight: low.weight + w, err: low.weight, entity: entity}
+	*low = ssEntry{key: key, weight: low.weight + w, err: low.weight, entity: entity, ents: t.rank.bit(entity)}
 	t.h.index[key] = 0
 	heap.Fix(&t.h, 0)
 }
@@ -105,6 +137,7 @@ type partitionWeights struct {
 type exactWeight struct {
 	w      [3]int64
 	entity string
+	ents   uint64
 }
 
 const exactPartitions = 1 << 16
@@ -132,6 +165,7 @@ func (p *partitionWeights) add(key, entity string, w [3]int64) {
 			e.w[i] += w[i]
 		}
 		e.entity = p.rank.first(e.entity, entity) // not the first read: readers interleave entities in any order
+		e.ents |= p.rank.bit(entity)
 		return
 	}
 	p.addSummaries(key, entity, w)
@@ -160,7 +194,7 @@ func (p *partitionWeights) summarize() {
 		})
 		for _, k := range keys[:min(len(keys), topKeys)] {
 			e := p.exact[k]
-			heap.Push(&t.h, &ssEntry{key: k, weight: e.w[i], entity: e.entity})
+			heap.Push(&t.h, &ssEntry{key: k, weight: e.w[i], entity: e.entity, ents: e.ents})
 		}
 		p.sums[i] = t
 	}
@@ -173,7 +207,7 @@ func (p *partitionWeights) top(i, n int) []Partition {
 	var es []ssEntry
 	if p.exact != nil {
 		for k, e := range p.exact {
-			es = append(es, ssEntry{key: k, weight: e.w[i], entity: e.entity})
+			es = append(es, ssEntry{key: k, weight: e.w[i], entity: e.entity, ents: e.ents})
 		}
 	} else {
 		for _, e := range p.sums[i].h.e {
@@ -188,7 +222,7 @@ func (p *partitionWeights) top(i, n int) []Partition {
 	})
 	out := []Partition{}
 	for _, e := range es[:min(len(es), n)] {
-		out = append(out, Partition{Key: e.key, Entity: e.entity, Weight: e.weight, Error: e.err, Share: ratio(e.weight, p.total[i])})
+		out = append(out, Partition{Key: e.key, Entity: e.entity, Entities: p.rank.names(e.ents), Weight: e.weight, Error: e.err, Share: ratio(e.weight, p.total[i])})
 	}
 	return out
 }
