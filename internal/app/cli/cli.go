@@ -222,10 +222,10 @@ func (c *common) mappingFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.mapping, "mapping", "m", "mapping.yaml", "mapping file")
 }
 
-// formatFlag adds --output text|json; files is what --output-file does
-// (outputFlags).
-func (c *common) formatFlag(cmd *cobra.Command, files string) {
-	c.out.register(cmd, "", []string{"text", "json"}, files)
+// formatFlag adds --output text|json (and the other formats given); files
+// is what --output-file does (outputFlags).
+func (c *common) formatFlag(cmd *cobra.Command, files string, more ...string) {
+	c.out.register(cmd, "", append([]string{"text", "json"}, more...), files)
 }
 
 // dsn is --source, or $REMODEL_SOURCE without it.

@@ -55,6 +55,9 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			o.out.check(cmd, a.stderr, &c)
+			if o.out.out == "markdown" && !an.on {
+				c = append(c, "--output markdown is the analysis's (with --analyze); a preview's Markdown is the modeling document: --document FILE.md, or - for stdout")
+			}
 			c.atLeast("rows", int64(rows), 1)
 			an.check(cmd, &c)
 			prog.check(&c)
@@ -106,7 +109,7 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd, "")
+	o.formatFlag(cmd, "", "markdown")
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
@@ -432,7 +435,7 @@ work for some memory, which stays under the limit.`,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd, "also")
+	o.formatFlag(cmd, "also", "markdown")
 	d.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")

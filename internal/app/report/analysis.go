@@ -261,3 +261,10 @@ func analysisText(w io.Writer, r *analyze.Report) error {
 	}
 	return blocksText(w, CostBlocks(r))
 }
+
+// analysisMarkdown writes the analysis and its cost as Markdown: the blocks
+// the modeling document holds, under their two headings.
+func analysisMarkdown(w io.Writer, r *analyze.Report) error {
+	_, err := fmt.Fprintf(w, "## Analysis of table %s (%s)\n\n%s\n## Cost\n\n%s", r.Table, r.Engine, BlocksMarkdown(AnalysisBlocks(r)), BlocksMarkdown(CostBlocks(r)))
+	return err
+}

@@ -19,14 +19,19 @@ const (
 	Text     Format = "text"     // for people on a terminal
 	JSON     Format = "json"     // the result as data; its shape is versioned by its "version" field
 	JUnit    Format = "junit"    // JUnit XML for CI test tabs (verify): one testsuite per check kind
-	Markdown Format = "markdown" // for a GitHub job summary ($GITHUB_STEP_SUMMARY) or a PR comment (verify)
+	Markdown Format = "markdown" // for a GitHub job summary ($GITHUB_STEP_SUMMARY) or a PR comment
 )
 
 // Formats lists the formats a result renders in: every result renders as
-// text and JSON, verify's report also as JUnit and Markdown.
+// text and JSON; verify's, migrate's and the analysis's also as Markdown,
+// and verify's as JUnit (a test per check). A preview's Markdown is the
+// modeling document (preview --document).
 func Formats(result any) []Format {
-	if _, ok := result.(*verify.Report); ok {
+	switch result.(type) {
+	case *verify.Report:
 		return []Format{Text, JSON, JUnit, Markdown}
+	case *migrate.Report, *analyze.Report:
+		return []Format{Text, JSON, Markdown}
 	}
 	return []Format{Text, JSON}
 }
@@ -48,12 +53,18 @@ func Write(w io.Writer, f Format, result any) error {
 			return verifyMarkdown(w, r)
 		}
 	case *migrate.Report:
-		if f == Text {
+		switch f {
+		case Text:
 			return migrateText(w, r)
+		case Markdown:
+			return migrateMarkdown(w, r)
 		}
 	case *analyze.Report:
-		if f == Text {
+		switch f {
+		case Text:
 			return analysisText(w, r)
+		case Markdown:
+			return analysisMarkdown(w, r)
 		}
 	case *preview.Result:
 		if f == Text {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
@@ -204,4 +205,39 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
 			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
 	}
+}
+
+// migrateMarkdown writes migrate's report for a CI job summary: a headline
+// with the outcome, the table of entities, and the text report whole in a
+// collapsed block.
+func migrateMarkdown(w io.Writer, r *migrate.Report) error {
+	ew := &errWriter{w: w}
+	icon, outcome := "✅", "OK"
+	switch {
+	case r.Interrupted:
+		icon, outcome = "⏸️", "INTERRUPTED"
+	case !r.OK:
+		icon, outcome = "❌", "FAILED"
+	}
+	target := "DynamoDB table " + MarkdownCode(r.Table)
+	if r.S3 != nil {
+		target = "S3 " + MarkdownCode(r.S3.URL) + " (table " + MarkdownCode(r.Table) + ")"
+	}
+	ew.printf("### %s remodel migrate: %s\n\n%s into %s, %.1f s, %.0f items/s.\n\n", icon, outcome, r.Engine, target, r.Seconds, r.ItemsPerSecond)
+	if r.Error != "" && !r.Interrupted {
+		ew.printf("> **error:** %s\n\n", MarkdownCell(r.Error))
+	}
+	ew.printf("| entity | rows | items | rejected |\n|---|---|---|---|\n")
+	for _, e := range r.Entities {
+		ew.printf("| %s | %d | %d | %d |\n", MarkdownCell(e.Name), e.Rows, e.Items, e.Rejected)
+	}
+	ew.printf("| **total** | %d | %d | %d |\n\n", r.RowsRead, r.ItemsWritten, r.Rejected)
+	var text strings.Builder
+	if err := migrateText(&text, r); err != nil {
+		return err
+	}
+	ew.printf("<details><summary>the report</summary>\n\n")
+	fenced(ew.printf, strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
+	ew.printf("</details>\n")
+	return ew.err
 }

@@ -30,8 +30,13 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep.Engine = "ENGINE"
-			var text bytes.Buffer
-			report.Write(&text, report.Text, rep)
+			var text, md bytes.Buffer
+			if err := report.Write(&text, report.Text, rep); err != nil {
+				t.Fatal(err)
+			}
+			if err := report.Write(&md, report.Markdown, rep); err != nil {
+				t.Fatal(err)
+			}
 			js, err := json.MarshalIndent(rep, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -40,6 +45,7 @@ func TestGolden(t *testing.T) {
 				return // the files are written from PostgreSQL
 			}
 			golden.Check(t, "skewed.txt", text.Bytes())
+			golden.Check(t, "skewed.md", md.Bytes())
 			golden.Check(t, "skewed.json", append(js, '\n'))
 		})
 	}

@@ -1,0 +1,49 @@
+package report_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/remodel-dev/remodel/internal/app/report"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+)
+
+// migrateReports are hand-built migrate reports: a run that succeeded and
+// one that failed part way, with rejected rows.
+func migrateReports() map[string]*migrate.Report {
+	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2}, {Name: "customer", Rows: 10, Items: 10}}
+	return map[string]*migrate.Report{
+		"ok": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", OK: true, CreatedTable: true,
+			Seconds: 1.5, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 72, WriteUnits: 108, Entities: ents,
+			Rejections: []migrate.Rejection{{Entity: "order", Row: "id=7", Reason: "rendering PK: column customer_id is NULL"}, {Entity: "order", Row: "id=9", Reason: "the item is over 400 KB | ``` <b>"}},
+			RejectsFile: "remodel-rejects.jsonl"},
+		"failed": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Error: "migrate: 25 items still not written after retrying for 2m0s", Partial: true,
+			Checkpoint: "shop.remodel-checkpoint.json", Seconds: 130, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
+	}
+}
+
+// TestMigrateGolden pins migrate's report in text and Markdown.
+func TestMigrateGolden(t *testing.T) {
+	for name, rep := range migrateReports() {
+		for f, ext := range map[report.Format]string{report.Text: "txt", report.Markdown: "md"} {
+			var b bytes.Buffer
+			if err := report.Write(&b, f, rep); err != nil {
+				t.Fatalf("%s as %s: %v", name, f, err)
+			}
+			golden.Check(t, "migrate."+name+".golden."+ext, b.Bytes())
+		}
+	}
+}
+
+// TestFormats: what each result renders in, and a format it has not is an
+// error, not an empty output.
+func TestFormats(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.Write(&b, report.JUnit, migrateReports()["ok"]); err == nil || b.Len() > 0 {
+		t.Errorf("migrate's report as JUnit: %v, %q; want an error and nothing written", err, b.String())
+	}
+	if got := report.Formats(migrateReports()["ok"]); len(got) != 3 || got[2] != report.Markdown {
+		t.Errorf("migrate's formats %v", got)
+	}
+}
