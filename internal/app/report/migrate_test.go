@@ -16,7 +16,7 @@ func migrateReports() map[string]*migrate.Report {
 	return map[string]*migrate.Report{
 		"ok": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", OK: true, CreatedTable: true,
 			Seconds: 1.5, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 72, WriteUnits: 108, Entities: ents,
-			Rejections: []migrate.Rejection{{Entity: "order", Row: "id=7", Reason: "rendering PK: column customer_id is NULL"}, {Entity: "order", Row: "id=9", Reason: "the item is over 400 KB | ``` <b>"}},
+			Rejections:  []migrate.Rejection{{Entity: "order", Row: "id=7", Reason: "rendering PK: column customer_id is NULL"}, {Entity: "order", Row: "id=9", Reason: "the item is over 400 KB | ``` <b>"}},
 			RejectsFile: "remodel-rejects.jsonl"},
 		"failed": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Error: "migrate: 25 items still not written after retrying for 2m0s", Partial: true,
 			Checkpoint: "shop.remodel-checkpoint.json", Seconds: 130, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
