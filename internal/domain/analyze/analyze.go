@@ -114,8 +114,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	tasks := make([]progress.Task, len(o.Plan.Entities))
 	for i, e := range o.Plan.Entities {
 		tasks[i] = progress.Task{Name: e.Name, Total: progress.Unknown}
-		if n, exact, known := e.Table.Size.Rows(); known {
-			tasks[i].Total, tasks[i].Exact = n, exact && e.Where == ""
+		if o.Progress == nil {
+			continue
+		}
+		if n, exact, known := source.RowsTotal(ctx, readers[0], e.Table, e.Where); known {
+			tasks[i].Total, tasks[i].Exact = n, exact
 		}
 	}
 	ph := o.Progress.Phase("analyze", "rows", tasks)

@@ -13,8 +13,10 @@ import (
 // copyPhase starts the progress of the copy: one task per entity, whose
 // done count is its rows written or rejected (the counters the report
 // reads, polled), so that a complete phase ends at exactly the report's
-// rows. Totals are the source's row estimates (unknown for a view or a
-// query; an estimate, not exact, when the entity has a where); with
+// rows. Totals are the source's row counts for a table read whole, or the
+// planner's estimate (an entity with a where, a view, a query:
+// source.RowsTotal), so that one such entity does not leave the run
+// without an ETA; with
 // Options.ExactCounts every entity is first counted in the snapshot (SELECT
 // count(*) with its where: a "count" phase), and the totals are exact.
 // The phase's tallies are the rows rejected and the retries. A resumed run
@@ -30,8 +32,8 @@ func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *count
 		settled := tr.settledOf(e.Name)
 		tasks[i] = progress.Task{Name: e.Name, Total: progress.Unknown,
 			Count: func() int64 { return settled + ec.written.Load() + ec.rejected.Load() }}
-		if n, exact, known := e.Table.Size.Rows(); known {
-			tasks[i].Total, tasks[i].Exact = n, exact && e.Where == ""
+		if n, exact, known := source.RowsTotal(ctx, readers[0], e.Table, e.Where); known {
+			tasks[i].Total, tasks[i].Exact = n, exact
 		}
 	}
 	if o.ExactCounts {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
@@ -133,5 +134,65 @@ func checkCopyProgress(t *testing.T, fx *fixture, rep *migrate.Report, states []
 	}
 	if sum := p.Sum(); sum.Done != rep.RowsRead {
 		t.Errorf("the copy phase ends at %d rows, the report read %d", sum.Done, rep.RowsRead)
+	}
+}
+
+// TestProgressEstimates: an entity with a where gets, as its copy total,
+// the planner's estimate of its own rows (not the whole table's, not
+// unknown), so the run keeps an ETA.
+func TestProgressEstimates(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel()
+			endpoint := testenv.DynamoDB(t)
+			fx := personalization(t, eng)
+			db := newDB(t, endpoint)
+			table := tableName(t, db)
+			o := fx.options(db, table)
+			o.CreateTable = true
+			var personal *mapping.Entity
+			for _, e := range o.Plan.Entities {
+				if e.Name == "personal" {
+					personal = e
+				}
+			}
+			tableRows, _, _ := personal.Table.Size.Rows()
+			personal.Where = "user_id <= 100" // about a tenth of its rows
+			tracker := progress.New("migrate")
+			o.Progress = tracker
+			rec := &recorder{}
+			stop := progress.Run(tracker, rec, 5*time.Millisecond)
+			_, err := migrate.Run(testContext(t), o)
+			stop()
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var first, last *progress.TaskState
+			for _, st := range rec.states {
+				for _, ph := range st.Phases {
+					if ph.Name != "copy" {
+						continue
+					}
+					for i := range ph.Tasks {
+						if ph.Tasks[i].Name == "personal" {
+							if first == nil && !ph.Ended {
+								first = &ph.Tasks[i]
+							}
+							last = &ph.Tasks[i]
+						}
+					}
+				}
+			}
+			if last == nil || first == nil {
+				t.Fatal("no copy task for personal while the copy ran")
+			}
+			rows := last.Done
+			// The planner's figure (without fresh statistics PostgreSQL
+			// guesses a third of the table for a range): known, not exact,
+			// under the whole table's.
+			if first.Total == progress.Unknown || first.Exact || first.Total <= 0 || first.Total >= tableRows {
+				t.Errorf("personal's copy total = %d (exact %v) for %d rows read of a %d-row table; want the planner's estimate of the where", first.Total, first.Exact, rows, tableRows)
+			}
+		})
 	}
 }

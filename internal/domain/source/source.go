@@ -86,6 +86,10 @@ type Reader interface {
 	HoldsByte(ctx context.Context, t *introspect.Table, where, col string, b byte) (bool, error)
 	// Count counts the rows of t (a table, view or query) matching where.
 	Count(ctx context.Context, t *introspect.Table, where string) (int64, error)
+	// Estimate is the planner's estimate of the rows Count would count
+	// (EXPLAIN: a plan, not a read); ok is false when the plan gives none
+	// (estimate.go).
+	Estimate(ctx context.Context, t *introspect.Table, where string) (n int64, ok bool, err error)
 	// Sample returns up to n distinct tuples of the columns from t (rows
 	// matching where, no NULLs), in an order that looks random but is fixed
 	// by seed: the same seed on the same data gives the same tuples.
