@@ -140,7 +140,7 @@ func (fb *followBench) migrateArgs(resume bool) []string {
 		"--endpoint", fb.o.endpoint, "--table", fb.table, "--checkpoint", fb.ck,
 		"--readers", strconv.Itoa(fb.o.readers), "--writers", strconv.Itoa(fb.o.writers),
 		"--rejects", filepath.Join(fb.work, "rejects.jsonl"),
-		"--progress", "json", "--progress-interval", "500ms", // every lag line: they come once a second
+		"--progress", "json", "--progress-interval", "1s", // a lag line (the follow phase's JSON line) a second
 		"--output", "json"}
 	if resume {
 		return append(a, "--resume", "--output-file", "json="+filepath.Join(fb.work, "follow.report.json"))

@@ -10,6 +10,11 @@ INSERT INTO personal (user_id, service, setting_type, settings, updated_at) VALU
 UPDATE personal SET settings = '{"mode":"dark","font_scale":2}', updated_at = '2025-12-31 10:02:00' WHERE user_id = 1 AND service = 'news' AND setting_type = 'theme';
 -- A key-moving update: the sort key holds the setting type.
 UPDATE personal SET setting_type = 'theme_v2' WHERE user_id = 1 AND service = 'news' AND setting_type = 'theme';
+-- Another, of a row nothing else here changes: its old item is named only by
+-- the row before the update (PostgreSQL sends its old primary key, MySQL its
+-- before image), which the follower must delete. (The one above is also named
+-- by the value update before it, when both land in one batch.)
+UPDATE personal SET setting_type = 'alerts_v2' WHERE user_id = 1 AND service = 'news' AND setting_type = 'alerts';
 DELETE FROM personal WHERE user_id = 3 AND service = 'mail' AND setting_type = 'alerts';
 INSERT INTO subscribe (service, content_type, content_origin_id, title, created_at) VALUES ('music', 'album', 1, 'First album', '2025-12-31 10:03:00');
 -- Key-moving: the partition key holds content_origin_id (nobody subscribes to it yet).

@@ -275,8 +275,10 @@ reads; MySQL/MariaDB: the snapshot's row-binlog position, saved in the
 checkpoint), and after the copy applies every change committed
 since, in batches of whole transactions (each touched row read again by key
 and rendered as the copy renders it; stale item keys deleted), until SIGINT or
-SIGTERM, which stop it cleanly with exit status 0 and a cutover report. The lag
-is printed every --progress-interval. --follow --resume goes on from the slot
+SIGTERM, which stop it cleanly with exit status 0 and a cutover report. Its
+lag (source and applied positions, seconds behind, changes/s) is a live line
+under the bars, or a line (--progress plain) or the "follow" object of a JSON
+line (--progress json) every --progress-interval. --follow --resume goes on from the slot
 after any stop; remodel follow-cleanup drops the slot when the migration is
 over. PostgreSQL needs wal_level=logical, the REPLICATION privilege and
 REPLICA IDENTITY FULL on tables whose item keys read columns outside their
@@ -410,9 +412,6 @@ work for some memory, which stays under the limit.`,
 			}
 			m.Backoff = migrate.DefaultBackoff
 			m.Backoff.Deadline = retryFor
-			if m.Follow {
-				m.FollowStatus = followPrinter(a, prog)
-			}
 			rep, runErr := migrate.Run(cmd.Context(), m)
 			stopProgress()
 			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/app/progressview"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
 
@@ -19,35 +15,6 @@ var slotRE = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 func (c *checks) slotName(flag, v string) {
 	if v != "" && !slotRE.MatchString(v) {
 		*c = append(*c, fmt.Sprintf("--%s must be 1 to 63 lower-case letters, digits or _ (a replication slot's name), got %q", flag, v))
-	}
-}
-
-// followPrinter prints the follower's lag on stderr every
-// --progress-interval: a line, or a JSON line with --progress json;
-// nothing with --progress none.
-func followPrinter(a *app, p progressFlags) func(migrate.FollowStatus) {
-	if p.mode == progressview.None {
-		return nil
-	}
-	var mu sync.Mutex
-	var last time.Time
-	return func(st migrate.FollowStatus) {
-		mu.Lock()
-		defer mu.Unlock()
-		if time.Since(last) < p.every {
-			return
-		}
-		last = time.Now()
-		if p.mode == progressview.JSON {
-			b, _ := json.Marshal(map[string]any{"follow": map[string]any{
-				"source": st.Source, "applied": st.Applied, "behind_s": st.Behind.Seconds(),
-				"changes": st.Changes, "changes_per_s": st.PerSecond,
-			}})
-			fmt.Fprintf(a.stderr, "%s\n", b)
-			return
-		}
-		fmt.Fprintf(a.stderr, "follow: applied %s, source at %s, %.1fs behind, %d changes (%.0f/s)\n",
-			st.Applied, st.Source, st.Behind.Seconds(), st.Changes, st.PerSecond)
 	}
 }
 

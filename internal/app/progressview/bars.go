@@ -14,7 +14,11 @@ import (
 // BarsPrinter draws a live bar per task (mpb), added when its phase
 // starts: the phase and task name, the bar, the counts, the percent and
 // the ETA. A phase's bars stay on the screen when it ends, full when the
-// phase is complete, as far as they got otherwise.
+// phase is complete, as far as they got otherwise. A phase that follows a
+// stream (progress.LagPhase) has a line instead of a bar per task, its
+// lag, redrawn live:
+//
+//	follow stream    applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 0 rejected
 type BarsPrinter struct {
 	p      *mpb.Progress
 	phases []*phaseBars
@@ -30,6 +34,7 @@ type phaseBars struct {
 type barState struct {
 	mu   sync.Mutex
 	t    progress.TaskState
+	p    progress.PhaseState // for a phase that follows a stream: its lag and tallies
 	unit string
 }
 
@@ -37,6 +42,16 @@ func (b *barState) get() progress.TaskState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.t
+}
+
+// lag is the lag line of a phase that follows a stream.
+func (b *barState) lag() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.p.Lag == nil {
+		return ""
+	}
+	return lag(b.p.Lag) + tallies(b.p)
 }
 
 // NewBars returns a bar printer drawing on w.
@@ -74,7 +89,7 @@ func (b *BarsPrinter) print(s progress.State, final bool) {
 		for j, t := range p.Tasks {
 			st := pb.state[j]
 			st.mu.Lock()
-			st.t = t
+			st.t, st.p = t, p
 			st.mu.Unlock()
 			bar := pb.bars[j]
 			total := t.Total
@@ -101,8 +116,17 @@ func (b *BarsPrinter) print(s progress.State, final bool) {
 func (b *BarsPrinter) add(p progress.PhaseState, width int) *phaseBars {
 	pb := &phaseBars{}
 	for _, t := range p.Tasks {
-		st := &barState{t: t, unit: p.Unit}
+		st := &barState{t: t, p: p, unit: p.Unit}
 		label := fmt.Sprintf("%-*s", width, p.Name+" "+t.Name)
+		if p.Lag != nil {
+			bar := b.p.New(0, mpb.NopStyle(),
+				mpb.PrependDecorators(decor.Name(label, decor.WC{C: decor.DindentRight})),
+				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return " " + st.lag() })), // not synchronised: the bars keep their columns
+			)
+			pb.bars = append(pb.bars, bar)
+			pb.state = append(pb.state, st)
+			continue
+		}
 		// Total 0: mpb would complete a bar by itself when its count
 		// reaches the total, and an estimate is no end; totals are set by
 		// Print, completion only at the phase's end.

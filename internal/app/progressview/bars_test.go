@@ -58,7 +58,7 @@ func TestBarsOnTerminal(t *testing.T) {
 	if IsTerminal(file) {
 		t.Fatal("a file is taken for a terminal")
 	}
-	if p, _, _ := New(Auto, file, time.Second); fmt.Sprintf("%T", p) != "*render.Lines" {
+	if p, _, _ := New(Auto, file, time.Second); fmt.Sprintf("%T", p) != "*progressview.Lines" {
 		t.Errorf("auto on a file prints %T, want lines", p)
 	}
 
@@ -101,5 +101,55 @@ func TestBarsOnTerminal(t *testing.T) {
 	}
 	if mid == 0 {
 		t.Errorf("nothing was drawn before the end")
+	}
+}
+
+// TestFollowBarsOnTerminal: on a terminal, a follower's phase is a live
+// line of its lag under the copy's bars, redrawn as it changes: source
+// and applied positions, seconds behind, changes and changes/s, rejected
+// rows; at the end its final lag stays on the screen.
+func TestFollowBarsOnTerminal(t *testing.T) {
+	ctl, term := openPTY(t)
+	defer ctl.Close()
+	pr, _, err := New(Auto, term, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var drawn lockedBuffer
+	read := make(chan error)
+	go func() {
+		_, err := io.Copy(&drawn, ctl)
+		read <- err
+	}()
+	// shows waits until the terminal shows want (mpb draws on its own
+	// ticks).
+	shows := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(ansi.ReplaceAllString(drawn.String(), ""), want); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the terminal does not show %q within 30s:\n%s", want, ansi.ReplaceAllString(drawn.String(), ""))
+			}
+		}
+	}
+	pr.Print(followState(time.Second, 0, "0/2443CA8", "0/2443CA8", 0, 0, false))
+	shows("applied 0/2443CA8, source at 0/2443CA8, 0.0s behind, 0 changes (0/s), 0 rejected")
+	pr.Print(followState(6*time.Second, 61, "0/24476A0", "0/24475E0", 345*time.Millisecond, 58.04, false))
+	shows("applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 0 rejected")
+	pr.Close(followState(65*time.Second, 130, "0/2449A10", "0/2449A10", 0, 0, true))
+	term.Close()
+	if err := <-read; err != nil && !errors.Is(err, syscall.EIO) {
+		t.Fatalf("reading the pseudo-terminal: %v", err)
+	}
+	out := ansi.ReplaceAllString(drawn.String(), "")
+	for _, want := range []string{"copy personal", "1200 of 1200 rows", "follow stream",
+		"applied 0/2449A10, source at 0/2449A10, 0.0s behind, 130 changes (0/s), 1 rejected"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "follow stream") && (strings.Contains(line, "[") || strings.Contains(line, "?%")) {
+			t.Errorf("the follower's line is drawn as a bar: %q", line)
+		}
 	}
 }

@@ -34,6 +34,23 @@ type JSONLine struct {
 	// Tallies are the phase's other counts by name (migrate's copy:
 	// rejected, retries); absent when it has none.
 	Tallies map[string]int64 `json:"tallies,omitempty"`
+	// Follow is the lag of a phase that follows a stream of changes
+	// (migrate's follow phase); absent for other phases.
+	Follow *JSONFollow `json:"follow,omitempty"`
+}
+
+// JSONFollow is where a phase that applies a stream of changes stands:
+// the source's position, the last position applied (the engine's own
+// notation: PostgreSQL 0/24475E0, MySQL binlog.000004:3460582), how many
+// seconds ago the oldest change received and not yet applied committed
+// (0: nothing waits), the changes applied since the phase began, and how
+// many per second over the last 5 seconds.
+type JSONFollow struct {
+	Source      string  `json:"source"`
+	Applied     string  `json:"applied"`
+	Behind      float64 `json:"behind_s"`
+	Changes     int64   `json:"changes"`
+	ChangesPerS float64 `json:"changes_per_s"`
 }
 
 // JSONTask is one task of a JSONLine.
@@ -110,6 +127,9 @@ func phaseLine(s progress.State, p progress.PhaseState, event string) JSONLine {
 			l.Tallies = map[string]int64{}
 		}
 		l.Tallies[t.Name] = t.Count
+	}
+	if g := p.Lag; g != nil {
+		l.Follow = &JSONFollow{Source: g.Source, Applied: g.Applied, Behind: seconds(g.Behind), Changes: g.Changes, ChangesPerS: round(g.PerSecond, 10)}
 	}
 	return l
 }

@@ -17,7 +17,11 @@ import (
 //	migrate copy: done: 5012 rows in 16s (313 rows/s), 2 rejected, 40 retries
 //
 // The tasks listed are those under way (begun, not done); the phase's
-// tallies (Phase.Tally) follow its count, zero or not.
+// tallies (Phase.Tally) follow its count, zero or not. A phase that follows
+// a stream (Phase.Lag) has its lag instead of counts:
+//
+//	migrate follow: applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 12s elapsed, 0 rejected
+//	migrate follow: stopped after 1m5s: applied 0/2449A10, source at 0/2449A10, 0.0s behind, 130 changes (0/s), 0 rejected
 type Lines struct {
 	w       io.Writer
 	every   time.Duration
@@ -59,6 +63,9 @@ func (l *Lines) Close(s progress.State) {
 
 // Line is the line of a running phase.
 func Line(command string, p progress.PhaseState) string {
+	if p.Lag != nil {
+		return fmt.Sprintf("%s %s: %s, %s elapsed%s", command, p.Name, lag(p.Lag), duration(p.Elapsed), tallies(p))
+	}
 	sum := p.Sum()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s %s", command, p.Name, count(sum), p.Unit)
@@ -82,8 +89,12 @@ func Line(command string, p progress.PhaseState) string {
 }
 
 // EndLine is the line of an ended phase: "done" when every task reached
-// its total, "stopped" otherwise.
+// its total, "stopped" otherwise (a phase that follows a stream ends when
+// it is stopped).
 func EndLine(command string, p progress.PhaseState) string {
+	if p.Lag != nil {
+		return fmt.Sprintf("%s %s: stopped after %s: %s%s", command, p.Name, duration(p.Elapsed), lag(p.Lag), tallies(p))
+	}
 	sum := p.Sum()
 	if sum.Exact && sum.Done == sum.Total {
 		return fmt.Sprintf("%s %s: done: %d %s in %s (%.0f %s/s)%s", command, p.Name, sum.Done, p.Unit, duration(p.Elapsed), sum.Rate(), p.Unit, tallies(p))

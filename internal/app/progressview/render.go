@@ -91,3 +91,9 @@ func duration(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// lag words a following phase's lag: "applied 0/24475E0, source at
+// 0/24476A0, 0.3s behind, 61 changes (58/s)".
+func lag(l *progress.LagState) string {
+	return fmt.Sprintf("applied %s, source at %s, %.1fs behind, %d changes (%.0f/s)", l.Applied, l.Source, l.Behind.Seconds(), l.Changes, l.PerSecond)
+}

@@ -55,6 +55,19 @@ func copyState(elapsed time.Duration, personal, user int64) progress.State {
 	return s
 }
 
+// followState is a migrate --follow whose copy ended complete and whose
+// follow phase has run for elapsed and applied changes: its lag is
+// source, applied, behind and the rate; rejected rows are its tally.
+func followState(elapsed time.Duration, changes int64, source, applied string, behind time.Duration, perSecond float64, end bool) progress.State {
+	s := ended(copyState(10*time.Second, 1200, 3790))
+	s.Time, s.Elapsed = s.Time.Add(elapsed), s.Elapsed+elapsed
+	s.Phases = append(s.Phases, progress.PhaseState{Name: "follow", Unit: "changes", Elapsed: elapsed, Ended: end,
+		Tasks:   []progress.TaskState{{Name: "stream", Done: changes, Total: progress.Unknown, Elapsed: elapsed}},
+		Tallies: []progress.TallyState{{Name: "rejected", Count: changes / 100}},
+		Lag:     &progress.LagState{Lag: progress.Lag{Source: source, Applied: applied, Behind: behind}, Changes: changes, PerSecond: perSecond}})
+	return s
+}
+
 // ended is the state with the copy phase ended complete: every total exact.
 func ended(s progress.State) progress.State {
 	p := &s.Phases[len(s.Phases)-1]
@@ -67,7 +80,9 @@ func ended(s progress.State) progress.State {
 
 // TestJSONGolden: the JSON lines of a count phase that ended before the
 // first update (its end only), and of a copy phase (start, progress, end);
-// closing prints nothing more. Every line is a JSONLine of version 1 with
+// closing prints nothing more. Then a follower's: its phase's lines have
+// the lag in "follow" (source, applied, behind_s, changes, changes_per_s),
+// and no other phase's has. Every line is a JSONLine of version 1 with
 // no field beyond it.
 func TestJSONGolden(t *testing.T) {
 	var b bytes.Buffer
@@ -75,6 +90,15 @@ func TestJSONGolden(t *testing.T) {
 	j.Print(copyState(2*time.Second, 100, 50))
 	j.Print(copyState(6*time.Second, 1000, 200))
 	last := ended(copyState(25*time.Second, 1200, 3790))
+	j.Print(last)
+	j.Close(last)
+	// The follower: its lag in a "follow" object, its start, progress and
+	// end lines; the copy, ended, prints nothing more.
+	j = NewJSON(&b)
+	j.Print(ended(copyState(25*time.Second, 1200, 3790)))
+	j.Print(followState(time.Second, 0, "0/2443CA8", "0/2443CA8", 0, 0, false))
+	j.Print(followState(6*time.Second, 61, "0/24476A0", "0/24475E0", 345*time.Millisecond, 58.04, false))
+	last = followState(65*time.Second, 130, "0/2449A10", "0/2449A10", 0, 0, true)
 	j.Print(last)
 	j.Close(last)
 	golden.Check(t, "progress.jsonl", b.Bytes())
@@ -92,8 +116,11 @@ func TestJSONGolden(t *testing.T) {
 			t.Errorf("line %q: version %d, command %q", sc.Text(), l.Version, l.Command)
 		}
 		events = append(events, l.Phase+" "+l.Event)
+		if (l.Phase == "follow") != (l.Follow != nil) {
+			t.Errorf("line %q: phase %s with follow %+v", sc.Text(), l.Phase, l.Follow)
+		}
 	}
-	if got, want := strings.Join(events, ", "), "count end, copy start, copy progress, copy end"; got != want {
+	if got, want := strings.Join(events, ", "), "count end, copy start, copy progress, copy end, count end, copy end, follow start, follow progress, follow end"; got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
 }
@@ -101,7 +128,7 @@ func TestJSONGolden(t *testing.T) {
 // TestLines: a phase is quiet for its first interval, then has a line per
 // update listing the tasks under way, and an end line, each with the
 // phase's tallies (zero too); a phase that ended within its first interval
-// prints nothing; one that stopped says so.
+// prints nothing; one that stopped says so. A follower's line is its lag.
 func TestLines(t *testing.T) {
 	var b bytes.Buffer
 	l := NewLines(&b, 5*time.Second)
@@ -124,12 +151,21 @@ func TestLines(t *testing.T) {
 	stopped.Phases[0].Ended = true
 	l2.Close(stopped)
 
+	l3 := NewLines(&b, 5*time.Second)
+	l3.Print(followState(time.Second, 0, "0/2443CA8", "0/2443CA8", 0, 0, false)) // quiet: 1 s in
+	l3.Print(followState(6*time.Second, 61, "0/24476A0", "0/24475E0", 345*time.Millisecond, 58.04, false))
+	follow := followState(65*time.Second, 130, "0/2449A10", "0/2449A10", 0, 0, true)
+	l3.Print(follow)
+	l3.Close(follow)
+
 	// service has no total: the phase has none, and no percent or ETA.
 	want := `migrate copy: 1206 rows, 201 rows/s, 6s elapsed, 1 rejected, 2 retries; personal 1000 of 1200, user 200 of ~3800, service 6
 migrate copy: 3606 rows, 225 rows/s, 16s elapsed, 1 rejected, 25 retries; personal 1100 of 1200, user 2500 of ~3800, service 6
 migrate copy: done: 4996 rows in 25s (200 rows/s), 1 rejected, 37 retries
 verify items: 700 of 1000 rows (70.0%), 57 rows/s, ETA 5s, 12s elapsed, 0 retries; user 700 of 1000
 verify items: stopped after 12s: 700 of 1000 rows, 0 retries
+migrate follow: applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 6s elapsed, 0 rejected
+migrate follow: stopped after 1m5s: applied 0/2449A10, source at 0/2449A10, 0.0s behind, 130 changes (0/s), 1 rejected
 `
 	if got := b.String(); got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)

@@ -30,7 +30,8 @@
 // that held items, the run counts them first and, at the end, finds (and on
 // request deletes) the items it did not write (stray.go). Progress: the
 // copy's rows per entity, read from the report's own counters, with totals
-// from the source's estimates or counted in the snapshot (progress.go).
+// from the source's estimates or counted in the snapshot; with --follow the
+// follower's changes applied and its lag, read from the stream (progress.go).
 //
 // Resume (checkpoint.go, read.go): rows are read in key order, and each
 // entity tracks its rows in flight; a row is settled when its item is

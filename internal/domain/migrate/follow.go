@@ -48,14 +48,6 @@ const DefaultFollowBatch = 2000
 // fill a batch once one came.
 const followGather = 20 * time.Millisecond
 
-// FollowStatus is the follower's lag, as Options.FollowStatus receives it.
-type FollowStatus struct {
-	Source, Applied string
-	Behind          time.Duration
-	Changes         int64   // applied since the follower started
-	PerSecond       float64 // changes applied per second, over the last interval
-}
-
 // FollowReport is what the follower did: the cutover report.
 type FollowReport struct {
 	Slot        string `json:"slot"`
@@ -265,8 +257,6 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 		}
 	}()
 	defer wg.Wait()
-	stopStatus := f.statusTicker(ctx, stream)
-	defer stopStatus()
 	for {
 		batch, ok := f.gather(ctx, txns)
 		if !ok {
@@ -552,37 +542,18 @@ func (f *follower) write(ctx context.Context, items []pending) error {
 	return g.Wait()
 }
 
-// statusTicker calls o.FollowStatus every second until the returned stop.
-func (f *follower) statusTicker(ctx context.Context, stream source.Stream) (stop func()) {
-	if f.o.FollowStatus == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		last, lastAt := int64(0), time.Now()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case now := <-t.C:
-				f.mu.Lock()
-				n := f.done
-				f.mu.Unlock()
-				st := stream.Status()
-				f.o.FollowStatus(FollowStatus{Source: string(st.Source), Applied: string(st.Applied), Behind: st.Behind,
-					Changes: n, PerSecond: float64(n-last) / now.Sub(lastAt).Seconds()})
-				last, lastAt = n, now
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+// applied is how many changes the follower applied.
+func (f *follower) applied() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.done
+}
+
+// rejected is how many changed rows the follower rejected.
+func (f *follower) rejected() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rep.Rejected
 }
 
 // report fills the report's per-entity lines in the plan's order.
@@ -688,7 +659,9 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 		return err
 	}
 	defer stream.Close()
+	ph := followPhase(o, f, stream)
 	err = f.follow(ctx, stream)
+	ph.End(false) // a stream has no end: the phase stops
 	// What the source was told last: past the last batch when nothing of
 	// the followed tables came after it.
 	applied := stream.Status().Applied

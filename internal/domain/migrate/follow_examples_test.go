@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -71,79 +72,163 @@ func followExamples(engine string) []followExample {
 	}
 }
 
+// followedExample is an example loaded into a fresh database of a follow
+// engine, ready to be followed.
+type followedExample struct {
+	followExample
+	eng      testenv.FollowEngine
+	dsn      string
+	mapping  string // the mapping file's path
+	fx       *fixture
+	workload [][]string // its transactions
+	conn     testenv.SQLConn
+}
+
+// loadFollowed loads ex into a fresh database of eng and, as an operator
+// would, gives the tables validate (migrate.FollowSupport) names the whole
+// rows before a change.
+func loadFollowed(t *testing.T, eng testenv.FollowEngine, ex followExample) *followedExample {
+	t.Helper()
+	dsn := eng.Fresh(t)
+	ex.load(t, eng, dsn)
+	path, err := filepath.Abs(filepath.Join("../../../examples", ex.dir, ex.mapping))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mappingYAML := readFile(t, path)
+	fx := openWithQueries(t, dsn, mappingYAML)
+	support := migrate.FollowSupport(fx.plan)
+	t.Logf("%s", support)
+	if strings.Contains(support, "refused") {
+		t.Fatalf("validate says the example cannot be followed: %s", support)
+	}
+	if _, tables, ok := strings.Cut(support, "needs REPLICA IDENTITY FULL on "); ok {
+		for _, name := range strings.Split(tables, ", ") {
+			eng.Exec(t, dsn, eng.FullRows(name))
+		}
+		fx = openWithQueries(t, dsn, mappingYAML)
+		if s := migrate.FollowSupport(fx.plan); s != support {
+			t.Fatalf("FollowSupport changed with REPLICA IDENTITY FULL: %s", s)
+		}
+	}
+	return &followedExample{followExample: ex, eng: eng, dsn: dsn, mapping: path, fx: fx,
+		workload: followWorkload(t, ex.dir, eng.Name), conn: eng.Connect(t, dsn)}
+}
+
+// apply commits the workload's transactions from..to.
+func (x *followedExample) apply(t *testing.T, from, to int) {
+	t.Helper()
+	for _, stmts := range x.workload[from:to] {
+		if err := x.conn.Exec(context.Background(), stmts...); err != nil {
+			t.Fatalf("the workload: %v", err)
+		}
+	}
+}
+
+// sentinel commits the sentinel change and returns a func that says
+// whether the table shows it; nil for an example without one.
+func (x *followedExample) sentinelChange(t *testing.T, db dynamo.API, table string) func() bool {
+	t.Helper()
+	if x.sentinel == "" {
+		return nil
+	}
+	mark := "sentinel " + testenv.UniqueName("x")
+	if err := x.conn.Exec(context.Background(), fmt.Sprintf(x.sentinel, mark)); err != nil {
+		t.Fatalf("the sentinel change: %v", err)
+	}
+	return func() bool { return partitionHas(db, table, x.fx.plan.Table.PK.Name, x.pk, x.attr, mark) }
+}
+
+// checkFollowed checks the report of the stopped follower (nothing
+// rejected; changes applied, or for an example whose every entity is
+// diffed, the pass's puts and deletes) and that the table is the source.
+func (x *followedExample) checkFollowed(t *testing.T, fr *migrate.FollowReport, rejected int64, db dynamo.API, table string) {
+	t.Helper()
+	t.Logf("followed %d transactions, %d changed rows: %d puts, %d deletes, %d rejected; %d entities diffed at the stop",
+		fr.Transactions, fr.Changes, fr.Puts, fr.Deletes, fr.Rejected, len(fr.Diffed))
+	if fr.Rejected != 0 || rejected != 0 {
+		t.Errorf("rows rejected: %d by the follower, %d in all", fr.Rejected, rejected)
+	}
+	switch {
+	case x.sentinel == "" && (len(fr.Diffed) != len(x.fx.plan.Entities) || fr.Puts == 0 || fr.Deletes == 0):
+		t.Errorf("every entity diffed at the stop, yet the pass: %+v", fr.Diffed)
+	case x.sentinel != "" && fr.Changes == 0:
+		t.Errorf("the follower applied no change: %+v", fr)
+	}
+	checkExact(t, x.fx, db, table)
+}
+
+// copyGate is a DynamoDB client whose BatchWriteItem calls wait until the
+// gate is opened: the copy's first write tells writing and waits, so that
+// the test commits changes after the copy's snapshot and before the copy
+// is done.
+type copyGate struct {
+	dynamo.API
+	writing, open chan struct{}
+	once          sync.Once
+}
+
+func newCopyGate(db dynamo.API) *copyGate {
+	return &copyGate{API: db, writing: make(chan struct{}), open: make(chan struct{})}
+}
+
+func (g *copyGate) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	g.once.Do(func() { close(g.writing) })
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.API.BatchWriteItem(ctx, in, opts...)
+}
+
 // TestFollowExamples: every shipped example that --follow can follow, on
-// both follow engines, moves exactly while its source is written. The
-// example is loaded, given the REPLICA IDENTITY FULL that validate
-// (migrate.FollowSupport) says it needs, migrated with --follow
-// --create-table, and changed by its workload (examples/<name>/
-// follow-workload*.sql: inserts, value and key-moving updates, deletes,
-// embedded child rows, transactions of several statements, rows under
-// entities from queries); once the follower applied a sentinel change
-// made after the workload it is stopped as SIGINT stops it, and the table
-// must be the source: verify passes (every item, no stray item, the
-// access patterns) and each entity has as many items as its source rows.
+// both follow engines, moves exactly while its source is written, during
+// the copy and after it. The example is loaded, given the REPLICA
+// IDENTITY FULL that validate (migrate.FollowSupport) says it needs, and
+// migrated with --follow --create-table. Its workload
+// (examples/<name>/follow-workload*.sql: inserts, value and key-moving
+// updates, deletes, embedded child rows, transactions of several
+// statements, rows under entities from queries) is committed in two
+// parts: the first third while the copy runs (its first write waits, at a
+// gate of the DynamoDB client, until those transactions are committed:
+// after the copy's snapshot, before its end, so they reach the table only
+// through the stream), the rest once the follower applies changes. Once
+// the follower applied a sentinel change made after the workload it is
+// stopped as SIGINT stops it, and the table must be the source: verify
+// passes (every item, no stray item, the access patterns) and each entity
+// has as many items as its source rows. A follower that applied only the
+// transactions committed once the copy was done (a stream starting at the
+// copy's end, not at its snapshot) loses the first part: missing items.
 func TestFollowExamples(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, eng := range testenv.FollowEngines {
 		for _, ex := range followExamples(eng.Name) {
 			t.Run(ex.dir+"/"+eng.Name, func(t *testing.T) {
-				dsn := eng.Fresh(t)
-				ex.load(t, eng, dsn)
-				mappingYAML := readFile(t, filepath.Join("../../../examples", ex.dir, ex.mapping))
-				fx := openWithQueries(t, dsn, mappingYAML)
-				// As an operator would: give the tables validate names the
-				// whole rows before a change.
-				support := migrate.FollowSupport(fx.plan)
-				t.Logf("%s", support)
-				if strings.Contains(support, "refused") {
-					t.Fatalf("validate says the example cannot be followed: %s", support)
-				}
-				if _, tables, ok := strings.Cut(support, "needs REPLICA IDENTITY FULL on "); ok {
-					for _, name := range strings.Split(tables, ", ") {
-						eng.Exec(t, dsn, eng.FullRows(name))
-					}
-					fx = openWithQueries(t, dsn, mappingYAML)
-					if s := migrate.FollowSupport(fx.plan); s != support {
-						t.Fatalf("FollowSupport changed with REPLICA IDENTITY FULL: %s", s)
-					}
-				}
-				workload := followWorkload(t, ex.dir, eng.Name)
-
+				x := loadFollowed(t, eng, ex)
 				db := newDB(t, endpoint)
 				table := tableName(t, db)
-				o := fx.options(db, table)
+				gate := newCopyGate(db)
+				o := x.fx.options(gate, table)
 				o.Follow, o.CreateTable = true, true
 				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(t.TempDir(), "job.checkpoint.json"), "digest-1", "source-1"
 				f := startFollow(t, testContext(t), o)
-				f.following(t)
-
-				conn := eng.Connect(t, dsn)
-				for _, stmts := range workload {
-					if err := conn.Exec(context.Background(), stmts...); err != nil {
-						t.Fatalf("the workload: %v", err)
-					}
+				select {
+				case <-gate.writing:
+				case <-f.done:
+					t.Fatalf("the run ended before the copy wrote: %v", f.err)
 				}
-				if ex.sentinel != "" {
-					mark := "sentinel " + testenv.UniqueName("x")
-					if err := conn.Exec(context.Background(), fmt.Sprintf(ex.sentinel, mark)); err != nil {
-						t.Fatalf("the sentinel change: %v", err)
-					}
-					waitCaughtUp(t, f, func() bool { return partitionHas(db, table, fx.plan.Table.PK.Name, ex.pk, ex.attr, mark) })
+				during := len(x.workload) / 3
+				x.apply(t, 0, during) // while the copy waits at the gate
+				close(gate.open)
+				f.following(t)
+				x.apply(t, during, len(x.workload))
+				t.Logf("%d transactions during the copy, %d after it", during, len(x.workload)-during)
+				if applied := x.sentinelChange(t, db, table); applied != nil {
+					waitCaughtUp(t, f, applied)
 				}
 				rep := f.stop(t)
-				fr := rep.Follow
-				t.Logf("followed %d transactions, %d changed rows: %d puts, %d deletes, %d rejected; %d entities diffed at the stop",
-					fr.Transactions, fr.Changes, fr.Puts, fr.Deletes, fr.Rejected, len(fr.Diffed))
-				if fr.Rejected != 0 || rep.Rejected != 0 {
-					t.Errorf("rows rejected: %d by the follower, %d in all", fr.Rejected, rep.Rejected)
-				}
-				switch {
-				case ex.sentinel == "" && (len(fr.Diffed) != len(fx.plan.Entities) || fr.Puts == 0 || fr.Deletes == 0):
-					t.Errorf("every entity diffed at the stop, yet the pass: %+v", fr.Diffed)
-				case ex.sentinel != "" && fr.Changes == 0:
-					t.Errorf("the follower applied no change: %+v", fr)
-				}
-				checkExact(t, fx, db, table)
+				x.checkFollowed(t, rep.Follow, rep.Rejected, db, table)
 			})
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
@@ -247,39 +248,51 @@ func waitCaughtUp(t *testing.T, f *following, applied func() bool) {
 	}
 }
 
-// followLog records the statuses a follower reports.
+// followLog records the follower's lag as the progress tracker reports
+// it: a progress.Printer of the run's tracker, taking the follow phase's
+// lag from every state (the tracker's Run polls it every
+// followLogEvery).
 type followLog struct {
 	mu    sync.Mutex
-	all   []stampedStatus
+	all   []stampedLag
 	first chan struct{}
 	once  sync.Once
 }
 
-type stampedStatus struct {
+// followLogEvery is how often the tests' tracker is read.
+const followLogEvery = 50 * time.Millisecond
+
+type stampedLag struct {
 	at time.Time
-	migrate.FollowStatus
+	progress.LagState
 }
 
 func newFollowLog() *followLog { return &followLog{first: make(chan struct{})} }
 
-func (l *followLog) add(st migrate.FollowStatus) {
-	l.mu.Lock()
-	l.all = append(l.all, stampedStatus{time.Now(), st})
-	l.mu.Unlock()
-	l.once.Do(func() { close(l.first) })
+func (l *followLog) Print(s progress.State) {
+	for _, p := range s.Phases {
+		if p.Name == "follow" && p.Lag != nil {
+			l.mu.Lock()
+			l.all = append(l.all, stampedLag{time.Now(), *p.Lag})
+			l.mu.Unlock()
+			l.once.Do(func() { close(l.first) })
+		}
+	}
 }
 
-// since is the latest status reported after t.
-func (l *followLog) since(t time.Time) (migrate.FollowStatus, bool) {
+func (l *followLog) Close(s progress.State) { l.Print(s) }
+
+// since is the latest lag reported after t.
+func (l *followLog) since(t time.Time) (progress.LagState, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if n := len(l.all); n > 0 && l.all[n-1].at.After(t) {
-		return l.all[n-1].FollowStatus, true
+		return l.all[n-1].LagState, true
 	}
-	return migrate.FollowStatus{}, false
+	return progress.LagState{}, false
 }
 
-func (l *followLog) last() migrate.FollowStatus {
+func (l *followLog) last() progress.LagState {
 	st, _ := l.since(time.Time{})
 	return st
 }
@@ -298,18 +311,20 @@ type following struct {
 func startFollow(t *testing.T, ctx context.Context, o migrate.Options) *following {
 	t.Helper()
 	f := &following{done: make(chan struct{}), log: newFollowLog()}
-	o.FollowStatus = f.log.add
+	o.Progress = progress.New("migrate")
+	stopProgress := progress.Run(o.Progress, f.log, followLogEvery)
 	ctx, f.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(f.done)
 		f.rep, f.err = migrate.Run(ctx, o)
+		stopProgress()
 	}()
 	t.Cleanup(func() { f.cancel(); <-f.done })
 	return f
 }
 
-// following waits for the follower's first status: the copy is done and
-// the changes are being applied.
+// following waits for the follower's first lag: the copy is done and the
+// changes are being applied.
 func (f *following) following(t *testing.T) {
 	t.Helper()
 	select {

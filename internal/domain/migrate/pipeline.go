@@ -108,12 +108,12 @@ type Options struct {
 	// snapshot, until ctx is done (follow.go); Slot and Publication name
 	// the replication slot and the publication (PostgreSQL) that keep them.
 	// FollowBatch is how many changes a batch gathers at most (0:
-	// DefaultFollowBatch); FollowStatus, if set, gets the lag every second.
-	Follow       bool
-	Slot         string
-	Publication  string
-	FollowBatch  int
-	FollowStatus func(FollowStatus)
+	// DefaultFollowBatch). The follower's lag goes to Progress (a
+	// "follow" phase, progress.go).
+	Follow      bool
+	Slot        string
+	Publication string
+	FollowBatch int
 	// FollowTxnPart is how many changes of one transaction the stream
 	// hands over at a time (0: source.MaxTxnPart; tests set it low).
 	FollowTxnPart int

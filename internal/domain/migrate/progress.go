@@ -86,3 +86,20 @@ func exactCounts(ctx context.Context, o Options, readers []source.Reader) ([]int
 	ph.End(err == nil)
 	return totals, err
 }
+
+// followPhase starts the progress of the follower: a phase whose one
+// task, "stream", counts the changes applied, with the stream's lag
+// (source and applied positions, how far behind) read at every update and
+// the rows rejected as its tally. Without a tracker it does nothing.
+func followPhase(o Options, f *follower, stream source.Stream) *progress.Phase {
+	if o.Progress == nil {
+		return nil
+	}
+	ph := o.Progress.LagPhase("follow", "changes", []progress.Task{{Name: "stream", Total: progress.Unknown, Count: f.applied}},
+		func() progress.Lag {
+			st := stream.Status()
+			return progress.Lag{Source: string(st.Source), Applied: string(st.Applied), Behind: st.Behind}
+		})
+	ph.Tally(progress.Tally{Name: "rejected", Count: f.rejected})
+	return ph
+}

@@ -7,7 +7,10 @@
 // each with one task per entity or access pattern, whose done count is
 // either added to (Counter.Add) or read from a counter the domain package
 // already keeps (Task.Count, polled). A task's total is the source's row
-// estimate, an exact count, or unknown.
+// estimate, an exact count, or unknown. A phase that follows a stream of
+// changes (LagPhase: migrate --follow) also has a lag, polled likewise:
+// the source's and the applied positions and how far behind, with the
+// rate of changes over the last seconds (lag.go).
 //
 // Snapshot turns the live counts into a State, which computes percent, rate
 // and ETA (state.go). Run drives a Printer: it hands it a State every

@@ -43,15 +43,22 @@ func newTracker(command string, now func() time.Time) *Tracker {
 // Phase starts a phase of the command with its tasks; the unit names what
 // the tasks count (rows, items, samples). It returns nil on a nil tracker.
 func (t *Tracker) Phase(name, unit string, tasks []Task) *Phase {
+	return t.phase(name, unit, tasks, nil)
+}
+
+func (t *Tracker) phase(name, unit string, tasks []Task, lag func() Lag) *Phase {
 	if t == nil {
 		return nil
 	}
-	p := &Phase{t: t, name: name, unit: unit, start: t.now(), counters: make([]*Counter, len(tasks))}
+	p := &Phase{t: t, name: name, unit: unit, start: t.now(), counters: make([]*Counter, len(tasks)), lag: lag}
 	for i, task := range tasks {
 		c := &Counter{name: task.Name, count: task.Count, p: p}
 		c.total.Store(task.Total)
 		c.exact.Store(task.Exact)
 		p.counters[i] = c
+	}
+	if lag != nil {
+		p.sample(p.start, p.done())
 	}
 	t.mu.Lock()
 	t.phases = append(t.phases, p)
@@ -79,6 +86,9 @@ type Phase struct {
 	ended   bool
 	end     time.Time
 	tallies []Tally
+	lag     func() Lag
+	endLag  Lag      // lag's value when the phase ended
+	samples []sample // the phase's done count at recent moments (lag.go)
 }
 
 // Tally is a count a phase shows beside its tasks' (retries, rejected
@@ -97,6 +107,15 @@ func (p *Phase) Tally(tallies ...Tally) {
 	p.mu.Lock()
 	p.tallies = append(p.tallies, tallies...)
 	p.mu.Unlock()
+}
+
+// done is the phase's tasks' done counts added up.
+func (p *Phase) done() int64 {
+	var n int64
+	for _, c := range p.counters {
+		n += c.value()
+	}
+	return n
 }
 
 // Counter is the i-th task's counter (nil on a nil phase).
@@ -122,6 +141,10 @@ func (p *Phase) End(complete bool) {
 			for _, c := range p.counters {
 				c.Finish()
 			}
+		}
+		if p.lag != nil {
+			p.endLag = p.lag()
+			p.sample(p.end, p.done())
 		}
 	}
 	p.mu.Unlock()

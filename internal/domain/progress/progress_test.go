@@ -221,3 +221,66 @@ func TestRun(t *testing.T) {
 		t.Errorf("closed %d times: %+v", len(pr.closed), pr.closed)
 	}
 }
+
+// TestLag: a phase that follows a stream has its lag read at every
+// snapshot while it runs, with the changes applied (its done count) and
+// their rate over the last RateWindow (since the phase began before
+// that); its end reads the lag once more, and keeps it and its rate. A
+// phase of LagPhase has a lag, another has none.
+func TestLag(t *testing.T) {
+	clk := newClock()
+	tr := newTracker("migrate", clk.now)
+	var mu sync.Mutex
+	applied := int64(0)
+	lag := Lag{Source: "0/20", Applied: "0/10", Behind: 300 * time.Millisecond}
+	set := func(n int64, l Lag) { mu.Lock(); applied, lag = n, l; mu.Unlock() }
+	tr.Phase("copy", "rows", []Task{{Name: "user", Total: 1}}).End(true)
+	ph := tr.LagPhase("follow", "changes", []Task{{Name: "stream", Total: Unknown, Count: func() int64 { mu.Lock(); defer mu.Unlock(); return applied }}},
+		func() Lag { mu.Lock(); defer mu.Unlock(); return lag })
+	if got := tr.Snapshot().Phases[0].Lag; got != nil {
+		t.Fatalf("a phase that follows no stream has lag %+v", got)
+	}
+	lagAt := func() LagState {
+		t.Helper()
+		l := tr.Snapshot().Phases[1].Lag
+		if l == nil {
+			t.Fatal("no lag in the state")
+		}
+		return *l
+	}
+	steps := []struct {
+		after time.Duration
+		n     int64
+		lag   Lag
+		want  LagState
+	}{
+		{0, 0, lag, LagState{Lag: lag}},
+		// 2 s in, 40 changes: 20/s since the phase began.
+		{2 * time.Second, 40, Lag{"0/30", "0/30", 0}, LagState{Lag{"0/30", "0/30", 0}, 40, 20}},
+		// 4 s in, 100: 25/s since the phase began (less than a window).
+		{2 * time.Second, 100, Lag{"0/40", "0/35", time.Second}, LagState{Lag{"0/40", "0/35", time.Second}, 100, 25}},
+		// 7 s in, 100: the window goes back to the sample at 2 s (the
+		// newest at or before 5 s ago): 60 changes in 5 s.
+		{3 * time.Second, 100, Lag{"0/40", "0/40", 0}, LagState{Lag{"0/40", "0/40", 0}, 100, 12}},
+		// 13 s in, nothing since 7 s: 0/s.
+		{6 * time.Second, 100, Lag{"0/50", "0/40", 0}, LagState{Lag{"0/50", "0/40", 0}, 100, 0}},
+	}
+	for i, s := range steps {
+		clk.advance(s.after)
+		set(s.n, s.lag)
+		if got := lagAt(); got != s.want {
+			t.Errorf("step %d: lag %+v, want %+v", i, got, s.want)
+		}
+	}
+	// 18 s in, 150 changes, then the end (50 changes since 13 s): the
+	// lag read at the end stays.
+	clk.advance(5 * time.Second)
+	set(150, Lag{"0/60", "0/60", 0})
+	ph.End(false)
+	end := LagState{Lag{"0/60", "0/60", 0}, 150, 10}
+	clk.advance(time.Minute)
+	set(500, Lag{"0/90", "0/70", time.Hour})
+	if got := lagAt(); got != end {
+		t.Errorf("after the end: lag %+v, want %+v", got, end)
+	}
+}

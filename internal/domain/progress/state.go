@@ -17,6 +17,7 @@ type PhaseState struct {
 	Ended      bool
 	Tasks      []TaskState
 	Tallies    []TallyState // Phase.Tally's counts, in their order
+	Lag        *LagState    // a phase that follows a stream (Phase.Lag); nil otherwise
 }
 
 // TallyState is one of a phase's tallies in a State.
@@ -68,6 +69,9 @@ func (t *Tracker) Snapshot() State {
 		for _, tl := range tallies {
 			ps.Tallies = append(ps.Tallies, TallyState{Name: tl.Name, Count: tl.Count()})
 		}
+		p.mu.Lock()
+		ps.Lag = p.lagState(now, ps.Sum().Done)
+		p.mu.Unlock()
 		s.Phases = append(s.Phases, ps)
 	}
 	return s
