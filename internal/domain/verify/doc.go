@@ -18,4 +18,10 @@
 // (checks.go); package internal/report renders it as text, JSON, JUnit XML
 // or Markdown. Each check reports its
 // progress, counted where the report counts (progress.go).
+//
+// The check of migrate --to's objects instead of a table (files.go) holds
+// neither the objects' items nor the rows in memory: both sides go to
+// temporary files (internal/keyset's Spill) and are joined one bucket at a
+// time, 1/128 of the items in memory; the rest it holds is bounded by
+// Options.MaxProblems (files_join.go).
 package verify

@@ -12,13 +12,12 @@ import (
 	"hash"
 	"io"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/av"
+	"github.com/remodel-dev/remodel/internal/domain/keyset"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
@@ -74,6 +73,10 @@ type FilesCheck struct {
 	MappingChecked bool     `json:"mapping_checked"`
 	Problems       Problems `json:"problems"`
 	OK             bool     `json:"ok"`
+	// held is the most items of the objects joinFiles held in memory at
+	// once (a bucket's), pendingHeld the differing items resolveFiles held:
+	// what the tests bound.
+	held, pendingHeld int
 }
 
 // Summary says what the files check found.
@@ -98,35 +101,20 @@ type filesManifest struct {
 	} `json:"objects"`
 }
 
-// fileEntry is what the check holds of one item of the objects: the digest
-// of the item (itemDigest), the object it is in, its entity (-1: none) and
-// whether a source row claimed it. With its key digest as the map key,
-// about 80 bytes an item.
-type fileEntry struct {
-	sum     [16]byte
-	obj     int32
-	entity  int32
-	claimed bool
-}
-
-// pendingItem is a row whose item in the objects differs from the one it
-// renders: the stored item is read again to name the attributes.
-type pendingItem struct {
-	entity int
-	q      *itemQuery
-	item   mapping.Item
-	key    string
-	src    srcRow
-}
-
-// files is the state of a check of files.
+// files is the state of a check of files: the objects' items and the
+// rows compared are on disk (files_join.go), not in memory.
 type files struct {
 	fc      *FilesCheck
 	comp    s3out.Compression
-	objects []string // the objects read, by index
-	index   map[[16]byte]fileEntry
-	pending map[[16]byte]*pendingItem
+	objects []string      // the objects read, by index
+	items   *keyset.Spill // a record of each item of the objects
+	rows    *keyset.Spill // a record of each row compared; nil until the rows are read
 	ics     []ItemCheck
+}
+
+func (f *files) close() {
+	f.items.Close()
+	f.rows.Close()
 }
 
 // runFiles checks the objects under Options.Files instead of a table.
@@ -134,7 +122,8 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 	loc := *v.o.Files
 	fc := &FilesCheck{URL: loc.String(), Manifest: loc.ManifestURL(), Problems: v.problems()}
 	rep.Files = fc
-	f := &files{fc: fc, index: map[[16]byte]fileEntry{}, pending: map[[16]byte]*pendingItem{}}
+	f := &files{fc: fc, items: keyset.NewSpill("the items of the objects")}
+	defer f.close()
 	for _, ap := range v.o.Plan.AccessPatterns {
 		rep.Patterns = append(rep.Patterns, PatternCheck{Name: ap.Name, Target: ap.Target(), Problems: v.problems(),
 			Note: "not checked (files)", NotChecked: true, OK: true})
@@ -165,11 +154,14 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 	v.listRejects(rep)
 	v.compareCounts(rep)
 	if v.o.SkipItems {
-		return nil
+		_, err := v.joinFiles(rep, f) // the keys twice in the objects
+		fc.OK = fc.Problems.OK()
+		return err
 	}
 	rs := readerSet{r: readers[1], kr: readers[2 : per+1]}
 	phase := v.itemsPhase(rep)
 	f.ics = make([]ItemCheck, len(v.o.Plan.Entities))
+	f.rows = keyset.NewSpill("the rows compared")
 	for i, e := range v.o.Plan.Entities {
 		if v.countFailed[e.Name] {
 			f.ics[i] = ItemCheck{Entity: e.Name, Problems: v.problems()}
@@ -184,8 +176,15 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 		phase.Counter(i).Finish()
 	}
 	phase.End(true)
-	v.rejectsInFiles(f)
-	if err := v.resolveFiles(ctx, rep, f); err != nil {
+	if err := f.rows.Err(); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	pending, err := v.joinFiles(rep, f)
+	fc.OK = fc.Problems.OK()
+	if err != nil {
+		return err
+	}
+	if err := v.resolveFiles(ctx, f, rs, pending); err != nil {
 		return err
 	}
 	for i := range f.ics {
@@ -315,7 +314,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 }
 
 // checkObjects reads the manifest, checks it against the listing and the
-// mapping, and reads every object under the prefix into f.index, counting
+// mapping, and reads every object under the prefix into f.items, counting
 // the items of each entity (v.itemCounts) and naming the items of no entity.
 func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) error {
 	loc, fc := *v.o.Files, f.fc
@@ -353,6 +352,7 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 		idx[e.Name] = i
 	}
 	counts := make([]int64, len(v.o.Plan.Entities))
+	var rec []byte
 	for _, key := range keys {
 		url := loc.URL(key)
 		w, listedOK := inManifest[key]
@@ -367,7 +367,6 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 				return
 			}
 			k := v.t.KeyString(item)
-			kd := digest(k)
 			ent := int32(-1)
 			if i, ok := idx[entityOf(item, v.t.EntityAttr)]; ok {
 				ent = int32(i)
@@ -376,15 +375,14 @@ func (v *verifier) checkObjects(ctx context.Context, rep *Report, f *files) erro
 				rep.Stray.Add(Problem{Kind: KindStray, Key: k,
 					Message: fmt.Sprintf("item %s of %s belongs to no entity of the mapping (%s %s)", k, url, v.t.EntityAttr, quoteEntity(item, v.t.EntityAttr))})
 			}
-			if was, dup := f.index[kd]; dup {
-				fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: k,
-					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", k, loc.URL(f.objects[was.obj]), url)})
-				return
-			}
-			f.index[kd] = fileEntry{sum: itemDigest(item), obj: obj, entity: ent, claimed: ent < 0}
+			rec = appendItemRecord(rec[:0], itemDigest(item), obj, ent, k)
+			_ = f.items.Add(digest(k), rec) // a failure is kept: Err below
 		})
 		if err != nil {
 			return err
+		}
+		if err := f.items.Err(); err != nil {
+			return fmt.Errorf("verify: %w", err)
 		}
 		fc.Read++
 		fc.Items += st.lines
@@ -481,20 +479,52 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// fileItems streams the rows of entity i, renders each and compares it
-// with the item of its key in the objects: a key not there is a missing
-// item; an item whose digest differs is held (pending) until resolveFiles
-// reads it again; an item equal to the rendered one is checked against the
-// source's own JSON rendering of the row, as the table check does.
+// fileItems streams the rows of entity i, renders each, and writes down
+// (f.rows) the digest of its item with its key, for joinFiles to compare
+// with the item of that key in the objects, beside the oracle's findings
+// on the rendered item (the source's own JSON rendering of the row against
+// it, as the table check does), which count if the objects hold that very
+// item.
 func (v *verifier) fileItems(ctx context.Context, f *files, i int, rs readerSet, prog *progress.Counter) error {
 	e := v.o.Plan.Entities[i]
-	rate := v.o.SampleRate
-	if rate <= 0 || rate > 1 {
-		rate = 1
-	}
+	rate := v.sampleRate()
 	ic := &f.ics[i]
 	*ic = ItemCheck{Entity: e.Name, SampleRate: rate, Problems: v.problems()}
 	q := newItemQuery(v.o.Source.Engine(), e)
+	var rec []byte
+	err := v.fileRows(ctx, e, q, rs, func(row []any, js any, ejs []any, dup *mapping.RowError) error {
+		ic.Rows++
+		prog.Add(1)
+		if v.acceptedReject(e, row) {
+			return nil
+		}
+		key := e.SourceKey(row)
+		if rate < 1 && !sampled(key, rate) {
+			return nil
+		}
+		ic.Sampled++
+		var err error
+		rec, err = v.compareFileRow(f, i, q, srcRow{row: row, js: js, ejs: ejs, key: key, dup: dup}, rec)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("verify: comparing items of entity %s: %w", e.Name, err)
+	}
+	return nil
+}
+
+// sampleRate is the share of the rows the item check compares.
+func (v *verifier) sampleRate() float64 {
+	if rate := v.o.SampleRate; rate > 0 && rate <= 1 {
+		return rate
+	}
+	return 1
+}
+
+// fileRows streams the rows of entity e with the item query q: each row
+// (with its child rows), the engine's JSON rendering of it and of its
+// child rows, and the error of a row whose key names several rows.
+func (v *verifier) fileRows(ctx context.Context, e *mapping.Entity, q *itemQuery, rs readerSet, each func(row []any, js any, ejs []any, dup *mapping.RowError) error) error {
 	ncols := len(e.Columns)
 	scan := func(each func([]any) error) error {
 		return rs.r.Query(ctx, q.sql, nil, q.kindOf, func(names []string, vals []any) error {
@@ -504,32 +534,17 @@ func (v *verifier) fileItems(ctx context.Context, f *files, i int, rs readerSet,
 			return each(vals)
 		})
 	}
-	err := e.StreamEmbedded(ctx, scan, func(ctx context.Context, j int, each func([]any) error) error {
+	return e.StreamEmbedded(ctx, scan, func(ctx context.Context, j int, each func([]any) error) error {
 		m := e.Embeds()[j]
 		return rs.kr[j].ScanTable(ctx, m.Scan(0), m.Where, 0, each)
 	}, func(vals []any, kids [][][]any, dup *mapping.RowError) error {
-		ic.Rows++
-		prog.Add(1)
-		row := e.WithChildren(vals[:ncols], kids)
-		if v.acceptedReject(e, row) {
-			return nil
-		}
-		key := e.SourceKey(row)
-		if rate < 1 && !sampled(key, rate) {
-			return nil
-		}
-		ic.Sampled++
-		src := srcRow{row: slices.Clone(row), js: vals[ncols], ejs: slices.Clone(vals[ncols+1:]), key: key, dup: dup}
-		return v.compareFileRow(f, i, q, src)
+		return each(e.WithChildren(vals[:ncols], kids), vals[ncols], vals[ncols+1:], dup)
 	})
-	if err != nil {
-		return fmt.Errorf("verify: comparing items of entity %s: %w", e.Name, err)
-	}
-	return nil
 }
 
-// compareFileRow compares one row's item with the objects' (fileItems).
-func (v *verifier) compareFileRow(f *files, i int, q *itemQuery, r srcRow) error {
+// compareFileRow renders one row (fileItems) and appends its record to
+// f.rows, using rec as its buffer (returned for the next row).
+func (v *verifier) compareFileRow(f *files, i int, q *itemQuery, r srcRow, rec []byte) ([]byte, error) {
 	e, ic := v.o.Plan.Entities[i], &f.ics[i]
 	var item mapping.Item
 	var err error
@@ -541,46 +556,30 @@ func (v *verifier) compareFileRow(f *files, i int, q *itemQuery, r srcRow) error
 	if err != nil {
 		var re *mapping.RowError
 		if !errors.As(err, &re) {
-			return err
+			return rec, err
 		}
 		ic.Rejected++
 		ic.Problems.Addf(Problem{Kind: KindUnrenderable, Entity: e.Name, SourceKey: re.Key},
 			"row %s of entity %s cannot become an item: %s", re.Key, e.Name, re.Reason)
-		return nil
+		return rec, nil
 	}
 	k := v.t.KeyString(item)
-	kd := digest(k)
 	ic.Compared++
-	ent, ok := f.index[kd]
-	switch {
-	case !ok:
-		ic.Missing++
-		ic.Problems.Addf(Problem{Kind: KindMissing, Entity: e.Name, Key: k, SourceKey: r.key},
-			"missing item %s (entity %s, row %s): in no object", k, e.Name, r.key)
-		return nil
-	case ent.claimed && ent.entity >= 0:
-		ic.Different++
-		ic.Problems.Addf(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: r.key},
-			"row %s of entity %s renders the key %s of another row", r.key, e.Name, k)
-		return nil
+	var found Problems
+	var findings []byte
+	if v.fileFindings(&found, e, q, k, &r, item, nil) {
+		if findings, err = json.Marshal(found.List); err != nil {
+			return rec, fmt.Errorf("writing down the findings on item %s: %w", k, err)
+		}
 	}
-	ent.claimed = true
-	f.index[kd] = ent
-	if ent.sum != itemDigest(item) {
-		ic.Different++
-		f.pending[kd] = &pendingItem{entity: i, q: q, item: item, key: k, src: r}
-		return nil
-	}
-	if v.fileFindings(ic, e, q, k, &r, item, nil) {
-		ic.Different++
-	}
-	return nil
+	rec = appendRowRecord(rec[:0], itemDigest(item), i, k, r.key, findings)
+	return rec, f.rows.Add(digest(k), rec)
 }
 
-// fileFindings adds the oracle's findings on the stored item have (the
-// source's own JSON rendering of the row against it), as compareChunk
+// fileFindings adds to ps the oracle's findings on the stored item have
+// (the source's own JSON rendering of the row against it), as compareChunk
 // does, and says whether there were any.
-func (v *verifier) fileFindings(ic *ItemCheck, e *mapping.Entity, q *itemQuery, k string, r *srcRow, have mapping.Item, flagged map[string]bool) bool {
+func (v *verifier) fileFindings(ps *Problems, e *mapping.Entity, q *itemQuery, k string, r *srcRow, have mapping.Item, flagged map[string]bool) bool {
 	var findings []finding
 	js, err := parseRowJSON(r.js)
 	if err != nil {
@@ -592,103 +591,12 @@ func (v *verifier) fileFindings(ic *ItemCheck, e *mapping.Entity, q *itemQuery, 
 	for _, fd := range findings {
 		p := Problem{Kind: KindValueMismatch, Entity: e.Name, Key: k, SourceKey: r.key, Attribute: fd.attr, Want: fd.want, Got: fd.got}
 		if fd.note != "" {
-			ic.Problems.Addf(p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.note)
+			ps.Addf(p, "item %s (entity %s, row %s): attribute %s (%s) cannot be checked against the source's own JSON rendering of column %s: %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.note)
 		} else {
-			ic.Problems.Addf(p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.want)
+			ps.Addf(p, "item %s (entity %s, row %s): attribute %s is %s, but the source's own JSON rendering of column %s is %s", k, e.Name, r.key, fd.attr, fd.got, fd.column, fd.want)
 		}
 	}
 	return len(findings) > 0
-}
-
-// resolveFiles reads again the objects that hold a differing item or an
-// item no row claimed: the differences are named attribute by attribute,
-// and the unclaimed items as strays.
-func (v *verifier) resolveFiles(ctx context.Context, rep *Report, f *files) error {
-	complete := v.itemsComplete()
-	again := map[int32]bool{}
-	for kd, ent := range f.index {
-		if _, ok := f.pending[kd]; ok || complete && !ent.claimed && !v.skipStray(int(ent.entity)) {
-			again[ent.obj] = true
-		}
-	}
-	objs := make([]int32, 0, len(again))
-	for o := range again {
-		objs = append(objs, o)
-	}
-	slices.Sort(objs)
-	for _, o := range objs {
-		url := v.o.Files.URL(f.objects[o])
-		_, _, err := v.readObject(ctx, f.objects[o], f.comp, func(have mapping.Item) {
-			k := v.t.KeyString(have)
-			kd := digest(k)
-			ent, ok := f.index[kd]
-			if !ok || ent.obj != o {
-				return
-			}
-			if p := f.pending[kd]; p != nil {
-				delete(f.pending, kd)
-				e, ic := v.o.Plan.Entities[p.entity], &f.ics[p.entity]
-				diffs := diffAttrs(p.item, have)
-				flagged := make(map[string]bool, len(diffs))
-				for _, d := range diffs {
-					flagged[d.name] = true
-					pr := Problem{Kind: KindDifferent, Entity: e.Name, Key: k, SourceKey: p.src.key, Attribute: d.name}
-					if d.want != nil {
-						pr.Want = av.Text(d.want)
-					}
-					if d.have != nil {
-						pr.Got = av.Text(d.have)
-					}
-					ic.Problems.Addf(pr, "item %s (entity %s, row %s) in %s differs: %s", k, e.Name, p.src.key, url, d)
-				}
-				v.fileFindings(ic, e, p.q, k, &p.src, have, flagged)
-				return
-			}
-			if complete && !ent.claimed && !v.skipStray(int(ent.entity)) {
-				ent.claimed = true
-				f.index[kd] = ent
-				e := v.o.Plan.Entities[ent.entity]
-				rep.Stray.Add(Problem{Kind: KindStray, Entity: e.Name, Key: k,
-					Message: fmt.Sprintf("item %s (entity %s) of %s comes from no source row", k, e.Name, url)})
-			}
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, p := range f.pending { // changed between the two reads
-		f.ics[p.entity].Problems.Addf(Problem{Kind: KindDifferent, Entity: v.o.Plan.Entities[p.entity].Name, Key: p.key, SourceKey: p.src.key},
-			"item %s (entity %s, row %s) differs, and was not found again in its object", p.key, v.o.Plan.Entities[p.entity].Name, p.src.key)
-	}
-	return nil
-}
-
-// rejectsInFiles fails the item check of an entity for each accepted
-// reject whose item is in the objects after all (no row claimed its key),
-// and claims the key so that it is not named a stray too.
-func (v *verifier) rejectsInFiles(f *files) {
-	if v.o.Rejects == nil {
-		return
-	}
-	checks := map[string]*ItemCheck{}
-	for i := range f.ics {
-		checks[f.ics[i].Entity] = &f.ics[i]
-	}
-	for i, rj := range v.o.Rejects.List {
-		k, ic := v.rejKeys[i], checks[rj.Entity]
-		if k == "" || ic == nil || v.countFailed[rj.Entity] {
-			continue
-		}
-		kd := digest(k)
-		ent, ok := f.index[kd]
-		if !ok || ent.claimed {
-			continue
-		}
-		ent.claimed = true
-		f.index[kd] = ent
-		ic.Problems.Addf(Problem{Kind: KindRejectedPresent, Entity: rj.Entity, Key: k, SourceKey: rj.Row},
-			"row %s of entity %s is accepted as rejected (%s:%d: %s), but the objects hold its item %s", rj.Row, rj.Entity, v.o.Rejects.File, rj.Line, rj.Reason, k)
-	}
 }
 
 // itemDigest is a digest of the item that two items share exactly when

@@ -1,0 +1,7 @@
+package verify
+
+// FilesHeld is, for a check of files, the most items of the objects held
+// in memory at once and the differing items held to be named.
+func FilesHeld(rep *Report) (items, differing int) {
+	return rep.Files.held, rep.Files.pendingHeld
+}

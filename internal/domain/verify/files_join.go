@@ -1,0 +1,443 @@
+package verify
+
+import (
+	"bufio"
+	"cmp"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/remodel-dev/remodel/internal/domain/av"
+	"github.com/remodel-dev/remodel/internal/domain/keyset"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+)
+
+// The check of files holds neither the objects' items nor the source's
+// rows in memory: each side is written to disk as it is read
+// (keyset.Spill, by the first byte of the item key's digest), and the two
+// are joined one bucket at a time (joinFiles), with one bucket of the
+// objects' items in memory: 1/keyset.SpillBuckets of them, about 100
+// bytes an item with its key. What else stays in memory is bounded by
+// Options.MaxProblems: the problems each check lists, and the items that
+// differ, held until the objects that hold them are read again to name
+// the attributes (at most MaxProblems of each entity; with MaxProblems 0,
+// every one of them, as every problem is listed).
+//
+// A record of the objects' items: the key's digest, then the item's
+// digest (itemDigest), the object's index, the entity's (-1: none) and
+// the key. A record of the rows: the key's digest, then the digest of the
+// item the row renders, its entity, the key, the row's source key and the
+// oracle's findings on the item (JSON, empty when none): they count only
+// if the objects hold that very item.
+
+// appendItemRecord encodes an item of the objects (after its key digest).
+func appendItemRecord(b []byte, sum [16]byte, obj, entity int32, key string) []byte {
+	b = append(b, sum[:]...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(obj))
+	b = binary.LittleEndian.AppendUint32(b, uint32(entity))
+	return appendString(b, key)
+}
+
+// appendRowRecord encodes a row compared (after its item key's digest).
+func appendRowRecord(b []byte, sum [16]byte, entity int, key, srcKey string, findings []byte) []byte {
+	b = append(b, sum[:]...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(entity))
+	b = appendString(b, key)
+	b = appendString(b, srcKey)
+	return appendString(b, string(findings))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// recordReader reads the records of one bucket; the first failure is
+// kept (err), and every read after it reads nothing.
+type recordReader struct {
+	r   *bufio.Reader
+	err error
+}
+
+func (rr *recordReader) read(b []byte) {
+	if rr.err == nil {
+		if _, rr.err = io.ReadFull(rr.r, b); rr.err == io.EOF {
+			rr.err = io.ErrUnexpectedEOF // within a record
+		}
+	}
+}
+
+func (rr *recordReader) digest() (d [16]byte) {
+	rr.read(d[:])
+	return d
+}
+
+func (rr *recordReader) uint32() uint32 {
+	var b [4]byte
+	rr.read(b[:])
+	return binary.LittleEndian.Uint32(b[:])
+}
+
+func (rr *recordReader) bytes() []byte {
+	if rr.err != nil {
+		return nil
+	}
+	n, err := binary.ReadUvarint(rr.r)
+	if err != nil {
+		rr.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	b := make([]byte, n)
+	rr.read(b)
+	return b
+}
+
+// next reads the key digest that leads a record: false at the end of the
+// bucket, or after a failure (fail returns it).
+func (rr *recordReader) next() (d [16]byte, ok bool) {
+	if rr.r == nil || rr.err != nil {
+		return d, false
+	}
+	switch _, err := io.ReadFull(rr.r, d[:]); {
+	case err == io.EOF:
+		return d, false
+	case err != nil:
+		rr.err = err
+		return d, false
+	}
+	return d, true
+}
+
+// fail is the reader's failure, if any.
+func (rr *recordReader) fail(what string) error {
+	if rr.err == nil {
+		return nil
+	}
+	return fmt.Errorf("verify: reading %s: %w", what, rr.err)
+}
+
+// objEntry is one item of the objects while its bucket is joined.
+type objEntry struct {
+	sum     [16]byte
+	obj     int32
+	entity  int32
+	claimed bool // a row or an accepted reject claimed it; items of no entity start claimed (they are strays already)
+	key     string
+}
+
+// pendingItem is a row whose item in the objects differs from the one it
+// renders: its row is read again (rereadRows) and then the object, to name
+// the attributes.
+type pendingItem struct {
+	kd     [16]byte
+	entity int
+	obj    int32
+	key    string
+	srcKey string
+	// found once the row is read again: the item it renders, the row.
+	found bool
+	q     *itemQuery
+	item  mapping.Item
+	src   srcRow
+}
+
+// pendingHeap holds an entity's differing items with the greatest key
+// (then source key) on top, so that the first ones in Problem order are
+// kept when there are too many.
+type pendingHeap []*pendingItem
+
+func (h pendingHeap) Len() int { return len(h) }
+func (h pendingHeap) Less(i, j int) bool {
+	return cmp.Or(cmp.Compare(h[i].key, h[j].key), cmp.Compare(h[i].srcKey, h[j].srcKey)) > 0
+}
+func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(*pendingItem)) }
+func (h *pendingHeap) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return p
+}
+
+// joinFiles joins the objects' items with the rows compared (f.rows; nil
+// when the items were not compared), one bucket at a time: a key twice in
+// the objects, a row's item missing, a row rendering the key another row
+// claimed, an item equal to the row's (and the oracle's findings on it),
+// an accepted reject whose item is there, and the items no row claimed
+// (strays, when the check met every row). The items that differ are
+// returned, at most MaxProblems of each entity (the first in Problem
+// order; each one past them is counted as one problem), for resolveFiles.
+func (v *verifier) joinFiles(rep *Report, f *files) ([]pendingHeap, error) {
+	fc, loc := f.fc, *v.o.Files
+	complete := f.rows != nil && v.itemsComplete()
+	heaps := make([]pendingHeap, len(v.o.Plan.Entities))
+	rejects := v.rejectsByBucket(f)
+	for b := range keyset.SpillBuckets {
+		idx := map[[16]byte]objEntry{}
+		br, err := f.items.Bucket(b)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		rr := &recordReader{r: br}
+		for {
+			kd, ok := rr.next()
+			if !ok {
+				break
+			}
+			e := objEntry{sum: rr.digest(), obj: int32(rr.uint32()), entity: int32(rr.uint32())}
+			e.key, e.claimed = string(rr.bytes()), e.entity < 0
+			if rr.err != nil {
+				break
+			}
+			if was, dup := idx[kd]; dup {
+				fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: e.key,
+					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", e.key, loc.URL(f.objects[was.obj]), loc.URL(f.objects[e.obj]))})
+				continue
+			}
+			idx[kd] = e
+		}
+		if err := rr.fail("the items of the objects"); err != nil {
+			return nil, err
+		}
+		fc.held = max(fc.held, len(idx))
+		if f.rows == nil {
+			continue
+		}
+		pending, err := v.joinRows(f, b, idx)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range rejects[b] {
+			v.rejectInFiles(f, i, idx)
+		}
+		if complete {
+			for _, e := range idx {
+				if !e.claimed && !v.skipStray(int(e.entity)) {
+					name := v.o.Plan.Entities[e.entity].Name
+					rep.Stray.Add(Problem{Kind: KindStray, Entity: name, Key: e.key,
+						Message: fmt.Sprintf("item %s (entity %s) of %s comes from no source row", e.key, name, loc.URL(f.objects[e.obj]))})
+				}
+			}
+		}
+		for _, p := range pending {
+			v.holdPending(f, &heaps[p.entity], p)
+		}
+	}
+	return heaps, nil
+}
+
+// joinRows joins bucket b of the rows compared with its items of the
+// objects (idx), in the order the rows were read, and returns the rows
+// whose item differs (by key digest: a later row wins, as it claims an
+// item of no entity after an earlier one).
+func (v *verifier) joinRows(f *files, b int, idx map[[16]byte]objEntry) (map[[16]byte]*pendingItem, error) {
+	br, err := f.rows.Bucket(b)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	pending := map[[16]byte]*pendingItem{}
+	rr := &recordReader{r: br}
+	for {
+		kd, ok := rr.next()
+		if !ok {
+			break
+		}
+		sum, i := rr.digest(), int(rr.uint32())
+		k, srcKey, findings := string(rr.bytes()), string(rr.bytes()), rr.bytes()
+		if rr.err != nil {
+			break
+		}
+		e, ic := v.o.Plan.Entities[i], &f.ics[i]
+		ent, ok := idx[kd]
+		switch {
+		case !ok:
+			ic.Missing++
+			ic.Problems.Addf(Problem{Kind: KindMissing, Entity: e.Name, Key: k, SourceKey: srcKey},
+				"missing item %s (entity %s, row %s): in no object", k, e.Name, srcKey)
+			continue
+		case ent.claimed && ent.entity >= 0:
+			ic.Different++
+			ic.Problems.Addf(Problem{Kind: KindDuplicateKey, Entity: e.Name, Key: k, SourceKey: srcKey},
+				"row %s of entity %s renders the key %s of another row", srcKey, e.Name, k)
+			continue
+		}
+		ent.claimed = true
+		idx[kd] = ent
+		if ent.sum != sum {
+			ic.Different++
+			pending[kd] = &pendingItem{kd: kd, entity: i, obj: ent.obj, key: k, srcKey: srcKey}
+			continue
+		}
+		if len(findings) > 0 {
+			var ps []Problem
+			if err := json.Unmarshal(findings, &ps); err != nil {
+				return nil, fmt.Errorf("verify: reading the rows compared: %w", err)
+			}
+			ic.Different++
+			for _, p := range ps {
+				ic.Problems.Add(p)
+			}
+		}
+	}
+	return pending, rr.fail("the rows compared")
+}
+
+// holdPending keeps a differing item for resolveFiles while it is among
+// the first MaxProblems of its entity in Problem order; the one it pushes
+// out (or itself) is counted as one problem, unnamed. Every differing item
+// kept names at least one problem, with a key before those left out, so
+// the problems listed are the ones naming every item would list.
+func (v *verifier) holdPending(f *files, h *pendingHeap, p *pendingItem) {
+	heap.Push(h, p)
+	if v.o.MaxProblems > 0 && h.Len() > v.o.MaxProblems {
+		out := heap.Pop(h).(*pendingItem)
+		e := v.o.Plan.Entities[out.entity]
+		f.ics[out.entity].Problems.Addf(Problem{Kind: KindDifferent, Entity: e.Name, Key: out.key, SourceKey: out.srcKey},
+			"item %s (entity %s, row %s) in %s differs (its attributes are not named: past the first %d differing items of the entity)",
+			out.key, e.Name, out.srcKey, v.o.Files.URL(f.objects[out.obj]), v.o.MaxProblems)
+	}
+}
+
+// rejectsByBucket lists, by bucket, the accepted rejects whose row the
+// item check met and renders an item, of entities whose items were
+// compared, in the rejects file's order.
+func (v *verifier) rejectsByBucket(f *files) map[int][]int {
+	if v.o.Rejects == nil || f.rows == nil {
+		return nil
+	}
+	checked := map[string]bool{}
+	for i := range f.ics {
+		checked[f.ics[i].Entity] = true
+	}
+	out := map[int][]int{}
+	for i, rj := range v.o.Rejects.List {
+		if k := v.rejKeys[i]; k != "" && checked[rj.Entity] && !v.countFailed[rj.Entity] {
+			d := digest(k)
+			b := int(d[0]) % keyset.SpillBuckets
+			out[b] = append(out[b], i)
+		}
+	}
+	return out
+}
+
+// rejectInFiles fails the item check of the entity of accepted reject i
+// if its item is in the objects after all (no row claimed its key), and
+// claims the key so that it is not named a stray too.
+func (v *verifier) rejectInFiles(f *files, i int, idx map[[16]byte]objEntry) {
+	rj, k := v.o.Rejects.List[i], v.rejKeys[i]
+	kd := digest(k)
+	ent, ok := idx[kd]
+	if !ok || ent.claimed {
+		return
+	}
+	ent.claimed = true
+	idx[kd] = ent
+	for j := range f.ics {
+		if ic := &f.ics[j]; ic.Entity == rj.Entity {
+			ic.Problems.Addf(Problem{Kind: KindRejectedPresent, Entity: rj.Entity, Key: k, SourceKey: rj.Row},
+				"row %s of entity %s is accepted as rejected (%s:%d: %s), but the objects hold its item %s", rj.Row, rj.Entity, v.o.Rejects.File, rj.Line, rj.Reason, k)
+			return
+		}
+	}
+}
+
+// resolveFiles names the attributes of the items that differ: the rows
+// of the entities that have one are read again (the same snapshot) for
+// the items they render, then the objects that hold the stored items.
+func (v *verifier) resolveFiles(ctx context.Context, f *files, rs readerSet, heaps []pendingHeap) error {
+	byKD := map[[16]byte]*pendingItem{}
+	for i, h := range heaps {
+		if len(h) == 0 {
+			continue
+		}
+		for _, p := range h {
+			byKD[p.kd] = p
+		}
+		if err := v.rereadRows(ctx, i, rs, byKD); err != nil {
+			return err
+		}
+	}
+	f.fc.pendingHeld = len(byKD)
+	again := map[int32]bool{}
+	for _, p := range byKD {
+		again[p.obj] = true
+	}
+	objs := make([]int32, 0, len(again))
+	for o := range again {
+		objs = append(objs, o)
+	}
+	slices.Sort(objs)
+	for _, o := range objs {
+		url := v.o.Files.URL(f.objects[o])
+		_, _, err := v.readObject(ctx, f.objects[o], f.comp, func(have mapping.Item) {
+			k := v.t.KeyString(have)
+			kd := digest(k)
+			p := byKD[kd]
+			if p == nil || p.obj != o || !p.found {
+				return
+			}
+			delete(byKD, kd)
+			e, ic := v.o.Plan.Entities[p.entity], &f.ics[p.entity]
+			diffs := diffAttrs(p.item, have)
+			flagged := make(map[string]bool, len(diffs))
+			for _, d := range diffs {
+				flagged[d.name] = true
+				pr := Problem{Kind: KindDifferent, Entity: e.Name, Key: k, SourceKey: p.srcKey, Attribute: d.name}
+				if d.want != nil {
+					pr.Want = av.Text(d.want)
+				}
+				if d.have != nil {
+					pr.Got = av.Text(d.have)
+				}
+				ic.Problems.Addf(pr, "item %s (entity %s, row %s) in %s differs: %s", k, e.Name, p.srcKey, url, d)
+			}
+			v.fileFindings(&ic.Problems, e, p.q, k, &p.src, have, flagged)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, p := range byKD { // changed between the two reads
+		name := v.o.Plan.Entities[p.entity].Name
+		f.ics[p.entity].Problems.Addf(Problem{Kind: KindDifferent, Entity: name, Key: p.key, SourceKey: p.srcKey},
+			"item %s (entity %s, row %s) differs, and was not found again in its object", p.key, name, p.srcKey)
+	}
+	return nil
+}
+
+// rereadRows reads the rows of entity i again and keeps, for each
+// differing item of byKD of that entity, the item its row renders and
+// the row.
+func (v *verifier) rereadRows(ctx context.Context, i int, rs readerSet, byKD map[[16]byte]*pendingItem) error {
+	e := v.o.Plan.Entities[i]
+	rate := v.sampleRate()
+	q := newItemQuery(v.o.Source.Engine(), e)
+	err := v.fileRows(ctx, e, q, rs, func(row []any, js any, ejs []any, dup *mapping.RowError) error {
+		if dup != nil || v.o.Rejects.accepts(e, row) {
+			return nil
+		}
+		key := e.SourceKey(row)
+		if rate < 1 && !sampled(key, rate) {
+			return nil
+		}
+		item, err := e.Render(row)
+		if err != nil {
+			return nil
+		}
+		p := byKD[digest(v.t.KeyString(item))]
+		if p == nil || p.entity != i || p.found || p.srcKey != key {
+			return nil
+		}
+		p.found, p.q, p.item = true, q, item
+		p.src = srcRow{row: slices.Clone(row), js: js, ejs: slices.Clone(ejs), key: key}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("verify: reading again the rows of entity %s whose items differ: %w", e.Name, err)
+	}
+	return nil
+}
