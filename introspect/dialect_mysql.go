@@ -246,8 +246,9 @@ func (mysqlDialect) SinglePrecision(c *Column) bool {
 // jsonExpr is the expression JSON_OBJECT renders for column c. Where the
 // plain column would come out lossy or as invalid JSON, it asks the engine
 // for an exact form: bytes as hex (MariaDB puts raw bytes in a JSON string),
-// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT as an
-// unsigned number (MariaDB prints raw bytes unquoted).
+// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT and
+// YEAR as unsigned numbers (MariaDB prints BIT's raw bytes unquoted, and the
+// YEAR 0 as 0000, which is no JSON number).
 func (d mysqlDialect) jsonExpr(c *Column) string {
 	col := d.QuoteIdent(c.Name)
 	typ := strings.ToLower(c.Type)
@@ -258,7 +259,7 @@ func (d mysqlDialect) jsonExpr(c *Column) string {
 		return "IF(ST_SRID(" + col + ") = 0, ST_AsText(" + col + "), CONCAT('SRID=', ST_SRID(" + col + "), ';', ST_AsText(" + col + ")))"
 	case c.Kind == KindFloat && strings.HasPrefix(typ, "float"):
 		return "CAST(" + col + " AS DOUBLE)"
-	case c.Kind == KindInt && strings.HasPrefix(typ, "bit"):
+	case c.Kind == KindInt && (strings.HasPrefix(typ, "bit") || strings.HasPrefix(typ, "year")):
 		return "CAST(" + col + " AS UNSIGNED)"
 	}
 	return col
