@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/av"
+
 	"github.com/remodel-dev/remodel/internal/testenv"
 	"github.com/remodel-dev/remodel/mapping"
 	"github.com/remodel-dev/remodel/migrate"
@@ -121,5 +125,50 @@ INSERT INTO years VALUES (1, 0), (2, 2024), (3, NULL), (4, 1901);`)
 	r := migrateVerify(t, dsn, "version: 1\ntable: {name: years, key: {pk: PK}}\nentities:\n  year: {from: years, pk: \"Y#{id}\"}\n")
 	if !r.verify.OK || r.migrate.ItemsWritten != 4 {
 		t.Errorf("wrote %d items; verify:\n%s", r.migrate.ItemsWritten, text(r.verify))
+	}
+}
+
+// TestNumbersTypedS: a number column typed S is text, not a DynamoDB
+// number, so none of N's limits apply: more than 38 significant digits, a
+// magnitude N cannot hold and PostgreSQL's NaN and infinities are kept
+// (digits by value, as S writes every number; NaN and the infinities as
+// the source spells them), and verify agrees on both engines.
+func TestNumbersTypedS(t *testing.T) {
+	long45 := "123456789012345678901234567890.123456789012345"
+	long65 := "12345678901234567890123456789012345.123456789012345678901234567891"
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			want := map[string][2]string{ // id: n's and d's text
+				"1": {long45, "1E-200"},
+				"2": {long65, "1.5"},
+				"3": {"1.5", "0"},
+			}
+			script := `CREATE TABLE nums (id int PRIMARY KEY, n decimal(65,30), d double precision);
+INSERT INTO nums VALUES (1, ` + long45 + `, 1e-200), (2, ` + long65 + `, 1.5), (3, 1.50, 0);`
+			if eng.Name == "postgres" {
+				script = strings.Replace(script, "decimal(65,30)", "numeric", 1) +
+					`INSERT INTO nums VALUES (4, 'NaN', 'NaN'), (5, 'Infinity', '-Infinity'), (6, '-Infinity', 'Infinity');`
+				want["4"] = [2]string{"NaN", "NaN"}
+				want["5"] = [2]string{"Infinity", "-Infinity"}
+				want["6"] = [2]string{"-Infinity", "Infinity"}
+			}
+			eng.Exec(t, dsn, script)
+			r := migrateVerify(t, dsn, "version: 1\ntable: {name: nums, key: {pk: PK, sk: SK}}\nentities:\n  num: {from: nums, pk: \"N#{id}\", sk: X, attributes: {types: {n: S, d: S}}}\n")
+			if len(r.migrate.Rejections) != 0 {
+				t.Errorf("rejected: %+v", r.migrate.Rejections)
+			}
+			for id, w := range want {
+				item := getItem(t, r.opts, "N#"+id, "X")
+				for i, name := range []string{"n", "d"} {
+					if got, ok := item[name].(*types.AttributeValueMemberS); !ok || got.Value != w[i] {
+						t.Errorf("row id=%s: %s = %s, want S %s", id, name, av.Text(item[name]), w[i])
+					}
+				}
+			}
+			if !r.verify.OK {
+				t.Errorf("verify:\n%s", text(r.verify))
+			}
+		})
 	}
 }
