@@ -82,6 +82,11 @@ type Dialect interface {
 	// time zone carries its offset; otherwise it is in the session's time
 	// zone, UTC.
 	ZonedTimestampText() bool
+	// SpaceSeparatedArray reports whether the text of array column c is
+	// its elements separated by spaces, without braces (PostgreSQL's
+	// int2vector and oidvector: "1 2 3", "" when empty), rather than the
+	// array text {1,2,3}.
+	SpaceSeparatedArray(c *Column) bool
 	// MarksUnconvertibleText reports whether ReadColumn selects text in a
 	// character set other than UTF-8 as its stored bytes after a 0xFF
 	// mark when it does not convert (MySQL).

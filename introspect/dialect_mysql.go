@@ -166,9 +166,10 @@ func (mysqlDialect) BytesAsHexText() bool { return false }
 
 // IntAsBytes: bit(n) arrives as big-endian bytes, which may happen to be
 // digits (b'00110001' is "1").
-func (mysqlDialect) IntAsBytes(c *Column) bool    { return c != nil && strings.HasPrefix(c.Type, "bit") }
-func (mysqlDialect) ZonedTimestampText() bool     { return false }
-func (mysqlDialect) MarksUnconvertibleText() bool { return true }
+func (mysqlDialect) IntAsBytes(c *Column) bool        { return c != nil && strings.HasPrefix(c.Type, "bit") }
+func (mysqlDialect) ZonedTimestampText() bool         { return false }
+func (mysqlDialect) MarksUnconvertibleText() bool     { return true }
+func (mysqlDialect) SpaceSeparatedArray(*Column) bool { return false }
 
 func (mysqlDialect) LocalisedMoney() bool      { return false }
 func (mysqlDialect) CollatedKeyEquality() bool { return true }

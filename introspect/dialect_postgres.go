@@ -164,6 +164,11 @@ func (postgresDialect) IntAsBytes(*Column) bool      { return false }
 func (postgresDialect) ZonedTimestampText() bool     { return true }
 func (postgresDialect) MarksUnconvertibleText() bool { return false }
 
+func (postgresDialect) SpaceSeparatedArray(c *Column) bool {
+	t := strings.ToLower(c.Type)
+	return c.Kind == KindArray && (t == "int2vector" || t == "oidvector")
+}
+
 func (postgresDialect) LocalisedMoney() bool       { return true }
 func (postgresDialect) CollatedKeyEquality() bool  { return false }
 func (postgresDialect) DistinctStatistics() string { return "pg_stats.n_distinct" }

@@ -172,3 +172,34 @@ INSERT INTO nums VALUES (1, ` + long45 + `, 1e-200), (2, ` + long65 + `, 1.5), (
 		})
 	}
 }
+
+// TestVectors: PostgreSQL's int2vector and oidvector are arrays whose text
+// is their elements separated by spaces ("1 2 3"), which the array reader
+// rejected ("bad array text: expected { at offset 0"). They become lists of
+// their elements (int2 as numbers, oid as text, as an oid column is), an
+// empty vector an empty list, and verify agrees with to_jsonb's arrays.
+func TestVectors(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	testenv.ExecPostgres(t, dsn, `CREATE TABLE vecs (id int PRIMARY KEY, a int2vector, o oidvector);
+INSERT INTO vecs VALUES (1, '1 2 -3', '4 5'), (2, '', ''), (3, NULL, NULL), (4, '7', '4294967295');`)
+	r := migrateVerify(t, dsn, "version: 1\ntable: {name: vecs, key: {pk: PK, sk: SK}}\nentities:\n  vec: {from: vecs, pk: \"V#{id}\", sk: X}\n")
+	if len(r.migrate.Rejections) != 0 {
+		t.Errorf("rejected: %+v", r.migrate.Rejections)
+	}
+	for id, want := range map[string][2]string{
+		"1": {`L [N 1, N 2, N -3]`, `L [S "4", S "5"]`},
+		"2": {`L []`, `L []`},
+		"3": {`nothing`, `nothing`},
+		"4": {`L [N 7]`, `L [S "4294967295"]`},
+	} {
+		item := getItem(t, r.opts, "V#"+id, "X")
+		for i, name := range []string{"a", "o"} {
+			if got := av.Text(item[name]); got != want[i] {
+				t.Errorf("row id=%s: %s = %s, want %s", id, name, got, want[i])
+			}
+		}
+	}
+	if !r.verify.OK {
+		t.Errorf("verify:\n%s", text(r.verify))
+	}
+}
