@@ -82,6 +82,10 @@ type Dialect interface {
 	// time zone carries its offset; otherwise it is in the session's time
 	// zone, UTC.
 	ZonedTimestampText() bool
+	// IntegerBool reports whether boolean column c stores an integer,
+	// which may be any of its type's values, not only 0 and 1 (MySQL's
+	// tinyint(1)): a reader can read it as that integer (ReadInteger).
+	IntegerBool(c *Column) bool
 	// SpaceSeparatedArray reports whether the text of array column c is
 	// its elements separated by spaces, without braces (PostgreSQL's
 	// int2vector and oidvector: "1 2 3", "" when empty), rather than the

@@ -171,6 +171,12 @@ func (mysqlDialect) ZonedTimestampText() bool         { return false }
 func (mysqlDialect) MarksUnconvertibleText() bool     { return true }
 func (mysqlDialect) SpaceSeparatedArray(*Column) bool { return false }
 
+// IntegerBool: a tinyint(1) is read as a boolean (BOOLEAN is an alias of
+// it) but holds any of -128..127.
+func (mysqlDialect) IntegerBool(c *Column) bool {
+	return c != nil && c.Kind == KindBool && strings.HasPrefix(strings.ToLower(c.Type), "tinyint")
+}
+
 func (mysqlDialect) LocalisedMoney() bool      { return false }
 func (mysqlDialect) CollatedKeyEquality() bool { return true }
 func (mysqlDialect) DistinctStatistics() string {
@@ -270,6 +276,9 @@ func (d mysqlDialect) jsonExpr(c *Column) string {
 // stored column in another form (Column.From).
 func (d mysqlDialect) typedJSONExpr(c *Column) string {
 	col := d.QuoteIdent(c.From)
+	if c.Read == ReadInteger { // JSON_OBJECT renders the integer as a number
+		return col
+	}
 	if c.Kind == KindGeometry && c.Read == ReadGeoJSON {
 		return "IF(ST_SRID(" + col + ") = 0, JSON_EXTRACT(ST_AsGeoJSON(" + col + "), '$'), JSON_INSERT(ST_AsGeoJSON(" + col + "), '$.crs', " +
 			"JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(" + col + "))))))"

@@ -164,6 +164,8 @@ func (postgresDialect) IntAsBytes(*Column) bool      { return false }
 func (postgresDialect) ZonedTimestampText() bool     { return true }
 func (postgresDialect) MarksUnconvertibleText() bool { return false }
 
+func (postgresDialect) IntegerBool(*Column) bool { return false }
+
 func (postgresDialect) SpaceSeparatedArray(c *Column) bool {
 	t := strings.ToLower(c.Type)
 	return c.Kind == KindArray && (t == "int2vector" || t == "oidvector")
@@ -285,6 +287,8 @@ func (d postgresDialect) typedJSON(t *Table, row string) string {
 		switch {
 		case c.Read == ReadNumeric:
 			expr = "(" + col + ")::numeric"
+		case c.Read == ReadInteger:
+			expr = col
 		case c.Kind == KindGeometry && c.Read == ReadGeoJSON:
 			expr = pgOracleGeoJSON(col)
 		case c.Kind == KindGeometry:

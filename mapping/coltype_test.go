@@ -184,13 +184,18 @@ func TestColTypeFits(t *testing.T) {
 	for _, typ := range ColTypes {
 		var got []string
 		for _, c := range kinds {
-			if typ.fits(c) {
+			if typ.fits(introspect.Postgres, c) {
 				got = append(got, name(c))
 			}
 		}
 		if strings.Join(got, " ") != want[typ] {
 			t.Errorf("%s fits %q, want %q", typ, strings.Join(got, " "), want[typ])
 		}
+	}
+	// A MySQL tinyint(1) is a boolean holding an integer: N takes it there.
+	tinyint := &introspect.Column{Name: "t", Type: "tinyint(1)", Kind: introspect.KindBool}
+	if !TypeN.fits(introspect.MySQL, tinyint) || TypeN.fits(introspect.Postgres, &introspect.Column{Type: "boolean", Kind: introspect.KindBool}) {
+		t.Error("N must fit a MySQL tinyint(1) and no PostgreSQL boolean")
 	}
 }
 

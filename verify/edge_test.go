@@ -203,3 +203,34 @@ INSERT INTO vecs VALUES (1, '1 2 -3', '4 5'), (2, '', ''), (3, NULL, NULL), (4, 
 		t.Errorf("verify:\n%s", text(r.verify))
 	}
 }
+
+// TestTinyintTypedN: MySQL's tinyint(1) is read as a boolean by default;
+// typed N it is the number it holds (2 stays 2, -1 stays -1), and verify
+// agrees, while an untyped tinyint(1) column of the same table is still a
+// BOOL.
+func TestTinyintTypedN(t *testing.T) {
+	dsn := testenv.MySQL(t)
+	testenv.ExecMySQL(t, dsn, `CREATE TABLE flags (id int PRIMARY KEY, level tinyint(1) NULL, ok tinyint(1) NULL);
+INSERT INTO flags VALUES (1, 2, 1), (2, 0, 0), (3, -1, NULL), (4, NULL, 1), (5, 127, 0);`)
+	r := migrateVerify(t, dsn, "version: 1\ntable: {name: flags, key: {pk: PK, sk: SK}}\nentities:\n  flag: {from: flags, pk: \"F#{id}\", sk: X, attributes: {types: {level: N}}}\n")
+	if len(r.migrate.Rejections) != 0 {
+		t.Errorf("rejected: %+v", r.migrate.Rejections)
+	}
+	for id, want := range map[string][2]string{
+		"1": {`N 2`, `BOOL true`},
+		"2": {`N 0`, `BOOL false`},
+		"3": {`N -1`, `nothing`},
+		"4": {`nothing`, `BOOL true`},
+		"5": {`N 127`, `BOOL false`},
+	} {
+		item := getItem(t, r.opts, "F#"+id, "X")
+		for i, name := range []string{"level", "ok"} {
+			if got := av.Text(item[name]); got != want[i] {
+				t.Errorf("row id=%s: %s = %s, want %s", id, name, got, want[i])
+			}
+		}
+	}
+	if !r.verify.OK {
+		t.Errorf("verify:\n%s", text(r.verify))
+	}
+}
