@@ -118,9 +118,10 @@ type Dialect interface {
 	OracleRow(t *Table, ref string) (expr string, keys []string)
 	// OracleChildRows is the aggregate rendering the rows of child (named
 	// c in the statement), ordered by order, as a JSON array of objects,
-	// and the objects' key of each column of child. used marks the
-	// columns (by index) the rendering needs; an engine that caps the
-	// aggregate's size renders only those.
+	// and the objects' key of each column of child, each column as
+	// OracleRow renders it (a RawJSONColumn as its document's text). used
+	// marks the columns (by index) the rendering needs; an engine that
+	// caps the aggregate's size renders only those.
 	OracleChildRows(child *Table, used map[int]bool, order string) (agg string, keys []string)
 	// RawJSONColumn reports whether OracleRow renders column c of t as its
 	// JSON document's text rather than as JSON: a document column the

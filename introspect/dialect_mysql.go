@@ -235,7 +235,11 @@ func (d mysqlDialect) OracleChildRows(child *Table, used map[int]bool, order str
 	args := make([]string, 0, 2*len(child.Columns))
 	for j, c := range child.Columns {
 		keys = append(keys, strconv.Itoa(j))
-		if used[j] {
+		switch {
+		case !used[j]:
+		case d.RawJSONColumn(child, c): // the document's text
+			args = append(args, "'"+strconv.Itoa(j)+"'", "CAST("+d.QuoteIdent(c.Name)+" AS CHAR CHARACTER SET utf8mb4)")
+		default:
 			args = append(args, "'"+strconv.Itoa(j)+"'", d.jsonExpr(c))
 		}
 	}

@@ -238,14 +238,15 @@ func (d postgresDialect) rowJSON(t *Table, ref string) string {
 	return "(" + strings.Join(objs, " || ") + ")"
 }
 
-// OracleChildRows: PostGIS columns as EWKT (typedJSON), as the entity's
-// row.
+// OracleChildRows: each child row as the entity's row is rendered
+// (rowJSON, typedJSON): json documents as their text, PostGIS columns as
+// EWKT.
 func (d postgresDialect) OracleChildRows(child *Table, _ map[int]bool, order string) (string, []string) {
 	keys := make([]string, 0, len(child.Columns))
 	for _, c := range child.Columns {
 		keys = append(keys, c.Name)
 	}
-	return "json_agg(" + d.typedJSON(child, "to_jsonb(c.*)") + " ORDER BY " + order + ")", keys
+	return "json_agg(" + d.typedJSON(child, d.rowJSON(child, "c")) + " ORDER BY " + order + ")", keys
 }
 
 // RawJSONColumn: to_jsonb parses a json column's text (keeping the last of
