@@ -305,3 +305,35 @@ entities:
 		t.Errorf("verify of a changed embedded document:\n%s", text(rep))
 	}
 }
+
+// TestEmbeddedRepeatedJSONKey: on both engines an embedded document that
+// holds a key twice rejects its parent's row, and verify, told of the
+// rejects, passes: the oracle's aggregate hands it the child documents as
+// their text (MariaDB's as before through CAST, now explicitly).
+func TestEmbeddedRepeatedJSONKey(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			dsn := eng.Fresh(t)
+			eng.Exec(t, dsn, `CREATE TABLE boxes (id int PRIMARY KEY);
+CREATE TABLE notes (id int PRIMARY KEY, box_id int NOT NULL, doc json);
+INSERT INTO boxes VALUES (1), (2);
+INSERT INTO notes VALUES (1, 1, '{"a": 1, "a": 2}'), (2, 2, '{"b": [1, 2.50]}');`)
+			r := migrateVerify(t, dsn, `version: 1
+table: {name: boxes, key: {pk: PK, sk: SK}}
+entities:
+  box:
+    from: boxes
+    pk: "B#{id}"
+    sk: X
+    embed:
+      notes: {from: notes, on: box_id, order_by: id}
+`)
+			if rej := r.rejected(); len(rej) != 1 || !strings.Contains(rej["id=1"], "twice") {
+				t.Errorf("rejected %v, want the row id=1 for its repeated key", rej)
+			}
+			if !r.verify.OK || r.migrate.ItemsWritten != 1 {
+				t.Errorf("wrote %d items; verify:\n%s", r.migrate.ItemsWritten, text(r.verify))
+			}
+		})
+	}
+}
