@@ -82,6 +82,15 @@ type Dialect interface {
 	// time zone carries its offset; otherwise it is in the session's time
 	// zone, UTC.
 	ZonedTimestampText() bool
+	// IntegerBool reports whether boolean column c stores an integer,
+	// which may be any of its type's values, not only 0 and 1 (MySQL's
+	// tinyint(1)): a reader can read it as that integer (ReadInteger).
+	IntegerBool(c *Column) bool
+	// SpaceSeparatedArray reports whether the text of array column c is
+	// its elements separated by spaces, without braces (PostgreSQL's
+	// int2vector and oidvector: "1 2 3", "" when empty), rather than the
+	// array text {1,2,3}.
+	SpaceSeparatedArray(c *Column) bool
 	// MarksUnconvertibleText reports whether ReadColumn selects text in a
 	// character set other than UTF-8 as its stored bytes after a 0xFF
 	// mark when it does not convert (MySQL).
@@ -109,9 +118,10 @@ type Dialect interface {
 	OracleRow(t *Table, ref string) (expr string, keys []string)
 	// OracleChildRows is the aggregate rendering the rows of child (named
 	// c in the statement), ordered by order, as a JSON array of objects,
-	// and the objects' key of each column of child. used marks the
-	// columns (by index) the rendering needs; an engine that caps the
-	// aggregate's size renders only those.
+	// and the objects' key of each column of child, each column as
+	// OracleRow renders it (a RawJSONColumn as its document's text). used
+	// marks the columns (by index) the rendering needs; an engine that
+	// caps the aggregate's size renders only those.
 	OracleChildRows(child *Table, used map[int]bool, order string) (agg string, keys []string)
 	// RawJSONColumn reports whether OracleRow renders column c of t as its
 	// JSON document's text rather than as JSON: a document column the

@@ -166,9 +166,16 @@ func (mysqlDialect) BytesAsHexText() bool { return false }
 
 // IntAsBytes: bit(n) arrives as big-endian bytes, which may happen to be
 // digits (b'00110001' is "1").
-func (mysqlDialect) IntAsBytes(c *Column) bool    { return c != nil && strings.HasPrefix(c.Type, "bit") }
-func (mysqlDialect) ZonedTimestampText() bool     { return false }
-func (mysqlDialect) MarksUnconvertibleText() bool { return true }
+func (mysqlDialect) IntAsBytes(c *Column) bool        { return c != nil && strings.HasPrefix(c.Type, "bit") }
+func (mysqlDialect) ZonedTimestampText() bool         { return false }
+func (mysqlDialect) MarksUnconvertibleText() bool     { return true }
+func (mysqlDialect) SpaceSeparatedArray(*Column) bool { return false }
+
+// IntegerBool: a tinyint(1) is read as a boolean (BOOLEAN is an alias of
+// it) but holds any of -128..127.
+func (mysqlDialect) IntegerBool(c *Column) bool {
+	return c != nil && c.Kind == KindBool && strings.HasPrefix(strings.ToLower(c.Type), "tinyint")
+}
 
 func (mysqlDialect) LocalisedMoney() bool      { return false }
 func (mysqlDialect) CollatedKeyEquality() bool { return true }
@@ -228,7 +235,11 @@ func (d mysqlDialect) OracleChildRows(child *Table, used map[int]bool, order str
 	args := make([]string, 0, 2*len(child.Columns))
 	for j, c := range child.Columns {
 		keys = append(keys, strconv.Itoa(j))
-		if used[j] {
+		switch {
+		case !used[j]:
+		case d.RawJSONColumn(child, c): // the document's text
+			args = append(args, "'"+strconv.Itoa(j)+"'", "CAST("+d.QuoteIdent(c.Name)+" AS CHAR CHARACTER SET utf8mb4)")
+		default:
 			args = append(args, "'"+strconv.Itoa(j)+"'", d.jsonExpr(c))
 		}
 	}
@@ -246,8 +257,9 @@ func (mysqlDialect) SinglePrecision(c *Column) bool {
 // jsonExpr is the expression JSON_OBJECT renders for column c. Where the
 // plain column would come out lossy or as invalid JSON, it asks the engine
 // for an exact form: bytes as hex (MariaDB puts raw bytes in a JSON string),
-// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT as an
-// unsigned number (MariaDB prints raw bytes unquoted).
+// FLOAT widened to DOUBLE (MariaDB prints a FLOAT with 6 digits), BIT and
+// YEAR as unsigned numbers (MariaDB prints BIT's raw bytes unquoted, and the
+// YEAR 0 as 0000, which is no JSON number).
 func (d mysqlDialect) jsonExpr(c *Column) string {
 	col := d.QuoteIdent(c.Name)
 	typ := strings.ToLower(c.Type)
@@ -258,7 +270,7 @@ func (d mysqlDialect) jsonExpr(c *Column) string {
 		return "IF(ST_SRID(" + col + ") = 0, ST_AsText(" + col + "), CONCAT('SRID=', ST_SRID(" + col + "), ';', ST_AsText(" + col + ")))"
 	case c.Kind == KindFloat && strings.HasPrefix(typ, "float"):
 		return "CAST(" + col + " AS DOUBLE)"
-	case c.Kind == KindInt && strings.HasPrefix(typ, "bit"):
+	case c.Kind == KindInt && (strings.HasPrefix(typ, "bit") || strings.HasPrefix(typ, "year")):
 		return "CAST(" + col + " AS UNSIGNED)"
 	}
 	return col
@@ -268,6 +280,9 @@ func (d mysqlDialect) jsonExpr(c *Column) string {
 // stored column in another form (Column.From).
 func (d mysqlDialect) typedJSONExpr(c *Column) string {
 	col := d.QuoteIdent(c.From)
+	if c.Read == ReadInteger { // JSON_OBJECT renders the integer as a number
+		return col
+	}
 	if c.Kind == KindGeometry && c.Read == ReadGeoJSON {
 		return "IF(ST_SRID(" + col + ") = 0, JSON_EXTRACT(ST_AsGeoJSON(" + col + "), '$'), JSON_INSERT(ST_AsGeoJSON(" + col + "), '$.crs', " +
 			"JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(" + col + "))))))"

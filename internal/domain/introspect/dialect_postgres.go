@@ -164,6 +164,13 @@ func (postgresDialect) IntAsBytes(*Column) bool      { return false }
 func (postgresDialect) ZonedTimestampText() bool     { return true }
 func (postgresDialect) MarksUnconvertibleText() bool { return false }
 
+func (postgresDialect) IntegerBool(*Column) bool { return false }
+
+func (postgresDialect) SpaceSeparatedArray(c *Column) bool {
+	t := strings.ToLower(c.Type)
+	return c.Kind == KindArray && (t == "int2vector" || t == "oidvector")
+}
+
 func (postgresDialect) LocalisedMoney() bool       { return true }
 func (postgresDialect) CollatedKeyEquality() bool  { return false }
 func (postgresDialect) DistinctStatistics() string { return "pg_stats.n_distinct" }
@@ -185,25 +192,61 @@ ORDER BY s.calls DESC, s.query LIMIT %d`, max),
 	}
 }
 
-// OracleRow: to_jsonb of the row, with the typed attributes' renderings
-// (pgTypedJSON) and the raw documents' text (pgRawJSON); keys are the
-// columns' names.
+// OracleRow: the row's columns as one jsonb object (rowJSON), with the
+// typed attributes' renderings (typedJSON); keys are the columns' names.
 func (d postgresDialect) OracleRow(t *Table, ref string) (string, []string) {
 	keys := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		keys[i] = c.Name
 	}
-	return d.rawJSON(t, ref, d.typedJSON(t, "to_jsonb("+ref+".*)")), keys
+	return d.typedJSON(t, d.rowJSON(t, ref)), keys
 }
 
-// OracleChildRows: PostGIS columns as EWKT (typedJSON), as the entity's
-// row.
+// rowJSON is the jsonb object of the stored columns of t (the row named
+// ref) that typed attributes do not read in another form, each as
+// to_jsonb renders it, but a RawJSONColumn as its text. It is built column
+// by column (jsonb_build_object, at most 50 columns a call, joined by ||)
+// rather than as to_jsonb of the whole row, which converts every json
+// column to jsonb: a json document holding \u0000 or a lone surrogate
+// escape, which a json column keeps as written, fails that conversion,
+// and with it the statement of every row of the table.
+func (d postgresDialect) rowJSON(t *Table, ref string) string {
+	from := typedFrom(t)
+	var pairs []string
+	for _, c := range t.Columns {
+		if c.From != "" || c.Expr != "" || from[c.Name] {
+			continue
+		}
+		v := ref + "." + d.QuoteIdent(c.Name)
+		if d.RawJSONColumn(t, c) {
+			v = "(" + v + ")::text"
+		}
+		pairs = append(pairs, "'"+strings.ReplaceAll(c.Name, "'", "''")+"', "+v)
+	}
+	if len(pairs) == 0 {
+		return "'{}'::jsonb"
+	}
+	var objs []string
+	for len(pairs) > 0 {
+		n := min(len(pairs), 50) // a function takes at most 100 arguments
+		objs = append(objs, "jsonb_build_object("+strings.Join(pairs[:n], ", ")+")")
+		pairs = pairs[n:]
+	}
+	if len(objs) == 1 {
+		return objs[0]
+	}
+	return "(" + strings.Join(objs, " || ") + ")"
+}
+
+// OracleChildRows: each child row as the entity's row is rendered
+// (rowJSON, typedJSON): json documents as their text, PostGIS columns as
+// EWKT.
 func (d postgresDialect) OracleChildRows(child *Table, _ map[int]bool, order string) (string, []string) {
 	keys := make([]string, 0, len(child.Columns))
 	for _, c := range child.Columns {
 		keys = append(keys, c.Name)
 	}
-	return "json_agg(" + d.typedJSON(child, "to_jsonb(c.*)") + " ORDER BY " + order + ")", keys
+	return "json_agg(" + d.typedJSON(child, d.rowJSON(child, "c")) + " ORDER BY " + order + ")", keys
 }
 
 // RawJSONColumn: to_jsonb parses a json column's text (keeping the last of
@@ -215,17 +258,6 @@ func (postgresDialect) RawJSONColumn(t *Table, c *Column) bool {
 func (postgresDialect) SinglePrecision(c *Column) bool {
 	t := strings.ToLower(c.Type)
 	return t == "real" || t == "float4"
-}
-
-// rawJSON is row, the jsonb rendering of a row of t (referred to as ref),
-// with each column RawJSONColumn names replaced by its text.
-func (d postgresDialect) rawJSON(t *Table, ref, row string) string {
-	for _, c := range t.Columns {
-		if d.RawJSONColumn(t, c) {
-			row = "(" + row + " || jsonb_build_object('" + strings.ReplaceAll(c.Name, "'", "''") + "', (" + ref + "." + d.QuoteIdent(c.Name) + ")::text))"
-		}
-	}
-	return row
 }
 
 // typedJSON is row, the to_jsonb rendering of a row, without the stored
@@ -256,6 +288,8 @@ func (d postgresDialect) typedJSON(t *Table, row string) string {
 		switch {
 		case c.Read == ReadNumeric:
 			expr = "(" + col + ")::numeric"
+		case c.Read == ReadInteger:
+			expr = col
 		case c.Kind == KindGeometry && c.Read == ReadGeoJSON:
 			expr = pgOracleGeoJSON(col)
 		case c.Kind == KindGeometry:

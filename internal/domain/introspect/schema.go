@@ -31,6 +31,10 @@ const (
 	// polyhedral surfaces, M coordinates), the name of its type, which is
 	// not JSON and so rejects the row.
 	ReadGeoJSON = "geojson"
+	// ReadInteger reads a boolean the engine stores as an integer (MySQL's
+	// tinyint(1), Dialect.IntegerBool) as the integer it holds: 2 is 2,
+	// not true.
+	ReadInteger = "integer"
 )
 
 // Kind is the canonical category of a column type. It decides how values of

@@ -89,12 +89,12 @@ func (t ColType) takes() string {
 	return "nothing"
 }
 
-// fits reports whether t can convert the values of column c.
-func (t ColType) fits(c *introspect.Column) bool {
+// fits reports whether t can convert the values of column c of engine.
+func (t ColType) fits(engine introspect.Engine, c *introspect.Column) bool {
 	k := c.Kind
 	switch t {
 	case TypeN:
-		return k == introspect.KindInt || k == introspect.KindDecimal || k == introspect.KindFloat || k == introspect.KindString
+		return engine.Dialect().IntegerBool(c) || k == introspect.KindInt || k == introspect.KindDecimal || k == introspect.KindFloat || k == introspect.KindString
 	case TypeS:
 		switch k {
 		case introspect.KindArray, introspect.KindSet:
@@ -133,6 +133,8 @@ func (t ColType) readFor(engine introspect.Engine, c *introspect.Column) string 
 		return introspect.ReadGeoJSON
 	case t == TypeN && engine.Dialect().LocalisedMoney() && isMoney(c):
 		return introspect.ReadNumeric
+	case t == TypeN && engine.Dialect().IntegerBool(c):
+		return introspect.ReadInteger
 	}
 	return ""
 }
@@ -262,7 +264,7 @@ func (c *compiler) columnTypes(ed *EntityDef, tbl *introspect.Table, selected ma
 		if err != nil {
 			continue // reported by the parser
 		}
-		if !typ.fits(col) {
+		if !typ.fits(c.plan.Schema.Engine, col) {
 			c.errorf(kv.Value.Pos, fpath, "type %s cannot hold column %s, which is %s: %s takes %s", typ, col.Name, typeName(col), typ, typ.takes())
 			continue
 		}
@@ -288,8 +290,11 @@ func typedReads(engine introspect.Engine, tbl *introspect.Table, attrs []attrRul
 		}
 		rc := *a.col
 		rc.Name, rc.Read, rc.From, rc.Nullable = name, read, a.col.Name, true
-		if read == introspect.ReadNumeric {
+		switch read {
+		case introspect.ReadNumeric:
 			rc.Kind = introspect.KindDecimal
+		case introspect.ReadInteger:
+			rc.Kind = introspect.KindInt
 		}
 		a.idx, a.col = len(cols), &rc
 		cols = append(cols, &rc)

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -115,19 +116,30 @@ func asString(c *introspect.Column, v any) (types.AttributeValue, error) {
 	switch x := v.(type) {
 	case int64:
 		s = strconv.FormatInt(x, 10)
-	case float64:
-		f, err := formatFloat(x)
-		if err != nil {
-			return nil, err
+	case float64: // shortest round-trip text; NaN and the infinities as PostgreSQL spells them
+		switch {
+		case math.IsNaN(x):
+			s = "NaN"
+		case math.IsInf(x, 1):
+			s = "Infinity"
+		case math.IsInf(x, -1):
+			s = "-Infinity"
+		default:
+			f, err := decimalText(strconv.FormatFloat(x, 'g', -1, 64), false)
+			if err != nil {
+				return nil, err
+			}
+			s = f
 		}
-		s = f
 	case bool:
 		s = strconv.FormatBool(x)
 	case time.Time:
 		s = formatTime(c, x)
 	case string: // text; a decimal as a template renders it (1.50 is 1.5)
-		if c.Kind == introspect.KindDecimal || c.Kind == introspect.KindInt {
-			n, err := normalizeNumber(x)
+		if (c.Kind == introspect.KindDecimal || c.Kind == introspect.KindInt) && !specialDecimal(x) {
+			// An S is no DynamoDB number: more than 38 digits, or a
+			// magnitude N cannot hold, are kept.
+			n, err := decimalText(x, false)
 			if err != nil {
 				return nil, err
 			}
@@ -143,6 +155,12 @@ func asString(c *introspect.Column, v any) (types.AttributeValue, error) {
 		return nil, fmt.Errorf("type S cannot hold a %T value", v)
 	}
 	return &types.AttributeValueMemberS{Value: s}, nil
+}
+
+// specialDecimal reports whether s is a decimal value that is not a
+// number, as PostgreSQL's numeric prints it: NaN, Infinity, -Infinity.
+func specialDecimal(s string) bool {
+	return s == "NaN" || s == "Infinity" || s == "-Infinity"
 }
 
 // BoolText reads the texts type BOOL takes, ignoring case: true/false,

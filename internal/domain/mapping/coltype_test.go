@@ -53,7 +53,13 @@ func TestConvertAs(t *testing.T) {
 		{"N from text with 39 digits", text, TypeN, strings.Repeat("9", 39), nil, "has 39 significant digits; DynamoDB keeps at most 38"},
 		{"N from money read as numeric", dec, TypeN, "-1234.56", N("-1234.56"), ""},
 		{"S from decimal as a template renders it", dec, TypeS, "1.50", S("1.5"), ""},
-		{"S from NaN decimal", dec, TypeS, "NaN", nil, "NaN cannot be stored as a DynamoDB number"},
+		{"S from NaN decimal", dec, TypeS, "NaN", S("NaN"), ""},
+		{"S from infinite decimal", dec, TypeS, "-Infinity", S("-Infinity"), ""},
+		{"S from 45 digits", dec, TypeS, "123456789012345678901234567890.123456789012345000", S("123456789012345678901234567890.123456789012345"), ""},
+		{"S from a decimal N cannot hold", dec, TypeS, "1e-200", S("1E-200"), ""},
+		{"S from a tiny float", float, TypeS, 1e-200, S("1E-200"), ""},
+		{"S from NaN float", float, TypeS, 0.0 / zero(), S("NaN"), ""},
+		{"S from text that is no number", dec, TypeS, "12 apples", nil, `"12 apples" is not a number`},
 		{"S from int", integer, TypeS, int64(42), S("42"), ""},
 		{"S from float", float, TypeS, 1e21, S("1000000000000000000000"), ""},
 		{"S from bool", boolean, TypeS, true, S("true"), ""},
@@ -178,13 +184,18 @@ func TestColTypeFits(t *testing.T) {
 	for _, typ := range ColTypes {
 		var got []string
 		for _, c := range kinds {
-			if typ.fits(c) {
+			if typ.fits(introspect.Postgres, c) {
 				got = append(got, name(c))
 			}
 		}
 		if strings.Join(got, " ") != want[typ] {
 			t.Errorf("%s fits %q, want %q", typ, strings.Join(got, " "), want[typ])
 		}
+	}
+	// A MySQL tinyint(1) is a boolean holding an integer: N takes it there.
+	tinyint := &introspect.Column{Name: "t", Type: "tinyint(1)", Kind: introspect.KindBool}
+	if !TypeN.fits(introspect.MySQL, tinyint) || TypeN.fits(introspect.Postgres, &introspect.Column{Type: "boolean", Kind: introspect.KindBool}) {
+		t.Error("N must fit a MySQL tinyint(1) and no PostgreSQL boolean")
 	}
 }
 

@@ -380,6 +380,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 			keyNames = append(keyNames, k.Value)
 		}
 		e.keyDeclared = true
+		e.keyCollated = c.plan.Schema.Engine.Dialect().CollatedKeyEquality()
 	} else if tbl.View {
 		c.errorf(ed.From.Pos, path+".from", "%s has no primary key: give key: the columns that identify a row (e.g. key: [%s])", tbl.Label(), tbl.Columns[0].Name)
 	}

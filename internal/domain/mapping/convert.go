@@ -371,7 +371,13 @@ func NormalizeNumber(s string) (string, error) { return normalizeNumber(s) }
 // most 38 significant digits, magnitude 1E-130 to below 1E+126) and returns
 // it without leading or trailing zeros, in plain notation where that is at
 // most 60 characters long and in E notation otherwise.
-func normalizeNumber(s string) (string, error) {
+func normalizeNumber(s string) (string, error) { return decimalText(s, true) }
+
+// decimalText is normalizeNumber, with DynamoDB's limits on the digits and
+// the magnitude checked only when limits is set: the text type S writes of
+// a number, which no DynamoDB number has to hold, is the same text by value
+// without them.
+func decimalText(s string, limits bool) (string, error) {
 	if isNormalNumber(s) {
 		return s, nil // already the text it would become: no copy
 	}
@@ -405,14 +411,14 @@ func normalizeNumber(s string) (string, error) {
 	if digits == "" {
 		return "0", nil
 	}
-	if len(digits) > 38 {
+	if limits && len(digits) > 38 {
 		return "", fmt.Errorf("%s has %d significant digits; DynamoDB keeps at most 38", orig, len(digits))
 	}
 	// value = 0.digits × 10^point
-	if point > 126 {
+	if limits && point > 126 {
 		return "", fmt.Errorf("%s is too large for a DynamoDB number (at most 9.99…E+125)", orig)
 	}
-	if point < -129 {
+	if limits && point < -129 {
 		return "", fmt.Errorf("%s is too small for a DynamoDB number (at least 1E-130)", orig)
 	}
 	var out string

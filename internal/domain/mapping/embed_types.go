@@ -41,7 +41,7 @@ func (c *compiler) embedTypes(d *EmbedDef, child *introspect.Table, link []strin
 			ok = false
 			continue // reported by the parser
 		}
-		if !typ.fits(col) {
+		if !typ.fits(c.plan.Schema.Engine, col) {
 			takes := typ.takes()
 			if typ == TypeB {
 				takes = "a bytes column (on an embedded column; text and spatial values as B need another read)"
@@ -57,6 +57,10 @@ func (c *compiler) embedTypes(d *EmbedDef, child *introspect.Table, link []strin
 			continue
 		case introspect.ReadGeoJSON:
 			c.errorf(kv.Value.Pos, fpath, "type M of column %s, which is %s, needs the column read as GeoJSON, which an embed does not do: on an embedded column M takes a JSON column only", col.Name, typeName(col))
+			ok = false
+			continue
+		case introspect.ReadInteger:
+			c.errorf(kv.Value.Pos, fpath, "type N of column %s, which is %s, needs the column read as the integer it holds, which an embed does not do: an embedded %s stays a boolean (BOOL)", col.Name, typeName(col), col.Type)
 			ok = false
 			continue
 		case introspect.ReadNumeric:

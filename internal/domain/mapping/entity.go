@@ -44,6 +44,10 @@ type Entity struct {
 	// keyDeclared is set when the key that names rows is the mapping's
 	// (key:), which the source does not enforce: Stream checks it.
 	keyDeclared bool
+	// keyCollated is set when the engine compares (and so orders) key
+	// texts by their collation (MySQL's _ci): Stream then looks for a
+	// repeated key among the rows the collation sorts together.
+	keyCollated bool
 	pk, sk      *bound
 	attrs       []attrRule
 	sets        []setRule

@@ -124,6 +124,9 @@ func decodeText(c *introspect.Column, raw []byte, d introspect.Dialect) any {
 		if c.Delim != "" {
 			delim = c.Delim[0]
 		}
+		if d.SpaceSeparatedArray(c) { // numbers: no element is quoted
+			s = "{" + strings.ReplaceAll(s, " ", ",") + "}"
+		}
 		a, err := parsePGArray(s, delim)
 		if err != nil {
 			return err

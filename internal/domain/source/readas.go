@@ -16,6 +16,11 @@ func decodeReadAs(c *introspect.Column, raw []byte, d introspect.Dialect) any {
 	switch c.Read {
 	case introspect.ReadNumeric:
 		return string(raw)
+	case introspect.ReadInteger:
+		if i, ok := parseDecimalInt(raw); ok {
+			return i
+		}
+		return fmt.Errorf("%q is not an integer", raw)
 	case introspect.ReadGeoJSON:
 		if len(raw) == 0 || raw[0] != '{' {
 			return fmt.Errorf("a spatial value of type %s has no GeoJSON form (GeoJSON has no curves, TINs, polyhedral surfaces or M coordinates): type it S (WKT) or B (WKB)", strings.ToUpper(string(raw)))

@@ -156,6 +156,16 @@ func (o *oracle) embedded(ej embedJSON, list []any, kids [][]any, got types.Attr
 			}
 			ca := a
 			ca.Attr = names[j] + "." + a.Attr
+			if jcol != nil && o.engine.Dialect().RawJSONColumn(m.Child, a.Column) {
+				doc, f, bad, done := rawDocument(ca, jcol, el.Value[a.Attr])
+				if bad {
+					out = append(out, f)
+				}
+				if done {
+					continue
+				}
+				jcol = doc
+			}
 			if f, bad := o.value(ca, jcol, sqlNull, el.Value[a.Attr]); bad {
 				out = append(out, f)
 			}

@@ -299,23 +299,11 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 			continue
 		}
 		if o.raw[i] && jv != nil {
-			doc, dup, err := parseDocument(jv)
-			if err == nil && dup != "" && a.Type == mapping.TypeJSON {
-				// Kept as the engine's text, both keys and all: the stored
-				// text is the document's own.
-				if g, ok := got.(*types.AttributeValueMemberS); !ok || g.Value != jv.(string) {
-					out = append(out, finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)})
-				}
-				continue
-			}
-			if err != nil || dup != "" {
-				f := finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)}
-				if err != nil {
-					f.note = "the source's JSON document does not parse: " + err.Error()
-				} else {
-					f.note = "the source's JSON document holds the key " + dup + " twice: no DynamoDB map holds both values, so the row should have been rejected"
-				}
+			doc, f, bad, done := rawDocument(a, jv, got)
+			if bad {
 				out = append(out, f)
+			}
+			if done {
 				continue
 			}
 			jv = doc
@@ -325,6 +313,31 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 		}
 	}
 	return out
+}
+
+// rawDocument reads jv, the text of the JSON document of attribute a's
+// column (a RawJSONColumn), for comparing it with got: the document, or,
+// when done, the comparison's result itself (bad and its finding): a
+// document that does not parse, or holds a key twice (which only a column
+// typed JSON, kept as the engine's text, can hold).
+func rawDocument(a mapping.ColumnAttribute, jv any, got types.AttributeValue) (doc any, f finding, bad, done bool) {
+	f = finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)}
+	doc, dup, err := parseDocument(jv)
+	if err == nil && dup != "" && a.Type == mapping.TypeJSON {
+		// Kept as the engine's text, both keys and all: the stored
+		// text is the document's own.
+		g, ok := got.(*types.AttributeValueMemberS)
+		return nil, f, !ok || g.Value != jv.(string), true
+	}
+	if err != nil {
+		f.note = "the source's JSON document does not parse: " + err.Error()
+		return nil, f, true, true
+	}
+	if dup != "" {
+		f.note = "the source's JSON document holds the key " + dup + " twice: no DynamoDB map holds both values, so the row should have been rejected"
+		return nil, f, true, true
+	}
+	return doc, f, false, false
 }
 
 // value compares one column's JSON value with its stored attribute.

@@ -112,6 +112,11 @@ func (o *oracle) sameTyped(a mapping.ColumnAttribute, jv any, got types.Attribut
 		if !ok {
 			return false, ""
 		}
+		if x, ok := jv.(string); ok && notANumber[x] && (c.Kind == introspect.KindDecimal || c.Kind == introspect.KindFloat) {
+			// PostgreSQL renders NaN and the infinities of numeric and
+			// floats as JSON strings, spelled as S keeps them.
+			return g.Value == x, ""
+		}
 		switch c.Kind {
 		case introspect.KindInt, introspect.KindDecimal:
 			n, ok := jv.(json.Number)
@@ -242,6 +247,10 @@ func sameDecimalText(want, got string) bool {
 }
 
 var canonicalDecimal = regexp.MustCompile(`^(0|-?[1-9][0-9]*(\.[0-9]*[1-9])?|-?0\.[0-9]*[1-9]|-?[1-9](\.[0-9]*[1-9])?E-?[1-9][0-9]*)$`)
+
+// notANumber are the texts PostgreSQL renders (as JSON strings) for the
+// values of numeric and float columns that are not numbers.
+var notANumber = map[string]bool{"NaN": true, "Infinity": true, "-Infinity": true}
 
 // jsonTextMeans reports whether s is JSON text of the value jv.
 func jsonTextMeans(s string, jv any) bool {
