@@ -89,7 +89,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"introspect", "--source", "x", "--output", "yaml"}, `--output must be text, json or mermaid, got "yaml"`},
 		{[]string{"preview", "extra"}, `preview takes no arguments, got ["extra"] (flags start with --; see remodel preview --help)`},
 		{[]string{"preview", "--rows", "0"}, "--rows must be at least 1, got 0"},
-		{[]string{"preview", "--rows", "-3", "--output", "xml"}, "--output must be text or json, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
+		{[]string{"preview", "--rows", "-3", "--output", "xml"}, "--output must be text, json or markdown, got \"xml\"\nremodel: --rows must be at least 1, got -3"},
 		{[]string{"verify", "--samples", "0"}, "--samples must be at least 1, got 0"},
 		{[]string{"verify", "--readers", "0"}, "--readers must be at least 1, got 0"},
 		{[]string{"verify", "--sample-rate", "0"}, "--sample-rate must be more than 0 and at most 1, got 0"},

@@ -131,7 +131,7 @@ func (fs *files) err() error {
 // migrateFiles are the files migrate reads and writes: it reads the
 // mapping, and writes the rejects file (on --resume the one the checkpoint
 // names), the checkpoint (also read on --resume; by default named after
-// the table: --table, else the mapping's table.name) and --report-json.
+// the table: --table, else the mapping's table.name) and --output-file.
 // rejectsGiven is whether --rejects was given (else it is its default).
 func migrateFiles(m *migrate.Options, o *common, table string, rejectsGiven bool) *files {
 	var fs files

@@ -37,7 +37,7 @@ const killedExamples = 2
 // committed while no one follows; the third once the resumed follower
 // applies changes. After a sentinel change is in the table and a lag line
 // after it says nothing waits, SIGINT stops the follower: exit 0, a report
-// (--format json) saying it was stopped with nothing rejected, and the
+// (--output json) saying it was stopped with nothing rejected, and the
 // table must be the source exactly (verify, and as many items per entity
 // as source rows). The changes made during the copy are
 // TestFollowExamples' (in process, where a gate holds the copy).

@@ -135,7 +135,7 @@ func tricky() *introspect.Schema {
 	}}
 }
 
-// render returns the schema as text, JSON (as remodel introspect --format
+// render returns the schema as text, JSON (as remodel introspect --output
 // json writes it) and Mermaid.
 func render(t *testing.T, s *introspect.Schema) (text, js, mmd []byte) {
 	t.Helper()
