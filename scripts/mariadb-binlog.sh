@@ -30,7 +30,7 @@ START_TIMEOUT=60
 STOP_TIMEOUT=60
 prog=$(basename "$0")
 DEFAULT_PORT="${MARIADB_BINLOG_PORT:-3340}"
-OWN_FILES="data|server.log|install-db.log|mysqld.sock|mysqld.sock.lock|mariadbd.pid"
+OWN_FILES="data|tmp|server.log|install-db.log|mysqld.sock|mysqld.sock.lock|mariadbd.pid"
 # shellcheck source=scripts/server-lib.sh
 source "$(dirname "$0")/server-lib.sh"
 
@@ -117,11 +117,14 @@ dsn() { printf 'mysql://root@127.0.0.1:%s/test\n' "$1"; }
 
 create() {
 	local dir=$1
-	mkdir -p "$dir"
+	# A temporary directory of its own: a MariaDB server that starts removes
+	# every #sql* file of its tmpdir, and in /tmp those are the machine's
+	# server's temporary tables (its queries then fail, or it crashes).
+	mkdir -p "$dir" "$dir/tmp"
 	[[ -d "$dir/data/mysql" ]] && return 0
 	rm -rf "$dir/data"
 	echo "creating a MariaDB data directory in $dir/data ($INSTALL_DB)" >&2
-	if ! "$INSTALL_DB" --no-defaults --datadir="$dir/data" ${user_args[@]+"${user_args[@]}"} \
+	if ! "$INSTALL_DB" --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" ${user_args[@]+"${user_args[@]}"} \
 		--auth-root-authentication-method=normal --skip-test-db >"$dir/install-db.log" 2>&1; then
 		cat "$dir/install-db.log" >&2
 		rm -rf "$dir/data"
@@ -156,7 +159,7 @@ start() {
 	command -v setsid >/dev/null 2>&1 && launcher=(setsid)
 	# --no-defaults must come first. setsid: the server leaves this script's
 	# session, so the end of the calling shell does not take it along.
-	nohup ${launcher[@]+"${launcher[@]}"} "$MARIADBD" --no-defaults --datadir="$dir/data" \
+	nohup ${launcher[@]+"${launcher[@]}"} "$MARIADBD" --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" \
 		--port="$port" --bind-address=127.0.0.1 --socket="$dir/mysqld.sock" \
 		--pid-file="$dir/mariadbd.pid" ${user_args[@]+"${user_args[@]}"} \
 		--log-bin="$dir/data/binlog" --binlog-format=ROW --binlog-row-image=FULL --server-id=77 \

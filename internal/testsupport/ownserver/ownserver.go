@@ -274,13 +274,21 @@ func MariaDB(t testing.TB) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	data := filepath.Join(dir, "data")
+	// A temporary directory of its own: a MariaDB server that starts
+	// removes every #sql* file of its tmpdir, and in /tmp those are the
+	// machine's server's temporary tables (its queries then fail, or it
+	// crashes).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	u, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// --no-defaults first: the machine's my.cnf (its port, socket, datadir)
 	// is not this server's.
-	if err := run(nil, install, "--no-defaults", "--datadir="+data, "--user="+u.Username,
+	if err := run(nil, install, "--no-defaults", "--datadir="+data, "--tmpdir="+tmp, "--user="+u.Username,
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"); err != nil {
 		unavailable(t, "creating a MariaDB data directory: %v", err)
 	}
@@ -288,7 +296,7 @@ func MariaDB(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := start(server, []string{"--no-defaults", "--datadir=" + data, "--port=" + strconv.Itoa(port),
+	s, err := start(server, []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1", "--socket=" + filepath.Join(dir, "mysqld.sock"), "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
 		"--user=" + u.Username, "--skip-log-bin", "--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=0",
 		"--performance-schema=ON", "--performance-schema-consumer-events-statements-current=ON",
