@@ -73,10 +73,7 @@ func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 		return
 	}
 	for _, name := range []string{"rows", "entity"} {
-		if name == "rows" && cmd.Flags().Changed("document") {
-			continue // the document's example data is of the first --rows rows
-		}
-		if cmd.Flags().Changed(name) {
+		if cmd.Flags().Changed(name) && !cmd.Flags().Changed("document") {
 			*c = append(*c, "--"+name+" is for the item preview; --analyze reads every entity's rows (--sample takes a share of them)")
 		}
 	}

@@ -28,8 +28,10 @@ func TestAnalyzeUsageErrors(t *testing.T) {
 		{[]string{"preview", "--analyze", "--readers", "0"}, "--readers must be at least 1, got 0"},
 		{[]string{"preview", "--analyze", "--rows", "5"}, "--rows is for the item preview; --analyze reads every entity's rows (--sample takes a share of them)"},
 		{[]string{"preview", "--analyze", "--entity", "x"}, "--entity is for the item preview; --analyze reads every entity's rows (--sample takes a share of them)"},
-		// With --document the example data is of the first --rows rows: --rows is taken, --entity not.
-		{[]string{"preview", "--analyze", "--document", "d.md", "--rows", "5", "--entity", "x"}, "--entity is for the item preview; --analyze reads every entity's rows (--sample takes a share of them)"},
+		// With --document the example data is item collections: --rows and --entity are refused.
+		{[]string{"preview", "--analyze", "--document", "d.md", "--rows", "5", "--entity", "x"}, "--rows is for the item preview; the document's example data is item collections (--partition, --partitions, --scan-rows)\nremodel: --entity is for the item preview; the document's example data is item collections (--partition, --partitions, --scan-rows)"},
+		{[]string{"preview", "--partition", "USER#1"}, "--partition is for the modeling document: give --document FILE too"},
+		{[]string{"preview", "--document", "d.md", "--partitions", "0"}, "--partitions must be at least 1, got 0"},
 	} {
 		code, out, errOut := remodel(t, tc.args...)
 		if code != exitUsage || out != "" || errOut != "remodel: "+tc.want+"\n" {

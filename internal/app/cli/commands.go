@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/remodel-dev/remodel/internal/app/document"
 	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
@@ -32,6 +33,7 @@ func (a *app) previewCmd() *cobra.Command {
 	var rows int
 	var entities []string
 	var doc string
+	var coll preview.CollectionOptions
 	var an analyzeFlags
 	var prog progressFlags
 	cmd := &cobra.Command{
@@ -45,12 +47,16 @@ the reason. Nothing is written anywhere.
 --document FILE writes the modeling definition document instead: the
 source's ERD, the table and its indexes, each entity's key patterns and
 attributes, each access pattern's key condition and the SQL it replaces,
-and the items of the first --rows rows laid out per table and index,
-grouped by partition key. FILE ending in .md is Markdown (the ERD as a
-mermaid block), in .html one self-contained HTML file that works offline;
-- writes Markdown on stdout. With --analyze too, the document also holds the
-analysis of every row and the cost (see below), as its sections Analysis
-and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
+and example data laid out per table and index, grouped by partition key:
+a few item collections whole, every item of every entity whose table
+partition key is one of them, as DynamoDB holds a partition (found among
+the first --scan-rows rows of each entity). --partition VALUE (repeatable)
+names them; without it --partitions N are chosen: the partition of the
+first item of each entity whose items no chosen partition holds yet, in
+mapping order. FILE ending in .md is Markdown (the ERD as a mermaid block),
+in .html one self-contained HTML file that works offline; - writes Markdown
+on stdout. With --analyze too, the document also holds the analysis of
+every row and the cost (see below), as its sections Analysis and Cost.` + analyzeHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -59,6 +65,21 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 				c = append(c, "--output markdown is the analysis's (with --analyze); a preview's Markdown is the modeling document: --document FILE.md, or - for stdout")
 			}
 			c.atLeast("rows", int64(rows), 1)
+			if doc != "" {
+				for _, name := range []string{"rows", "entity"} {
+					if cmd.Flags().Changed(name) {
+						c = append(c, "--"+name+" is for the item preview; the document's example data is item collections (--partition, --partitions, --scan-rows)")
+					}
+				}
+				c.atLeast("partitions", int64(coll.Count), 1)
+				c.atLeast("scan-rows", int64(coll.ScanRows), 1)
+			} else {
+				for _, name := range []string{"partition", "partitions", "scan-rows"} {
+					if cmd.Flags().Changed(name) {
+						c = append(c, "--"+name+" is for the modeling document: give --document FILE too")
+					}
+				}
+			}
 			an.check(cmd, &c)
 			prog.check(&c)
 			previewFiles(&o, &an, doc).check(&c)
@@ -90,19 +111,24 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 			if err != nil {
 				return err
 			}
-			res, err := preview.Run(cmd.Context(), p, src, rows, entities, tracker)
-			stopProgress()
-			if err != nil {
-				return err
-			}
 			if doc != "" {
+				res, parts, err := preview.Collections(cmd.Context(), p, src, coll, tracker)
+				stopProgress()
+				if err != nil {
+					return err
+				}
 				var rep *analyze.Report
 				if an.on {
 					if rep, err = a.analyze(cmd.Context(), &an, &prog, p, src); err != nil {
 						return err
 					}
 				}
-				return a.writeDocument(doc, docFormat, o.mapping, rows, p, res, rep)
+				return a.writeDocument(doc, docFormat, o.mapping, document.Options{Rows: rows, Partitions: parts, ScanRows: coll.ScanRows}, p, res, rep)
+			}
+			res, err := preview.Run(cmd.Context(), p, src, rows, entities, tracker)
+			stopProgress()
+			if err != nil {
+				return err
 			}
 			return report.Write(a.stdout, report.Format(o.out.out), res)
 		},
@@ -113,6 +139,9 @@ and Cost; the example data is still of the first --rows rows.` + analyzeHelp,
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
+	cmd.Flags().StringArrayVar(&coll.Partitions, "partition", nil, "with --document: a table partition key value whose item collection the example data shows (repeatable)")
+	cmd.Flags().IntVar(&coll.Count, "partitions", 3, "with --document, without --partition: how many item collections are chosen")
+	cmd.Flags().IntVar(&coll.ScanRows, "scan-rows", 10000, "with --document: the rows of each entity read to find the item collections' items")
 	an.register(cmd)
 	prog.register(cmd, false)
 	return cmd

@@ -31,8 +31,9 @@ func documentFormat(path string) (string, error) {
 // writeDocument builds the modeling document of a preview, with the
 // analysis when rep is not nil, and writes it to path in the format its
 // extension says (- is stdout).
-func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mapping.Plan, res *preview.Result, rep *analyze.Report) error {
-	d := document.Build(p, res, document.Options{MappingFile: filepath.Base(mappingFile), Rows: rows})
+func (a *app) writeDocument(path, format, mappingFile string, o document.Options, p *mapping.Plan, res *preview.Result, rep *analyze.Report) error {
+	o.MappingFile = filepath.Base(mappingFile)
+	d := document.Build(p, res, o)
 	with := ""
 	if rep != nil {
 		d.AddAnalysis(rep)
@@ -59,7 +60,7 @@ func (a *app) writeDocument(path, format, mappingFile string, rows int, p *mappi
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("preview: writing the document %s: %w", path, err)
 	}
-	fmt.Fprintf(a.stdout, "wrote the modeling document %s (%s: %d entities, %d access patterns, %d rows each at most%s)\n",
-		path, format, len(d.Entities), len(d.Patterns), rows, with)
+	fmt.Fprintf(a.stdout, "wrote the modeling document %s (%s: %d entities, %d access patterns, the item collections of %d partitions%s)\n",
+		path, format, len(d.Entities), len(d.Patterns), len(o.Partitions), with)
 	return nil
 }

@@ -63,7 +63,7 @@ func TestPersonalizationAnalysisMarkdown(t *testing.T) {
 				}
 			}
 			// --document - writes the same document on stdout, and nothing else.
-			if code, out := remodel(t, append([]string{"preview", "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--rows", "3", "--document", "-"}, flags...)...); code != 0 || !strings.HasSuffix(out, md) {
+			if code, out := remodel(t, append([]string{"preview", "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--document", "-"}, flags...)...); code != 0 || !strings.HasSuffix(out, md) {
 				t.Errorf("preview --document - --analyze: exit %d, and stdout is not the document's file:\n%s", code, out)
 			}
 			golden.Check(t, "personalization.analyze."+engine+".md", []byte(strings.ReplaceAll(md, db, "DB")))

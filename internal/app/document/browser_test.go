@@ -94,8 +94,8 @@ func TestHTMLInBrowser(t *testing.T) {
 		{"relationships", `<table class="relationships"`, 1},
 		{"entity attribute tables", `<table class="entity-attributes"`, 5},
 		{"access pattern sections", `<h3 id="pattern-`, 6},
-		{"partition key cells (table: 9 partitions, GSI1: 9, GSI2: 1)", `<td class="pk"`, 19},
-		{"items in the grids (3 rows of 5 entities, 15 in the table and in GSI1, 3 in GSI2)", `<td class="entity">`, 33},
+		{"partition key cells (table: the 3 item collections, GSI1: 13 partitions, GSI2: 1)", `<td class="pk"`, 17},
+		{"items in the grids (the collections USER#1, SERVICE#blog and SUBSCRIBE#blog#article#3: 13 in the table and in GSI1, 5 in GSI2)", `<td class="entity">`, 31},
 		{"sections (5 built in, the analysis, the cost)", `<section id=`, 7},
 	}
 	for _, c := range checks {

@@ -43,10 +43,10 @@ func personalization(t *testing.T, engine string) (dsn, db string) {
 // writeDocument runs remodel preview --document (with more flags, such as
 // --analyze) into a file of the given extension and returns the file's
 // content.
-func writeDocument(t *testing.T, dsn, ext string, rows string, more ...string) []byte {
+func writeDocument(t *testing.T, dsn, ext string, partitions string, more ...string) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "personalization"+ext)
-	args := append([]string{"preview", "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--rows", rows, "--document", path}, more...)
+	args := append([]string{"preview", "--source", dsn, "-m", "../../../examples/personalization/mapping.yaml", "--partitions", partitions, "--document", path}, more...)
 	code, out := remodel(t, args...)
 	if code != 0 {
 		t.Fatalf("preview --document: exit %d\n%s", code, out)
@@ -83,5 +83,29 @@ func TestPersonalizationMarkdown(t *testing.T) {
 			md = bytes.ReplaceAll(md, []byte(db), []byte("DB"))
 			golden.Check(t, "personalization."+engine+".md", md)
 		})
+	}
+}
+
+// TestChosenCollections: --partition chooses the item collections the
+// example data shows: every item of every entity in them, and no other
+// partition of the table.
+func TestChosenCollections(t *testing.T) {
+	dsn, _ := personalization(t, "postgres")
+	md := string(writeDocument(t, dsn, ".md", "3", "--partition", "USER#2", "--partition", "SERVICE#mail"))
+	table := md[strings.Index(md, "### table personalization"):strings.Index(md, "### global index GSI1")]
+	for _, want := range []string{
+		"the item collections of `USER#2`, `SERVICE#mail` (every item with that partition key, of every entity, among the first 10000 rows of each)",
+		"| **SERVICE#mail** | SERVICE# | service |",
+		"| **USER#2** | PERSONAL#",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the document lacks %q", want)
+		}
+	}
+	if !strings.Contains(table, "| USER# | user |") || !strings.Contains(table, "| subscribe_user |") {
+		t.Errorf("USER#2's collection lacks its user or its subscriptions:\n%s", table)
+	}
+	if n := strings.Count(table, "| **"); n != 2 {
+		t.Errorf("the table's grid shows %d partitions, want the 2 chosen:\n%s", n, table)
 	}
 }

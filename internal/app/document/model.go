@@ -26,6 +26,12 @@ type Document struct {
 	Engine      string // postgres, mysql
 	Database    string
 	Rows        int // rows previewed per entity
+	// Partitions are the table partition key values whose item
+	// collections the example data shows whole (preview.Collections),
+	// found among the first ScanRows rows of each entity; none: the
+	// example data is each entity's first Rows rows.
+	Partitions []string
+	ScanRows   int
 
 	ERD      ERD
 	Table    TableView
@@ -175,14 +181,21 @@ type Attr struct {
 type Options struct {
 	MappingFile string
 	Rows        int
+	// Partitions and ScanRows: the example data is these partitions' item
+	// collections (preview.Collections), not each entity's first rows.
+	Partitions []string
+	ScanRows   int
 }
 
-// Build gathers the document of a plan and its preview.
+// Build gathers the document of a plan and its preview (of each entity's
+// first rows, or of a few item collections: Options.Partitions).
 func Build(p *mapping.Plan, res *preview.Result, o Options) *Document {
 	d := &Document{
 		Title:       "Modeling definition: " + p.Table.Name,
 		MappingFile: o.MappingFile,
 		Rows:        o.Rows,
+		Partitions:  o.Partitions,
+		ScanRows:    o.ScanRows,
 	}
 	if p.Schema != nil {
 		d.Engine, d.Database = string(p.Schema.Engine), p.Schema.Database
