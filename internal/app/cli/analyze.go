@@ -37,8 +37,8 @@ as migrate does, and reports: the rows migrate would reject, by entity and
 reason, with example keys; the item size distribution (p50, p99, max)
 against DynamoDB's 400 KB; per table and index its items, stored bytes,
 write units, write amplification (an index's writes per write into the
-table), partitions and the largest ones by items, bytes and write units,
-and what the busiest receives during a load at --rate-limit (against the
+table), partitions and those that stand out by items, bytes and write
+units (with the entities they hold), and what the busiest receives during a load at --rate-limit (against the
 1000 write units a second one partition takes); the item collections
 against 10 GB when the table has a local index; warnings about the data (a
 hot partition, a long run of one partition key in the read order, a
