@@ -155,37 +155,18 @@ func (s *stampedLines) String() string {
 	return b.String() + string(s.buf)
 }
 
-// remodelProc is a remodel process running in the background.
+// remodelProc is a remodel process running in the background, its stderr
+// lines stamped as they come.
 type remodelProc struct {
-	cmd    *exec.Cmd
-	stdout bytes.Buffer
+	*testenv.Proc
 	stderr stampedLines
-	done   chan struct{}
-	err    error
 }
 
 func startRemodel(t *testing.T, bin string, args ...string) *remodelProc {
 	t.Helper()
-	p := &remodelProc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	})
+	p := &remodelProc{}
+	p.Proc = testenv.StartProc(t, exec.Command(bin, args...), &p.stderr)
 	return p
-}
-
-func (p *remodelProc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // TestFollowKilledAndResumed: a real remodel migrate --follow, with a
@@ -259,24 +240,24 @@ func TestFollowKilledAndResumed(t *testing.T) {
 				return err == nil && json.Unmarshal(b, &doc) == nil && doc.Follow.CopyDone
 			}
 			for deadline := time.Now().Add(2 * time.Minute); !copyDone(); time.Sleep(10 * time.Millisecond) {
-				if first.exited() || time.Now().After(deadline) {
-					t.Fatalf("the first run did not finish its copy (exited %v: %v):\n%s\n%s", first.exited(), first.err, first.stdout.String(), first.stderr.String())
+				if first.Exited() || time.Now().After(deadline) {
+					t.Fatalf("the first run did not finish its copy (exited %v: %v):\n%s\n%s", first.Exited(), first.Err(), first.Stdout.String(), first.stderr.String())
 				}
 			}
 			// Killed at a random moment of its following.
 			select {
-			case <-first.done:
-				t.Fatalf("the first run ended while following: %v\n%s\n%s", first.err, first.stdout.String(), first.stderr.String())
+			case <-first.Done():
+				t.Fatalf("the first run ended while following: %v\n%s\n%s", first.Err(), first.Stdout.String(), first.stderr.String())
 			case <-time.After(time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))):
 			}
-			_ = first.cmd.Process.Signal(syscall.SIGKILL)
-			<-first.done
+			_ = first.Cmd.Process.Signal(syscall.SIGKILL)
+			<-first.Done()
 			t.Logf("killed after %d follow progress lines", len(first.stderr.follows(time.Time{})))
 
 			resumed := startRemodel(t, bin, append(base, "--resume")...)
 			for deadline := time.Now().Add(2 * time.Minute); len(resumed.stderr.follows(time.Time{})) == 0; time.Sleep(20 * time.Millisecond) {
-				if resumed.exited() || time.Now().After(deadline) {
-					t.Fatalf("the resumed run did not follow (exited %v: %v):\n%s\n%s", resumed.exited(), resumed.err, resumed.stdout.String(), resumed.stderr.String())
+				if resumed.Exited() || time.Now().After(deadline) {
+					t.Fatalf("the resumed run did not follow (exited %v: %v):\n%s\n%s", resumed.Exited(), resumed.Err(), resumed.Stdout.String(), resumed.stderr.String())
 				}
 			}
 			stopWorkload()
@@ -296,8 +277,8 @@ func TestFollowKilledAndResumed(t *testing.T) {
 						break
 					}
 				}
-				if resumed.exited() || time.Now().After(deadline) {
-					t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", resumed.exited(), resumed.err, resumed.stderr.String())
+				if resumed.Exited() || time.Now().After(deadline) {
+					t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", resumed.Exited(), resumed.Err(), resumed.stderr.String())
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -308,21 +289,21 @@ func TestFollowKilledAndResumed(t *testing.T) {
 						caughtUp = true
 					}
 				}
-				if !caughtUp && (resumed.exited() || time.Now().After(deadline)) {
-					t.Fatalf("no progress line says the follower caught up (exited %v: %v):\n%s", resumed.exited(), resumed.err, resumed.stderr.String())
+				if !caughtUp && (resumed.Exited() || time.Now().After(deadline)) {
+					t.Fatalf("no progress line says the follower caught up (exited %v: %v):\n%s", resumed.Exited(), resumed.Err(), resumed.stderr.String())
 				}
 			}
 
-			_ = resumed.cmd.Process.Signal(syscall.SIGINT)
+			_ = resumed.Cmd.Process.Signal(syscall.SIGINT)
 			select {
-			case <-resumed.done:
+			case <-resumed.Done():
 			case <-time.After(time.Minute):
 				t.Fatal("the resumed run did not end within a minute of SIGINT")
 			}
-			if code := exitCode(t, resumed.err); code != 0 {
-				t.Fatalf("the resumed run exited %d after SIGINT:\n%s\n%s", code, resumed.stdout.String(), resumed.stderr.String())
+			if code := exitCode(t, resumed.Err()); code != 0 {
+				t.Fatalf("the resumed run exited %d after SIGINT:\n%s\n%s", code, resumed.Stdout.String(), resumed.stderr.String())
 			}
-			if out := resumed.stdout.String(); !strings.Contains(out, "stopped by a signal, as it should") || !strings.Contains(out, "migrate --follow --resume --checkpoint "+ck) {
+			if out := resumed.Stdout.String(); !strings.Contains(out, "stopped by a signal, as it should") || !strings.Contains(out, "migrate --follow --resume --checkpoint "+ck) {
 				t.Errorf("the report does not say the follower was stopped by a signal and how to go on:\n%s", out)
 			}
 

@@ -81,12 +81,12 @@ func TestFollowExamplesKilled(t *testing.T) {
 				// the first part, or after it did.
 				lines := first.stderr.count() + wait
 				for deadline := time.Now().Add(2 * time.Minute); first.stderr.count() < lines; time.Sleep(10 * time.Millisecond) {
-					if first.exited() || time.Now().After(deadline) {
-						t.Fatalf("remodel stopped showing its lag (exited %v: %v):\n%s", first.exited(), first.err, first.stderr.String())
+					if first.Exited() || time.Now().After(deadline) {
+						t.Fatalf("remodel stopped showing its lag (exited %v: %v):\n%s", first.Exited(), first.Err(), first.stderr.String())
 					}
 				}
-				_ = first.cmd.Process.Signal(syscall.SIGKILL)
-				<-first.done
+				_ = first.Cmd.Process.Signal(syscall.SIGKILL)
+				<-first.Done()
 				t.Logf("killed %d lag lines after the first part's last commit", wait)
 
 				x.apply(t, a, b)
@@ -96,21 +96,21 @@ func TestFollowExamplesKilled(t *testing.T) {
 				if applied := x.sentinelChange(t, db, table); applied != nil {
 					resumed.caughtUp(t, applied)
 				}
-				_ = resumed.cmd.Process.Signal(syscall.SIGINT)
+				_ = resumed.Cmd.Process.Signal(syscall.SIGINT)
 				select {
-				case <-resumed.done:
+				case <-resumed.Done():
 				case <-time.After(2 * time.Minute):
 					t.Fatal("the resumed follower did not end within 2 minutes of SIGINT")
 				}
-				if resumed.err != nil {
-					t.Fatalf("the resumed follower: %v\n%s\n%s", resumed.err, resumed.stdout.String(), resumed.stderr.String())
+				if resumed.Err() != nil {
+					t.Fatalf("the resumed follower: %v\n%s\n%s", resumed.Err(), resumed.Stdout.String(), resumed.stderr.String())
 				}
 				var rep struct {
 					Rejected int64                 `json:"rejected"`
 					Follow   *migrate.FollowReport `json:"follow"`
 				}
-				if err := json.Unmarshal(resumed.stdout.Bytes(), &rep); err != nil || rep.Follow == nil || !rep.Follow.Stopped {
-					t.Fatalf("the resumed follower's report (%v):\n%s", err, resumed.stdout.String())
+				if err := json.Unmarshal(resumed.Stdout.Bytes(), &rep); err != nil || rep.Follow == nil || !rep.Follow.Stopped {
+					t.Fatalf("the resumed follower's report (%v):\n%s", err, resumed.Stdout.String())
 				}
 				x.checkFollowed(t, rep.Follow, rep.Rejected, db, table)
 			})
@@ -129,42 +129,24 @@ func buildRemodel(t *testing.T) string {
 	return bin
 }
 
-// proc is a remodel migrate --follow process.
+// proc is a remodel migrate --follow process, its lag lines read as they
+// come.
 type proc struct {
-	cmd    *exec.Cmd
-	stdout bytes.Buffer // read once done
+	*testenv.Proc
 	stderr lagLines
-	done   chan struct{}
-	err    error // cmd.Wait's, once done
 }
 
 // startProc starts remodel with args, with DynamoDB Local's credentials;
 // it is killed when the test ends, if it still runs.
 func startProc(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_SESSION_TOKEN=",
+	p := &proc{}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_SESSION_TOKEN=",
 		"AWS_REGION=us-east-1", "AWS_PROFILE=", "AWS_CONFIG_FILE="+os.DevNull, "AWS_SHARED_CREDENTIALS_FILE="+os.DevNull,
 		"AWS_EC2_METADATA_DISABLED=true")
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	})
+	p.Proc = testenv.StartProc(t, cmd, &p.stderr)
 	return p
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // following waits for the process's first lag line: its copy is done
@@ -172,8 +154,8 @@ func (p *proc) exited() bool {
 func (p *proc) following(t *testing.T) {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); p.stderr.count() == 0; time.Sleep(20 * time.Millisecond) {
-		if p.exited() || time.Now().After(deadline) {
-			t.Fatalf("remodel did not follow (exited %v: %v):\n%s\n%s", p.exited(), p.err, p.stdout.String(), p.stderr.String())
+		if p.Exited() || time.Now().After(deadline) {
+			t.Fatalf("remodel did not follow (exited %v: %v):\n%s\n%s", p.Exited(), p.Err(), p.Stdout.String(), p.stderr.String())
 		}
 	}
 }
@@ -184,14 +166,14 @@ func (p *proc) caughtUp(t *testing.T, applied func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !applied() {
-		if p.exited() || time.Now().After(deadline) {
-			t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", p.exited(), p.err, p.stderr.String())
+		if p.Exited() || time.Now().After(deadline) {
+			t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", p.Exited(), p.Err(), p.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	for seen := time.Now(); !p.stderr.caughtUp(seen); time.Sleep(20 * time.Millisecond) {
-		if p.exited() || time.Now().After(deadline) {
-			t.Fatalf("no lag line says nothing waits (exited %v: %v):\n%s", p.exited(), p.err, p.stderr.String())
+		if p.Exited() || time.Now().After(deadline) {
+			t.Fatalf("no lag line says nothing waits (exited %v: %v):\n%s", p.Exited(), p.Err(), p.stderr.String())
 		}
 	}
 }
