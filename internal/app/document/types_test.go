@@ -47,7 +47,7 @@ func TestGameProfileTypesAndEmbeds(t *testing.T) {
 			db := strings.TrimPrefix(u.Path, "/")
 			render := func(typed bool) []byte {
 				path := filepath.Join(t.TempDir(), "game-profile.md")
-				code, out := remodel(t, "preview", "--source", dsn, "-m", typedGameProfile(t, typed), "--partitions", "2", "--document", path)
+				code, out := remodel(t, "preview", "--source", dsn, "-m", typedGameProfile(t, typed), "--partitions", "6", "--document", path)
 				if code != 0 {
 					t.Fatalf("preview --document: exit %d\n%s", code, out)
 				}
