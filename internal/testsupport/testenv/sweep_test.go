@@ -85,7 +85,7 @@ func TestSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		t.Cleanup(func() { _, _ = db.Exec("DROP DATABASE IF EXISTS " + live) })
+		defer func() { _, _ = db.Exec("DROP DATABASE IF EXISTS " + live) }() // before db closes
 		dropped, err := sweepMySQL(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)
