@@ -57,17 +57,27 @@ func Collections(ctx context.Context, p *mapping.Plan, src source.Source, o Coll
 			if len(chosen) == o.Count {
 				break
 			}
+			// One read of the entity's first rows: its first item's
+			// partition, and whether a chosen partition holds its items.
 			var first string
-			err := embedread.StreamFirst(ctx, r, kr, e, 1, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-				if item, _, err := e.RenderRead(row, kids, dup); err == nil {
-					first = keyText(item[pkName])
+			held, n := false, 0
+			err := embedread.StreamFirst(ctx, r, kr, e, heldRows, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+				n++
+				item, _, err := e.RenderRead(row, kids, dup)
+				if err != nil {
+					return nil // a row of no partition
 				}
+				pk := keyText(item[pkName])
+				if n == 1 {
+					first = pk
+				}
+				held = held || slices.Contains(chosen, pk)
 				return nil
 			})
 			if err != nil {
 				return nil, nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
 			}
-			if first != "" && !slices.Contains(chosen, first) && !heldBy(ctx, r, kr, e, chosen, pkName) {
+			if first != "" && !held {
 				chosen = append(chosen, first)
 			}
 		}
@@ -112,21 +122,9 @@ func Collections(ctx context.Context, p *mapping.Plan, src source.Source, o Coll
 	return res, chosen, nil
 }
 
-// heldBy reports whether one of the first rows of e (a few) renders an
-// item in a chosen partition: its entity's items are shown already.
-func heldBy(ctx context.Context, r source.Reader, kr []source.Reader, e *mapping.Entity, chosen []string, pkName string) bool {
-	if len(chosen) == 0 {
-		return false
-	}
-	held := false
-	_ = embedread.StreamFirst(ctx, r, kr, e, 100, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-		if item, _, err := e.RenderRead(row, kids, dup); err == nil && slices.Contains(chosen, keyText(item[pkName])) {
-			held = true
-		}
-		return nil
-	})
-	return held
-}
+// heldRows is how many of an entity's first rows tell whether a chosen
+// partition already holds its items.
+const heldRows = 100
 
 // keyText is a key attribute's value as text: a string as it is, a
 // number's digits, binary as base64; "" for none.
