@@ -201,6 +201,13 @@ func TestInitStatisticsMigrateVerify(t *testing.T) {
 	for _, engine := range []string{"postgres", "mysql"} {
 		t.Run(engine, func(t *testing.T) {
 			dsn := ownServer(t, engine)
+			if engine == "mysql" {
+				// InnoDB's index statistics, which init reads, are computed
+				// now, not whenever the server gets to it: stale ones make
+				// init keep an index without its figures (the golden file
+				// has them).
+				testenv.ExecMySQL(t, dsn, "ANALYZE TABLE categories, emails, post_tags, posts, tags, users;")
+			}
 			runWorkload(t, engine, dsn, boardWorkload)
 			file := filepath.Join(t.TempDir(), "mapping.yaml")
 			if code, out := remodel(t, "init", "--source", dsn, "--output-file", file); code != 0 {
