@@ -92,7 +92,11 @@ given.`,
 			if err != nil {
 				return err
 			}
-			out := initmap.Generate(s, initmap.Options{Table: name, Statistics: &st})
+			keys, err := initmap.CheckPartitionKeys(cmd.Context(), src, s)
+			if err != nil {
+				return err
+			}
+			out := initmap.Generate(s, initmap.Options{Table: name, Statistics: &st, PartitionKeys: keys})
 			if output == "" {
 				_, err := a.stdout.Write(out)
 				return err

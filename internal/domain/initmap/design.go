@@ -42,6 +42,22 @@ type entity struct {
 	// its parent's collection answers (no index for them).
 	inCollection []*introspect.UniqueKey
 	ukPatterns   map[string]string // the pattern of each, by the unique key's name
+	// beside is set for a placed child that refers to a sibling placed in
+	// the same collection and read by its own key through GSI1: the
+	// child's GSI1 entry goes into the sibling's GSI1 partition (the
+	// sibling's children beside it), not under its own key.
+	beside *sibling
+	// besides are the entities whose GSI1 entries share this one's GSI1
+	// partition (beside is this entity).
+	besides []*entity
+}
+
+// sibling is the entity a placed child's GSI1 entry is kept beside, by a
+// foreign key.
+type sibling struct {
+	e    *entity
+	fk   introspect.ForeignKey
+	cols []string // the child's columns, in the order of the sibling's key
 }
 
 // placement puts an entity's items in a parent's item collection.
@@ -330,13 +346,20 @@ func (d *design) relate() {
 		}
 	}
 	pairs := map[[2]*entity]bool{}
+	used := map[*entity]map[string]bool{} // foreign keys placed, by entity
 	for _, e := range d.entities {
-		used := map[string]bool{} // foreign keys placed
+		used[e] = map[string]bool{}
 		if !e.referenced {
-			d.place(e, pairs, used)
+			d.place(e, pairs, used[e], nil)
 		}
+	}
+	d.placeReferenced(pairs, used)
+	for _, e := range d.entities {
 		for _, fk := range e.t.ForeignKeys {
-			if used[fk.Name] {
+			if used[e][fk.Name] {
+				continue
+			}
+			if d.keepBeside(e, fk) {
 				continue
 			}
 			pt := d.parentOf(fk)
@@ -421,7 +444,7 @@ func (d *design) relate() {
 // its primary key is exactly two foreign keys to two mapped roots (a join
 // table), else under its first identifying NOT NULL foreign key to a root,
 // else under its first NOT NULL one.
-func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]bool) {
+func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]bool, only *entity) {
 	type cand struct {
 		fk   introspect.ForeignKey
 		p    *entity
@@ -430,7 +453,7 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 	var cands []cand
 	for _, fk := range e.t.ForeignKeys {
 		p := d.byTable[d.parentOf(fk)]
-		if p == nil || p == e || p.place != nil || !notNull(e.t, fk.Columns) {
+		if p == nil || p == e || p.place != nil || !notNull(e.t, fk.Columns) || (only != nil && p != only) {
 			continue
 		}
 		if cols, ok := refersTo(e, fk, p); ok {
@@ -480,6 +503,76 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 	e.place = &placement{parent: best.p, fk: best.fk, fkCols: best.cols}
 	used[best.fk.Name] = true
 	e.at, e.atWhy = timeColumn(e.t)
+}
+
+// placeReferenced places a table that other tables refer to in a parent's
+// item collection when every table that refers to it is placed in that
+// same collection (Pagila's rental, which payment refers to: both in the
+// collection of their customer), so that it and the rows that refer to it
+// are items of one collection. Nothing may be placed under it then, and
+// the parent stays a root.
+func (d *design) placeReferenced(pairs map[[2]*entity]bool, used map[*entity]map[string]bool) {
+	for _, e := range d.entities {
+		if !e.referenced || e.place != nil || d.hasChildren(e) {
+			continue
+		}
+		var parent *entity
+		ok := true
+		for _, r := range erd.Relationships(d.s) {
+			c := d.byTable[r.Child]
+			if d.byTable[r.Parent] != e || c == nil || c == e {
+				continue
+			}
+			if c.place == nil || c.place.other != nil || (parent != nil && c.place.parent != parent) {
+				ok = false
+				break
+			}
+			parent = c.place.parent
+		}
+		if !ok || parent == nil || parent == e || parent.place != nil {
+			continue
+		}
+		d.place(e, pairs, used[e], parent)
+		if e.place != nil {
+			e.notes = append(e.notes, fmt.Sprintf("other tables refer to it, and every one is placed in the collection of %s too: "+
+				"it is placed there beside them, not given a collection of its own", parent.name))
+		}
+	}
+}
+
+// hasChildren says whether an entity is placed in e's collection.
+func (d *design) hasChildren(e *entity) bool {
+	for _, c := range d.entities {
+		if c.place != nil && c.place.parent == e {
+			return true
+		}
+	}
+	return false
+}
+
+// keepBeside puts a placed child's GSI1 entry in the GSI1 partition of a
+// sibling it refers to by fk (NOT NULL, the sibling's whole key), when the
+// sibling is placed in the same collection and read by its own key through
+// GSI1: a Query of that partition returns the sibling row with the child
+// rows that refer to it, and the foreign key needs no index of its own.
+// The child's own key is then read through its collection, not by an
+// index (a child gets one GSI1 entry). It reports whether it did.
+func (d *design) keepBeside(e *entity, fk introspect.ForeignKey) bool {
+	p := e.place
+	if p == nil || p.other != nil || e.beside != nil || len(e.besides) > 0 || !e.inGSI1() || !notNull(e.t, fk.Columns) {
+		return false
+	}
+	s := d.byTable[d.parentOf(fk)]
+	if s == nil || s == e || s.place == nil || s.place.other != nil || s.place.parent != p.parent || !s.inGSI1() || s.beside != nil {
+		return false
+	}
+	cols, ok := refersTo(e, fk, s)
+	if !ok {
+		return false
+	}
+	e.beside = &sibling{e: s, fk: fk, cols: cols}
+	s.besides = append(s.besides, e)
+	return true
 }
 
 // changing are words of a column that holds when a row last changed, or
@@ -616,6 +709,9 @@ func (e *entity) ownSK() string {
 func (e *entity) gsi1() (pk, sk string) {
 	if e.place.other != nil {
 		return e.sk(), e.pk()
+	}
+	if b := e.beside; b != nil {
+		return keyTemplateAs(b.e.prefix, e.t, b.cols, b.e.t, b.e.key), e.ownSK()
 	}
 	return keyTemplate(e.prefix, e.t, e.key), e.pk()
 }

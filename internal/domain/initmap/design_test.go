@@ -17,7 +17,7 @@ import (
 func compiled(t *testing.T, name string) (*mapping.Plan, *mapping.File, *introspect.Schema) {
 	t.Helper()
 	s := schemaFrom(t, name)
-	f, err := mapping.Parse(name+".yaml", initmap.Generate(s, initmap.Options{}))
+	f, err := mapping.Parse(name+".yaml", initmap.Generate(s, initmap.Options{PartitionKeys: kept(s)}))
 	if err != nil {
 		t.Fatal(err)
 	}

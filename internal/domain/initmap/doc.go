@@ -7,12 +7,20 @@
 //   - every table is an entity keyed by its primary key (a table without one
 //     by a unique key whose columns are NOT NULL, named with key:; without
 //     such a key, and every view, it is left out with a comment saying why);
-//     a partitioned table is mapped once, as its parent;
+//     a partitioned table is mapped once, as its parent, with the foreign
+//     keys only some of its partitions declare when CheckPartitionKeys read
+//     the other partitions' rows and every one keeps them;
 //   - a root entity's item is PK = SK = NAME#{key} in an item collection of
 //     its own;
 //   - a leaf table (no other table refers to it) with a NOT NULL foreign key
 //     to the whole key of a root is placed in that root's item collection:
-//     PK = PARENT#{fk}, SK = NAME#{key};
+//     PK = PARENT#{fk}, SK = NAME#{key}; so is a table other tables refer
+//     to when every one of them is placed in that same collection;
+//   - a placed child with a NOT NULL foreign key to a sibling placed in
+//     the same collection and read by its own key through GSI1 keeps its
+//     GSI1 entry in the sibling's GSI1 partition (the sibling with its
+//     children: no index for that key), and is read by its key within its
+//     parent's collection;
 //   - a join table (its primary key is exactly two such foreign keys) is
 //     written as adjacency items, PK = A#{a}, SK = B#{b};
 //   - GSI1 (pk GSI1PK, sk GSI1SK) is sparse on purpose: only the adjacency

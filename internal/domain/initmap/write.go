@@ -25,12 +25,21 @@ type Options struct {
 	// pattern, and the index it needs, is derived from each statement
 	// that no pattern answers and that one Query can answer.
 	Statistics *Statistics
+	// PartitionKeys is the check of the foreign keys that only some
+	// partitions of a table declare (CheckPartitionKeys): a key that every
+	// row of the other partitions keeps is taken as the table's. Without
+	// it, no such key is.
+	PartitionKeys PartitionKeys
 }
 
 // Generate writes a starting mapping for the tables of s. The same schema
 // and options give the same bytes.
 func Generate(s *introspect.Schema, o Options) []byte {
+	s, keyNotes := adoptPartitionKeys(s, o.PartitionKeys)
 	d := newDesign(s)
+	for _, e := range d.entities {
+		e.notes = append(keyNotes[e.t.QualifiedName()], e.notes...)
+	}
 	w := &writer{d: d, names: map[string]bool{}}
 	pats := &writer{d: d, names: w.names}
 	for _, e := range d.entities {
@@ -237,6 +246,13 @@ func (w *writer) entity(e *entity) {
 			what = strings.TrimSuffix(what, "; GSI1 reads it by its own key (GSI1PK)") +
 				"; its table key holds its whole key, so a GetItem reads it by its key and it needs no index"
 		}
+		if b := e.beside; b != nil {
+			what = strings.TrimSuffix(what, "; GSI1 reads it by its own key (GSI1PK)") +
+				fmt.Sprintf("; its GSI1 entry is in the GSI1 partition of the %s row it refers to (foreign key %s), beside that row: "+
+					"a Query of it returns a %s row with its %s rows, and the foreign key needs no index of its own. "+
+					"A %s row is read by its key through the collection of its %s (its sort key holds its whole key), not by an index",
+					b.e.name, b.fk.Name, b.e.name, e.name, e.name, p.parent.name)
+		}
 		if e.at != "" {
 			what += fmt.Sprintf(". Its sort key begins with its time, %s, so that a Query of the collection of one %s row "+
 				"returns its %s rows oldest first (or newest first, ScanIndexForward false) and a range of them is a key condition: %s",
@@ -298,6 +314,9 @@ func (w *writer) entity(e *entity) {
 				e.name, strings.Join(e.key, ", "), p.parent.name)
 			if p.other != nil {
 				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), the other side of the N:M", e.name, p.other.name, p.otherFK.Name)
+			}
+			if b := e.beside; b != nil {
+				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), beside that row's own GSI1 entry", e.name, b.e.name, b.fk.Name)
 			}
 			w.indexKey(e, "GSI1", what, pk, sk)
 		}
@@ -498,11 +517,31 @@ func (w *writer) patterns(e *entity) {
 		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.sk()),
 			comment: fmt.Sprintf("one %s row by its key (%s), which its table key holds whole: no index", e.name, keyCols),
 			sql:     w.selectWhere(e, e.key, e.key)})
-	default:
+	case e.beside != nil:
+		// Read by its key within its parent's collection: the parent's key
+		// (the foreign key) and its own sort key.
+		cols := append(slices.Clone(p.fkCols), e.key...)
+		w.pattern(pattern{name: "get" + name, entity: e.name, pk: e.pk(), sk: q(e.ownSK()),
+			comment: fmt.Sprintf("one %s row by its key (%s) and its %s (%s): its place in the collection of %s",
+				e.name, keyCols, p.parent.name, strings.Join(p.fkCols, ", "), p.parent.name),
+			sql: w.selectWhere(e, cols, cols)})
 		pk, _ := e.gsi1()
-		w.pattern(pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: pk,
+		b := e.beside
+		w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(b.cols, "_")), index: "GSI1", entity: e.name,
+			pk: pk, sk: beginsWith(e.prefix),
+			comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s), through GSI1, beside that row", e.name, b.e.name, b.fk.Name),
+			sql:     w.selectWhere(e, b.cols, b.cols)})
+	default:
+		pk, sk := e.gsi1()
+		get := pattern{name: "get" + name, index: "GSI1", entity: e.name, pk: pk,
 			comment: fmt.Sprintf("one %s row by its key (%s), through GSI1, where its GSI1PK is its own key", e.name, keyCols),
-			sql:     w.selectWhere(e, e.key, e.key)})
+			sql:     w.selectWhere(e, e.key, e.key)}
+		if len(e.besides) > 0 {
+			// Its GSI1 partition holds the rows that refer to it too.
+			get.sk = beginsWith(p.parent.prefix)
+			get.comment += fmt.Sprintf(" (its GSI1SK, %s, tells it from the rows beside it)", sk)
+		}
+		w.pattern(get)
 	}
 	// The item collection of a parent: the parent and what is placed in it.
 	var kids []*entity

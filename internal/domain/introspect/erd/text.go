@@ -82,6 +82,10 @@ func writeTable(w *bufio.Writer, t *introspect.Table) {
 	for _, fk := range t.ForeignKeys {
 		fmt.Fprintf(w, "  foreign key %s (%s) references %s.%s (%s)\n", fk.Name, strings.Join(fk.Columns, ", "), fk.RefSchema, fk.RefTable, strings.Join(fk.RefColumns, ", "))
 	}
+	for _, fk := range t.PartitionForeignKeys {
+		fmt.Fprintf(w, "  foreign key %s (%s) references %s.%s (%s), on %d of %d partitions only (not on %s)\n", fk.Name, strings.Join(fk.Columns, ", "), fk.RefSchema, fk.RefTable, strings.Join(fk.RefColumns, ", "),
+			len(fk.DeclaredOn), len(fk.DeclaredOn)+len(fk.MissingOn), introspect.PartitionNames(fk.MissingOn))
+	}
 	for _, ix := range t.Indexes {
 		fmt.Fprintf(w, "  index %s\n", IndexText(ix))
 	}

@@ -27,8 +27,9 @@
 //     theirs). A foreign key declared on the parent is the parent's; one
 //     that every leaf partition has (declared on each, not on the parent) is
 //     reported for the parent too, named after the first such constraint by
-//     name; one that only some partitions have is not reported, as it does
-//     not hold for the table (Pagila's payment is such a case). Indexes and
+//     name; one that only some partitions have does not hold for the table
+//     and is reported apart, in PartitionForeignKeys, with the partitions
+//     that declare it and those that do not (Pagila's payment). Indexes and
 //     checks are the parent's own (a partitioned index; a CHECK on the
 //     parent);
 //   - views and materialized views (relkind 'v' and 'm') are listed with

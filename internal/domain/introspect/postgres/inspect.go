@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -401,10 +402,12 @@ func (i *Inspector) foreignKeys(ctx context.Context, byOID map[uint32]*introspec
 }
 
 // partitionForeignKeys gives a partitioned table the foreign keys that every
-// one of its leaf partitions has but the table itself does not declare
-// (Pagila's payment declares its foreign keys on each partition): the
+// one of its leaf partitions has but the table itself does not declare: the
 // parent stands for its partitions, their relationships included. Such a key
-// is named after the partitions' constraint that sorts first.
+// is named after the partitions' constraint that sorts first. A key that
+// only some leaves declare (Pagila's payment: 6 of its 7) does not hold
+// for the table: it goes to PartitionForeignKeys, with the leaves that
+// declare it and those that do not.
 func (i *Inspector) partitionForeignKeys(ctx context.Context, byOID map[uint32]*introspect.Table, leaves map[uint32]int) error {
 	if len(leaves) == 0 {
 		return nil
@@ -470,6 +473,7 @@ func (i *Inspector) partitionForeignKeys(ctx context.Context, byOID map[uint32]*
 	}
 	flush()
 
+	partial := map[uint32][]*shared{}
 	for root, byShape := range found {
 		t := byOID[root]
 		if t == nil {
@@ -481,9 +485,13 @@ func (i *Inspector) partitionForeignKeys(ctx context.Context, byOID map[uint32]*
 		}
 		added := false
 		for shape, sh := range byShape {
-			if len(sh.leaves) == leaves[root] && !declared[shape] {
+			switch {
+			case declared[shape]:
+			case len(sh.leaves) == leaves[root]:
 				t.ForeignKeys = append(t.ForeignKeys, sh.fk)
 				added = true
+			default:
+				partial[root] = append(partial[root], sh)
 			}
 		}
 		if added {
@@ -496,8 +504,74 @@ func (i *Inspector) partitionForeignKeys(ctx context.Context, byOID map[uint32]*
 			})
 		}
 	}
+	if len(partial) == 0 {
+		return nil
+	}
+	// The keys some partitions lack: name every leaf that declares them
+	// and every one that does not.
+	roots := make([]uint32, 0, len(partial))
+	for root := range partial {
+		roots = append(roots, root)
+	}
+	names := map[uint32]map[uint32]introspect.PartitionName{} // root -> leaf -> name
+	lrows, err := i.conn.Query(ctx, leafNamesQuery, roots)
+	if err != nil {
+		return err
+	}
+	defer lrows.Close()
+	for lrows.Next() {
+		var (
+			root, leaf   uint32
+			schema, name string
+		)
+		if err := lrows.Scan(&root, &leaf, &schema, &name); err != nil {
+			return err
+		}
+		if names[root] == nil {
+			names[root] = map[uint32]introspect.PartitionName{}
+		}
+		names[root][leaf] = introspect.PartitionName{Schema: schema, Name: name}
+	}
+	if err := lrows.Err(); err != nil {
+		return err
+	}
+	for root, shs := range partial {
+		t := byOID[root]
+		for _, sh := range shs {
+			pfk := introspect.PartitionForeignKey{ForeignKey: sh.fk}
+			for leaf, name := range names[root] {
+				if sh.leaves[leaf] {
+					pfk.DeclaredOn = append(pfk.DeclaredOn, name)
+				} else {
+					pfk.MissingOn = append(pfk.MissingOn, name)
+				}
+			}
+			byName := func(a, b introspect.PartitionName) int { return strings.Compare(a.String(), b.String()) }
+			slices.SortFunc(pfk.DeclaredOn, byName)
+			slices.SortFunc(pfk.MissingOn, byName)
+			t.PartitionForeignKeys = append(t.PartitionForeignKeys, pfk)
+		}
+		sort.Slice(t.PartitionForeignKeys, func(a, b int) bool {
+			x, y := t.PartitionForeignKeys[a], t.PartitionForeignKeys[b]
+			if x.Name != y.Name {
+				return x.Name < y.Name
+			}
+			return fkShape(x.ForeignKey) < fkShape(y.ForeignKey)
+		})
+	}
 	return nil
 }
+
+// leafNamesQuery returns the leaf partitions of the given partitioned
+// tables, each with its schema and name.
+const leafNamesQuery = `
+SELECT root.oid, pt.relid::oid, n.nspname::text, c.relname::text
+  FROM pg_catalog.pg_class AS root
+ CROSS JOIN LATERAL pg_catalog.pg_partition_tree(root.oid) AS pt
+  JOIN pg_catalog.pg_class AS c ON c.oid = pt.relid
+  JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+ WHERE root.oid = ANY ($1::oid[])
+   AND pt.isleaf`
 
 // fkShape identifies what a foreign key relates, leaving out its name.
 func fkShape(fk introspect.ForeignKey) string {

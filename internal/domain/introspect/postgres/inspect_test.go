@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -311,6 +312,22 @@ ANALYZE;
 			RefSchema: "public", RefTable: "staff", RefColumns: []string{"id"},
 		},
 	})
+	// rentals_b_customer_fk is on one of the two partitions: reported
+	// apart, with the partition that lacks it.
+	wantPartial := []introspect.PartitionForeignKey{{
+		ForeignKey: introspect.ForeignKey{
+			Name: "rentals_b_customer_fk", Columns: []string{"customer_id"},
+			RefSchema: "public", RefTable: "customers", RefColumns: []string{"id"},
+		},
+		DeclaredOn: []introspect.PartitionName{{Schema: "public", Name: "rentals_b"}},
+		MissingOn:  []introspect.PartitionName{{Schema: "public", Name: "rentals_a"}},
+	}}
+	if got := introspecttest.MustTable(t, s, "rentals").PartitionForeignKeys; !reflect.DeepEqual(got, wantPartial) {
+		t.Errorf("rentals: PartitionForeignKeys\n got  %+v\n want %+v", got, wantPartial)
+	}
+	if got := payments.PartitionForeignKeys; got != nil {
+		t.Errorf("payments: PartitionForeignKeys = %+v, want none (its key is the parent's)", got)
+	}
 	introspecttest.CheckForeignKeys(t, introspecttest.MustTable(t, s, "billing.refunds"), []introspect.ForeignKey{
 		{
 			Name: "refunds_customer_fk", Columns: []string{"customer_id"},
@@ -384,8 +401,21 @@ func TestPagila(t *testing.T) {
 	}
 	// Pagila declares payment's foreign keys on its partitions only, and
 	// on six of its seven: payment_p2022_07 has none, so they do not hold
-	// for the table and are not reported for it.
+	// for the table and are reported apart, naming the partitions.
 	introspecttest.CheckForeignKeys(t, payment, nil)
+	var partial []string
+	for _, fk := range payment.PartitionForeignKeys {
+		partial = append(partial, fmt.Sprintf("%s(%s)->%s on %d, missing on %s", fk.Name, strings.Join(fk.Columns, ","),
+			fk.RefTable, len(fk.DeclaredOn), introspect.PartitionNames(fk.MissingOn)))
+	}
+	wantPartial := []string{
+		"payment_p2022_01_customer_id_fkey(customer_id)->customer on 6, missing on public.payment_p2022_07",
+		"payment_p2022_01_rental_id_fkey(rental_id)->rental on 6, missing on public.payment_p2022_07",
+		"payment_p2022_01_staff_id_fkey(staff_id)->staff on 6, missing on public.payment_p2022_07",
+	}
+	if !reflect.DeepEqual(partial, wantPartial) {
+		t.Errorf("payment: PartitionForeignKeys\n got  %q\n want %q", partial, wantPartial)
+	}
 	// Its partitions are under it, not tables of their own.
 	if p := payment.Partitioning; p == nil || p.Strategy != "range" || p.Key != "payment_date" || len(p.Partitions) != 7 ||
 		p.Partitions[0].Name != "payment_p2022_01" || p.Partitions[6].Name != "payment_p2022_07" {
