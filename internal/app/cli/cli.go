@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )
@@ -222,10 +223,15 @@ func (c *common) mappingFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.mapping, "mapping", "m", "mapping.yaml", "mapping file")
 }
 
-// formatFlag adds --output text|json (and the other formats given); files
+// formatFlag adds --output with the formats result renders in
+// (report.Formats: a nil result, text and json); files
 // is what --output-file does (outputFlags).
-func (c *common) formatFlag(cmd *cobra.Command, files string, more ...string) {
-	c.out.register(cmd, "", append([]string{"text", "json"}, more...), files)
+func (c *common) formatFlag(cmd *cobra.Command, files string, result any) {
+	var names []string
+	for _, f := range report.Formats(result) {
+		names = append(names, string(f))
+	}
+	c.out.register(cmd, "", names, files)
 }
 
 // dsn is --source, or $REMODEL_SOURCE without it.

@@ -135,7 +135,7 @@ every row and the cost (see below), as its sections Analysis and Cost.` + analyz
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd, "", "markdown")
+	o.formatFlag(cmd, "", &analyze.Report{}) // text and JSON of a preview; markdown with --analyze
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")
@@ -463,7 +463,7 @@ work for some memory, which stays under the limit.`,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd, "also", "markdown")
+	o.formatFlag(cmd, "also", &migrate.Report{})
 	d.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
@@ -688,7 +688,7 @@ The exit status is 0 only when every check ran and passed.`,
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.out.register(cmd, "", []string{"text", "json", "junit", "markdown"}, "also")
+	o.formatFlag(cmd, "also", &verify.Report{})
 	d.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&rejects, "rejects", "", "migrate's rejected-rows file: its rows are expected to have no item")

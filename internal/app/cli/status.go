@@ -82,7 +82,7 @@ checkpoint whose key ranges are all done belongs to a run that is ending.
 			return nil
 		},
 	}
-	o.formatFlag(cmd, "")
+	o.formatFlag(cmd, "", nil)
 	f := cmd.Flags()
 	f.StringArrayVar(&globs, "checkpoint", nil, "a checkpoint file, or a glob of them (quoted); may be repeated")
 	f.StringVar(&table, "table", "", "read the default checkpoint names of this table in the current folder (<table>.remodel-checkpoint.json, <table>.shard-*-of-*.remodel-checkpoint.json)")
