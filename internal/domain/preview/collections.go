@@ -3,14 +3,11 @@ package preview
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
@@ -90,33 +87,11 @@ func Collections(ctx context.Context, p *mapping.Plan, src source.Source, o Coll
 	phase := prog.Phase("render", "rows", renderTasks(p.Entities, o.ScanRows))
 	complete := false
 	defer func() { phase.End(complete) }()
-	for n, e := range p.Entities {
-		pk, sk := e.KeyTemplates()
-		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
-		if e.Table.Query != "" {
-			pe.From, pe.Query = "query", e.Table.Query
-		}
-		err := embedread.StreamFirst(ctx, r, kr, e, o.ScanRows, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-			defer phase.Counter(n).Add(1)
-			item, _, err := e.RenderRead(row, kids, dup)
-			if err != nil {
-				var re *mapping.RowError
-				if !errors.As(err, &re) {
-					return err
-				}
-				return nil // a row of no partition
-			}
-			if want[keyText(item[pkName])] {
-				pe.Items = append(pe.Items, av.MarshalItem(item))
-				pe.Values = append(pe.Values, item)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
-		}
-		phase.Counter(n).Finish()
-		res.Entities = append(res.Entities, pe)
+	res.Entities, err = renderFirst(ctx, r, kr, p.Entities, o.ScanRows, phase, func(item mapping.Item) bool {
+		return want[keyText(item[pkName])]
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	complete = true
 	return res, chosen, nil

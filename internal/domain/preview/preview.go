@@ -101,7 +101,20 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 	phase := prog.Phase("render", "rows", renderTasks(shown, rows))
 	complete := false
 	defer func() { phase.End(complete) }()
-	for n, e := range shown {
+	if res.Entities, err = renderFirst(ctx, r, kr, shown, rows, phase, nil); err != nil {
+		return nil, err
+	}
+	complete = true
+	return res, nil
+}
+
+// renderFirst renders the first rows rows of each entity, counting them in
+// phase's counters, one per entity. keep (nil: every item) chooses the
+// items shown; without it a rejected row is listed with its key and
+// reason, with it the row is passed over (it is in no partition).
+func renderFirst(ctx context.Context, r source.Reader, kr []source.Reader, ents []*mapping.Entity, rows int, phase *progress.Phase, keep func(mapping.Item) bool) ([]Entity, error) {
+	var out []Entity
+	for n, e := range ents {
 		pk, sk := e.KeyTemplates()
 		pe := Entity{Name: e.Name, From: e.Table.QualifiedName(), PK: pk, SK: sk, Items: []json.RawMessage{}}
 		if e.Table.Query != "" {
@@ -115,21 +128,24 @@ func Run(ctx context.Context, p *mapping.Plan, src source.Source, rows int, name
 				if !errors.As(err, &re) {
 					return err
 				}
-				pe.Rejected = append(pe.Rejected, fmt.Sprintf("row %s: %s", re.Key, re.Reason))
+				if keep == nil {
+					pe.Rejected = append(pe.Rejected, fmt.Sprintf("row %s: %s", re.Key, re.Reason))
+				}
 				return nil
 			}
-			pe.Items = append(pe.Items, av.MarshalItem(item))
-			pe.Values = append(pe.Values, item)
+			if keep == nil || keep(item) {
+				pe.Items = append(pe.Items, av.MarshalItem(item))
+				pe.Values = append(pe.Values, item)
+			}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
 		}
 		phase.Counter(n).Finish()
-		res.Entities = append(res.Entities, pe)
+		out = append(out, pe)
 	}
-	complete = true
-	return res, nil
+	return out, nil
 }
 
 // renderTasks are the progress tasks of the entities: each reads at most
