@@ -37,7 +37,7 @@ func Formats(result any) []Format {
 }
 
 // Write renders result (a *migrate.Report, *verify.Report,
-// *analyze.Report or *preview.Result) in format f.
+// *analyze.Report, *preview.Result or *migrate.Status) in format f.
 func Write(w io.Writer, f Format, result any) error {
 	if f == JSON {
 		return WriteJSON(w, result)
@@ -69,6 +69,10 @@ func Write(w io.Writer, f Format, result any) error {
 	case *preview.Result:
 		if f == Text {
 			return previewText(w, r)
+		}
+	case *migrate.Status:
+		if f == Text {
+			return statusText(w, r)
 		}
 	default:
 		return fmt.Errorf("report: no renderer for %T", result)

@@ -2,6 +2,9 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,4 +62,74 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 	}
 	st.Done = st.RangesDone == st.Ranges && ck.Follow == nil
 	return st, nil
+}
+
+// StatusVersion is the version of status's JSON shape; it changes only when
+// a field changes meaning or goes.
+const StatusVersion = 1
+
+// Status is remodel status's result: every checkpoint found, the
+// shards of the job that have none, and the totals.
+type Status struct {
+	Version     int                 `json:"version"` // StatusVersion
+	Checkpoints []*CheckpointStatus `json:"checkpoints"`
+	// Shards is the n of a sharded job's checkpoints; Missing the shards
+	// (i/n) of it without one: finished (a run that succeeds removes its
+	// checkpoint) or not started.
+	Shards   int      `json:"shards,omitempty"`
+	Missing  []string `json:"shards_without_checkpoint,omitempty"`
+	Rows     int64    `json:"rows_settled"`
+	Items    int64    `json:"items_written"`
+	Rejected int64    `json:"rejected"`
+	Done     bool     `json:"done"`
+}
+
+// ReadStatus reads the checkpoint files at paths (at least one) and
+// totals them (remodel status): the shards of a sharded job without a
+// checkpoint are listed as Missing.
+func ReadStatus(paths []string) (*Status, error) {
+	rep := &Status{Version: StatusVersion, Done: true}
+	have := map[int]bool{}
+	for _, p := range paths {
+		st, err := ReadCheckpointStatus(p)
+		if err != nil {
+			return nil, fmt.Errorf("status: %w", err)
+		}
+		rep.Checkpoints = append(rep.Checkpoints, st)
+		rep.Rows += st.Rows
+		rep.Items += st.Items
+		rep.Rejected += st.Rejected
+		rep.Done = rep.Done && st.Done
+		if st.Shard != "" {
+			s, err := ParseShard(st.Shard)
+			if err != nil {
+				return nil, fmt.Errorf("status: checkpoint %s: shard %w", p, err)
+			}
+			if rep.Shards != 0 && rep.Shards != s.Count {
+				return nil, fmt.Errorf("status: the checkpoints are of shards of %d and of %d: give the checkpoints of one job", rep.Shards, s.Count)
+			}
+			rep.Shards = s.Count
+			have[s.Index] = true
+		}
+	}
+	slices.SortFunc(rep.Checkpoints, func(a, b *CheckpointStatus) int {
+		if c := strings.Compare(a.Table, b.Table); c != 0 {
+			return c
+		}
+		return shardIndex(a.Shard) - shardIndex(b.Shard)
+	})
+	for i := 1; i <= rep.Shards; i++ {
+		if !have[i] {
+			rep.Missing = append(rep.Missing, strconv.Itoa(i)+"/"+strconv.Itoa(rep.Shards))
+		}
+	}
+	return rep, nil
+}
+
+func shardIndex(s string) int {
+	sh, err := ParseShard(s)
+	if err != nil {
+		return 0
+	}
+	return sh.Index
 }

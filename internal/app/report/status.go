@@ -1,0 +1,41 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+)
+
+// statusText renders remodel status as a table: a line per checkpoint, one
+// per shard without one, and the totals.
+func statusText(w io.Writer, r *migrate.Status) error {
+	fmt.Fprintf(w, "%-8s %-10s %12s %12s %9s %8s  %-7s %s\n", "shard", "table", "rows", "items", "rejected", "ranges", "state", "checkpoint")
+	for _, c := range r.Checkpoints {
+		shard := c.Shard
+		if shard == "" {
+			shard = "-"
+		}
+		state := "stopped or running"
+		if c.Done {
+			state = "done"
+		}
+		fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (saved %s by %s pid %d", shard, c.Table, c.Rows, c.Items, c.Rejected,
+			strconv.Itoa(c.RangesDone)+"/"+strconv.Itoa(c.Ranges), state, c.Path, c.Saved.UTC().Format(time.RFC3339), c.Host, c.PID)
+		if c.S3 != "" {
+			fmt.Fprintf(w, ", into %s, %d objects", c.S3, c.Objects)
+		}
+		fmt.Fprintln(w, ")")
+	}
+	for _, s := range r.Missing {
+		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
+	}
+	state := "not done"
+	if r.Done && len(r.Missing) == 0 {
+		state = "done"
+	}
+	fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d  (%s)\n", "total", "", r.Rows, r.Items, r.Rejected, state)
+	return nil
+}
