@@ -27,7 +27,7 @@ import (
 // The compression's own CPU is measured apart, in the bench process: the
 // objects of the directory run are read back, decompressed (not timed) and
 // compressed again with s3out.NewObject, the code and settings remodel's
-// sink uses (gzip's default level, zstd's SpeedDefault, one goroutine),
+// sink uses (s3out.GzipLevel, zstd's SpeedDefault with s3out.ZstdWindow, one goroutine),
 // timing the process's CPU around the compression alone. remodel has no
 // option to write uncompressed objects (ImportTable's S3 route takes them,
 // but remodel does not), so no run without compression is made.

@@ -22,7 +22,7 @@ func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
 	f := cmd.Flags()
 	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json); file:///abs/dir/prefix/ writes the same objects and manifest into a local directory (not with --import)")
 	f.Int64Var(&s.objectMiB, "object-size", migrate.DefaultObjectSize>>20, "--to: MiB of DynamoDB JSON an object holds at most, before compression")
-	f.Int64Var(&m.ObjectItems, "object-items", migrate.DefaultObjectItems, "--to: items an object holds at most (each stays in memory until its object is uploaded)")
+	f.Int64Var(&m.ObjectItems, "object-items", migrate.DefaultObjectItems, "--to: items an object holds at most")
 	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip or zstd")
 	f.BoolVar(&m.Import, "import", false, "--to: then have DynamoDB create the table from the objects (ImportTable), wait for it, and enable TTL")
 	f.DurationVar(&m.ImportTimeout, "import-timeout", migrate.DefaultImportTimeout, "--import: how long to wait for the import")

@@ -200,6 +200,7 @@ type tracker struct {
 	// job finished and its checkpoint is gone.
 	resumed, removed bool
 	s3               *s3Sink // --to: the objects it uploaded, for the checkpoint
+	gate             objectGate
 }
 
 // entityTrack is the rows in flight and the settled prefix of one entity,
@@ -236,6 +237,39 @@ type entityTrack struct {
 	// checkpoint was last saved (every row when the track is done): an S3
 	// object is covered by the checkpoint when all its rows are (s3sink.go).
 	seqs, afterSeq, savedSeq uint64
+	// gate, for --to: a row is settled once its item's line is in an open
+	// object (the S3 sink settles it then, so that no row stays in memory
+	// until its object is uploaded), and the checkpoint saves instead the
+	// track's state at a moment when every object begun by then is
+	// uploaded: held, the latest such state; pending, later states waiting
+	// for their objects (see heldState).
+	gate    objectGate
+	held    *trackState
+	pending []trackState
+}
+
+// objectGate is the S3 sink as a gated track sees it: objects are numbered
+// from 1 as they are begun.
+type objectGate interface {
+	// begun is the number of the last object begun.
+	begun() uint64
+	// storedThrough says whether every object numbered up to n is uploaded.
+	storedThrough(n uint64) bool
+}
+
+// trackState is a track's part of the checkpoint at one moment: the
+// entity's state, the sequence number of the last row it counts settled
+// (savedSeq's value when it is saved), whether it counts any row settled,
+// and the last object begun at that moment (upTo; every row it counts
+// written is in one of the objects up to it).
+type trackState struct {
+	ce   checkpointEntity
+	seq  uint64
+	some bool
+	upTo uint64
+	// fresh: taken before this run marked a row of the track (true of the
+	// earlier runs' state alone, whatever is uploaded).
+	fresh bool
 }
 
 // rowMark is one row on its way: settled when its item is acknowledged or
@@ -287,7 +321,7 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 func (tr *tracker) newTrack(ents []*mapping.Entity, sh *sharedRead, lo, hi source.KeyBound) (*entityTrack, error) {
 	e := ents[0]
 	n := len(ents)
-	et := &entityTrack{e: e, ents: ents, sh: sh, engine: tr.engine, lo: lo, hi: hi, n: make([]tally, n), tail: make([]tally, n), earlier: make([]tally, n)}
+	et := &entityTrack{e: e, ents: ents, sh: sh, engine: tr.engine, lo: lo, hi: hi, n: make([]tally, n), tail: make([]tally, n), earlier: make([]tally, n), gate: tr.gate}
 	for _, name := range e.Table.PrimaryKey {
 		idx := -1
 		for i, c := range e.Columns {
@@ -590,6 +624,7 @@ func (t *entityTrack) mark(row []any) *rowMark {
 	}
 	m := &rowMark{t: t, key: t.bound(row), left: 1, matched: 1}
 	t.mu.Lock()
+	t.holdFirst()
 	t.seqs++
 	m.seq = t.seqs
 	t.q = append(t.q, m)
@@ -606,6 +641,7 @@ func (t *entityTrack) markShared(row []any, matched uint64) *rowMark {
 	}
 	m := &rowMark{t: t, key: t.bound(row), left: bits.OnesCount64(matched), matched: matched}
 	t.mu.Lock()
+	t.holdFirst()
 	t.seqs++
 	m.seq = t.seqs
 	t.q = append(t.q, m)
@@ -745,15 +781,85 @@ func (t *entityTrack) afterName() string {
 	return t.afterRow
 }
 
-// state is the entity's part of the checkpoint.
+// state is the entity's part of the checkpoint: the track's state now,
+// or for a gated track (--to) the latest whose objects are all uploaded.
 func (t *entityTrack) state() (checkpointEntity, error) {
+	if t.gate == nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		st, err := t.now()
+		t.savedSeq = st.seq
+		return st.ce, err
+	}
+	st, err := t.stored()
+	if err != nil {
+		return checkpointEntity{}, err
+	}
+	return st.ce, nil
+}
+
+// holdFirst records, before a gated track's first row of this run is
+// marked, its state then as held: the earlier runs' alone (t.mu held).
+// The state cannot fail to encode: its key came from the checkpoint.
+func (t *entityTrack) holdFirst() {
+	if t.gate == nil || t.held != nil || t.seqs > 0 {
+		return
+	}
+	if st, err := t.now(); err == nil {
+		st.fresh = true
+		t.held = &st
+	}
+}
+
+// stored is a gated track's latest state whose objects are all uploaded
+// (what the checkpoint saves; savedSeq is set to it). It takes the state
+// now, then the last object begun (every row the state counts written is
+// in an object begun before), and keeps it until those objects are
+// uploaded; the latest kept state that is, replaces held.
+func (t *entityTrack) stored() (trackState, error) {
+	t.mu.Lock()
+	st, err := t.now()
+	st.fresh = t.seqs == 0
+	t.mu.Unlock()
+	if err != nil {
+		return st, err
+	}
+	st.upTo = t.gate.begun()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	done := t.done || t.readAll && len(t.q) == 0
-	t.savedSeq = t.afterSeq
-	if done {
-		t.savedSeq = math.MaxUint64
+	if n := len(t.pending); n > 0 && t.pending[n-1].upTo == st.upTo {
+		t.pending[n-1] = st // the same objects to wait for: the later state
+	} else {
+		t.pending = append(t.pending, st)
 	}
+	for i := len(t.pending) - 1; i >= 0; i-- {
+		if p := t.pending[i]; p.fresh || t.gate.storedThrough(p.upTo) {
+			t.held = &p
+			t.pending = slices.Delete(t.pending, 0, i+1)
+			break
+		}
+	}
+	if t.held == nil {
+		return st, fmt.Errorf("migrate: entity %s: no state of it to save", t.e.Name)
+	}
+	t.savedSeq = t.held.seq
+	return *t.held, nil
+}
+
+// now is the track's state now (t.mu held).
+func (t *entityTrack) now() (trackState, error) {
+	done := t.done || t.readAll && len(t.q) == 0
+	st := trackState{seq: t.afterSeq, some: t.done || t.readAll || t.after != nil || slices.ContainsFunc(t.tail, func(c tally) bool { return c.rows > 0 })}
+	if done {
+		st.seq = math.MaxUint64
+	}
+	var err error
+	st.ce, err = t.encode(done)
+	return st, err
+}
+
+// encode is the track's part of the checkpoint now (t.mu held).
+func (t *entityTrack) encode(done bool) (checkpointEntity, error) {
 	counts := slices.Clone(t.n)
 	if done {
 		for i := range counts {
@@ -1085,14 +1191,33 @@ func (tr *tracker) saving(o Options, stopRun context.CancelCauseFunc) (stop func
 // nothingSettled says whether no row of any entity is settled yet.
 func (tr *tracker) nothingSettled() bool {
 	for _, et := range tr.ents {
+		if et.gate != nil {
+			st, err := et.stored()
+			if err != nil || st.some {
+				return false
+			}
+			continue
+		}
 		et.mu.Lock()
-		some := et.done || et.readAll || et.after != nil || slices.ContainsFunc(et.tail, func(c tally) bool { return c.rows > 0 })
+		st, err := et.now()
 		et.mu.Unlock()
-		if some {
+		if err != nil || st.some {
 			return false
 		}
 	}
 	return true
+}
+
+// gateOn gates every track, and those made later (--to: s3sink.go).
+func (tr *tracker) gateOn(g objectGate) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.gate = g
+	for _, et := range tr.ents {
+		et.mu.Lock()
+		et.gate = g
+		et.mu.Unlock()
+	}
 }
 
 // report adds the checkpoint to the report: the file to resume from when

@@ -194,6 +194,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	w.to = s
 	if tr != nil {
 		tr.s3 = s
+		tr.gateOn(s)
 	}
 	var kept []s3Object
 	if tr != nil && tr.resumed {

@@ -27,13 +27,17 @@ import (
 // uploaded by the transfer manager (multipart above 16 MiB) while the slot
 // fills a new one.
 //
-// Acknowledgement: an item is counted written and its row's mark settled
-// only once the object holding it is uploaded, so the checkpoint's settled
-// prefix never passes an item that is not stored. An object is covered by
-// the checkpoint when every row it holds an item of is in the prefix the
-// checkpoint saved (each object records, per track, the highest sequence
-// number of its rows: rowMark.seq); the checkpoint lists the covered
-// objects. A resumed run keeps them as they are and reads their rows no
+// Acknowledgement: an item is counted written only once the object holding
+// it is uploaded. Its row's mark is settled as soon as its line is in an
+// open object, so that the rows do not stay in memory until their objects
+// are uploaded (an open object holds no more than its compressed bytes and
+// counts): the tracks are gated (checkpoint.go, objectGate), and the
+// checkpoint saves each track's state of a moment when every object begun
+// by then was uploaded, so its settled prefix never passes an item that is
+// not stored. An object is covered by the checkpoint when every row it
+// holds an item of is in the prefix the checkpoint saved (each object
+// records, per track, the highest sequence number of its rows:
+// rowMark.seq); the checkpoint lists the covered objects. A resumed run keeps them as they are and reads their rows no
 // more. An object uploaded but not covered (its rows are read again) is
 // kept too, never rewritten: the resumed run reads it back (resumeS3), and
 // an item it renders again that such an object holds, line for line, is
@@ -46,10 +50,8 @@ import (
 const DefaultObjectSize = 64 << 20
 
 // DefaultObjectItems is how many items an object holds at most, whatever
-// its size, unless --object-items says otherwise: each item's row stays in
-// memory, unsettled, until its object is uploaded, so this bounds the
-// memory of the open objects (one per writer) whatever the rows; the
-// 50 000 objects of one import then hold 2.5 billion items.
+// its size, unless --object-items says otherwise; the 50 000 objects of
+// one import then hold 2.5 billion items.
 const DefaultObjectItems = 50_000
 
 // MinObjectSize is the smallest --object-size.
@@ -111,10 +113,15 @@ type s3Sink struct {
 
 	slots []*s3Slot
 	next  atomic.Uint64 // the round-robin of items over the slots
-	named atomic.Int64  // objects this run named
-	kept  int           // objects of earlier runs under the prefix
-	sem   chan struct{} // uploads in flight
-	wg    sync.WaitGroup
+	// The objects begun (numbered from 1: objectGate) and those of them
+	// not uploaded yet.
+	idMu     sync.Mutex
+	lastID   uint64
+	unstored map[uint64]struct{}
+	named    atomic.Int64  // objects this run named
+	kept     int           // objects of earlier runs under the prefix
+	sem      chan struct{} // uploads in flight
+	wg       sync.WaitGroup
 
 	mu       sync.Mutex
 	failed   error
@@ -124,11 +131,13 @@ type s3Sink struct {
 	skipped  atomic.Int64 // items found in a read-back object, not written again
 }
 
-// s3Slot is one open object and the acknowledgements it owes.
+// s3Slot is one open object (numbered id), the items it holds per entity
+// (counted written once it is uploaded) and the rows it holds items of.
 type s3Slot struct {
 	mu    sync.Mutex
 	obj   *s3out.Object
-	acks  []s3Ack
+	id    uint64
+	items map[*entityCounters]int64
 	cover map[*entityTrack]uint64
 	line  []byte
 }
@@ -138,10 +147,43 @@ type s3Ack struct {
 	ec   *entityCounters
 }
 
+// begin numbers a new object.
+func (s *s3Sink) begin() uint64 {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	s.lastID++
+	s.unstored[s.lastID] = struct{}{}
+	return s.lastID
+}
+
+// uploadedObject records that object id is uploaded.
+func (s *s3Sink) uploadedObject(id uint64) {
+	s.idMu.Lock()
+	delete(s.unstored, id)
+	s.idMu.Unlock()
+}
+
+func (s *s3Sink) begun() uint64 {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	return s.lastID
+}
+
+func (s *s3Sink) storedThrough(n uint64) bool {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	for id := range s.unstored {
+		if id <= n {
+			return false
+		}
+	}
+	return true
+}
+
 func newS3Sink(o Options, w *writer, run string, slots int) *s3Sink {
 	s := &s3Sink{
 		w: w, store: o.S3, loc: *o.To, comp: o.Compression, limit: o.ObjectSize, items: o.ObjectItems, run: run,
-		grace: o.StopGrace, timeout: o.RequestTimeout, sem: make(chan struct{}, slots),
+		grace: o.StopGrace, timeout: o.RequestTimeout, sem: make(chan struct{}, slots), unstored: map[uint64]struct{}{},
 	}
 	for range slots {
 		s.slots = append(s.slots, &s3Slot{})
@@ -210,13 +252,14 @@ func (s *s3Sink) fill(ctx context.Context, sl *s3Slot, batch []pending, from, st
 			if err != nil {
 				return fmt.Errorf("migrate: %w", err)
 			}
-			sl.obj, sl.cover = obj, map[*entityTrack]uint64{}
+			sl.obj, sl.id, sl.items, sl.cover = obj, s.begin(), map[*entityCounters]int64{}, map[*entityTrack]uint64{}
 		}
 		if err := sl.obj.Write(line, 1); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		sl.acks = append(sl.acks, s3Ack{mark: p.mark, ec: s.w.c.perEntity[p.entity]})
+		sl.items[s.w.c.perEntity[p.entity]]++
 		addCover(sl.cover, p.mark)
+		p.mark.settle(true) // in object sl.id: the checkpoint waits for it (gated tracks)
 	}
 	return nil
 }
@@ -238,8 +281,8 @@ func addCover(cover map[*entityTrack]uint64, m *rowMark) {
 // slot starts a new one with its next item. At most as many uploads as
 // slots are in flight: a cut waits for one to end.
 func (s *s3Sink) cut(ctx context.Context, sl *s3Slot) error {
-	obj, acks, cover := sl.obj, sl.acks, sl.cover
-	sl.obj, sl.acks, sl.cover = nil, nil, nil
+	obj, id, items, cover := sl.obj, sl.id, sl.items, sl.cover
+	sl.obj, sl.items, sl.cover = nil, nil, nil
 	if err := obj.Finish(); err != nil {
 		obj.Close()
 		return fmt.Errorf("migrate: %w", err)
@@ -275,16 +318,21 @@ func (s *s3Sink) cut(ctx context.Context, sl *s3Slot) error {
 			return
 		}
 		d := &s3Done{obj: s3Object{Key: key, Items: obj.Lines, Bytes: obj.Size, Uncompressed: obj.Raw, SHA256: obj.SHA256, ETag: etag}, cover: cover}
-		s.mu.Lock() // listed before its rows are settled: a checkpoint that covers them lists it
+		s.mu.Lock() // listed before it counts stored: a checkpoint that covers its rows lists it
 		s.uploaded = append(s.uploaded, d)
 		s.mu.Unlock()
-		s.acknowledge(acks)
+		s.uploadedObject(id)
+		for ec, n := range items {
+			s.w.c.written.Add(n)
+			if ec != nil {
+				ec.written.Add(n)
+			}
+		}
 	}()
 	return nil
 }
 
-// acknowledge counts the items of an uploaded object written and settles
-// their rows.
+// acknowledge counts items stored already written and settles their rows.
 func (s *s3Sink) acknowledge(acks []s3Ack) {
 	s.w.c.written.Add(int64(len(acks)))
 	for _, a := range acks {
@@ -338,7 +386,7 @@ func (s *s3Sink) close(ctx context.Context, flush bool) error {
 				err = s.cut(ctx, sl)
 			} else {
 				sl.obj.Close()
-				sl.obj, sl.acks, sl.cover = nil, nil, nil
+				sl.obj, sl.items, sl.cover = nil, nil, nil
 			}
 		}
 		sl.mu.Unlock()

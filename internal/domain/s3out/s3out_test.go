@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
 )
@@ -200,5 +202,38 @@ func TestS3Object(t *testing.T) {
 			t.Errorf("%s: read back %d bytes", c, len(back))
 		}
 		o.Close()
+	}
+}
+
+// TestS3ObjectZstdWindow: a zstd object's frame says a window of at most
+// ZstdWindow, so that each open object's encoder holds about that much
+// (a reader limited to that window reads it back).
+func TestS3ObjectZstdWindow(t *testing.T) {
+	o, err := NewObject(t.TempDir(), Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 4*ZstdWindow; i++ {
+		fmt.Fprintf(&lines, `{"Item":{"PK":{"S":"user#%d"},"n":{"N":"%d"}}}`+"\n", i, i*7919)
+	}
+	if err := o.Write(lines.Bytes(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := zstd.NewReader(o.Body(), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(ZstdWindow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	back, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatalf("reading the object with a %d-byte window: %v", ZstdWindow, err)
+	}
+	if !bytes.Equal(back, lines.Bytes()) {
+		t.Errorf("read back %d bytes, wrote %d", len(back), lines.Len())
 	}
 }
