@@ -242,3 +242,57 @@ func TestShardSplitSourceChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestShardSplitReplacedThenResume: shard 1/2 is interrupted, so no shard
+// of its job finished or runs; a new job's shard 1/3 then replaces its
+// split plan (its report says so), and shard 1/2 --resume, whose
+// checkpoint's key ranges are of the replaced plan, is refused (exit
+// status 3) instead of reading ranges that fit no other shard's. Both
+// engines.
+func TestShardSplitReplacedThenResume(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			e.Exec(t, dsn, ordersSQL(1, 1200, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			_, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			args := func(shard string, extra ...string) []string {
+				f := strings.ReplaceAll(shard, "/", "-")
+				return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
+					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+			}
+			ck := filepath.Join(dir, "1-2.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				for settled(ck) == 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+				cancel()
+			}()
+			code, out, errs := remodelCtx(t, ctx, args("1/2", "--rate-limit", "200")...)
+			cancel()
+			<-stopped
+			if code != exitInterrupted {
+				t.Fatalf("shard 1/2 stopped mid-way: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/3")...)
+			if code != 0 || !strings.Contains(out, "replaced the split plan") || !strings.Contains(out, "no shard of it finished or runs (it is of 2 shards, this shard of 3)") {
+				t.Fatalf("shard 1/3 of a new job: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/2", "--resume")...)
+			if code != exitError || !strings.Contains(errs, "the checkpoint's key ranges are of split plan") || !strings.Contains(errs, "another job replaced the plan since") {
+				t.Errorf("shard 1/2 --resume after its plan was replaced: exit %d\n%s%s", code, out, errs)
+			}
+		})
+	}
+}

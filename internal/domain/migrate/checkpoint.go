@@ -459,6 +459,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	}
 	tr.file.ItemsBefore = ck.ItemsBefore
 	tr.file.TableARN, tr.file.TableCreated = ck.TableARN, ck.TableCreated
+	tr.file.SplitDigest = ck.SplitDigest // the split plan its ranges are of
 	switch {
 	case ck.Follow != nil && tr.file.Follow == nil:
 		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is of a migration that follows the source's changes (slot %s): resume it with --follow, or end it with remodel follow-cleanup", path, ck.Follow.Slot)

@@ -143,7 +143,8 @@ func TestS3Shards(t *testing.T) {
 
 // TestS3ShardResume: a shard stopped mid-way and resumed keeps every
 // object it uploaded (each put once), leaves its sibling's objects alone,
-// and ends with its shard's items, once each.
+// and ends with its shard's items, once each; its manifest names its
+// sibling's split plan.
 func TestS3ShardResume(t *testing.T) {
 	eng := testenv.Engines[0]
 	fx := personalization(t, eng)
@@ -189,6 +190,25 @@ func TestS3ShardResume(t *testing.T) {
 	}
 	if got := readObjects(t, f, "job/", s3out.Gzip); int64(len(got.items)) != fx.total {
 		t.Errorf("the objects hold %d items, the source has %d rows", len(got.items), fx.total)
+	}
+	// The resumed shard's manifest names the split plan of its
+	// checkpoint's ranges: its sibling's.
+	var digests []string
+	for i := 1; i <= 2; i++ {
+		b, err := f.store.Get(testContext(t), bucket, s3out.Location{Bucket: bucket, Prefix: "job/"}.ShardManifestKey(fmt.Sprintf("shard-%d-of-2", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			SplitDigest string `json:"split_digest"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, m.SplitDigest)
+	}
+	if digests[0] == "" || digests[0] != digests[1] {
+		t.Errorf("the shards' manifests name split plans %q and %q, want one", digests[0], digests[1])
 	}
 }
 
