@@ -26,10 +26,12 @@ import (
 // nothing (migrate --to URL --import --shards-done n: importShards): it
 // reads the n manifests, checks that they are all there, of one job (one
 // mapping, compression, table) and that the prefix holds exactly the
-// objects they list, and imports them all. No process sees every shard's
-// keys as they are written: a key rendered by two shards (a source that
-// changed while the shards started, or two copies of one shard) is found by
-// verify --files, which reads every object of every shard.
+// objects they list, and that they name one split plan (splitConflict:
+// shards that cut the reads differently read some rows twice and some not
+// at all), and imports them all. No process sees every shard's keys as
+// they are written: a key rendered by two shards (two copies of one shard,
+// or two rows rendering one key) is found by verify --files, which reads
+// every object of every shard.
 
 // shardOfObject is the shard that wrote the object of that name (under
 // the prefix); ok is false for a name no shard gives.

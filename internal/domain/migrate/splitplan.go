@@ -304,7 +304,7 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 			return "", fmt.Errorf("migrate: %s: %w", what, err)
 		}
 		if inUse != "" {
-			return "", fmt.Errorf("migrate: %s: the job's %s, and %s; %s. Refusing to read a split of its own: rows would be read by two shards or by none. Give every shard of a job the same mapping, --ranges and n; if that job is abandoned, delete its split plan item (key %s) and start again",
+			return "", fmt.Errorf("migrate: %s: the job's %s, does not fit this shard: %s; and that plan is in use: %s. Refusing to read a split of its own: rows would be read by two shards or by none. Give every shard of a job the same mapping, --ranges and n; if that job is abandoned, delete its split plan item (key %s) and start again",
 				what, rec, strings.Join(diffs, "; "), inUse, t.KeyString(t.SplitPlanKey()))
 		}
 		// No shard of the recorded plan finished or runs: a new job replaces it.
