@@ -356,29 +356,29 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 	var splitDigest string // a shard's: the job's split plan (splitplan.go)
 	if snap != nil {
-		if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
-			return err
-		}
-		reads, serr := splitReads(ctx, o, snap.Readers()[0], tr)
-		if serr != nil {
-			return serr
-		}
-		if o.Shard.Sharded() { // before any item is written: the shards of the job read one split
-			if splitDigest, serr = shardSplit(ctx, o, rep, reads, tr); serr != nil {
-				return serr
-			}
-		}
-		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
-		if perr != nil {
-			return perr
-		}
-		rep.writing = true
-		err = rejectsAlone(pipeline(ctx, o, rep, reads, snap.Readers(), w, rej, c, tr))
-		phase.End(err == nil)
+		// A failure before the pipeline goes on to stopSaving below, as
+		// the pipeline's does: the checkpoint's saver stops with the run.
+		err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()) // before the goroutines that read o
+		var reads []plannedRead
 		if err == nil {
-			rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
-			if w.written != nil {
-				err = strays(ctx, o, w, rep, call)
+			reads, err = splitReads(ctx, o, snap.Readers()[0], tr)
+		}
+		if err == nil && o.Shard.Sharded() { // before any item is written: the shards of the job read one split
+			splitDigest, err = shardSplit(ctx, o, rep, reads, tr)
+		}
+		var phase *progress.Phase
+		if err == nil {
+			phase, err = copyPhase(ctx, o, snap.Readers(), c, tr)
+		}
+		if err == nil {
+			rep.writing = true
+			err = rejectsAlone(pipeline(ctx, o, rep, reads, snap.Readers(), w, rej, c, tr))
+			phase.End(err == nil)
+			if err == nil {
+				rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
+				if w.written != nil {
+					err = strays(ctx, o, w, rep, call)
+				}
 			}
 		}
 		closeSnap() // the copy's transactions end: the follower reads the source as it is
