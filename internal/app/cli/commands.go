@@ -343,9 +343,12 @@ rejects file under the prefix.
 
 Sharded runs (--shard i/n, 1-based: 1/3, 2/3, 3/3): n processes on any
 machines write one table at once. Each splits every entity into the same
---ranges key ranges (give every shard the same --ranges, mapping and
-source, and a source that does not change while they start) and reads
-only its own share of them; it has its own lock item, its default
+--ranges key ranges and reads only its own share of them: the first shard
+records the split (every range's boundaries) in the table's split plan
+item, and the others read the recorded ranges even if the source changed
+since; a shard given another --ranges, mapping or n is refused (exit
+status 3) while the plan is in use, and the last shard to finish removes
+it. Each shard has its own lock item, its default
 checkpoint and rejects file name the shard
 (<table>.shard-2-of-3.remodel-checkpoint.json), and --resume continues
 that shard alone. --create-table
@@ -358,9 +361,11 @@ Batch array job: --shard $((AWS_BATCH_JOB_ARRAY_INDEX+1))/n
 shard's progress. With --to, each shard writes its own objects
 (shard-2-of-3-...) under the one prefix and its own manifest beside it
 (orders.shard-2-of-3.remodel-manifest.json); a new shard accepts only its
-siblings' objects there; --import is refused in a shard: once all are done,
-verify --files checks every shard's objects (duplicate keys across shards
-included), and migrate --to URL --import --shards-done n imports them. Not
+siblings' objects there, and its manifest names its split plan's digest;
+--import is refused in a shard: once all are done, verify --files checks
+every shard's objects (duplicate keys across shards and manifests of
+different splits included), and migrate --to URL --import --shards-done n
+imports them, refusing manifests of different splits. Not
 with --follow or --delete-stale.
 
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
@@ -568,7 +573,8 @@ pattern.
 --files s3://bucket/prefix/ checks migrate --to's ImportTable objects instead
 of a table, before paying for the import: the manifest beside the prefix
 (every object it lists present with its size and SHA-256, no other object
-under the prefix, the same mapping file), then every object read: counts per
+under the prefix, the same mapping file; a sharded job's manifests of one
+split), then every object read: counts per
 entity and every item against the source as above. Access patterns cannot
 run against files: they are reported "not checked (files)". S3 is reached as
 migrate --to reaches it (--profile, --region, AWS_ENDPOINT_URL_S3);

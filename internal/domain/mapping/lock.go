@@ -23,14 +23,17 @@ const LockKeyNumber = "-9.9999999999999999999999999999999999999E+125"
 
 // isShardLockNumber says whether v is the number of a shard's lock item:
 // -(shardLockNumber's digits, then i and n, six digits each) E+125, with
-// 1 <= i <= n.
+// 1 <= i <= n; or of the split plan item (i and n 0: shardLockCeiling).
 func isShardLockNumber(v *big.Rat) bool {
 	base, _ := new(big.Rat).SetString(shardLockCeiling)
 	d := new(big.Rat).Sub(base, v) // (i*10^6 + n) * 10^(125-37)
 	unit := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(125-37), nil))
 	d.Quo(d, unit)
-	if !d.IsInt() || d.Sign() <= 0 {
+	if !d.IsInt() || d.Sign() < 0 {
 		return false
+	}
+	if d.Sign() == 0 { // shardLockCeiling itself: the split plan's (SplitPlanKey)
+		return true
 	}
 	x := d.Num()
 	if x.Cmp(big.NewInt(1_000_000_000_000)) >= 0 {
@@ -73,6 +76,33 @@ func (t *Table) ShardLockKey(i, n int) Item {
 	return k
 }
 
+// SplitPlanText is the value of every key attribute of the split plan
+// item of a sharded job (migrate --shard i/n): the key ranges every shard
+// of the job reads, recorded by the first shard. A key attribute of type B
+// holds these bytes; one of type N holds shardLockCeiling (i and n 0). It
+// is left out wherever lock items are (IsLock).
+const SplitPlanText = LockKeyText + "#plan"
+
+func splitPlanValue(typ string) types.AttributeValue {
+	switch typ {
+	case "N":
+		return &types.AttributeValueMemberN{Value: shardLockCeiling}
+	case "B":
+		return &types.AttributeValueMemberB{Value: []byte(SplitPlanText)}
+	}
+	return &types.AttributeValueMemberS{Value: SplitPlanText}
+}
+
+// SplitPlanKey returns the key of the split plan item of a sharded job:
+// one per table, whatever the n, so that shards of different n meet there.
+func (t *Table) SplitPlanKey() Item {
+	k := Item{t.PK.Name: splitPlanValue(t.PK.Type)}
+	if t.SK != nil {
+		k[t.SK.Name] = splitPlanValue(t.SK.Type)
+	}
+	return k
+}
+
 func lockValue(typ string) types.AttributeValue {
 	switch typ {
 	case "N":
@@ -92,8 +122,9 @@ func (t *Table) LockKey() Item {
 	return k
 }
 
-// IsLock says whether the item (or key) is the table's lock item, or the
-// lock item of a shard (ShardLockKey). Numbers are compared by value, as
+// IsLock says whether the item (or key) is the table's lock item, the
+// lock item of a shard (ShardLockKey) or the split plan item of a sharded
+// job (SplitPlanKey): none is an item of the data. Numbers are compared by value, as
 // DynamoDB stores them normalised.
 func (t *Table) IsLock(item Item) bool {
 	if !isLockValue(item[t.PK.Name], t.PK.Type) {
@@ -106,9 +137,9 @@ func (t *Table) IsLock(item Item) bool {
 func isLockValue(av types.AttributeValue, typ string) bool {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		return typ != "N" && typ != "B" && (x.Value == LockKeyText || strings.HasPrefix(x.Value, shardLockPrefix))
+		return typ != "N" && typ != "B" && (x.Value == LockKeyText || x.Value == SplitPlanText || strings.HasPrefix(x.Value, shardLockPrefix))
 	case *types.AttributeValueMemberB:
-		return typ == "B" && (bytes.Equal(x.Value, []byte(LockKeyText)) || bytes.HasPrefix(x.Value, []byte(shardLockPrefix)))
+		return typ == "B" && (bytes.Equal(x.Value, []byte(LockKeyText)) || bytes.Equal(x.Value, []byte(SplitPlanText)) || bytes.HasPrefix(x.Value, []byte(shardLockPrefix)))
 	case *types.AttributeValueMemberN:
 		if typ != "N" {
 			return false

@@ -8,7 +8,8 @@ import (
 
 // TestShardLockKey: each shard's lock item has a key of its own, for every
 // key type, which IsLock knows (numbers by value, also in the normalised
-// form DynamoDB gives them back); numbers near it are not locks.
+// form DynamoDB gives them back); numbers near it are not locks. The split
+// plan item's key (SplitPlanKey) is another of its own, which IsLock knows.
 func TestShardLockKey(t *testing.T) {
 	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 	for _, tb := range []*Table{
@@ -17,7 +18,10 @@ func TestShardLockKey(t *testing.T) {
 		{PK: KeyAttr{Name: "id", Type: "N"}, SK: &KeyAttr{Name: "at", Type: "B"}},
 		{PK: KeyAttr{Name: "id", Type: "N"}},
 	} {
-		seen := map[string]bool{tb.KeyString(tb.LockKey()): true}
+		seen := map[string]bool{tb.KeyString(tb.LockKey()): true, tb.KeyString(tb.SplitPlanKey()): true}
+		if tb.KeyString(tb.SplitPlanKey()) == tb.KeyString(tb.LockKey()) || !tb.IsLock(tb.SplitPlanKey()) {
+			t.Errorf("the split plan key %s is the lock's, or not known to IsLock", tb.KeyString(tb.SplitPlanKey()))
+		}
 		for count := 1; count <= 12; count++ {
 			for i := 1; i <= count; i++ {
 				k := tb.ShardLockKey(i, count)
@@ -35,6 +39,9 @@ func TestShardLockKey(t *testing.T) {
 	if got := (&Table{PK: KeyAttr{Name: "PK", Type: "S"}}).KeyString((&Table{PK: KeyAttr{Name: "PK", Type: "S"}}).ShardLockKey(2, 3)); got != "PK=#remodel#lock#shard#2/3" {
 		t.Errorf("shard 2/3's lock key %s", got)
 	}
+	if got := (&Table{PK: KeyAttr{Name: "PK", Type: "S"}}).KeyString((&Table{PK: KeyAttr{Name: "PK", Type: "S"}}).SplitPlanKey()); got != "PK=#remodel#lock#plan" {
+		t.Errorf("the split plan key %s", got)
+	}
 	num := &Table{PK: KeyAttr{Name: "id", Type: "N"}}
 	for v, want := range map[string]bool{
 		"-9.999999999999999999999999900000200001E+125":                true, // 2/10, normalised
@@ -43,7 +50,8 @@ func TestShardLockKey(t *testing.T) {
 		"-9.9999999999999999999999999000000000003E+125":               false, // 0/3
 		"-9.99999999999999999999999990000020000035E+125":              false,
 		"-9.9999999999999999999999999999999999998E+125":               false,
-		"-9.9999999999999999999999999E+125":                           false,
+		"-9.9999999999999999999999999E+125":                           true, // the split plan's
+		"-9.9999999999999999999999998E+125":                           false,
 	} {
 		if got := num.IsLock(Item{"id": n(v)}); got != want {
 			t.Errorf("IsLock(id=%s) = %v, want %v", v, got, want)

@@ -55,7 +55,10 @@ type checkpointFile struct {
 	// Shard is "i/n" for a shard of a sharded job (--shard): Entities
 	// then holds only this shard's key ranges, and an entity none of whose
 	// ranges is this shard's is not in it.
-	Shard       string             `json:"shard,omitempty"`
+	Shard string `json:"shard,omitempty"`
+	// SplitDigest is the digest of the sharded job's split plan whose key
+	// ranges Entities holds (splitplan.go).
+	SplitDigest string             `json:"split_digest,omitempty"`
 	Owners      []string           `json:"lock_owners"`
 	Host        string             `json:"host"`
 	PID         int64              `json:"pid"`
@@ -490,6 +493,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	}
 	tr.file.ItemsBefore = ck.ItemsBefore
 	tr.file.TableARN, tr.file.TableCreated = ck.TableARN, ck.TableCreated
+	tr.file.SplitDigest = ck.SplitDigest // the split plan its ranges are of
 	switch {
 	case ck.Follow != nil && tr.file.Follow == nil:
 		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is of a migration that follows the source's changes (slot %s): resume it with --follow, or end it with remodel follow-cleanup", path, ck.Follow.Slot)

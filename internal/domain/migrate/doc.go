@@ -44,6 +44,12 @@
 // key, appends to the rejects file without repeating a row, and reports
 // the whole job (rejects_resume.go).
 //
+// Sharded jobs (shard.go, splitplan.go): migrate --shard i/n reads its share
+// of every read's key ranges, under a lock item of its own; the shards of a
+// job agree on one split plan (the ranges' boundaries), recorded in the
+// table by the first shard and adopted by the others, or named by its
+// digest in each shard's S3 manifest (s3shard.go).
+//
 // Shared reads (shared.go): entities built from one table are read by one
 // statement (per key range) that selects, besides the table's columns and
 // each entity's extra ones, each entity's where as a boolean; a row becomes

@@ -354,21 +354,31 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 
+	var splitDigest string // a shard's: the job's split plan (splitplan.go)
 	if snap != nil {
-		if err := keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()); err != nil { // before the goroutines that read o
-			return err
-		}
-		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
-		if perr != nil {
-			return perr
-		}
-		rep.writing = true
-		err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
-		phase.End(err == nil)
+		// A failure before the pipeline goes on to stopSaving below, as
+		// the pipeline's does: the checkpoint's saver stops with the run.
+		err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()) // before the goroutines that read o
+		var reads []plannedRead
 		if err == nil {
-			rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
-			if w.written != nil {
-				err = strays(ctx, o, w, rep, call)
+			reads, err = splitReads(ctx, o, snap.Readers()[0], tr)
+		}
+		if err == nil && o.Shard.Sharded() { // before any item is written: the shards of the job read one split
+			splitDigest, err = shardSplit(ctx, o, rep, reads, tr)
+		}
+		var phase *progress.Phase
+		if err == nil {
+			phase, err = copyPhase(ctx, o, snap.Readers(), c, tr)
+		}
+		if err == nil {
+			rep.writing = true
+			err = rejectsAlone(pipeline(ctx, o, rep, reads, snap.Readers(), w, rej, c, tr))
+			phase.End(err == nil)
+			if err == nil {
+				rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
+				if w.written != nil {
+					err = strays(ctx, o, w, rep, call)
+				}
 			}
 		}
 		closeSnap() // the copy's transactions end: the follower reads the source as it is
@@ -386,6 +396,11 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	if cerr := rej.close(); err == nil {
 		err = cerr
 	}
+	if err == nil && splitDigest != "" {
+		if warning := splitDone(ctx, o, splitDigest); warning != "" {
+			rep.Warnings = append(rep.Warnings, warning)
+		}
+	}
 	rep.finish(o.Plan, c, rej)
 	tr.report(rep)
 	if rej.n > 0 && o.RejectsPath != "" {
@@ -394,7 +409,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	return err
 }
 
-func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {
+func pipeline(ctx context.Context, o Options, rep *Report, reads []plannedRead, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {
 	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	readers, pool := readers[:o.Readers], embedread.NewPool(readers[o.Readers:])
@@ -413,7 +428,7 @@ func pipeline(ctx context.Context, o Options, rep *Report, readers []source.Read
 	batches := make(chan []pending, o.Writers)
 
 	g.Go(func() error {
-		return readAll(ctx, o, readers, pool, chunks, coll, w, tr)
+		return readAll(ctx, o, reads, readers, pool, chunks, coll, w, tr)
 	})
 	g.Go(func() error {
 		defer close(batches)

@@ -28,32 +28,26 @@ type readJob struct {
 // one key range of it) to a reader at a time, and closes items at the end.
 // Entities built from one table are read together, by one shared read
 // (shared.go), which is split and checkpointed as one.
-// With o.Ranges > 1 a new job splits each entity into that many key ranges
-// of about equal rows, inside the snapshot (source's KeyBoundaries); a
-// resumed job reads the ranges its checkpoint names. A resumed run first reads
+// With o.Ranges > 1 a new job splits each entity into the key ranges
+// reads gives (splitReads: about equal rows, inside the snapshot, or a
+// sharded job's recorded split); a resumed job reads the ranges its
+// checkpoint names. A resumed run first reads
 // the rows the earlier runs settled (up to each entity's checkpoint key;
 // all of an entity they finished), every reader, before any row is read to
 // be written: their keys go into the collision check first (settledKey,
 // on the reader), and into the set of keys the job wrote (for the stray
 // items). Then the rest of each entity is read, in chunks of rows handed
 // to the render workers (render.go), and written.
-func readAll(ctx context.Context, o Options, readers []source.Reader, pool embedread.Pool, chunks chan<- *rowChunk, coll *collisions, w *writer, tr *tracker) error {
+func readAll(ctx context.Context, o Options, reads []plannedRead, readers []source.Reader, pool embedread.Pool, chunks chan<- *rowChunk, coll *collisions, w *writer, tr *tracker) error {
 	defer close(chunks)
-	reads, err := planReads(ctx, o, readers[0], tr)
-	if err != nil {
-		return err
-	}
 	var seen, write []readJob
 	for _, rd := range reads {
 		e, sh := rd.e, rd.sh
 		tracks := tr.entity(e.Name)
 		fresh := tr == nil || !tr.resumed
 		if o.Ranges > 1 && fresh { // an entity with embeds too: its child rows are read by the same bounds
-			t, where := rd.table()
-			bounds, err := readers[0].KeyBoundaries(ctx, t, where, o.Ranges)
-			if err != nil {
-				return err
-			}
+			bounds := rd.bounds
+			var err error
 			if tr == nil {
 				var lo source.KeyBound
 				for j, hi := range append(bounds, nil) {
@@ -64,7 +58,7 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 				}
 				continue
 			}
-			if tracks, err = tr.split(rd, bounds); err != nil {
+			if tracks, err = tr.split(rd.readSpec, bounds); err != nil {
 				return err
 			}
 		}
@@ -73,7 +67,7 @@ func readAll(ctx context.Context, o Options, readers []source.Reader, pool embed
 				if !o.Shard.owns(e.Name, 0) {
 					continue
 				}
-			} else if tracks = tr.keep(rd, ownedTracks(o.Shard, e.Name, tracks)); len(tracks) == 0 {
+			} else if tracks = tr.keep(rd.readSpec, ownedTracks(o.Shard, e.Name, tracks)); len(tracks) == 0 {
 				continue
 			}
 		}

@@ -224,12 +224,20 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	stopSaving := tr.saving(o, stopRun)
 	err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning())
+	var reads []plannedRead
+	var splitDigest string // a shard's: its split plan's, for its manifest (splitplan.go)
+	if err == nil {
+		reads, err = splitReads(ctx, o, snap.Readers()[0], tr)
+	}
+	if err == nil && o.Shard.Sharded() {
+		splitDigest, err = s3SplitDigest(o, reads, tr)
+	}
 	if err == nil {
 		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
 		err = perr
 		if err == nil {
 			rep.writing = true
-			err = rejectsAlone(pipeline(ctx, o, rep, snap.Readers(), w, rej, c, tr))
+			err = rejectsAlone(pipeline(ctx, o, rep, reads, snap.Readers(), w, rej, c, tr))
 			phase.End(err == nil)
 		}
 	}
@@ -243,7 +251,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if err == nil {
 		rep.writing = false
-		err = writeManifest(ctx, o, rep, c, rej)
+		err = writeManifest(ctx, o, rep, c, rej, splitDigest)
 	}
 	if err == nil && o.Import {
 		err = importTable(ctx, o, rep)
@@ -386,25 +394,29 @@ type s3Manifest struct {
 	Compression   string         `json:"input_compression_type"`
 	Table         *tableCreation `json:"table"`
 	MappingDigest string         `json:"mapping_digest"`
-	Source        string         `json:"source"`
-	Engine        string         `json:"engine"`
-	Written       time.Time      `json:"written"`
-	Items         int64          `json:"items"`
-	Bytes         int64          `json:"bytes"`
-	Uncompressed  int64          `json:"uncompressed_bytes"`
-	Rejected      int64          `json:"rejected"`
-	Entities      []EntityReport `json:"entities"`
-	Objects       []s3Object     `json:"objects"`
+	// SplitDigest is a shard's: the digest of its split plan (splitplan.go),
+	// the same in every shard's manifest of a job whose shards read one
+	// split.
+	SplitDigest  string         `json:"split_digest,omitempty"`
+	Source       string         `json:"source"`
+	Engine       string         `json:"engine"`
+	Written      time.Time      `json:"written"`
+	Items        int64          `json:"items"`
+	Bytes        int64          `json:"bytes"`
+	Uncompressed int64          `json:"uncompressed_bytes"`
+	Rejected     int64          `json:"rejected"`
+	Entities     []EntityReport `json:"entities"`
+	Objects      []s3Object     `json:"objects"`
 }
 
 // writeManifest writes the manifest of a complete job.
-func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej *rejects) error {
+func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej *rejects, splitDigest string) error {
 	objs := slices.Clone(rep.S3.objects)
 	slices.SortFunc(objs, func(a, b s3Object) int { return strings.Compare(a.Key, b.Key) })
 	m := s3Manifest{
 		Format: "remodel-import-manifest", Version: 1, URL: o.To.String(), Shard: o.Shard.String(), Bucket: o.To.Bucket, Prefix: o.To.Prefix,
 		InputFormat: "DYNAMODB_JSON", Compression: o.Compression.ImportType(), Table: importDefinition(&o.Plan.Table, o.Table),
-		MappingDigest: o.MappingDigest, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
+		MappingDigest: o.MappingDigest, SplitDigest: splitDigest, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
 		Objects: objs,
 	}
 	var tmp Report

@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -142,7 +143,8 @@ func TestS3Shards(t *testing.T) {
 
 // TestS3ShardResume: a shard stopped mid-way and resumed keeps every
 // object it uploaded (each put once), leaves its sibling's objects alone,
-// and ends with its shard's items, once each.
+// and ends with its shard's items, once each; its manifest names its
+// sibling's split plan.
 func TestS3ShardResume(t *testing.T) {
 	eng := testenv.Engines[0]
 	fx := personalization(t, eng)
@@ -189,6 +191,25 @@ func TestS3ShardResume(t *testing.T) {
 	if got := readObjects(t, f, "job/", s3out.Gzip); int64(len(got.items)) != fx.total {
 		t.Errorf("the objects hold %d items, the source has %d rows", len(got.items), fx.total)
 	}
+	// The resumed shard's manifest names the split plan of its
+	// checkpoint's ranges: its sibling's.
+	var digests []string
+	for i := 1; i <= 2; i++ {
+		b, err := f.store.Get(testContext(t), bucket, s3out.Location{Bucket: bucket, Prefix: "job/"}.ShardManifestKey(fmt.Sprintf("shard-%d-of-2", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			SplitDigest string `json:"split_digest"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, m.SplitDigest)
+	}
+	if digests[0] == "" || digests[0] != digests[1] {
+		t.Errorf("the shards' manifests name split plans %q and %q, want one", digests[0], digests[1])
+	}
 }
 
 func readManifestBytes(t *testing.T, b []byte) manifest {
@@ -198,4 +219,90 @@ func readManifestBytes(t *testing.T, b []byte) manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestS3ShardsSplitDiffer: each shard's manifest names the digest of its
+// split plan (every read's key range boundaries, n, --ranges, the
+// mapping): two shards of one split name one digest, and --import
+// --shards-done and verify --files accept them as far as the split goes.
+// Two shards of one prefix given different --ranges cut the reads into
+// different ranges (rows read by both, or by neither): --import
+// --shards-done 2 refuses their manifests and verify --files reports a
+// split_conflict, both naming the shards and their plans. Both engines.
+func TestS3ShardsSplitDiffer(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	defer migrate.SetImportPoll(time.Millisecond)()
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			fx := personalization(t, eng)
+			f := newFakeS3(t)
+			dir := t.TempDir()
+			opts := func(prefix string, i, ranges int) migrate.Options {
+				o := fx.s3Options(f, prefix)
+				o.Shard = migrate.Shard{Index: i, Count: 2}
+				o.Ranges, o.ObjectSize, o.Writers = ranges, 4<<10, 2
+				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("%s%d.json", strings.TrimSuffix(prefix, "/"), i)), "digest-1", "source-1"
+				return o
+			}
+			for _, r := range []struct {
+				prefix string
+				i      int
+				ranges int
+			}{{"same/", 1, 4}, {"same/", 2, 4}, {"split/", 1, 4}, {"split/", 2, 3}} {
+				if _, err := migrate.Run(testContext(t), opts(r.prefix, r.i, r.ranges)); err != nil {
+					t.Fatalf("%sshard %d/2 --ranges %d: %v", r.prefix, r.i, r.ranges, err)
+				}
+			}
+			digest := func(prefix string, i int) string {
+				loc := s3out.Location{Bucket: bucket, Prefix: prefix}
+				b, err := f.store.Get(testContext(t), bucket, loc.ShardManifestKey(fmt.Sprintf("shard-%d-of-2", i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m struct {
+					SplitDigest string `json:"split_digest"`
+				}
+				if err := json.Unmarshal(b, &m); err != nil {
+					t.Fatal(err)
+				}
+				return m.SplitDigest
+			}
+			same1, same2, split1, split2 := digest("same/", 1), digest("same/", 2), digest("split/", 1), digest("split/", 2)
+			if len(same1) != 64 || same1 != same2 || same1 != split1 || split1 == split2 {
+				t.Fatalf("the manifests' split digests: same/ %q and %q, split/ %q and %q", same1, same2, split1, split2)
+			}
+
+			db := newDB(t, endpoint)
+			imp := &importer{API: db, t: t, f: f}
+			o := fx.s3Options(f, "split/")
+			o.DB, o.Table, o.Import, o.ShardsDone, o.MappingDigest = imp, tableName(t, db), true, 2, "digest-1"
+			want := fmt.Sprintf("the shards did not read one split of the source (shard 1/2: split plan %s; shard 2/2: split plan %s)", split1[:12], split2[:12])
+			if _, err := migrate.Run(testContext(t), o); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("--import --shards-done 2 of shards of two splits: %v, want an error with %q", err, want)
+			}
+			if imp.req != nil {
+				t.Fatal("ImportTable was called on a refused import")
+			}
+
+			for _, prefix := range []string{"same/", "split/"} {
+				loc := &s3out.Location{Bucket: bucket, Prefix: prefix, Dir: f.dir}
+				rep, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, Samples: 3, Seed: 1, Files: loc, S3: f.store, MappingDigest: "digest-1"})
+				if err != nil {
+					t.Fatalf("verify --files %s: %v", prefix, err)
+				}
+				var found []string
+				for _, p := range rep.Files.Problems.List {
+					if p.Kind == verify.KindSplitConflict {
+						found = append(found, p.Message)
+					}
+				}
+				switch {
+				case prefix == "same/" && (len(found) > 0 || !rep.OK):
+					t.Errorf("verify --files of shards of one split: ok %v, split conflicts %q", rep.OK, found)
+				case prefix == "split/" && (len(found) != 1 || !strings.Contains(found[0], want) || rep.OK):
+					t.Errorf("verify --files of shards of two splits: ok %v, split conflicts %q, want one with %q", rep.OK, found, want)
+				}
+			}
+		})
+	}
 }

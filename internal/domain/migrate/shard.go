@@ -15,8 +15,9 @@ const MaxShards = 10000
 // unsharded run.
 //
 // Every shard splits every entity (or shared read) into the same key
-// ranges (--ranges, from the source's keys: source's KeyBoundaries, in the
-// same data the same boundaries) and reads only the ranges it owns (owns):
+// ranges (--ranges, from the source's keys: source's KeyBoundaries; the
+// job's split plan, splitplan.go, makes them one across the shards'
+// snapshots) and reads only the ranges it owns (owns):
 // range j of the read named r belongs to shard (fnv32a(r)+j) mod Count + 1,
 // so that the ranges of every read are dealt round-robin over the shards
 // and the first ranges of different entities start at different shards.

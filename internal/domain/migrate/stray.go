@@ -10,6 +10,8 @@ import (
 	"io"
 	"math/big"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -197,18 +199,24 @@ func keyDigest(t *mapping.Table, item mapping.Item) [16]byte {
 	return [16]byte(h.Sum(nil))
 }
 
-// notLock is a filter that leaves the lock item out of a Scan.
+// notLock is a filter that leaves the lock item and the split plan item
+// of a sharded job (splitplan.go) out of a Scan.
 func notLock(t *mapping.Table) (expr string, names map[string]string, values map[string]types.AttributeValue) {
-	key := t.LockKey()
 	names = map[string]string{"#lpk": t.PK.Name}
-	values = map[string]types.AttributeValue{":lpk": key[t.PK.Name]}
-	expr = "NOT (#lpk = :lpk)"
-	if t.SK != nil {
-		names["#lsk"] = t.SK.Name
-		values[":lsk"] = key[t.SK.Name]
-		expr = "NOT (#lpk = :lpk AND #lsk = :lsk)"
+	values = map[string]types.AttributeValue{}
+	var parts []string
+	for i, key := range []mapping.Item{t.LockKey(), t.SplitPlanKey()} {
+		p := ":k" + strconv.Itoa(i)
+		values[p+"pk"] = key[t.PK.Name]
+		cond := "#lpk = " + p + "pk"
+		if t.SK != nil {
+			names["#lsk"] = t.SK.Name
+			values[p+"sk"] = key[t.SK.Name]
+			cond += " AND #lsk = " + p + "sk"
+		}
+		parts = append(parts, "NOT ("+cond+")")
 	}
-	return expr, names, values
+	return strings.Join(parts, " AND "), names, values
 }
 
 // countItems counts the table's items, the lock item left out, with a Scan

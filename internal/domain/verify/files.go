@@ -46,6 +46,11 @@ const (
 	// job: an unsharded run's beside shards', shards of different n, or
 	// different compressions.
 	KindManifestConflict Kind = "manifest_conflict"
+	// KindSplitConflict: the manifests of a sharded job's shards name
+	// different split plans (migrate's split_digest): the shards cut the
+	// source into different key ranges, so rows between differing
+	// boundaries are in two shards' objects or in none.
+	KindSplitConflict Kind = "split_conflict"
 )
 
 // FilesCheck is the check of migrate --to's objects and their manifest
@@ -92,6 +97,7 @@ type filesManifest struct {
 	Shard         string `json:"shard"`
 	Compression   string `json:"input_compression_type"`
 	MappingDigest string `json:"mapping_digest"`
+	SplitDigest   string `json:"split_digest"`
 	Items         int64  `json:"items"`
 	Objects       []struct {
 		Key    string `json:"key"`
@@ -277,6 +283,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 			ms, urls = append(ms, m), append(urls, loc.URL(key))
 		}
 		fc.Manifests = urls
+		splitConflict(fc, ms)
 	}
 	var out filesManifest
 	for i, m := range ms {
@@ -311,6 +318,32 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 		rep.Warning = strings.TrimPrefix(rep.Warning+"; the manifest's mapping digest was not compared with the mapping file's", "; ")
 	}
 	return out, nil
+}
+
+// splitConflict adds a problem when the shards' manifests name different
+// split plans, naming the shards of each.
+func splitConflict(fc *FilesCheck, ms []filesManifest) {
+	var digests []string
+	by := map[string][]string{}
+	for _, m := range ms {
+		if by[m.SplitDigest] == nil {
+			digests = append(digests, m.SplitDigest)
+		}
+		by[m.SplitDigest] = append(by[m.SplitDigest], m.Shard)
+	}
+	if len(digests) < 2 {
+		return
+	}
+	var groups []string
+	for _, d := range digests {
+		name := "no split plan (written before plans were recorded)"
+		if d != "" {
+			name = "split plan " + d[:min(len(d), 12)]
+		}
+		groups = append(groups, "shard "+strings.Join(by[d], ", ")+": "+name)
+	}
+	fc.Problems.Add(Problem{Kind: KindSplitConflict, Key: fc.Manifest,
+		Message: "the shards did not read one split of the source (" + strings.Join(groups, "; ") + "): rows between their differing key range boundaries are in two shards' objects or in none (the source changed between the shards' snapshots, or they were given different --ranges); run the job again from an empty prefix"})
 }
 
 // checkObjects reads the manifest, checks it against the listing and the

@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+)
+
+// splitPlanKey is the key of the split plan item of a table with
+// shardedMapping's keys (mapping.Table.SplitPlanKey).
+func splitPlanKey() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}, "SK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}}
+}
+
+func splitPlanItem(t *testing.T, db *dynamodb.Client, table string) map[string]types.AttributeValue {
+	t.Helper()
+	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: splitPlanKey(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Item
+}
+
+// ordersSQL is shardedMapping's source: orders from..to, and 2 customers.
+func ordersSQL(from, to int, customers bool) string {
+	var b strings.Builder
+	if customers {
+		b.WriteString("CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT NOT NULL, total INT NOT NULL, note VARCHAR(40));\n")
+		b.WriteString("CREATE TABLE customers (customer_id INT PRIMARY KEY, name VARCHAR(40));\nINSERT INTO customers VALUES (1, 'one'), (2, 'two');\n")
+	}
+	for i := from; i <= to; i++ {
+		if (i-from)%500 == 0 {
+			b.WriteString("INSERT INTO orders VALUES ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %d, %d, 'order %d')", i, i%2+1, i%997, i)
+		if (i-from)%500 == 499 || i == to {
+			b.WriteString(";\n")
+		}
+	}
+	return b.String()
+}
+
+// TestShardSplitRefused: the first shard of a job records its split plan
+// in the table; while it is in use (shard 1/3 finished with it), a shard
+// given another --ranges, another n or another mapping file is refused
+// (exit status 3, naming what differs) before it writes any item. The
+// job's other shards then finish it: the table holds exactly the source's
+// items, the plan item is gone, and verify passes. Both engines.
+func TestShardSplitRefused(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			const nRows = 1200
+			e.Exec(t, dsn, ordersSQL(1, nRows, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			other := writeFile(t, "other.yaml", shardedMapping+"# another file\n")
+			db, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			run := func(mapping, shard string, ranges int) (int, string, string) {
+				f := strings.ReplaceAll(shard, "/", "-") + "-" + strconv.Itoa(ranges)
+				return remodelCtx(t, context.Background(), "migrate", "--source", dsn, "-m", mapping, "--endpoint-url", endpoint, "--table", table,
+					"--create-table", "--shard", shard, "--ranges", strconv.Itoa(ranges), "--readers", "2",
+					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl"))
+			}
+			if code, out, errs := run(m, "1/3", 4); code != 0 {
+				t.Fatalf("shard 1/3: exit %d\n%s%s", code, out, errs)
+			}
+			if splitPlanItem(t, db, table) == nil {
+				t.Fatal("shard 1/3 left no split plan item")
+			}
+			before := count(t, db, table)
+			for _, c := range []struct {
+				mapping, shard string
+				ranges         int
+				want           string
+			}{
+				{m, "2/3", 3, "it was made with --ranges 4, this shard with --ranges 3"},
+				{m, "2/4", 4, "it is of 3 shards, this shard of 4"},
+				{other, "2/3", 4, "it was made with another mapping file"},
+			} {
+				code, out, errs := run(c.mapping, c.shard, c.ranges)
+				if code != exitError || !strings.Contains(errs, "remodel: migrate: shard "+c.shard+" of table "+table+": the job's split plan ") ||
+					!strings.Contains(errs, c.want) || !strings.Contains(errs, "shard 1/3 finished with it") {
+					t.Errorf("shard %s --ranges %d: exit %d\n%s%s\nwant exit 3 and %q", c.shard, c.ranges, code, out, errs, c.want)
+				}
+				if n := count(t, db, table); n != before {
+					t.Errorf("the refused shard %s --ranges %d changed the table: %d items, %d before", c.shard, c.ranges, n, before)
+				}
+			}
+			for _, shard := range []string{"2/3", "3/3"} {
+				if code, out, errs := run(m, shard, 4); code != 0 {
+					t.Fatalf("shard %s: exit %d\n%s%s", shard, code, out, errs)
+				}
+			}
+			if n := count(t, db, table); n != nRows+2 {
+				t.Errorf("the table holds %d items (lock and plan items included), want %d", n, nRows+2)
+			}
+			if it := splitPlanItem(t, db, table); it != nil {
+				t.Errorf("the split plan item is left after the last shard: %v", it)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
+				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
+			}
+		})
+	}
+}
+
+// TestShardSplitSourceChanges: rows are added to the source between shard
+// 1/2's run and shard 2/2's start, inside a key range of shard 2/2's,
+// enough to move every boundary of its snapshot. Shard 2/2 reads the key
+// ranges shard 1/2 recorded (its report says so), so that every row is read
+// by one shard: the table ends with exactly the source's items and verify
+// passes. The split plan item, left out by verify, by migrate's count of
+// the items before (--allow-non-empty) and by the emptiness check, is then
+// put back into the table to show it: verify still passes, and an
+// unsharded migrate into a table holding only that item is not refused.
+// Both engines.
+func TestShardSplitSourceChanges(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			const nRows = 1200
+			e.Exec(t, dsn, ordersSQL(1, nRows, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			db, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			run := func(shard string, extra ...string) (int, string, string) {
+				f := strings.ReplaceAll(shard, "/", "-")
+				return remodelCtx(t, context.Background(), append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2",
+					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)...)
+			}
+			if code, out, errs := run("1/2"); code != 0 {
+				t.Fatalf("shard 1/2: exit %d\n%s%s", code, out, errs)
+			}
+			plan := splitPlanItem(t, db, table)
+			body, ok := plan["remodel_split_plan"].(*types.AttributeValueMemberS)
+			if !ok {
+				t.Fatalf("the split plan item holds no plan: %v", plan)
+			}
+			var p struct {
+				Reads []struct {
+					Entities []string
+					Bounds   [][]struct{ T, V string }
+				}
+			}
+			if err := json.Unmarshal([]byte(body.Value), &p); err != nil {
+				t.Fatal(err)
+			}
+			var bounds int
+			for _, r := range p.Reads {
+				if r.Entities[0] == "order" {
+					bounds = len(r.Bounds)
+				}
+			}
+			if bounds != 3 {
+				t.Fatalf("the plan cuts orders at %d boundaries, want 3: %s", bounds, body.Value)
+			}
+			// Range j of "order" is shard (fnv32a("order")+j) mod 2 + 1's
+			// (migrate.shardOf): of 4 ranges, shard 2/2 owns the first or
+			// the last. Add as many rows as there are inside it.
+			h := fnv.New32a()
+			h.Write([]byte("order"))
+			if (h.Sum32()+0)%2+1 == 2 {
+				e.Exec(t, dsn, ordersSQL(-nRows+1, 0, false))
+			} else {
+				e.Exec(t, dsn, ordersSQL(nRows+1, 2*nRows, false))
+			}
+			rows := int64(2*nRows + 2)
+			code, out, errs := run("2/2")
+			if code != 0 {
+				t.Fatalf("shard 2/2: exit %d\n%s%s", code, out, errs)
+			}
+			if !strings.Contains(out, "the key ranges of this shard's snapshot differ from the split plan") {
+				t.Errorf("shard 2/2's report does not say it read the recorded ranges:\n%s", out)
+			}
+			if n := count(t, db, table); n != rows {
+				t.Errorf("the table holds %d items (lock and plan items included), the source %d rows", n, rows)
+			}
+			if it := splitPlanItem(t, db, table); it != nil {
+				t.Errorf("the split plan item is left after the last shard: %v", it)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			verifyOK := func(what string) {
+				t.Helper()
+				if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
+					t.Errorf("verify %s exited %d:\n%s\n%s", what, code, vout, verr)
+				}
+			}
+			verifyOK("after both shards")
+
+			// The plan item, put back, is no item of the data.
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: plan}); err != nil {
+				t.Fatal(err)
+			}
+			verifyOK("with the split plan item in the table")
+			code, out, errs = remodelCtx(t, ctx, "migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+				"--allow-non-empty", "--checkpoint", filepath.Join(dir, "all.json"), "--rejects", filepath.Join(dir, "all.jsonl"), "--output", "json")
+			var rep struct {
+				ItemsBefore int64 `json:"items_before"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.ItemsBefore != rows {
+				t.Errorf("migrate --allow-non-empty over the job's table and its plan item: exit %d, items before %d, want %d (%v)\n%s%s", code, rep.ItemsBefore, rows, err, out, errs)
+			}
+			_, empty := testenv.DynamoDBTable(t)
+			if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+				TableName: aws.String(empty), BillingMode: types.BillingModePayPerRequest,
+				KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange}},
+				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(empty), Item: plan}); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs = remodelCtx(t, ctx, "migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", empty,
+				"--checkpoint", filepath.Join(dir, "empty.json"), "--rejects", filepath.Join(dir, "empty.jsonl"))
+			if code != 0 {
+				t.Errorf("migrate into a table holding only a split plan item: exit %d\n%s%s", code, out, errs)
+			}
+		})
+	}
+}
+
+// TestShardSplitReplacedThenResume: shard 1/2 is interrupted, so no shard
+// of its job finished or runs; a new job's shard 1/3 then replaces its
+// split plan (its report says so), and shard 1/2 --resume, whose
+// checkpoint's key ranges are of the replaced plan, is refused (exit
+// status 3) instead of reading ranges that fit no other shard's. Both
+// engines.
+func TestShardSplitReplacedThenResume(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			e.Exec(t, dsn, ordersSQL(1, 1200, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			_, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			args := func(shard string, extra ...string) []string {
+				f := strings.ReplaceAll(shard, "/", "-")
+				return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
+					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+			}
+			ck := filepath.Join(dir, "1-2.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				for settled(ck) == 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+				cancel()
+			}()
+			code, out, errs := remodelCtx(t, ctx, args("1/2", "--rate-limit", "200")...)
+			cancel()
+			<-stopped
+			if code != exitInterrupted {
+				t.Fatalf("shard 1/2 stopped mid-way: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/3")...)
+			if code != 0 || !strings.Contains(out, "replaced the split plan") || !strings.Contains(out, "no shard of it finished or runs (it is of 2 shards, this shard of 3)") {
+				t.Fatalf("shard 1/3 of a new job: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/2", "--resume")...)
+			if code != exitError || !strings.Contains(errs, "the checkpoint's key ranges are of split plan") || !strings.Contains(errs, "another job replaced the plan since") {
+				t.Errorf("shard 1/2 --resume after its plan was replaced: exit %d\n%s%s", code, out, errs)
+			}
+		})
+	}
+}
