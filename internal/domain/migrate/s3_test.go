@@ -219,7 +219,7 @@ func readObjects(t *testing.T, f *fakeS3, prefix string, comp s3out.Compression)
 		for sc.Scan() {
 			st.items++
 			st.raw += int64(len(sc.Bytes()) + 1)
-			item, err := s3out.ParseImportLine(sc.Bytes())
+			item, err := av.ParseImportLine(sc.Bytes())
 			if err != nil {
 				t.Fatalf("%s, line %d: %v: %s", l.Key, st.items, err, sc.Bytes())
 			}
@@ -615,7 +615,7 @@ func (m *importer) ImportTable(ctx context.Context, in *dynamodb.ImportTableInpu
 			return nil, err
 		}
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n") {
-			item, err := s3out.ParseImportLine([]byte(line))
+			item, err := av.ParseImportLine([]byte(line))
 			if err != nil {
 				return nil, err
 			}

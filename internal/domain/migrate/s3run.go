@@ -19,6 +19,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
@@ -357,7 +358,7 @@ func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Don
 	t := &o.Plan.Table
 	for sc.Scan() {
 		line := append(sc.Bytes(), '\n')
-		item, err := s3out.ParseImportLine(line)
+		item, err := av.ParseImportLine(line)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: --resume: %s, line %d: %w", o.To.URL(l.Key), d.obj.Items+1, err)
 		}

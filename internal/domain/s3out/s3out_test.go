@@ -17,12 +17,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/remodel-dev/remodel/internal/domain/av"
 )
 
 func TestS3Location(t *testing.T) {
@@ -46,52 +44,6 @@ func TestS3Location(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("Parse(%q) = %s (%v), want %s", in, got, err, want)
-		}
-	}
-}
-
-// TestS3ParseImportLine: the strict reader reads what the codec writes,
-// every type, and refuses what ImportTable's format does not allow.
-func TestS3ParseImportLine(t *testing.T) {
-	item := map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "USER#1 \"q\" \u00e9\n"},
-		"n":  &types.AttributeValueMemberN{Value: "-12.5e3"},
-		"b":  &types.AttributeValueMemberB{Value: []byte{0, 1, 255}},
-		"t":  &types.AttributeValueMemberBOOL{Value: true},
-		"z":  &types.AttributeValueMemberNULL{Value: true},
-		"ss": &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
-		"ns": &types.AttributeValueMemberNS{Value: []string{"1", "2"}},
-		"bs": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2}}},
-		"l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}, &types.AttributeValueMemberL{Value: []types.AttributeValue{}}}},
-		"m":  &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberN{Value: "1"}}},
-	}
-	line, ok := av.AppendImportLine(nil, item)
-	if !ok {
-		t.Fatal("AppendImportLine")
-	}
-	got, err := ParseImportLine(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := av.MarshalItem(got), av.MarshalItem(item); !bytes.Equal(a, b) {
-		t.Errorf("read back %s, want %s", a, b)
-	}
-	for _, bad := range []string{
-		`{"PK":{"S":"x"}}`,
-		`{"Item":{"PK":{"S":"x"}},"Other":1}`,
-		`{"Item":{"PK":{"S":"x","N":"1"}}}`,
-		`{"Item":{"PK":{"N":1}}}`,
-		`{"Item":{"PK":{"N":"one"}}}`,
-		`{"Item":{"PK":{"B":"not base64!"}}}`,
-		`{"Item":{"PK":{"NULL":false}}}`,
-		`{"Item":{"PK":{"SS":[]}}}`,
-		`{"Item":{"PK":{"X":"x"}}}`,
-		`{"Item":{"PK":"x"}}`,
-		`{"Item":{"PK":{"S":"x"}}} {}`,
-		`[]`,
-	} {
-		if _, err := ParseImportLine([]byte(bad)); err == nil {
-			t.Errorf("%s: read, want an error", bad)
 		}
 	}
 }

@@ -9,14 +9,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/keyset"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
@@ -479,7 +482,7 @@ func (v *verifier) readObject(ctx context.Context, key string, comp s3out.Compre
 	bad := 0
 	for sc.Scan() {
 		st.lines++
-		item, err := s3out.ParseImportLine(sc.Bytes())
+		item, err := av.ParseImportLine(sc.Bytes())
 		if err != nil {
 			if bad++; bad <= 3 {
 				damage = append(damage, fmt.Sprintf("line %d is not ImportTable's DynamoDB JSON: %v", st.lines, err))
@@ -634,70 +637,96 @@ func (v *verifier) fileFindings(ps *Problems, e *mapping.Entity, q *itemQuery, k
 
 // itemDigest is a digest of the item that two items share exactly when
 // Equal holds for every attribute: numbers by their normalized text, sets
-// in sorted order, maps by sorted names.
+// in sorted order, maps by sorted names. It hashes the item's canonical
+// bytes (appendCanon) written into a buffer of a pool.
 func itemDigest(item mapping.Item) [16]byte {
-	h := sha256.New()
-	writeCanon(h, &types.AttributeValueMemberM{Value: item})
-	return [16]byte(h.Sum(nil)[:16])
+	c := canonPool.Get().(*canonBuf)
+	c.b = c.appendCanon(c.b[:0], &types.AttributeValueMemberM{Value: item})
+	sum := sha256.Sum256(c.b)
+	if cap(c.b) <= 1<<20 {
+		canonPool.Put(c)
+	}
+	return [16]byte(sum[:16])
 }
 
-func writeCanon(h hash.Hash, v types.AttributeValue) {
-	str := func(tag byte, s string) {
-		var n [binary.MaxVarintLen64 + 1]byte
-		n[0] = tag
-		l := binary.PutUvarint(n[1:], uint64(len(s)))
-		h.Write(n[:l+1])
-		h.Write([]byte(s))
+// canonBuf is itemDigest's scratch: the canonical bytes, and the names
+// and set members being sorted.
+type canonBuf struct {
+	b     []byte
+	names []string
+}
+
+var canonPool = sync.Pool{New: func() any { return &canonBuf{} }}
+
+// appendCanon appends the canonical bytes of v: each value a tag and its
+// text (length first), sets and maps their count then members in sorted
+// order.
+func (c *canonBuf) appendCanon(b []byte, v types.AttributeValue) []byte {
+	str := func(b []byte, tag byte, s string) []byte {
+		b = append(b, tag)
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		return append(b, s...)
 	}
-	set := func(tag byte, vals []string, canon func(string) string) {
-		c := make([]string, len(vals))
-		for i, s := range vals {
-			c[i] = canon(s)
+	count := func(b []byte, tag byte, n int) []byte {
+		var d [20]byte
+		return str(b, tag, string(strconv.AppendInt(d[:0], int64(n), 10)))
+	}
+	// sorted sorts the canonical texts of a set's members, on the end of
+	// c.names (restored before return: a set holds no set).
+	set := func(b []byte, tag byte, n int, member func(int) string) []byte {
+		base := len(c.names)
+		for i := range n {
+			c.names = append(c.names, member(i))
 		}
-		sort.Strings(c)
-		str(tag, fmt.Sprint(len(c)))
-		for _, s := range c {
-			str('.', s)
+		ms := c.names[base:]
+		slices.Sort(ms)
+		b = count(b, tag, len(ms))
+		for _, s := range ms {
+			b = str(b, '.', s)
 		}
+		clear(ms)
+		c.names = c.names[:base]
+		return b
 	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
-		str('S', x.Value)
+		b = str(b, 'S', x.Value)
 	case *types.AttributeValueMemberN:
-		str('N', mapping.CanonNumber(x.Value))
+		b = str(b, 'N', mapping.CanonNumber(x.Value))
 	case *types.AttributeValueMemberB:
-		str('B', string(x.Value))
+		b = str(b, 'B', string(x.Value))
 	case *types.AttributeValueMemberBOOL:
-		str('T', fmt.Sprint(x.Value))
+		b = str(b, 'T', strconv.FormatBool(x.Value))
 	case *types.AttributeValueMemberNULL:
-		str('0', "")
+		b = str(b, '0', "")
 	case *types.AttributeValueMemberSS:
-		set('s', x.Value, func(s string) string { return s })
+		b = set(b, 's', len(x.Value), func(i int) string { return x.Value[i] })
 	case *types.AttributeValueMemberNS:
-		set('n', x.Value, mapping.CanonNumber)
+		b = set(b, 'n', len(x.Value), func(i int) string { return mapping.CanonNumber(x.Value[i]) })
 	case *types.AttributeValueMemberBS:
-		bs := make([]string, len(x.Value))
-		for i, b := range x.Value {
-			bs[i] = string(b)
-		}
-		set('b', bs, func(s string) string { return s })
+		b = set(b, 'b', len(x.Value), func(i int) string { return string(x.Value[i]) })
 	case *types.AttributeValueMemberL:
-		str('L', fmt.Sprint(len(x.Value)))
+		b = count(b, 'L', len(x.Value))
 		for _, e := range x.Value {
-			writeCanon(h, e)
+			b = c.appendCanon(b, e)
 		}
 	case *types.AttributeValueMemberM:
-		names := make([]string, 0, len(x.Value))
+		base := len(c.names)
 		for k := range x.Value {
-			names = append(names, k)
+			c.names = append(c.names, k)
 		}
-		sort.Strings(names)
-		str('M', fmt.Sprint(len(names)))
-		for _, k := range names {
-			str('k', k)
-			writeCanon(h, x.Value[k])
+		names := c.names[base:]
+		slices.Sort(names)
+		b = count(b, 'M', len(names))
+		for i := range names {
+			k := c.names[base+i] // c.names may grow below: index it afresh
+			b = str(b, 'k', k)
+			b = c.appendCanon(b, x.Value[k])
 		}
+		clear(c.names[base:])
+		c.names = c.names[:base]
 	default:
-		str('?', fmt.Sprintf("%T", v))
+		b = str(b, '?', fmt.Sprintf("%T", v))
 	}
+	return b
 }

@@ -133,7 +133,7 @@ func (fx *filesFixture) items(t *testing.T, b []byte) []mapping.Item {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		it, err := s3out.ParseImportLine(sc.Bytes())
+		it, err := av.ParseImportLine(sc.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}

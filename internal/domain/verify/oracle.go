@@ -132,6 +132,15 @@ func parseRowJSON(v any) (rowJSON, error) {
 	if !utf8.ValidString(s) {
 		return parseInvalidRowJSON(s)
 	}
+	if m, ok := readRowJSON(s); ok {
+		return m, nil
+	}
+	return parseRowJSONDecoder(s)
+}
+
+// parseRowJSONDecoder is parseRowJSON with encoding/json: the reference,
+// and the reader of what readRowJSON leaves.
+func parseRowJSONDecoder(s string) (rowJSON, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var m map[string]any
@@ -321,13 +330,20 @@ func (o *oracle) check(js rowJSON, row []any, have mapping.Item, skip map[string
 // document that does not parse, or holds a key twice (which only a column
 // typed JSON, kept as the engine's text, can hold).
 func rawDocument(a mapping.ColumnAttribute, jv any, got types.AttributeValue) (doc any, f finding, bad, done bool) {
-	f = finding{attr: a.Attr, column: a.Column.Name, got: av.Text(got), want: jsonText(jv)}
+	f = finding{attr: a.Attr, column: a.Column.Name}
+	texts := func() { f.got, f.want = av.Text(got), jsonText(jv) } // only for a finding: they cost
 	doc, dup, err := parseDocument(jv)
 	if err == nil && dup != "" && a.Type == mapping.TypeJSON {
 		// Kept as the engine's text, both keys and all: the stored
 		// text is the document's own.
 		g, ok := got.(*types.AttributeValueMemberS)
-		return nil, f, !ok || g.Value != jv.(string), true
+		if bad = !ok || g.Value != jv.(string); bad {
+			texts()
+		}
+		return nil, f, bad, true
+	}
+	if err != nil || dup != "" {
+		texts()
 	}
 	if err != nil {
 		f.note = "the source's JSON document does not parse: " + err.Error()
@@ -340,10 +356,27 @@ func rawDocument(a mapping.ColumnAttribute, jv any, got types.AttributeValue) (d
 	return doc, f, false, false
 }
 
-// value compares one column's JSON value with its stored attribute.
+// value compares one column's JSON value with its stored attribute. The
+// finding's texts of the two values are written only when they differ (a
+// text judge set is kept): most rows agree, and their texts would cost more
+// than the comparison.
 func (o *oracle) value(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
+	f, bad := o.judge(a, jv, sqlNull, got)
+	if bad {
+		if f.got == "" { // av.Text is never empty
+			f.got = av.Text(got)
+		}
+		if f.want == "" { // nor is jsonText
+			f.want = jsonText(jv)
+		}
+	}
+	return f, bad
+}
+
+// judge is value without the texts of the values it did not set.
+func (o *oracle) judge(a mapping.ColumnAttribute, jv any, sqlNull bool, got types.AttributeValue) (finding, bool) {
 	c := a.Column
-	f := finding{attr: a.Attr, column: c.Name, got: av.Text(got), want: jsonText(jv)}
+	f := finding{attr: a.Attr, column: c.Name}
 	if a.Type != "" {
 		return o.typedValue(a, jv, sqlNull, got, f)
 	}
