@@ -20,7 +20,6 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/klauspost/compress/zstd"
-
 )
 
 func TestS3Location(t *testing.T) {
