@@ -83,8 +83,9 @@ type FilesCheck struct {
 	OK             bool     `json:"ok"`
 	// held is the most items of the objects joinFiles held in memory at
 	// once (a bucket's), pendingHeld the differing items resolveFiles held:
-	// what the tests bound.
+	// spilled the bytes the two spills held on disk: what the tests bound.
 	held, pendingHeld int
+	spilled           int64
 }
 
 // Summary says what the files check found.
@@ -131,7 +132,7 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 	loc := *v.o.Files
 	fc := &FilesCheck{URL: loc.String(), Manifest: loc.ManifestURL(), Problems: v.problems()}
 	rep.Files = fc
-	f := &files{fc: fc, items: keyset.NewSpill("the items of the objects")}
+	f := &files{fc: fc, items: keyset.NewCompressedSpill("the items of the objects")}
 	defer f.close()
 	for _, ap := range v.o.Plan.AccessPatterns {
 		rep.Patterns = append(rep.Patterns, PatternCheck{Name: ap.Name, Target: ap.Target(), Problems: v.problems(),
@@ -170,7 +171,7 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 	rs := readerSet{r: readers[1], kr: readers[2 : per+1]}
 	phase := v.itemsPhase(rep)
 	f.ics = make([]ItemCheck, len(v.o.Plan.Entities))
-	f.rows = keyset.NewSpill("the rows compared")
+	f.rows = keyset.NewCompressedSpill("the rows compared")
 	for i, e := range v.o.Plan.Entities {
 		if v.countFailed[e.Name] {
 			f.ics[i] = ItemCheck{Entity: e.Name, Problems: v.problems()}

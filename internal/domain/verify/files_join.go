@@ -18,7 +18,8 @@ import (
 
 // The check of files holds neither the objects' items nor the source's
 // rows in memory: each side is written to disk as it is read
-// (keyset.Spill, by the first byte of the item key's digest), and the two
+// (keyset.Spill, by the first byte of the item key's digest, compressed:
+// its records hold keys), and the two
 // are joined one bucket at a time (joinFiles), with one bucket of the
 // objects' items in memory: 1/keyset.SpillBuckets of them, about 100
 // bytes an item with its key. What else stays in memory is bounded by
@@ -176,6 +177,15 @@ func (v *verifier) joinFiles(rep *Report, f *files) ([]pendingHeap, error) {
 	complete := f.rows != nil && v.itemsComplete()
 	heaps := make([]pendingHeap, len(v.o.Plan.Entities))
 	rejects := v.rejectsByBucket(f)
+	for _, s := range []*keyset.Spill{f.items, f.rows} {
+		if s != nil {
+			n, err := s.Size()
+			if err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
+			}
+			fc.spilled += n
+		}
+	}
 	for b := range keyset.SpillBuckets {
 		idx := map[[16]byte]objEntry{}
 		br, err := f.items.Bucket(b)

@@ -32,6 +32,11 @@ func TestFilesMemory(t *testing.T) {
 	if limit := 4 * items / keyset.SpillBuckets; held == 0 || held > limit || differing != 0 {
 		t.Errorf("held %d items of the objects at once (want 1 to %d of %d) and %d differing items (want 0)", held, limit, items, differing)
 	}
+	// On disk, the records of an item and of its row, compressed: about
+	// 110 bytes here (uncompressed they are about 200).
+	if per := float64(verify.FilesSpilled(rep)) / items; per < 32 || per > 140 {
+		t.Errorf("the spills held %.0f bytes an item on disk, want 32 to 140", per)
+	}
 
 	// 725 items differ (those of the partition keys that start with USER#1
 	// or SERVICE#), in 4 entities: with a cap of 2 problems a check, 2 of
