@@ -12,7 +12,7 @@
 #               the catch-up of a backlog in changes/s beside it, the lag under FOLLOW_RATE=500
 #               changes/s for FOLLOW_SECONDS=60, then verify; FOLLOW_ONLY=1 runs only that;
 #               the S3 route (migrate --to a local directory and an in-process S3) beside
-#               the null sink (S3_ROUTE=0 skips it); LARGE=1 LARGE_ROWS=1000000,3000000:
+#               the null sink (S3_ROUTE=0 skips it); LARGE=1 LARGE_ROWS=1000000,10000000:
 #               peak RSS per size of the null sink, --to file:// and verify --files
 .PHONY: demo test bench build services-check dynamodb-start dynamodb-stop clean
 
