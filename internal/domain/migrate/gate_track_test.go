@@ -1,51 +1,11 @@
 package migrate
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 )
-
-// fakeGate numbers objects as objectGate says, with uploads the test
-// decides.
-type fakeGate struct {
-	mu       sync.Mutex
-	last     uint64
-	unstored map[uint64]bool
-}
-
-func (g *fakeGate) begin() uint64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.last++
-	g.unstored[g.last] = true
-	return g.last
-}
-
-func (g *fakeGate) upload(id uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.unstored, id)
-}
-
-func (g *fakeGate) begun() uint64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.last
-}
-
-func (g *fakeGate) storedThrough(n uint64) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for id := range g.unstored {
-		if id <= n {
-			return false
-		}
-	}
-	return true
-}
 
 // TestGatedTrack: a gated track (migrate --to) lets go of its rows once
 // they are settled (their lines in open objects), but its checkpoint state
@@ -54,7 +14,7 @@ func (g *fakeGate) storedThrough(n uint64) bool {
 func TestGatedTrack(t *testing.T) {
 	col := &introspect.Column{Name: "id", Type: "bigint", Kind: introspect.KindInt}
 	e := &mapping.Entity{Name: "user", Table: &introspect.Table{Name: "users", Columns: []*introspect.Column{col}, PrimaryKey: []string{"id"}}, Columns: []*introspect.Column{col}}
-	g := &fakeGate{unstored: map[uint64]bool{}}
+	g := &objectIDs{}
 	tr := &tracker{engine: introspect.Postgres, byName: map[string][]*entityTrack{}}
 	tr.gateOn(g)
 	et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
@@ -85,11 +45,11 @@ func TestGatedTrack(t *testing.T) {
 	if ce := state(); ce.Rows != 0 || ce.After != nil || et.savedSeq != 0 {
 		t.Errorf("with no object uploaded the checkpoint counts %d rows, after %v (saved seq %d)", ce.Rows, ce.After, et.savedSeq)
 	}
-	g.upload(obj1) // object 2, begun before the save above, is not
+	g.markUploaded(obj1) // object 2, begun before the save above, is not
 	if ce := state(); ce.Rows != 0 || et.savedSeq != 0 {
 		t.Errorf("with object 2 not uploaded the checkpoint counts %d rows (saved seq %d)", ce.Rows, et.savedSeq)
 	}
-	g.upload(obj2)
+	g.markUploaded(obj2)
 	// The state of the last save (rows 1-20, objects 1 and 2) is the one
 	// now; row 21, in object 3, begun before this save, is not.
 	obj3 := g.begin()
@@ -106,7 +66,7 @@ func TestGatedTrack(t *testing.T) {
 	if tr.ents = []*entityTrack{et}; tr.nothingSettled() {
 		t.Error("nothingSettled with 20 rows in uploaded objects")
 	}
-	g.upload(obj3)
+	g.markUploaded(obj3)
 	if ce := state(); !ce.Done || ce.Rows != 22 {
 		t.Errorf("every object uploaded: the checkpoint counts %d rows, done %v", ce.Rows, ce.Done)
 	}

@@ -111,17 +111,13 @@ type s3Sink struct {
 	grace   time.Duration
 	timeout time.Duration // of one request
 
-	slots []*s3Slot
-	next  atomic.Uint64 // the round-robin of items over the slots
-	// The objects begun (numbered from 1: objectGate) and those of them
-	// not uploaded yet.
-	idMu     sync.Mutex
-	lastID   uint64
-	unstored map[uint64]struct{}
-	named    atomic.Int64  // objects this run named
-	kept     int           // objects of earlier runs under the prefix
-	sem      chan struct{} // uploads in flight
-	wg       sync.WaitGroup
+	slots     []*s3Slot
+	next      atomic.Uint64 // the round-robin of items over the slots
+	objectIDs               // the objects begun and those not uploaded yet: the tracks' objectGate
+	named     atomic.Int64  // objects this run named
+	kept      int           // objects of earlier runs under the prefix
+	sem       chan struct{} // uploads in flight
+	wg        sync.WaitGroup
 
 	mu       sync.Mutex
 	failed   error
@@ -147,32 +143,44 @@ type s3Ack struct {
 	ec   *entityCounters
 }
 
+// objectIDs numbers the objects begun, from 1, and knows which of them are
+// not uploaded yet: the objectGate a gated track sees. Safe for concurrent
+// use.
+type objectIDs struct {
+	mu       sync.Mutex
+	last     uint64
+	unstored map[uint64]struct{}
+}
+
 // begin numbers a new object.
-func (s *s3Sink) begin() uint64 {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	s.lastID++
-	s.unstored[s.lastID] = struct{}{}
-	return s.lastID
+func (g *objectIDs) begin() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.unstored == nil {
+		g.unstored = map[uint64]struct{}{}
+	}
+	g.last++
+	g.unstored[g.last] = struct{}{}
+	return g.last
 }
 
-// uploadedObject records that object id is uploaded.
-func (s *s3Sink) uploadedObject(id uint64) {
-	s.idMu.Lock()
-	delete(s.unstored, id)
-	s.idMu.Unlock()
+// markUploaded records that object id is uploaded.
+func (g *objectIDs) markUploaded(id uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.unstored, id)
 }
 
-func (s *s3Sink) begun() uint64 {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	return s.lastID
+func (g *objectIDs) begun() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.last
 }
 
-func (s *s3Sink) storedThrough(n uint64) bool {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	for id := range s.unstored {
+func (g *objectIDs) storedThrough(n uint64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id := range g.unstored {
 		if id <= n {
 			return false
 		}
@@ -183,7 +191,7 @@ func (s *s3Sink) storedThrough(n uint64) bool {
 func newS3Sink(o Options, w *writer, run string, slots int) *s3Sink {
 	s := &s3Sink{
 		w: w, store: o.S3, loc: *o.To, comp: o.Compression, limit: o.ObjectSize, items: o.ObjectItems, run: run,
-		grace: o.StopGrace, timeout: o.RequestTimeout, sem: make(chan struct{}, slots), unstored: map[uint64]struct{}{},
+		grace: o.StopGrace, timeout: o.RequestTimeout, sem: make(chan struct{}, slots),
 	}
 	for range slots {
 		s.slots = append(s.slots, &s3Slot{})
@@ -321,7 +329,7 @@ func (s *s3Sink) cut(ctx context.Context, sl *s3Slot) error {
 		s.mu.Lock() // listed before it counts stored: a checkpoint that covers its rows lists it
 		s.uploaded = append(s.uploaded, d)
 		s.mu.Unlock()
-		s.uploadedObject(id)
+		s.markUploaded(id)
 		for ec, n := range items {
 			s.w.c.written.Add(n)
 			if ec != nil {
