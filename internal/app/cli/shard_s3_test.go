@@ -30,7 +30,9 @@ import (
 // TestShardsS3KilledAndResumed is issue 19's sharded S3 route: three real
 // remodel migrate --shard i/3 --to s3://... processes start at once
 // against an in-process S3 (AWS_ENDPOINT_URL_S3); shard 2 (whose uploads
-// the server holds back) is killed with SIGKILL once its checkpoint counts
+// the server holds back a second each, over the 14 or so objects of 200
+// items its third of the rows makes, so that it cannot end before its
+// first object settles, as it could with one object) is killed with SIGKILL once its checkpoint counts
 // settled rows, then run again with --resume, which uploads no object
 // twice. verify --files then passes over the three shards' manifests; it
 // fails (exit 1), naming what is wrong, with shard 2's manifest gone and
@@ -99,7 +101,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 			url := "s3://bkt/" + e.Name + "/orders/"
 			dir := t.TempDir()
 			args := func(i int) []string {
-				return []string{"migrate", "--source", dsn, "-m", m, "--to", url, "--object-size", "1",
+				return []string{"migrate", "--source", dsn, "-m", m, "--to", url, "--object-size", "1", "--object-items", "200",
 					"--shard", strconv.Itoa(i) + "/3", "--ranges", "6", "--readers", "2", "--writers", "1", "--checkpoint-every", "100ms",
 					"--checkpoint", filepath.Join(dir, "shard"+strconv.Itoa(i)+".json"), "--rejects", filepath.Join(dir, "rejects"+strconv.Itoa(i)+".jsonl")}
 			}
