@@ -38,6 +38,9 @@ type Spill struct {
 	files      []*spillFile // nil until the first Add
 	err        error        // the first failure to write
 	n          int64        // records added
+	at         int          // the digest byte that picks a record's bucket
+	ways       int          // how many buckets: SpillBuckets unless NewCompressedSpillBy says
+	counts     []int64      // records added, by bucket
 }
 
 type spillFile struct {
@@ -58,10 +61,26 @@ const spillBlock = 16 << 10
 
 // NewSpill is an empty spill of records described by what (for errors:
 // "the digests of the keys written").
-func NewSpill(what string) *Spill { return &Spill{what: what} }
+func NewSpill(what string) *Spill { return newSpill(what, false, 0, SpillBuckets) }
 
 // NewCompressedSpill is NewSpill with its buckets compressed on disk.
-func NewCompressedSpill(what string) *Spill { return &Spill{what: what, compressed: true} }
+func NewCompressedSpill(what string) *Spill { return newSpill(what, true, 0, SpillBuckets) }
+
+// NewCompressedSpillBy is NewCompressedSpill of ways buckets (1 to
+// SpillBuckets), whose records go to buckets by their digest's byte at (0
+// to 15) instead of its first: the records of one bucket of a spill,
+// added to one of these by the next byte, spread over its buckets again
+// (a bucket too large to join in memory, split).
+func NewCompressedSpillBy(what string, at, ways int) *Spill {
+	return newSpill(what, true, at, min(max(ways, 1), SpillBuckets))
+}
+
+func newSpill(what string, compressed bool, at, ways int) *Spill {
+	return &Spill{what: what, compressed: compressed, at: at, ways: ways, counts: make([]int64, ways)}
+}
+
+// Buckets is how many buckets the spill has.
+func (s *Spill) Buckets() int { return s.ways }
 
 // Add appends a record: the digest d, then rest as it is (the caller
 // encodes it so that it can read it back). A failure is kept: Add and Err
@@ -77,8 +96,10 @@ func (s *Spill) Add(d [16]byte, rest []byte) error {
 			return s.err
 		}
 	}
-	w := s.files[int(d[0])%SpillBuckets].w
+	b := int(d[s.at]) % s.ways
+	w := s.files[b].w
 	s.n++
+	s.counts[b]++
 	w.Write(d[:])
 	if _, err := w.Write(rest); err != nil {
 		s.err = fmt.Errorf("writing %s: %w", s.what, err)
@@ -91,6 +112,13 @@ func (s *Spill) Len() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.n
+}
+
+// BucketLen is how many records bucket i (below Buckets) holds.
+func (s *Spill) BucketLen(i int) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[i]
 }
 
 // Err is the first failure to write, if any.
@@ -106,7 +134,7 @@ func (s *Spill) open() ([]*spillFile, error) {
 		return nil, fmt.Errorf("a directory for %s: %w", s.what, err)
 	}
 	defer os.RemoveAll(dir)
-	fs := make([]*spillFile, SpillBuckets)
+	fs := make([]*spillFile, s.ways)
 	for i := range fs {
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("bucket-%03d", i)))
 		if err != nil {
@@ -123,7 +151,7 @@ func (s *Spill) open() ([]*spillFile, error) {
 	return fs, nil
 }
 
-// Bucket is a reader of bucket i's records, in the order they were added;
+// Bucket is a reader of bucket i's records (i below Buckets), in the order they were added;
 // nil when nothing was added.
 func (s *Spill) Bucket(i int) (*bufio.Reader, error) {
 	s.mu.Lock()

@@ -63,7 +63,8 @@ func dumpProblems(rep *verify.Report) string {
 // is there, rows that render another row's key — and compares everything
 // the report says (counters, every problem, in Problem order) with a
 // golden file; then the same with many different items and a cap of 2
-// problems a check. The faults are planted by key (which object holds an
+// problems a check. Each check runs with the buckets joined as they are
+// and split again (Options.JoinLimit), to the same golden file. The faults are planted by key (which object holds an
 // item changes from one export to the next). The golden files were
 // written by the check that held every item in memory, before the items
 // went to disk.
@@ -79,6 +80,16 @@ func TestFilesFaults(t *testing.T) {
 			mask := func(rep *verify.Report) []byte {
 				out := regexp.MustCompile(job+`-\d+`).ReplaceAllString(dumpProblems(rep), "JOB-N")
 				return []byte(regexp.MustCompile(`\d+ objects read`).ReplaceAllString(out, "N objects read"))
+			}
+			// Each check runs twice: as it is, and with every bucket (53
+			// items on average) split again before the join (a join limit
+			// of 8): the report must be the same.
+			check := func(name string, o verify.Options) {
+				t.Helper()
+				for _, limit := range []int{0, 8} {
+					o.JoinLimit = limit
+					golden.Check(t, name, mask(runFailing(t, o)))
+				}
 			}
 			const changed, removed, duplicated = "PK=USER#1 SK=PERSONAL#news#alerts", "PK=USER#2 SK=PERSONAL#newsletter#alerts", "PK=USER#6 SK=PERSONAL#news#layout"
 
@@ -116,7 +127,7 @@ func TestFilesFaults(t *testing.T) {
 			rj.File = "rejects.jsonl" // the same name in every run, for the golden file
 			o := fx.o
 			o.Rejects = rj
-			golden.Check(t, "files_faults_"+eng.Name+".txt", mask(runFailing(t, o)))
+			check("files_faults_"+eng.Name+".txt", o)
 			restore()
 
 			// Every service row renders the key of the service "mail": the
@@ -127,7 +138,7 @@ func TestFilesFaults(t *testing.T) {
 			}
 			o = fx.o
 			o.Plan = compile(t, fx.o.Source, text)
-			golden.Check(t, "files_faults_dupkey_"+eng.Name+".txt", mask(runFailing(t, o)))
+			check("files_faults_dupkey_"+eng.Name+".txt", o)
 
 			// Every item whose partition key starts with USER#1 or SERVICE#
 			// differs by one attribute, with a cap of 2 problems a check:
@@ -145,7 +156,7 @@ func TestFilesFaults(t *testing.T) {
 			defer restore()
 			o = fx.o
 			o.MaxProblems = 2
-			golden.Check(t, "files_faults_capped_"+eng.Name+".txt", mask(runFailing(t, o)))
+			check("files_faults_capped_"+eng.Name+".txt", o)
 		})
 	}
 }

@@ -173,9 +173,7 @@ func (h *pendingHeap) Pop() any {
 // returned, at most MaxProblems of each entity (the first in Problem
 // order; each one past them is counted as one problem), for resolveFiles.
 func (v *verifier) joinFiles(rep *Report, f *files) ([]pendingHeap, error) {
-	fc, loc := f.fc, *v.o.Files
-	complete := f.rows != nil && v.itemsComplete()
-	heaps := make([]pendingHeap, len(v.o.Plan.Entities))
+	j := &join{rep: rep, f: f, complete: f.rows != nil && v.itemsComplete(), heaps: make([]pendingHeap, len(v.o.Plan.Entities))}
 	rejects := v.rejectsByBucket(f)
 	for _, s := range []*keyset.Spill{f.items, f.rows} {
 		if s != nil {
@@ -183,74 +181,204 @@ func (v *verifier) joinFiles(rep *Report, f *files) ([]pendingHeap, error) {
 			if err != nil {
 				return nil, fmt.Errorf("verify: %w", err)
 			}
-			fc.spilled += n
+			f.fc.spilled += n
 		}
 	}
 	for b := range keyset.SpillBuckets {
-		idx := map[[16]byte]objEntry{}
-		br, err := f.items.Bucket(b)
-		if err != nil {
+		p := joinPart{n: f.items.BucketLen(b), rejects: rejects[b]}
+		var err error
+		if p.items, err = f.items.Bucket(b); err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		rr := &recordReader{r: br}
+		if f.rows != nil {
+			if p.rows, err = f.rows.Bucket(b); err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
+			}
+		}
+		if err := v.joinPart(j, p); err != nil {
+			return nil, err
+		}
+	}
+	return j.heaps, nil
+}
+
+// DefaultJoinLimit is how many items of the objects joinFiles holds in
+// memory at once, at most, unless Options.JoinLimit says otherwise: a
+// bucket of the spills that holds more is split again (joinPart), so that
+// what is held stays about the same from 10 million items up (a bucket
+// holds 1/keyset.SpillBuckets of them).
+const DefaultJoinLimit = 1 << 16
+
+// joinLevels is how many digest bytes may pick a part: a bucket is split
+// at most twice, each time into parts of half the limit on average (up to
+// SpillBuckets of them). A part past the limit at the last level (one key
+// many times over, whose duplicates are not held) is joined as it is.
+const joinLevels = 3
+
+// join is what joinFiles gathers over the parts it joins.
+type join struct {
+	rep      *Report
+	f        *files
+	complete bool // the check met every row: unclaimed items are strays
+	heaps    []pendingHeap
+}
+
+// joinPart is a part of the spills whose key digests agree on their first
+// level+1 bytes (modulo the buckets of the spill that made it): its records of the objects'
+// items (n of them) and of the rows compared (nil when the items were not
+// compared), in the order they were added, and the accepted rejects whose
+// key falls in it, in the rejects file's order.
+type joinPart struct {
+	items, rows *bufio.Reader
+	n           int64
+	level       int
+	rejects     []int
+}
+
+// joinPart joins one part: its items of the objects in memory, then its
+// rows against them, then its rejects; a part of more items than the
+// limit is split by the next digest byte first (splitPart). Records of one
+// key stay in one part, in their order, so the result is the same either
+// way.
+func (v *verifier) joinPart(j *join, p joinPart) error {
+	limit := int64(v.o.JoinLimit)
+	if limit <= 0 {
+		limit = DefaultJoinLimit
+	}
+	if p.n > limit && p.level+1 < joinLevels {
+		return v.splitPart(j, p, limit)
+	}
+	f, fc, loc := j.f, j.f.fc, *v.o.Files
+	idx := make(map[[16]byte]objEntry, p.n)
+	rr := &recordReader{r: p.items}
+	for {
+		kd, ok := rr.next()
+		if !ok {
+			break
+		}
+		e := objEntry{sum: rr.digest(), obj: int32(rr.uint32()), entity: int32(rr.uint32())}
+		e.key, e.claimed = string(rr.bytes()), e.entity < 0
+		if rr.err != nil {
+			break
+		}
+		if was, dup := idx[kd]; dup {
+			fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: e.key,
+				Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", e.key, loc.URL(f.objects[was.obj]), loc.URL(f.objects[e.obj]))})
+			continue
+		}
+		idx[kd] = e
+	}
+	if err := rr.fail("the items of the objects"); err != nil {
+		return err
+	}
+	fc.held = max(fc.held, len(idx))
+	if f.rows == nil {
+		return nil
+	}
+	pending, err := v.joinRows(f, p.rows, idx)
+	if err != nil {
+		return err
+	}
+	for _, i := range p.rejects {
+		v.rejectInFiles(f, i, idx)
+	}
+	if j.complete {
+		for _, e := range idx {
+			if !e.claimed && !v.skipStray(int(e.entity)) {
+				name := v.o.Plan.Entities[e.entity].Name
+				j.rep.Stray.Add(Problem{Kind: KindStray, Entity: name, Key: e.key,
+					Message: fmt.Sprintf("item %s (entity %s) of %s comes from no source row", e.key, name, loc.URL(f.objects[e.obj]))})
+			}
+		}
+	}
+	for _, pi := range pending {
+		v.holdPending(f, &j.heaps[pi.entity], pi)
+	}
+	return nil
+}
+
+// splitPart writes a part's records to two spills of their own by the
+// next digest byte (compressed, on disk, as the part was), in as many
+// buckets as make each hold half the limit, and joins their buckets one
+// by one.
+func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
+	at, ways := p.level+1, int(min((2*p.n+limit-1)/limit, keyset.SpillBuckets))
+	items := keyset.NewCompressedSpillBy("a part of the items of the objects", at, ways)
+	defer items.Close()
+	var buf []byte
+	rr := &recordReader{r: p.items}
+	for {
+		kd, ok := rr.next()
+		if !ok {
+			break
+		}
+		sum, obj, ent, key := rr.digest(), int32(rr.uint32()), int32(rr.uint32()), rr.bytes()
+		if rr.err != nil {
+			break
+		}
+		buf = appendItemRecord(buf[:0], sum, obj, ent, string(key))
+		if err := items.Add(kd, buf); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+	}
+	if err := rr.fail("the items of the objects"); err != nil {
+		return err
+	}
+	var rows *keyset.Spill
+	if p.rows != nil {
+		rows = keyset.NewCompressedSpillBy("a part of the rows compared", at, ways)
+		defer rows.Close()
+		rr := &recordReader{r: p.rows}
 		for {
 			kd, ok := rr.next()
 			if !ok {
 				break
 			}
-			e := objEntry{sum: rr.digest(), obj: int32(rr.uint32()), entity: int32(rr.uint32())}
-			e.key, e.claimed = string(rr.bytes()), e.entity < 0
+			sum, ent := rr.digest(), int(rr.uint32())
+			key, srcKey, findings := rr.bytes(), rr.bytes(), rr.bytes()
 			if rr.err != nil {
 				break
 			}
-			if was, dup := idx[kd]; dup {
-				fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: e.key,
-					Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", e.key, loc.URL(f.objects[was.obj]), loc.URL(f.objects[e.obj]))})
-				continue
-			}
-			idx[kd] = e
-		}
-		if err := rr.fail("the items of the objects"); err != nil {
-			return nil, err
-		}
-		fc.held = max(fc.held, len(idx))
-		if f.rows == nil {
-			continue
-		}
-		pending, err := v.joinRows(f, b, idx)
-		if err != nil {
-			return nil, err
-		}
-		for _, i := range rejects[b] {
-			v.rejectInFiles(f, i, idx)
-		}
-		if complete {
-			for _, e := range idx {
-				if !e.claimed && !v.skipStray(int(e.entity)) {
-					name := v.o.Plan.Entities[e.entity].Name
-					rep.Stray.Add(Problem{Kind: KindStray, Entity: name, Key: e.key,
-						Message: fmt.Sprintf("item %s (entity %s) of %s comes from no source row", e.key, name, loc.URL(f.objects[e.obj]))})
-				}
+			buf = appendRowRecord(buf[:0], sum, ent, string(key), string(srcKey), findings)
+			if err := rows.Add(kd, buf); err != nil {
+				return fmt.Errorf("verify: %w", err)
 			}
 		}
-		for _, p := range pending {
-			v.holdPending(f, &heaps[p.entity], p)
+		if err := rr.fail("the rows compared"); err != nil {
+			return err
 		}
 	}
-	return heaps, nil
+	rejects := make([][]int, ways)
+	for _, i := range p.rejects {
+		d := digest(v.rejKeys[i])
+		b := int(d[at]) % ways
+		rejects[b] = append(rejects[b], i)
+	}
+	for b := range ways {
+		sub := joinPart{n: items.BucketLen(b), level: at, rejects: rejects[b]}
+		var err error
+		if sub.items, err = items.Bucket(b); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		if rows != nil {
+			if sub.rows, err = rows.Bucket(b); err != nil {
+				return fmt.Errorf("verify: %w", err)
+			}
+		}
+		if err := v.joinPart(j, sub); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// joinRows joins bucket b of the rows compared with its items of the
-// objects (idx), in the order the rows were read, and returns the rows
-// whose item differs (by key digest: a later row wins, as it claims an
-// item of no entity after an earlier one).
-func (v *verifier) joinRows(f *files, b int, idx map[[16]byte]objEntry) (map[[16]byte]*pendingItem, error) {
-	br, err := f.rows.Bucket(b)
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
+// joinRows joins the rows compared of a part (in the order they were
+// read) with its items of the objects (idx), and returns the rows whose
+// item differs (by key digest: a later row wins, as it claims an item of
+// no entity after an earlier one).
+func (v *verifier) joinRows(f *files, rows *bufio.Reader, idx map[[16]byte]objEntry) (map[[16]byte]*pendingItem, error) {
 	pending := map[[16]byte]*pendingItem{}
-	rr := &recordReader{r: br}
+	rr := &recordReader{r: rows}
 	for {
 		kd, ok := rr.next()
 		if !ok {

@@ -32,6 +32,17 @@ func TestFilesMemory(t *testing.T) {
 	if limit := 4 * items / keyset.SpillBuckets; held == 0 || held > limit || differing != 0 {
 		t.Errorf("held %d items of the objects at once (want 1 to %d of %d) and %d differing items (want 0)", held, limit, items, differing)
 	}
+	// With a limit of 8 items held, every bucket (53 items on average) is
+	// split again by the next byte of the digest into parts of 4 on
+	// average, a part of more than 8 again by the byte after; the check
+	// passes as before. (A part split twice is joined whatever it holds:
+	// the bound here is twice the limit.)
+	small := fx.o
+	small.JoinLimit = 8
+	rep8 := run(t, small)
+	if held8, _ := verify.FilesHeld(rep8); !rep8.OK || held8 == 0 || held8 > 16 {
+		t.Errorf("with a join limit of 8: held %d items at once (want 1 to 16), ok %v\n%s", held8, rep8.OK, text(rep8))
+	}
 	// On disk, the records of an item and of its row, compressed: about
 	// 110 bytes here (uncompressed they are about 200).
 	if per := float64(verify.FilesSpilled(rep)) / items; per < 32 || per > 140 {
@@ -60,5 +71,14 @@ func TestFilesMemory(t *testing.T) {
 	}
 	if _, differing = verify.FilesHeld(rep); different != 725 || differing != 4*2 {
 		t.Errorf("%d items differ (want 725), %d held to be named (want 8)", different, differing)
+	}
+	o.JoinLimit = 8
+	rep = runFailing(t, o)
+	different = 0
+	for _, ic := range rep.Items {
+		different += ic.Different
+	}
+	if held, differing := verify.FilesHeld(rep); different != 725 || differing != 4*2 || held > 16 {
+		t.Errorf("with a join limit of 8: %d items differ (want 725), %d held to be named (want 8), %d items held at once (want at most 16)", different, differing, held)
 	}
 }

@@ -50,6 +50,10 @@ type Options struct {
 	// MaxProblems caps how many problems each check lists; all are counted.
 	// 0 lists them all.
 	MaxProblems int
+	// JoinLimit is, for a check of files, how many items of the objects
+	// are held in memory at once at most (zero: DefaultJoinLimit); a
+	// bucket of more is split again before it is joined (files_join.go).
+	JoinLimit int
 	// Rejects are rows migrate rejected (its rejected-rows file, see
 	// ReadRejects), accepted as rows that are expected to have no item.
 	Rejects *Rejects
