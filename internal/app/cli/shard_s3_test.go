@@ -146,7 +146,8 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 			var st struct {
 				Checkpoints []struct {
 					Shard string
-					Rows  int64 `json:"rows_settled"`
+					Split string `json:"split_digest"`
+					Rows  int64  `json:"rows_settled"`
 					Items int64 `json:"items_written"`
 					S3    string
 					Done  bool
@@ -164,7 +165,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 				t.Errorf("status of the killed shard: exit %d, %+v\n%s%s", code, st, sout, serr)
 			}
 			code, sout, serr = remodel(t, "status", "--checkpoint", filepath.Join(dir, "shard*.json"))
-			if code != 0 || !strings.Contains(sout, "2/3 ") || !strings.Contains(sout, "1/3      no checkpoint: finished") || !regexp.MustCompile(`(?m)^total .*\(not done\)$`).MatchString(sout) {
+			if code != 0 || !strings.Contains(sout, "2/3 ") || !strings.Contains(sout, ", split plan ") || !strings.Contains(sout, "1/3      no checkpoint: finished") || !regexp.MustCompile(`(?m)^total .*\(not done\)$`).MatchString(sout) {
 				t.Errorf("status (text): exit %d\n%s%s", code, sout, serr)
 			}
 
@@ -193,6 +194,9 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 			}
 			if read != nRows+2 {
 				t.Errorf("the shards' reports count %d rows together, the source has %d", read, nRows+2)
+			}
+			if plan := sameSplit(t, procs[0].stdout.String(), string(out), procs[2].stdout.String()); plan == "" || !strings.HasPrefix(st.Checkpoints[0].Split, plan) {
+				t.Errorf("the killed shard's checkpoint names split plan %q, the reports %q", st.Checkpoints[0].Split, plan)
 			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -217,6 +217,7 @@ func TestShardsKilledAndResumed(t *testing.T) {
 			if read != rows {
 				t.Errorf("the shards' reports count %d rows together, the source has %d", read, rows)
 			}
+			sameSplit(t, procs[0].stdout.String(), string(out), procs[2].stdout.String())
 			if created > 1 {
 				t.Errorf("%d shards say they created the table", created)
 			}
@@ -234,6 +235,25 @@ func TestShardsKilledAndResumed(t *testing.T) {
 }
 
 var totalLine = regexp.MustCompile(`(?m)^  total +(\d+) `)
+
+// sameSplit checks that the reports of a job's shards name one split plan,
+// and returns it (its first 12 hex digits, as a report shows it).
+func sameSplit(t *testing.T, reports ...string) string {
+	t.Helper()
+	var plan string
+	for i, text := range reports {
+		m := regexp.MustCompile(`, shard \d+/\d+ \(split plan ([0-9a-f]{12})\)`).FindStringSubmatch(text)
+		switch {
+		case m == nil:
+			t.Errorf("report %d names no split plan:\n%s", i+1, text)
+		case plan == "":
+			plan = m[1]
+		case m[1] != plan:
+			t.Errorf("report %d names split plan %s, an earlier one %s", i+1, m[1], plan)
+		}
+	}
+	return plan
+}
 
 // settled is the number of rows a checkpoint file counts as settled (0
 // when it cannot be read yet).

@@ -26,6 +26,9 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	}
 	if r.Shard != "" {
 		fmt.Fprintf(w, ", shard %s", r.Shard)
+		if r.SplitDigest != "" {
+			fmt.Fprintf(w, " (split plan %s)", shortDigest(r.SplitDigest))
+		}
 	}
 	fmt.Fprintln(w)
 	if r.Error != "" && !r.Interrupted {

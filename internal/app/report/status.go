@@ -11,6 +11,9 @@ import (
 
 // statusText renders remodel status as a table: a line per checkpoint, one
 // per shard without one, and the totals.
+// shortDigest is the first 12 hex digits of a digest, as a report shows it.
+func shortDigest(d string) string { return d[:min(len(d), 12)] }
+
 func statusText(w io.Writer, r *migrate.Status) error {
 	fmt.Fprintf(w, "%-8s %-10s %12s %12s %9s %8s  %-7s %s\n", "shard", "table", "rows", "items", "rejected", "ranges", "state", "checkpoint")
 	for _, c := range r.Checkpoints {
@@ -27,10 +30,16 @@ func statusText(w io.Writer, r *migrate.Status) error {
 		if c.S3 != "" {
 			fmt.Fprintf(w, ", into %s, %d objects", c.S3, c.Objects)
 		}
+		if c.SplitDigest != "" {
+			fmt.Fprintf(w, ", split plan %s", shortDigest(c.SplitDigest))
+		}
 		fmt.Fprintln(w, ")")
 	}
 	for _, s := range r.Missing {
 		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
+	}
+	if r.SplitsDiffer {
+		fmt.Fprintln(w, "warning: the checkpoints name more than one split plan: they are not all of one job (the shards of a job read by one plan; a shard begun with another --ranges or mapping is of another job)")
 	}
 	state := "not done"
 	if r.Done && len(r.Missing) == 0 {

@@ -365,6 +365,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 		if err == nil && o.Shard.Sharded() { // before any item is written: the shards of the job read one split
 			splitDigest, err = shardSplit(ctx, o, rep, reads, tr)
+			rep.SplitDigest = splitDigest
 		}
 		var phase *progress.Phase
 		if err == nil {

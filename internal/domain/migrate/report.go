@@ -15,8 +15,11 @@ type Report struct {
 	Version int    `json:"version"` // ReportVersion
 	Table   string `json:"table"`
 	Engine  string `json:"engine"`
-	// Shard is "i/n" for one shard of a sharded job (--shard).
-	Shard string `json:"shard,omitempty"`
+	// Shard is "i/n" for one shard of a sharded job (--shard), and
+	// SplitDigest the digest of the job's split plan the shard read by
+	// (splitplan.go): the shards of one job name the same.
+	Shard       string `json:"shard,omitempty"`
+	SplitDigest string `json:"split_digest,omitempty"`
 	// OK is true when every row was written or rejected within
 	// --max-rejects; Error says why the run stopped otherwise, Interrupted
 	// that it was canceled (SIGINT, SIGTERM), and Partial that it stopped

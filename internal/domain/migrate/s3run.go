@@ -232,6 +232,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if err == nil && o.Shard.Sharded() {
 		splitDigest, err = s3SplitDigest(o, reads, tr)
+		rep.SplitDigest = splitDigest
 	}
 	if err == nil {
 		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)

@@ -14,13 +14,16 @@ import (
 // stopped (to --resume), or one whose last save had every range done
 // (Done) but which has not removed it yet.
 type CheckpointStatus struct {
-	Path  string    `json:"checkpoint"`
-	Table string    `json:"table"`
-	Shard string    `json:"shard,omitempty"`
-	S3    string    `json:"s3,omitempty"`
-	Host  string    `json:"host"`
-	PID   int64     `json:"pid"`
-	Saved time.Time `json:"saved"`
+	Path  string `json:"checkpoint"`
+	Table string `json:"table"`
+	Shard string `json:"shard,omitempty"`
+	// SplitDigest is a shard's: the digest of the job's split plan it
+	// reads by (splitplan.go).
+	SplitDigest string    `json:"split_digest,omitempty"`
+	S3          string    `json:"s3,omitempty"`
+	Host        string    `json:"host"`
+	PID         int64     `json:"pid"`
+	Saved       time.Time `json:"saved"`
 	// Rows, Items and Rejected are the settled rows, their items
 	// acknowledged (written, or uploaded in an object), and the rows
 	// rejected, over every run of the job.
@@ -43,7 +46,7 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 	if err := ck.sane(); err != nil {
 		return nil, fmt.Errorf("migrate: checkpoint %s: %w", path, err)
 	}
-	st := &CheckpointStatus{Path: path, Table: ck.Table, Shard: ck.Shard, Host: ck.Host, PID: ck.PID, Saved: ck.Saved, Ranges: len(ck.Entities)}
+	st := &CheckpointStatus{Path: path, Table: ck.Table, Shard: ck.Shard, SplitDigest: ck.SplitDigest, Host: ck.Host, PID: ck.PID, Saved: ck.Saved, Ranges: len(ck.Entities)}
 	if ck.S3 != nil {
 		st.S3, st.Objects = ck.S3.URL, len(ck.S3.Objects)
 	}
@@ -76,12 +79,16 @@ type Status struct {
 	// Shards is the n of a sharded job's checkpoints; Missing the shards
 	// (i/n) of it without one: finished (a run that succeeds removes its
 	// checkpoint) or not started.
-	Shards   int      `json:"shards,omitempty"`
-	Missing  []string `json:"shards_without_checkpoint,omitempty"`
-	Rows     int64    `json:"rows_settled"`
-	Items    int64    `json:"items_written"`
-	Rejected int64    `json:"rejected"`
-	Done     bool     `json:"done"`
+	Shards  int      `json:"shards,omitempty"`
+	Missing []string `json:"shards_without_checkpoint,omitempty"`
+	// SplitsDiffer is true when the shards' checkpoints name more than one
+	// split plan: they are not all of one job (a job begun again with
+	// another --ranges or mapping beside an earlier one's checkpoint).
+	SplitsDiffer bool  `json:"split_plans_differ,omitempty"`
+	Rows         int64 `json:"rows_settled"`
+	Items        int64 `json:"items_written"`
+	Rejected     int64 `json:"rejected"`
+	Done         bool  `json:"done"`
 }
 
 // ReadStatus reads the checkpoint files at paths (at least one) and
@@ -90,6 +97,7 @@ type Status struct {
 func ReadStatus(paths []string) (*Status, error) {
 	rep := &Status{Version: StatusVersion, Done: true}
 	have := map[int]bool{}
+	split := "" // the split plan a checkpoint named last
 	for _, p := range paths {
 		st, err := ReadCheckpointStatus(p)
 		if err != nil {
@@ -110,6 +118,12 @@ func ReadStatus(paths []string) (*Status, error) {
 			}
 			rep.Shards = s.Count
 			have[s.Index] = true
+		}
+		if st.SplitDigest != "" {
+			if split != "" && split != st.SplitDigest {
+				rep.SplitsDiffer = true
+			}
+			split = st.SplitDigest
 		}
 	}
 	slices.SortFunc(rep.Checkpoints, func(a, b *CheckpointStatus) int {
