@@ -205,9 +205,10 @@ func (v *verifier) joinFiles(rep *Report, f *files) ([]pendingHeap, error) {
 // DefaultJoinLimit is how many items of the objects joinFiles holds in
 // memory at once, at most, unless Options.JoinLimit says otherwise: a
 // bucket of the spills that holds more is split again (joinPart), so that
-// what is held stays about the same from 10 million items up (a bucket
-// holds 1/keyset.SpillBuckets of them).
-const DefaultJoinLimit = 1 << 16
+// what is held stays about the same from 2 million items up (a bucket
+// holds 1/keyset.SpillBuckets of them): 16 384 items, about 3 MB with the
+// map's own bytes.
+const DefaultJoinLimit = 1 << 14
 
 // joinLevels is how many digest bytes may pick a part: a bucket is split
 // at most twice, each time into parts of half the limit on average (up to
