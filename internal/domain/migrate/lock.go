@@ -72,15 +72,7 @@ func (h lockHolder) String() string {
 }
 
 func readHolder(it map[string]types.AttributeValue) lockHolder {
-	s := func(name string) string {
-		switch v := it[name].(type) {
-		case *types.AttributeValueMemberS:
-			return v.Value
-		case *types.AttributeValueMemberN:
-			return v.Value
-		}
-		return "?"
-	}
+	s := func(name string) string { return attrText(it, name, "?") }
 	h := lockHolder{owner: s(lockOwner), host: s(lockHost), started: s(lockStarted)}
 	if _, ok := it[lockPIDStart]; ok {
 		h.pidStart = s(lockPIDStart)
@@ -90,6 +82,19 @@ func readHolder(it map[string]types.AttributeValue) lockHolder {
 		h.heartbeat = time.UnixMilli(ms)
 	}
 	return h
+}
+
+// attrText is the text of the string or number attribute name of the
+// item it (one of remodel's own items: the lock, the split plan); or, when
+// the item has none, or of another type, missing.
+func attrText(it map[string]types.AttributeValue, name, missing string) string {
+	switch v := it[name].(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	}
+	return missing
 }
 
 func millis(t time.Time) types.AttributeValue {

@@ -195,15 +195,7 @@ type recordedSplit struct {
 }
 
 func readRecordedSplit(it map[string]types.AttributeValue) (*recordedSplit, error) {
-	s := func(name string) string {
-		switch v := it[name].(type) {
-		case *types.AttributeValueMemberS:
-			return v.Value
-		case *types.AttributeValueMemberN:
-			return v.Value
-		}
-		return ""
-	}
+	s := func(name string) string { return attrText(it, name, "") }
 	r := &recordedSplit{digest: s(splitDigestAttr), by: s(splitByAttr), mapping: s(splitMappingAttr)}
 	r.shards, _ = strconv.Atoi(s(splitShardsAttr))
 	r.ranges, _ = strconv.Atoi(s(splitRangesAttr))
