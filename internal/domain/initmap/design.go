@@ -888,13 +888,18 @@ func (e *entity) keyInTable() bool {
 // write units than it needs either.
 func (d *design) gsi1Projection() (keysOnly bool, include []string, why string) {
 	var joins, placed []string
-	var rest []string // the join tables' other columns, as attributes
+	var beside []string // the placed items read with the sibling they are kept beside
+	var rest []string   // the join tables' other columns, as attributes
 	for _, e := range d.entities {
 		if !e.inGSI1() {
 			continue
 		}
 		if e.place.other == nil {
-			placed = append(placed, e.name)
+			if e.beside != nil {
+				beside = append(beside, fmt.Sprintf("%s with its %s", e.name, e.beside.e.name))
+			} else {
+				placed = append(placed, e.name)
+			}
 			continue
 		}
 		joins = append(joins, e.name)
@@ -909,8 +914,16 @@ func (d *design) gsi1Projection() (keysOnly bool, include []string, why string) 
 		}
 	}
 	switch {
-	case len(placed) > 0:
-		return false, nil, fmt.Sprintf("It projects all attributes (ALL): the items placed in a parent's collection (%s) are read whole by their key through it.", strings.Join(placed, ", "))
+	case len(placed)+len(beside) > 0:
+		how := beside
+		if len(placed) > 0 {
+			by := " by their key"
+			if len(placed) == 1 {
+				by = " by its key"
+			}
+			how = append([]string{strings.Join(placed, ", ") + by}, beside...)
+		}
+		return false, nil, fmt.Sprintf("It projects all attributes (ALL): the items placed in a parent's collection are read whole through it (%s).", strings.Join(how, "; "))
 	case len(rest) == 0:
 		return true, nil, fmt.Sprintf("It projects the keys only (KEYS_ONLY): it holds only the adjacency items of %s, whose every column is in their keys, "+
 			"so the keys answer its patterns and an entry is no larger than them.", strings.Join(joins, ", "))

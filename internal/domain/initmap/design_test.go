@@ -261,7 +261,7 @@ func TestGSI1Projection(t *testing.T) {
 			"It projects the keys and created_at (INCLUDE): it holds only the adjacency items of post_tags, whose key columns are in their keys", "INCLUDE (created_at)"},
 		{"all", schema([]*introspect.Column{col("created_at", "timestamp with time zone", introspect.KindTimestampTZ)}, true),
 			"- {name: GSI1, pk: GSI1PK, sk: GSI1SK}",
-			"It projects all attributes (ALL): the items placed in a parent's collection (comments) are read whole by their key through it.", "ALL"},
+			"It projects all attributes (ALL): the items placed in a parent's collection are read whole through it (comments by its key).", "ALL"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := initmap.Generate(c.s, initmap.Options{})

@@ -146,9 +146,13 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		w.line(1, "indexes:")
 		if d.inverted {
 			keysOnly, include, why := d.gsi1Projection()
+			placed := "GSI1PK = their own key, GSI1SK = the parent: read by their key alone"
+			if slices.ContainsFunc(d.entities, func(e *entity) bool { return e.beside != nil }) {
+				placed += "; or, for an item kept beside a sibling, GSI1PK = the sibling's key, GSI1SK = its own sort key: read with that sibling"
+			}
 			w.comment(2, "GSI1 holds only the items that need their other side: the adjacency items of a join table "+
 				"(GSI1PK = the B they point to, GSI1SK = their A: the A rows of a B) and the items placed in a parent's "+
-				"collection (GSI1PK = their own key, GSI1SK = the parent: read by their key alone). Only those entities write "+
+				"collection ("+placed+"). Only those entities write "+
 				"GSI1PK and GSI1SK, so the other items are not in GSI1 and cost it no write (an inverted index of the "+
 				"table's key, pk SK, would copy every item). Its sparseness is on purpose. "+why)
 			switch {
