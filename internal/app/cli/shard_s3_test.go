@@ -148,7 +148,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 					Shard string
 					Split string `json:"split_digest"`
 					Rows  int64  `json:"rows_settled"`
-					Items int64 `json:"items_written"`
+					Items int64  `json:"items_written"`
 					S3    string
 					Done  bool
 				}
