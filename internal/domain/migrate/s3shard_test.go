@@ -37,7 +37,7 @@ func TestS3Shards(t *testing.T) {
 			opts := func(i int) migrate.Options {
 				o := fx.s3Options(f, "job/")
 				o.Shard = migrate.Shard{Index: i, Count: 3}
-				o.Ranges, o.ObjectSize, o.Writers = 4, 4<<10, 2
+				o.Ranges, o.ObjectSize, o.Writers = 4, 32<<10, 2 // about 10 objects a shard
 				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("ck%d.json", i)), "digest-1", "source-1"
 				return o
 			}
@@ -153,7 +153,7 @@ func TestS3ShardResume(t *testing.T) {
 	opts := func(i int) migrate.Options {
 		o := fx.s3Options(f, "job/")
 		o.Shard = migrate.Shard{Index: i, Count: 2}
-		o.Ranges, o.ObjectSize, o.Writers = 4, 4<<10, 2
+		o.Ranges, o.ObjectSize, o.Writers = 4, 16<<10, 2 // about 40 objects a shard: 4 of them uploaded before it is stopped
 		o.CheckpointPath, o.CheckpointEvery, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("ck%d.json", i)), 20*time.Millisecond, "digest-1", "source-1"
 		return o
 	}
@@ -240,7 +240,7 @@ func TestS3ShardsSplitDiffer(t *testing.T) {
 			opts := func(prefix string, i, ranges int) migrate.Options {
 				o := fx.s3Options(f, prefix)
 				o.Shard = migrate.Shard{Index: i, Count: 2}
-				o.Ranges, o.ObjectSize, o.Writers = ranges, 4<<10, 2
+				o.Ranges, o.ObjectSize, o.Writers = ranges, 32<<10, 2
 				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("%s%d.json", strings.TrimSuffix(prefix, "/"), i)), "digest-1", "source-1"
 				return o
 			}
