@@ -571,7 +571,9 @@ func s3Resume(t *testing.T, eng engine, newStore func(testing.TB) *fakeS3) {
 // importer stands in for DynamoDB's ImportTable, which DynamoDB Local does
 // not have: a test-only loader that creates the table from the request's
 // TableCreationParameters in DynamoDB Local and puts every item of every
-// object under the prefix, read with the strict reader.
+// object under the prefix, read with the strict reader, 25 a
+// BatchWriteItem (a key twice in one request fails it: the objects these
+// tests import hold none).
 type importer struct {
 	dynamo.API
 	t    *testing.T
@@ -601,6 +603,19 @@ func (m *importer) ImportTable(ctx context.Context, in *dynamodb.ImportTableInpu
 		return nil, err
 	}
 	var n int64
+	// The items go in by BatchWriteItem, 25 a request, each request sent
+	// again with its unprocessed items until none is left.
+	var batch []types.WriteRequest
+	flush := func() error {
+		for len(batch) > 0 {
+			out, err := m.API.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{*p.TableName: batch}})
+			if err != nil {
+				return err
+			}
+			batch = out.UnprocessedItems[*p.TableName]
+		}
+		return nil
+	}
 	for _, l := range listed {
 		b, err := m.f.store.Get(ctx, bucket, l.Key)
 		if err != nil {
@@ -619,11 +634,16 @@ func (m *importer) ImportTable(ctx context.Context, in *dynamodb.ImportTableInpu
 			if err != nil {
 				return nil, err
 			}
-			if _, err := m.API.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: item}); err != nil {
-				return nil, err
+			if batch = append(batch, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}); len(batch) == 25 {
+				if err := flush(); err != nil {
+					return nil, err
+				}
 			}
 			n++
 		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	m.done = &types.ImportTableDescription{ImportArn: aws.String("arn:aws:dynamodb:us-east-1:1:table/x/import/1"), ImportStatus: types.ImportStatusCompleted, ProcessedItemCount: n, ImportedItemCount: n}
 	return &dynamodb.ImportTableOutput{ImportTableDescription: &types.ImportTableDescription{ImportArn: m.done.ImportArn, ImportStatus: types.ImportStatusInProgress}}, nil
