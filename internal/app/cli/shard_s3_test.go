@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +33,8 @@ import (
 // against an in-process S3 (AWS_ENDPOINT_URL_S3); shard 2 (whose uploads
 // the server holds back a second each, over the 14 or so objects of 200
 // items its third of the rows makes, so that it cannot end before its
-// first object settles, as it could with one object) is killed with SIGKILL once its checkpoint counts
+// first object settles, as it could with one object; not once it is
+// killed) is killed with SIGKILL once its checkpoint counts
 // settled rows, then run again with --resume, which uploads no object
 // twice. verify --files then passes over the three shards' manifests; it
 // fails (exit 1), naming what is wrong, with shard 2's manifest gone and
@@ -47,13 +49,14 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 	faker := gofakes3.New(backend).Server()
 	var mu sync.Mutex
 	puts := map[string]int{}
+	var hold atomic.Bool // shard 2's uploads are held back until it is killed
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := strings.TrimPrefix(r.URL.Path, "/bkt/")
 		if r.Method == http.MethodPut && !r.URL.Query().Has("partNumber") || r.Method == http.MethodPost && r.URL.Query().Has("uploadId") {
 			mu.Lock()
 			puts[key]++
 			mu.Unlock()
-			if strings.Contains(key, "/shard-2-of-3-") { // shard 2 slow enough to be killed mid-way
+			if hold.Load() && strings.Contains(key, "/shard-2-of-3-") { // shard 2 slow enough to be killed mid-way
 				// The body is read first, so that a client that dies while
 				// the upload is held back is seen (the request's context
 				// ends) and its object is not stored after it died.
@@ -79,6 +82,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
+			hold.Store(true)
 			dsn := e.Fresh(t)
 			const nRows = 8000
 			var b strings.Builder
@@ -130,6 +134,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 				if settled(ck) > 0 {
 					_ = procs[1].cmd.Process.Signal(syscall.SIGKILL)
 					killed = true
+					hold.Store(false) // its --resume below runs at full speed
 				}
 			}
 			if err := <-procs[1].done; err == nil {
