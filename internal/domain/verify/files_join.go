@@ -225,10 +225,10 @@ type join struct {
 }
 
 // joinPart is a part of the spills whose key digests agree on their first
-// level+1 bytes (modulo the buckets of the spill that made it): its records of the objects'
-// items (n of them) and of the rows compared (nil when the items were not
-// compared), in the order they were added, and the accepted rejects whose
-// key falls in it, in the rejects file's order.
+// level+1 bytes (modulo the buckets of the spill that made it): its
+// records of the objects' items (n of them) and of the rows compared (nil
+// when the items were not compared), in the order they were added, and
+// the accepted rejects whose key falls in it, in the rejects file's order.
 type joinPart struct {
 	items, rows *bufio.Reader
 	n           int64
@@ -250,7 +250,7 @@ func (v *verifier) joinPart(j *join, p joinPart) error {
 		return v.splitPart(j, p, limit)
 	}
 	f, fc, loc := j.f, j.f.fc, *v.o.Files
-	idx := make(map[[16]byte]objEntry, p.n)
+	idx := make(map[[16]byte]objEntry, min(p.n, limit)) // past the limit only at the last level: duplicates
 	rr := &recordReader{r: p.items}
 	for {
 		kd, ok := rr.next()
