@@ -369,11 +369,12 @@ imports them, refusing manifests of different splits. Not
 with --follow or --delete-stale.
 
 Unless GOGC or GOMEMLIMIT is set, migrate runs Go's garbage collector at
-GOGC=400 under a soft memory limit of 160 MiB: a quarter of the collection
-work for some memory, which stays under the limit.`,
+GOGC=400 under a soft memory limit of 160 MiB less --key-check-memory (96
+MiB by default; at least 64 MiB): a quarter of the collection work for some
+memory, which stays under the limit.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tuneGC()
+			tuneGC(keyCheckMiB << 20)
 			var c checks
 			o.out.check(cmd, a.stderr, &c)
 			c.atLeast("writers", int64(m.Writers), 1)
