@@ -9,11 +9,11 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
 
-// statusText renders remodel status as a table: a line per checkpoint, one
-// per shard without one, and the totals.
 // shortDigest is the first 12 hex digits of a digest, as a report shows it.
 func shortDigest(d string) string { return d[:min(len(d), 12)] }
 
+// statusText renders remodel status as a table: a line per checkpoint, one
+// per shard without one, and the totals.
 func statusText(w io.Writer, r *migrate.Status) error {
 	fmt.Fprintf(w, "%-8s %-10s %12s %12s %9s %8s  %-7s %s\n", "shard", "table", "rows", "items", "rejected", "ranges", "state", "checkpoint")
 	for _, c := range r.Checkpoints {

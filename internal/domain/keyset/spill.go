@@ -151,8 +151,8 @@ func (s *Spill) open() ([]*spillFile, error) {
 	return fs, nil
 }
 
-// Bucket is a reader of bucket i's records (i below Buckets), in the order they were added;
-// nil when nothing was added.
+// Bucket is a reader of bucket i's records (i below Buckets), in the
+// order they were added; nil when nothing was added.
 func (s *Spill) Bucket(i int) (*bufio.Reader, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
