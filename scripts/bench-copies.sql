@@ -10,8 +10,8 @@
 INSERT INTO users (user_id, email, name, is_active, created_at)
   SELECT user_id + k*1000000::bigint, 'c' || k || '.' || email, name, is_active, created_at FROM users, generate_series(1, :copies - 1) k;
 INSERT INTO subscribe (service, content_type, content_origin_id, title, created_at)
-  SELECT service, content_type, content_origin_id + k*1000000::bigint00, title, created_at FROM subscribe, generate_series(1, :copies - 1) k;
+  SELECT service, content_type, content_origin_id + k*100000000::bigint, title, created_at FROM subscribe, generate_series(1, :copies - 1) k;
 INSERT INTO personal (user_id, service, setting_type, settings, updated_at)
   SELECT user_id + k*1000000::bigint, service, setting_type, settings, updated_at FROM personal, generate_series(1, :copies - 1) k;
 INSERT INTO subscribe_user (user_id, service, content_type, content_origin_id, subscribed_at)
-  SELECT user_id + k*1000000::bigint, service, content_type, content_origin_id + k*1000000::bigint00, subscribed_at FROM subscribe_user, generate_series(1, :copies - 1) k;
+  SELECT user_id + k*1000000::bigint, service, content_type, content_origin_id + k*100000000::bigint, subscribed_at FROM subscribe_user, generate_series(1, :copies - 1) k;
