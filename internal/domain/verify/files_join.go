@@ -52,6 +52,38 @@ func appendRowRecord(b []byte, sum [16]byte, entity int, key, srcKey string, fin
 	return appendString(b, string(findings))
 }
 
+// itemRecord is a record of an item of the objects, as appendItemRecord
+// encodes it (after its key digest).
+type itemRecord struct {
+	sum         [16]byte
+	obj, entity int32
+	key         string
+}
+
+// rowRecord is a record of a row compared, as appendRowRecord encodes it
+// (after its item key's digest).
+type rowRecord struct {
+	sum         [16]byte
+	entity      int
+	key, srcKey string
+	findings    []byte
+}
+
+// item reads the rest of a record of an item of the objects (rr.err on a
+// failure).
+func (rr *recordReader) item() itemRecord {
+	r := itemRecord{sum: rr.digest(), obj: int32(rr.uint32()), entity: int32(rr.uint32())}
+	r.key = string(rr.bytes())
+	return r
+}
+
+// row reads the rest of a record of a row compared (rr.err on a failure).
+func (rr *recordReader) row() rowRecord {
+	r := rowRecord{sum: rr.digest(), entity: int(rr.uint32())}
+	r.key, r.srcKey, r.findings = string(rr.bytes()), string(rr.bytes()), rr.bytes()
+	return r
+}
+
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -257,11 +289,11 @@ func (v *verifier) joinPart(j *join, p joinPart) error {
 		if !ok {
 			break
 		}
-		e := objEntry{sum: rr.digest(), obj: int32(rr.uint32()), entity: int32(rr.uint32())}
-		e.key, e.claimed = string(rr.bytes()), e.entity < 0
+		r := rr.item()
 		if rr.err != nil {
 			break
 		}
+		e := objEntry{sum: r.sum, obj: r.obj, entity: r.entity, key: r.key, claimed: r.entity < 0}
 		if was, dup := idx[kd]; dup {
 			fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: e.key,
 				Message: fmt.Sprintf("key %s is in %s and again in %s: ImportTable would keep one of the items", e.key, loc.URL(f.objects[was.obj]), loc.URL(f.objects[e.obj]))})
@@ -313,11 +345,11 @@ func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
 		if !ok {
 			break
 		}
-		sum, obj, ent, key := rr.digest(), int32(rr.uint32()), int32(rr.uint32()), rr.bytes()
+		r := rr.item()
 		if rr.err != nil {
 			break
 		}
-		buf = appendItemRecord(buf[:0], sum, obj, ent, string(key))
+		buf = appendItemRecord(buf[:0], r.sum, r.obj, r.entity, r.key)
 		if err := items.Add(kd, buf); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
@@ -335,12 +367,11 @@ func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
 			if !ok {
 				break
 			}
-			sum, ent := rr.digest(), int(rr.uint32())
-			key, srcKey, findings := rr.bytes(), rr.bytes(), rr.bytes()
+			r := rr.row()
 			if rr.err != nil {
 				break
 			}
-			buf = appendRowRecord(buf[:0], sum, ent, string(key), string(srcKey), findings)
+			buf = appendRowRecord(buf[:0], r.sum, r.entity, r.key, r.srcKey, r.findings)
 			if err := rows.Add(kd, buf); err != nil {
 				return fmt.Errorf("verify: %w", err)
 			}
@@ -385,11 +416,11 @@ func (v *verifier) joinRows(f *files, rows *bufio.Reader, idx map[[16]byte]objEn
 		if !ok {
 			break
 		}
-		sum, i := rr.digest(), int(rr.uint32())
-		k, srcKey, findings := string(rr.bytes()), string(rr.bytes()), rr.bytes()
+		r := rr.row()
 		if rr.err != nil {
 			break
 		}
+		sum, i, k, srcKey, findings := r.sum, r.entity, r.key, r.srcKey, r.findings
 		e, ic := v.o.Plan.Entities[i], &f.ics[i]
 		ent, ok := idx[kd]
 		switch {

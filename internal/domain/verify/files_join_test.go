@@ -25,11 +25,11 @@ func TestRecordReader(t *testing.T) {
 			if !ok {
 				break
 			}
-			sum, obj, ent, key := rr.digest(), int32(rr.uint32()), int32(rr.uint32()), string(rr.bytes())
-			if rr.err == nil && (kd != digest(key) || sum != itemDigest(nil) || obj != int32(i) || ent != int32(i)-1) {
-				t.Errorf("record %d: %x %x %d %d %q", i, kd, sum, obj, ent, key)
+			r := rr.item()
+			if rr.err == nil && (kd != digest(r.key) || r.sum != itemDigest(nil) || r.obj != int32(i) || r.entity != int32(i)-1) {
+				t.Errorf("record %d: %x %+v", i, kd, r)
 			}
-			got = append(got, key)
+			got = append(got, r.key)
 		}
 		return got, rr.fail("the records")
 	}
