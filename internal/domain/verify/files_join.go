@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
@@ -82,6 +83,31 @@ func (rr *recordReader) row() rowRecord {
 	r := rowRecord{sum: rr.digest(), entity: int(rr.uint32())}
 	r.key, r.srcKey, r.findings = string(rr.bytes()), string(rr.bytes()), rr.bytes()
 	return r
+}
+
+// items ranges over the bucket's records of items of the objects, each
+// with its key digest, up to its end or a failure (fail says which).
+func (rr *recordReader) items() iter.Seq2[[16]byte, itemRecord] {
+	return records(rr, rr.item)
+}
+
+// rows ranges over the bucket's records of rows compared, as items does.
+func (rr *recordReader) rows() iter.Seq2[[16]byte, rowRecord] {
+	return records(rr, rr.row)
+}
+
+func records[R any](rr *recordReader, read func() R) iter.Seq2[[16]byte, R] {
+	return func(yield func([16]byte, R) bool) {
+		for {
+			kd, ok := rr.next()
+			if !ok {
+				return
+			}
+			if r := read(); rr.err != nil || !yield(kd, r) {
+				return
+			}
+		}
+	}
 }
 
 func appendString(b []byte, s string) []byte {
@@ -284,15 +310,7 @@ func (v *verifier) joinPart(j *join, p joinPart) error {
 	f, fc, loc := j.f, j.f.fc, *v.o.Files
 	idx := make(map[[16]byte]objEntry, min(p.n, limit)) // past the limit only at the last level: duplicates
 	rr := &recordReader{r: p.items}
-	for {
-		kd, ok := rr.next()
-		if !ok {
-			break
-		}
-		r := rr.item()
-		if rr.err != nil {
-			break
-		}
+	for kd, r := range rr.items() {
 		e := objEntry{sum: r.sum, obj: r.obj, entity: r.entity, key: r.key, claimed: r.entity < 0}
 		if was, dup := idx[kd]; dup {
 			fc.Problems.Add(Problem{Kind: KindFilesDuplicate, Key: e.key,
@@ -340,15 +358,7 @@ func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
 	defer items.Close()
 	var buf []byte
 	rr := &recordReader{r: p.items}
-	for {
-		kd, ok := rr.next()
-		if !ok {
-			break
-		}
-		r := rr.item()
-		if rr.err != nil {
-			break
-		}
+	for kd, r := range rr.items() {
 		buf = appendItemRecord(buf[:0], r.sum, r.obj, r.entity, r.key)
 		if err := items.Add(kd, buf); err != nil {
 			return fmt.Errorf("verify: %w", err)
@@ -362,15 +372,7 @@ func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
 		rows = keyset.NewCompressedSpillBy("a part of the rows compared", at, ways)
 		defer rows.Close()
 		rr := &recordReader{r: p.rows}
-		for {
-			kd, ok := rr.next()
-			if !ok {
-				break
-			}
-			r := rr.row()
-			if rr.err != nil {
-				break
-			}
+		for kd, r := range rr.rows() {
 			buf = appendRowRecord(buf[:0], r.sum, r.entity, r.key, r.srcKey, r.findings)
 			if err := rows.Add(kd, buf); err != nil {
 				return fmt.Errorf("verify: %w", err)
@@ -411,15 +413,7 @@ func (v *verifier) splitPart(j *join, p joinPart, limit int64) error {
 func (v *verifier) joinRows(f *files, rows *bufio.Reader, idx map[[16]byte]objEntry) (map[[16]byte]*pendingItem, error) {
 	pending := map[[16]byte]*pendingItem{}
 	rr := &recordReader{r: rows}
-	for {
-		kd, ok := rr.next()
-		if !ok {
-			break
-		}
-		r := rr.row()
-		if rr.err != nil {
-			break
-		}
+	for kd, r := range rr.rows() {
 		sum, i, k, srcKey, findings := r.sum, r.entity, r.key, r.srcKey, r.findings
 		e, ic := v.o.Plan.Entities[i], &f.ics[i]
 		ent, ok := idx[kd]
