@@ -13,6 +13,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
 )
 
@@ -67,7 +68,7 @@ func (b *bench) s3Round(ctx context.Context) (s3Result, error) {
 	out := s3Result{comp: map[s3out.Compression]float64{}}
 	for _, m := range s3Measures {
 		b.step("%s%s", b.prefix(), m.name)
-		r, dir, cpu, err := b.s3Run(ctx, m)
+		r, _, dir, cpu, err := b.s3Run(ctx, m)
 		if err != nil {
 			return out, err
 		}
@@ -89,10 +90,10 @@ func (b *bench) s3Round(ctx context.Context) (s3Result, error) {
 	return out, nil
 }
 
-// s3Run runs remodel migrate --to once; for a directory it returns the
-// directory of the objects (removed by the caller), for the in-process S3
-// the bench process's CPU while it served.
-func (b *bench) s3Run(ctx context.Context, m s3Measure) (result, string, time.Duration, error) {
+// s3Run runs remodel migrate --to once and returns its figures and report;
+// for a directory also the directory of the objects (removed by the
+// caller), for the in-process S3 the bench process's CPU while it served.
+func (b *bench) s3Run(ctx context.Context, m s3Measure) (result, *migrate.Report, string, time.Duration, error) {
 	b.seq++
 	run := b.m
 	run.table = fmt.Sprintf("bench_s3_%d", b.seq)
@@ -102,17 +103,17 @@ func (b *bench) s3Run(ctx context.Context, m s3Measure) (result, string, time.Du
 	if m.dir {
 		dir = filepath.Join(b.m.work, run.table)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return result{}, "", 0, fmt.Errorf("bench: %w", err)
+			return result{}, nil, "", 0, fmt.Errorf("bench: %w", err)
 		}
 		url = "file://" + dir + "/items/"
 	} else {
 		backend := s3mem.New()
 		if err := backend.CreateBucket(s3Bucket); err != nil {
-			return result{}, "", 0, fmt.Errorf("bench: the in-process S3: %w", err)
+			return result{}, nil, "", 0, fmt.Errorf("bench: the in-process S3: %w", err)
 		}
 		endpoint, stop, err := serve(gofakes3.New(backend).Server())
 		if err != nil {
-			return result{}, "", 0, err
+			return result{}, nil, "", 0, err
 		}
 		defer stop()
 		run.env = append(run.env, "AWS_ENDPOINT_URL_S3="+endpoint)
@@ -126,15 +127,15 @@ func (b *bench) s3Run(ctx context.Context, m s3Measure) (result, string, time.Du
 		cpu = selfCPU() - cpu0
 	}
 	if err != nil {
-		return result{}, "", 0, err
+		return result{}, nil, "", 0, err
 	}
 	if err := checkReport(rep, b.total); err != nil {
-		return result{}, "", 0, err
+		return result{}, nil, "", 0, err
 	}
 	if rep.S3 == nil || rep.S3.Objects == 0 || rep.S3.Manifest == "" {
-		return result{}, "", 0, fmt.Errorf("bench: %s: remodel wrote no objects or no manifest (%+v)", m.name, rep.S3)
+		return result{}, nil, "", 0, fmt.Errorf("bench: %s: remodel wrote no objects or no manifest (%+v)", m.name, rep.S3)
 	}
-	return r, dir, cpu, nil
+	return r, rep, dir, cpu, nil
 }
 
 // compressionCPU compresses again, in this process, the DynamoDB JSON the

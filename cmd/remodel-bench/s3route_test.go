@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,14 +32,15 @@ func TestWriteS3(t *testing.T) {
 }
 
 // TestPrintLarge: the large mode's lines are printed one row per size,
-// with the peak RSS of the largest size over the smallest's.
+// with the peak RSS of the largest size over the smallest's, and --to's
+// peak less its key collision check when the lines record it.
 func TestPrintLarge(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "large.jsonl")
 	r := func(rss int64) result {
 		return result{Items: 1, Wall: time.Second, CPU: time.Second, MaxRSS: rss << 20}
 	}
-	lines := `{"rows":1000000,"null":` + jsonOf(t, r(100)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(300)) + `}
-{"rows":3000000,"null":` + jsonOf(t, r(110)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(600)) + `}
+	lines := `{"rows":1000000,"null":` + jsonOf(t, r(100)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(300)) + `,"dir_key_check_bytes":` + fmt.Sprint(20<<20) + `}
+{"rows":3000000,"null":` + jsonOf(t, r(110)) + `,"dir":` + jsonOf(t, r(200)) + `,"verify":` + jsonOf(t, r(600)) + `,"dir_key_check_bytes":` + fmt.Sprint(40<<20) + `}
 `
 	if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
@@ -48,7 +50,8 @@ func TestPrintLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"1 000 000 |", "3 000 000 |", "null sink 1.10, --to file:// 1.00, verify --files 2.00", "300 MiB"} {
+	for _, want := range []string{"1 000 000 |", "3 000 000 |", "null sink 1.10, --to file:// 1.00, verify --files 2.00", "300 MiB",
+		"200 MiB   20 MiB  180 MiB", "200 MiB   40 MiB  160 MiB", "--to less its key collision check: 0.89"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
