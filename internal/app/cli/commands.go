@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -346,9 +348,11 @@ machines write one table at once. Each splits every entity into the same
 --ranges key ranges and reads only its own share of them: the first shard
 records the split (every range's boundaries) in the table's split plan
 item, and the others read the recorded ranges even if the source changed
-since; a shard given another --ranges, mapping or n is refused (exit
-status 3) while the plan is in use, and the last shard to finish removes
-it. Each shard has its own lock item, its default
+since; a shard given another --ranges, mapping, n or --job is refused
+(exit status 3) while the plan is in use, and the last shard to finish
+removes it. Give the shards of a job one --job NAME (the Kubernetes Job's
+uid, the AWS Batch array job's id), so that none adopts a plan another job
+left behind. Each shard has its own lock item, its default
 checkpoint and rejects file name the shard
 (<table>.shard-2-of-3.remodel-checkpoint.json), and --resume continues
 that shard alone. --create-table
@@ -496,6 +500,7 @@ memory, which stays under the limit.`,
 	f.StringVar(&m.Publication, "publication", "", "--follow: the PostgreSQL publication of the mapped tables; created unless it exists (default: the slot's name)")
 	s3f.register(cmd, &m)
 	f.StringVar(&shard, "shard", "", "run shard i of n (1-based: 1/3, 2/3, 3/3) of a sharded job: only this shard's key ranges of every entity, with its own lock, checkpoint and rejects file (docs/cli.md, Sharded runs)")
+	f.StringVar(&m.Job, "job", "", "with --shard: the sharded job's name, the same for all its shards (a Kubernetes Job's uid, an AWS Batch array job's id): a shard never adopts the split plan another job left in the table")
 	return cmd
 }
 
@@ -504,7 +509,15 @@ memory, which stays under the limit.`,
 // shards started in one folder keep apart.
 func shardFlag(c *checks, cmd *cobra.Command, value string, m *migrate.Options) {
 	if !cmd.Flags().Changed("shard") {
+		if cmd.Flags().Changed("job") {
+			*c = append(*c, "--job names a sharded job: it goes with --shard")
+		}
 		return
+	}
+	if cmd.Flags().Changed("job") {
+		if err := checkJob(m.Job); err != nil {
+			*c = append(*c, "--job: "+err.Error())
+		}
 	}
 	s, err := migrate.ParseShard(value)
 	if err != nil {
@@ -525,6 +538,20 @@ func shardFlag(c *checks, cmd *cobra.Command, value string, m *migrate.Options) 
 	if !cmd.Flags().Changed("rejects") {
 		m.RejectsPath = shardFile(m.RejectsPath, s)
 	}
+}
+
+// checkJob checks a --job name: it is recorded in the split plan item
+// and printed in reports, so it is short, printable text.
+func checkJob(job string) error {
+	switch {
+	case job == "":
+		return errors.New("empty: give the job's name, or leave --job out")
+	case len(job) > 200:
+		return fmt.Errorf("%d bytes long: at most 200", len(job))
+	case !utf8.ValidString(job) || strings.IndexFunc(job, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+		return fmt.Errorf("%q holds characters that are not printable", job)
+	}
+	return nil
 }
 
 func (a *app) verifyCmd() *cobra.Command {

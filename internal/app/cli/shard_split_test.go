@@ -296,3 +296,98 @@ func TestShardSplitReplacedThenResume(t *testing.T) {
 		})
 	}
 }
+
+// TestShardSplitJobs: --job keeps two jobs of the same options apart.
+// Shard 1/3 of job "a" is interrupted, and shard 2/3 of job "a" finishes:
+// the split plan item is job a's, in use. Shard 3/3 of job "b", and one
+// given no --job, are refused (exit status 3, naming both jobs) before
+// they write any item, instead of adopting a plan whose finished shards
+// would count as theirs; shard 1/3 --resume of job "b" is refused by its
+// checkpoint. Job a's shards then finish: the table holds exactly the
+// source's items, the plan item is gone, and verify passes. Both engines.
+func TestShardSplitJobs(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			const nRows = 1200
+			e.Exec(t, dsn, ordersSQL(1, nRows, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			db, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			args := func(shard string, extra ...string) []string {
+				f := strings.ReplaceAll(shard, "/", "-")
+				return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
+					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+			}
+			ck := filepath.Join(dir, "1-3.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				for settled(ck) == 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+				cancel()
+			}()
+			code, out, errs := remodelCtx(t, ctx, args("1/3", "--job", "a", "--rate-limit", "200")...)
+			cancel()
+			<-stopped
+			if code != exitInterrupted {
+				t.Fatalf("shard 1/3 of job a stopped mid-way: exit %d\n%s%s", code, out, errs)
+			}
+			if code, sout, serr := remodel(t, "status", "--checkpoint", ck); code != 0 || !strings.Contains(sout, `, job "a", split plan `) {
+				t.Errorf("status of shard 1/3 of job a: exit %d\n%s%s", code, sout, serr)
+			}
+			if code, out, errs := remodelCtx(t, context.Background(), args("2/3", "--job", "a")...); code != 0 || !strings.Contains(out, `, shard 2/3 of job "a" (split plan `) {
+				t.Fatalf("shard 2/3 of job a: exit %d\n%s%s", code, out, errs)
+			}
+			if job, ok := splitPlanItem(t, db, table)["remodel_split_job"].(*types.AttributeValueMemberS); !ok || job.Value != "a" {
+				t.Fatalf("the split plan item does not name job a: %v", splitPlanItem(t, db, table))
+			}
+			before := count(t, db, table)
+			for _, c := range []struct {
+				name string
+				args []string
+				want string
+			}{
+				{"shard 3/3 of job b", args("3/3", "--job", "b"), `it is of --job "a", this shard of --job "b"`},
+				{"shard 3/3 of no job", args("3/3"), `it is of --job "a", this shard of no --job`},
+			} {
+				code, out, errs := remodelCtx(t, context.Background(), c.args...)
+				if code != exitError || !strings.Contains(errs, "the job's split plan ") || !strings.Contains(errs, c.want) || !strings.Contains(errs, "shard 2/3 finished with it") {
+					t.Errorf("%s: exit %d\n%s%s\nwant exit 3 and %q", c.name, code, out, errs, c.want)
+				}
+				if n := count(t, db, table); n != before {
+					t.Errorf("the refused %s changed the table: %d items, %d before", c.name, n, before)
+				}
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/3", "--resume", "--job", "b")...)
+			if code != exitError || !strings.Contains(errs, `it is of --job "a", not --job "b"`) {
+				t.Errorf("shard 1/3 --resume of job b: exit %d\n%s%s", code, out, errs)
+			}
+			for _, a := range [][]string{args("1/3", "--resume", "--job", "a"), args("3/3", "--job", "a")} {
+				if code, out, errs := remodelCtx(t, context.Background(), a...); code != 0 {
+					t.Fatalf("%v: exit %d\n%s%s", a[len(a)-3:], code, out, errs)
+				}
+			}
+			if n := count(t, db, table); n != nRows+2 {
+				t.Errorf("the table holds %d items (lock and plan items included), want %d", n, nRows+2)
+			}
+			if it := splitPlanItem(t, db, table); it != nil {
+				t.Errorf("the split plan item is left after the last shard: %v", it)
+			}
+			vctx, vcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer vcancel()
+			if code, vout, verr := remodelCtx(t, vctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
+				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
+			}
+		})
+	}
+}

@@ -43,6 +43,10 @@ func TestShardFlag(t *testing.T) {
 		{[]string{"--to", "s3://bucket/prefix/", "--shards-done", "3"}, "--shards-done needs --import"},
 		{[]string{"--to", "s3://bucket/prefix/", "--import", "--shards-done", "0"}, "--shards-done must be the number of shards, from 1 to 10000"},
 		{[]string{"--shards-done", "3"}, "need --to"},
+		{[]string{"--job", "a"}, "--job names a sharded job: it goes with --shard"},
+		{[]string{"--shard", "1/3", "--job", ""}, "--job: empty"},
+		{[]string{"--shard", "1/3", "--job", "a\nb"}, `--job: "a\nb" holds characters that are not printable`},
+		{[]string{"--shard", "1/3", "--job", strings.Repeat("j", 201)}, "--job: 201 bytes long: at most 200"},
 	} {
 		code, _, stderr := remodelCtx(t, context.Background(), append(base, c.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {

@@ -26,6 +26,9 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	}
 	if r.Shard != "" {
 		fmt.Fprintf(w, ", shard %s", r.Shard)
+		if r.Job != "" {
+			fmt.Fprintf(w, " of job %q", r.Job)
+		}
 		if r.SplitDigest != "" {
 			fmt.Fprintf(w, " (split plan %s)", shortDigest(r.SplitDigest))
 		}

@@ -30,6 +30,9 @@ func statusText(w io.Writer, r *migrate.Status) error {
 		if c.S3 != "" {
 			fmt.Fprintf(w, ", into %s, %d objects", c.S3, c.Objects)
 		}
+		if c.Job != "" {
+			fmt.Fprintf(w, ", job %q", c.Job)
+		}
 		if c.SplitDigest != "" {
 			fmt.Fprintf(w, ", split plan %s", shortDigest(c.SplitDigest))
 		}

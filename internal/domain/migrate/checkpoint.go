@@ -58,7 +58,9 @@ type checkpointFile struct {
 	Shard string `json:"shard,omitempty"`
 	// SplitDigest is the digest of the sharded job's split plan whose key
 	// ranges Entities holds (splitplan.go).
-	SplitDigest string             `json:"split_digest,omitempty"`
+	SplitDigest string `json:"split_digest,omitempty"`
+	// Job is the shard's --job ("": not named); --resume must name the same.
+	Job         string             `json:"job,omitempty"`
 	Owners      []string           `json:"lock_owners"`
 	Host        string             `json:"host"`
 	PID         int64              `json:"pid"`
@@ -301,7 +303,7 @@ func newTracker(path string, o Options, rej *rejects) (*tracker, error) {
 	tr.file = checkpointFile{
 		Version: checkpointVersion, Mapping: o.MappingDigest, Table: o.Table, Source: o.SourceID,
 		Engine: string(o.Source.Engine()), Host: self.Host, PID: self.PID, PIDStart: self.Start, RejectsFile: o.RejectsPath,
-		Shard: o.Shard.String(),
+		Shard: o.Shard.String(), Job: o.Job,
 	}
 	if o.Follow {
 		tr.file.Follow = &followState{Slot: o.Slot, Publication: o.Publication}
@@ -409,6 +411,9 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	if ck.Shard != tr.file.Shard {
 		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", shardName(ck.Shard), shardName(tr.file.Shard)))
 	}
+	if ck.Job != tr.file.Job {
+		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", jobName(ck.Job), jobName(tr.file.Job)))
+	}
 	switch {
 	case ck.SourceServer != "" && tr.file.SourceServer != "":
 		// The database is named by what it is: its address may change.
@@ -515,6 +520,14 @@ func shardName(shard string) string {
 		return "a run that is not sharded"
 	}
 	return "shard " + shard
+}
+
+// jobName names a sharded job by its --job, in messages.
+func jobName(job string) string {
+	if job == "" {
+		return "no --job"
+	}
+	return "--job " + strconv.Quote(job)
 }
 
 func entityNamed(p *mapping.Plan, name string) *mapping.Entity {

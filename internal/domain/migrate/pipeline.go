@@ -97,6 +97,11 @@ type Options struct {
 	// among them) nor looks for stray items (verify checks the whole job);
 	// the zero Shard: the whole job.
 	Shard Shard
+	// Job names the sharded job the shard is of (--job; "": not named). It
+	// is recorded in the split plan item, and a shard never adopts the plan
+	// of another job: a plan of another job that is in use refuses it, one
+	// that is not is replaced (splitplan.go).
+	Job string
 	// ShardsDone (with To and Import) copies nothing: it imports the
 	// objects the n shards of a sharded job wrote under To, once their n
 	// manifests are there and agree (s3shard.go).
@@ -175,7 +180,7 @@ func (o *Options) defaults() {
 func Run(ctx context.Context, o Options) (*Report, error) {
 	given := o.Table // --table, which the resume hint repeats
 	o.defaults()
-	rep := &Report{Version: ReportVersion, Table: o.Table, TableFlag: given, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Started: time.Now()}
+	rep := &Report{Version: ReportVersion, Table: o.Table, TableFlag: given, Engine: string(o.Source.Engine()), Shard: o.Shard.String(), Job: o.Job, Started: time.Now()}
 	var err error
 	if o.To != nil {
 		err = runS3(ctx, o, rep)

@@ -20,6 +20,8 @@ type Report struct {
 	// (splitplan.go): the shards of one job name the same.
 	Shard       string `json:"shard,omitempty"`
 	SplitDigest string `json:"split_digest,omitempty"`
+	// Job is the shard's --job, when given.
+	Job string `json:"job,omitempty"`
 	// OK is true when every row was written or rejected within
 	// --max-rejects; Error says why the run stopped otherwise, Interrupted
 	// that it was canceled (SIGINT, SIGTERM), and Partial that it stopped

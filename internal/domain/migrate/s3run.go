@@ -399,7 +399,10 @@ type s3Manifest struct {
 	// SplitDigest is a shard's: the digest of its split plan (splitplan.go),
 	// the same in every shard's manifest of a job whose shards read one
 	// split.
-	SplitDigest  string         `json:"split_digest,omitempty"`
+	SplitDigest string `json:"split_digest,omitempty"`
+	// Job is a shard's --job, when given (a record: a new job's prefix
+	// holds no object, so two jobs' objects never mix).
+	Job          string         `json:"job,omitempty"`
 	Source       string         `json:"source"`
 	Engine       string         `json:"engine"`
 	Written      time.Time      `json:"written"`
@@ -418,7 +421,7 @@ func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej
 	m := s3Manifest{
 		Format: "remodel-import-manifest", Version: 1, URL: o.To.String(), Shard: o.Shard.String(), Bucket: o.To.Bucket, Prefix: o.To.Prefix,
 		InputFormat: "DYNAMODB_JSON", Compression: o.Compression.ImportType(), Table: importDefinition(&o.Plan.Table, o.Table),
-		MappingDigest: o.MappingDigest, SplitDigest: splitDigest, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
+		MappingDigest: o.MappingDigest, SplitDigest: splitDigest, Job: o.Job, Source: o.SourceID, Engine: string(o.Source.Engine()), Written: time.Now().UTC(),
 		Objects: objs,
 	}
 	var tmp Report

@@ -34,19 +34,26 @@ import (
 //
 // Into a table (agreeSplit): the first shard records its plan in the split
 // plan item (mapping.Table.SplitPlanKey, a conditional put); a later shard
-// of the same n, --ranges and mapping adopts the recorded boundaries instead
-// of its own, so that every row is read by exactly one shard whatever
-// happened between the snapshots. A shard whose n, --ranges or mapping
-// differ, or whose reads are not the plan's, is refused before it writes
-// any item, as long as the recorded plan is in use: a shard of it finished
-// with it, or holds a live lock item; a plan that is not in use (its
-// shards all failed before finishing) is replaced, with a warning. A plan
-// too large for an item (maxSplitPlanBytes) is recorded by its digest
-// alone: a shard whose own plan has another digest is refused instead of
-// adopting it. Every shard that finishes marks itself done in the item;
-// the one that completes the n removes it. A resumed shard reads its
-// checkpoint's ranges and is refused if the checkpoint's plan digest is not
-// the recorded one.
+// of the same n, --ranges, mapping and --job adopts the recorded
+// boundaries instead of its own, so that every row is read by exactly one
+// shard whatever happened between the snapshots. A shard whose n,
+// --ranges, mapping or --job differ, or whose reads are not the plan's, is
+// refused before it writes any item, as long as the recorded plan is in
+// use: a shard of it finished with it, or holds a live lock item; a plan
+// that is not in use (its shards all failed before finishing) is replaced,
+// with a warning. A plan too large for an item (maxSplitPlanBytes) is
+// recorded by its digest alone: a shard whose own plan has another digest
+// is refused instead of adopting it. Every shard that finishes marks
+// itself done in the item; the one that completes the n removes it. A
+// resumed shard reads its checkpoint's ranges and is refused if the
+// checkpoint's plan digest, or its --job, is not the recorded one.
+//
+// --job is what tells two jobs of the same options apart: without it, a
+// plan left by an earlier job whose shards partly finished is adopted,
+// and those shards' marks count towards the new job's n, so the item can
+// be removed before the new job's last shard starts (which then cuts a
+// plan of its own). With it, that plan is another job's: refused while in
+// use, replaced when not.
 //
 // Into S3 (--to) there is no item to meet at: each shard writes its plan's
 // digest into its manifest, and migrate --import --shards-done and verify
@@ -64,6 +71,7 @@ const (
 	splitMappingAttr = "remodel_split_mapping" // the mapping file's digest
 	splitPlanAttr    = "remodel_split_plan"    // the plan's JSON; absent when too large
 	splitByAttr      = "remodel_split_by"      // which shard recorded it, where and when
+	splitJobAttr     = "remodel_split_job"     // the shards' --job; absent when not given
 	splitDoneAttr    = "remodel_split_done"    // the shards that finished with it (NS)
 )
 
@@ -187,6 +195,7 @@ func adopt(reads []plannedRead, p *splitPlan) error {
 // recordedSplit is the split plan item.
 type recordedSplit struct {
 	digest, by string
+	job        string // --job; "": not named
 	shards     int
 	ranges     int
 	mapping    string
@@ -196,7 +205,7 @@ type recordedSplit struct {
 
 func readRecordedSplit(it map[string]types.AttributeValue) (*recordedSplit, error) {
 	s := func(name string) string { return attrText(it, name, "") }
-	r := &recordedSplit{digest: s(splitDigestAttr), by: s(splitByAttr), mapping: s(splitMappingAttr)}
+	r := &recordedSplit{digest: s(splitDigestAttr), by: s(splitByAttr), mapping: s(splitMappingAttr), job: s(splitJobAttr)}
 	r.shards, _ = strconv.Atoi(s(splitShardsAttr))
 	r.ranges, _ = strconv.Atoi(s(splitRangesAttr))
 	if ns, ok := it[splitDoneAttr].(*types.AttributeValueMemberNS); ok {
@@ -219,7 +228,11 @@ func readRecordedSplit(it map[string]types.AttributeValue) (*recordedSplit, erro
 }
 
 func (r *recordedSplit) String() string {
-	return fmt.Sprintf("split plan %s of %d shards with --ranges %d, recorded by %s", short(r.digest), r.shards, r.ranges, r.by)
+	job := ""
+	if r.job != "" {
+		job = " of " + jobName(r.job)
+	}
+	return fmt.Sprintf("split plan %s%s of %d shards with --ranges %d, recorded by %s", short(r.digest), job, r.shards, r.ranges, r.by)
 }
 
 // splitItem is the table's split plan item for plan p.
@@ -230,6 +243,9 @@ func splitItem(o Options, p *splitPlan, body []byte, digest string) mapping.Item
 	item[splitShardsAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(p.Shards)}
 	item[splitRangesAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(p.Ranges)}
 	item[splitMappingAttr] = &types.AttributeValueMemberS{Value: p.Mapping}
+	if o.Job != "" {
+		item[splitJobAttr] = &types.AttributeValueMemberS{Value: o.Job}
+	}
 	item[splitByAttr] = &types.AttributeValueMemberS{Value: fmt.Sprintf("shard %s on host %s (pid %d) at %s", o.Shard, self.Host, self.PID, time.Now().UTC().Format(time.RFC3339))}
 	if len(body) <= maxSplitPlanBytes {
 		item[splitPlanAttr] = &types.AttributeValueMemberS{Value: string(body)}
@@ -277,6 +293,9 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 			return "", fmt.Errorf("migrate: %s: the split plan item (key %s) is damaged: %w; delete it and run every shard of the job again", what, t.KeyString(t.SplitPlanKey()), err)
 		}
 		diffs := (&splitPlan{Shards: rec.shards, Ranges: rec.ranges, Mapping: rec.mapping}).optionsDiffer(mine.Shards, mine.Ranges, mine.Mapping)
+		if rec.job != o.Job { // another job's plan is never adopted, even one of the same options
+			diffs = append(diffs, fmt.Sprintf("it is of %s, this shard of %s", jobName(rec.job), jobName(o.Job)))
+		}
 		switch {
 		case len(diffs) > 0:
 		case rec.digest == digest:
@@ -296,7 +315,7 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 			return "", fmt.Errorf("migrate: %s: %w", what, err)
 		}
 		if inUse != "" {
-			return "", fmt.Errorf("migrate: %s: the job's %s, does not fit this shard: %s; and that plan is in use: %s. Refusing to read a split of its own: rows would be read by two shards or by none. Give every shard of a job the same mapping, --ranges and n; if that job is abandoned, delete its split plan item (key %s) and start again",
+			return "", fmt.Errorf("migrate: %s: the job's %s, does not fit this shard: %s; and that plan is in use: %s. Refusing to read a split of its own: rows would be read by two shards or by none. Give every shard of a job the same mapping, --ranges, n and --job; if that job is abandoned, delete its split plan item (key %s) and start again",
 				what, rec, strings.Join(diffs, "; "), inUse, t.KeyString(t.SplitPlanKey()))
 		}
 		// No shard of the recorded plan finished or runs: a new job replaces it.
@@ -425,7 +444,8 @@ func (tr *tracker) setSplitDigest(digest string) {
 
 // checkResumedSplit refuses a resumed shard whose checkpoint's ranges are
 // not of the job's recorded split plan (digest: the checkpoint's; "" for a
-// checkpoint written before plans were recorded: not checked).
+// checkpoint written before plans were recorded: not checked), or whose
+// --job is not the plan's.
 func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest string) error {
 	if digest == "" {
 		return nil
@@ -446,6 +466,11 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 	}
 	if rec.digest != digest {
 		return fmt.Errorf("migrate: --resume: %s: the checkpoint's key ranges are of split plan %s, but the table's is the %s: another job replaced the plan since, and this shard's ranges do not fit its shards'. Start the job over", what, short(digest), rec)
+	}
+	if rec.job != o.Job {
+		// The same ranges, but another job's plan: this shard's end would
+		// count as one of that job's shards' in it.
+		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since. Start the job over, or resume the shard with that job's shards", what, rec, jobName(o.Job))
 	}
 	return nil
 }

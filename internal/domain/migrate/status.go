@@ -19,11 +19,13 @@ type CheckpointStatus struct {
 	Shard string `json:"shard,omitempty"`
 	// SplitDigest is a shard's: the digest of the job's split plan it
 	// reads by (splitplan.go).
-	SplitDigest string    `json:"split_digest,omitempty"`
-	S3          string    `json:"s3,omitempty"`
-	Host        string    `json:"host"`
-	PID         int64     `json:"pid"`
-	Saved       time.Time `json:"saved"`
+	SplitDigest string `json:"split_digest,omitempty"`
+	// Job is the shard's --job, when given.
+	Job   string    `json:"job,omitempty"`
+	S3    string    `json:"s3,omitempty"`
+	Host  string    `json:"host"`
+	PID   int64     `json:"pid"`
+	Saved time.Time `json:"saved"`
 	// Rows, Items and Rejected are the settled rows, their items
 	// acknowledged (written, or uploaded in an object), and the rows
 	// rejected, over every run of the job.
@@ -46,7 +48,7 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 	if err := ck.sane(); err != nil {
 		return nil, fmt.Errorf("migrate: checkpoint %s: %w", path, err)
 	}
-	st := &CheckpointStatus{Path: path, Table: ck.Table, Shard: ck.Shard, SplitDigest: ck.SplitDigest, Host: ck.Host, PID: ck.PID, Saved: ck.Saved, Ranges: len(ck.Entities)}
+	st := &CheckpointStatus{Path: path, Table: ck.Table, Shard: ck.Shard, SplitDigest: ck.SplitDigest, Job: ck.Job, Host: ck.Host, PID: ck.PID, Saved: ck.Saved, Ranges: len(ck.Entities)}
 	if ck.S3 != nil {
 		st.S3, st.Objects = ck.S3.URL, len(ck.S3.Objects)
 	}
