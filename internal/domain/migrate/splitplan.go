@@ -319,11 +319,10 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 				what, rec, strings.Join(diffs, "; "), inUse, t.KeyString(t.SplitPlanKey()))
 		}
 		// No shard of the recorded plan finished or runs: a new job replaces it.
+		cond, names, values := planIs(rec.digest, rec.job)
 		_, err = o.DB.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(o.Table), Item: splitItem(o, mine, body, digest),
-			ConditionExpression:       aws.String("#d = :d"),
-			ExpressionAttributeNames:  map[string]string{"#d": splitDigestAttr},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":d": &types.AttributeValueMemberS{Value: rec.digest}},
+			ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}, call)
 		switch {
 		case err == nil:
@@ -339,12 +338,13 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 // notDone takes this shard out of the plan's finished shards: it runs
 // again (a new job of the same split, or a second run of the shard).
 func notDone(ctx context.Context, o Options, digest string) error {
+	cond, names, values := planIs(digest, o.Job)
+	names["#done"] = splitDoneAttr
+	values[":i"] = &types.AttributeValueMemberNS{Value: []string{strconv.Itoa(o.Shard.Index)}}
 	_, err := o.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(o.Table), Key: o.Plan.Table.SplitPlanKey(),
-		UpdateExpression:          aws.String("DELETE #done :i"),
-		ConditionExpression:       aws.String("#d = :d"),
-		ExpressionAttributeNames:  map[string]string{"#done": splitDoneAttr, "#d": splitDigestAttr},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":i": &types.AttributeValueMemberNS{Value: []string{strconv.Itoa(o.Shard.Index)}}, ":d": &types.AttributeValueMemberS{Value: digest}},
+		UpdateExpression:    aws.String("DELETE #done :i"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}, dynamo.AttemptTimeout(o.RequestTimeout))
 	var cf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &cf) {
@@ -475,6 +475,19 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 	return nil
 }
 
+// planIs is the condition that the split plan item is the plan of that
+// digest and --job ("": of none), with its names and values: a shard
+// updates or replaces only the plan it read.
+func planIs(digest, job string) (string, map[string]string, map[string]types.AttributeValue) {
+	names := map[string]string{"#d": splitDigestAttr, "#j": splitJobAttr}
+	values := map[string]types.AttributeValue{":d": &types.AttributeValueMemberS{Value: digest}}
+	if job == "" {
+		return "#d = :d AND attribute_not_exists(#j)", names, values
+	}
+	values[":j"] = &types.AttributeValueMemberS{Value: job}
+	return "#d = :d AND #j = :j", names, values
+}
+
 // splitDone marks this shard done in the split plan item; the shard that
 // completes the n removes the item. It returns a warning when the item
 // could not be updated (the job's items are written all the same).
@@ -482,19 +495,19 @@ func splitDone(ctx context.Context, o Options, digest string) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultRequestTimeout)
 	defer cancel()
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
-	names := map[string]string{"#done": splitDoneAttr, "#d": splitDigestAttr}
+	cond, names, values := planIs(digest, o.Job)
+	names["#done"] = splitDoneAttr
+	values[":i"] = &types.AttributeValueMemberNS{Value: []string{strconv.Itoa(o.Shard.Index)}}
 	out, err := o.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(o.Table), Key: o.Plan.Table.SplitPlanKey(),
-		UpdateExpression:          aws.String("ADD #done :i"),
-		ConditionExpression:       aws.String("#d = :d"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":i": &types.AttributeValueMemberNS{Value: []string{strconv.Itoa(o.Shard.Index)}}, ":d": &types.AttributeValueMemberS{Value: digest}},
-		ReturnValues:              types.ReturnValueAllNew,
+		UpdateExpression:    aws.String("ADD #done :i"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValues: types.ReturnValueAllNew,
 	}, call)
 	var cf *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &cf):
-		return fmt.Sprintf("the split plan item of table %s is gone or of another plan than this shard's (%s): this shard's end was not recorded in it", o.Table, short(digest))
+		return fmt.Sprintf("the split plan item of table %s is gone or of another plan or job than this shard's (%s): this shard's end was not recorded in it", o.Table, short(digest))
 	case err != nil:
 		return fmt.Sprintf("could not record this shard's end in the split plan item of table %s (%v): the item stays when the last shard ends; delete it (key %s) once every shard is done", o.Table, err, o.Plan.Table.KeyString(o.Plan.Table.SplitPlanKey()))
 	}
@@ -502,11 +515,12 @@ func splitDone(ctx context.Context, o Options, digest string) string {
 	if ns == nil || len(ns.Value) < o.Shard.Count {
 		return ""
 	}
+	cond, names, values = planIs(digest, o.Job)
+	names["#done"] = splitDoneAttr
+	values[":n"] = &types.AttributeValueMemberN{Value: strconv.Itoa(o.Shard.Count)}
 	_, err = o.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(o.Table), Key: o.Plan.Table.SplitPlanKey(),
-		ConditionExpression:       aws.String("#d = :d AND size(#done) >= :n"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":d": &types.AttributeValueMemberS{Value: digest}, ":n": &types.AttributeValueMemberN{Value: strconv.Itoa(o.Shard.Count)}},
+		ConditionExpression: aws.String(cond + " AND size(#done) >= :n"), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}, call)
 	if err != nil && !errors.As(err, &cf) {
 		return fmt.Sprintf("every shard is done, but the split plan item of table %s could not be removed (%v): delete it (key %s)", o.Table, err, o.Plan.Table.KeyString(o.Plan.Table.SplitPlanKey()))
