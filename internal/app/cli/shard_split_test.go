@@ -33,6 +33,39 @@ func splitPlanItem(t *testing.T, db *dynamodb.Client, table string) map[string]t
 	return got.Item
 }
 
+// jobEnded checks a sharded job that ended: the table holds want items,
+// the split plan item is gone, and verify passes.
+func jobEnded(t *testing.T, db *dynamodb.Client, dsn, m, endpoint, table string, want int64) {
+	t.Helper()
+	if n := count(t, db, table); n != want {
+		t.Errorf("the table holds %d items, want %d", n, want)
+	}
+	if it := splitPlanItem(t, db, table); it != nil {
+		t.Errorf("the split plan item is left after the last shard: %v", it)
+	}
+	verifyPasses(t, dsn, m, endpoint, table, "")
+}
+
+// verifyPasses runs verify of the table (what: when, for the message).
+func verifyPasses(t *testing.T, dsn, m, endpoint, table, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
+		t.Errorf("verify %s exited %d:\n%s\n%s", what, code, vout, verr)
+	}
+}
+
+// shardArgs is the command line of a shard of the split plan tests'
+// job (--ranges 4, a checkpoint and rejects file in dir named by the
+// shard), with extra flags.
+func shardArgs(dsn, m, endpoint, table, dir, shard string, extra ...string) []string {
+	f := strings.ReplaceAll(shard, "/", "-")
+	return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
+		"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
+		"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+}
+
 // ordersSQL is shardedMapping's source: orders from..to, and 2 customers.
 func ordersSQL(from, to int, customers bool) string {
 	var b strings.Builder
@@ -108,17 +141,7 @@ func TestShardSplitRefused(t *testing.T) {
 					t.Fatalf("shard %s: exit %d\n%s%s", shard, code, out, errs)
 				}
 			}
-			if n := count(t, db, table); n != nRows+2 {
-				t.Errorf("the table holds %d items (lock and plan items included), want %d", n, nRows+2)
-			}
-			if it := splitPlanItem(t, db, table); it != nil {
-				t.Errorf("the split plan item is left after the last shard: %v", it)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
-				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
-			}
+			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
 		})
 	}
 }
@@ -145,10 +168,7 @@ func TestShardSplitSourceChanges(t *testing.T) {
 			db, table := testenv.DynamoDBTable(t)
 			dir := t.TempDir()
 			run := func(shard string, extra ...string) (int, string, string) {
-				f := strings.ReplaceAll(shard, "/", "-")
-				return remodelCtx(t, context.Background(), append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
-					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2",
-					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)...)
+				return remodelCtx(t, context.Background(), shardArgs(dsn, m, endpoint, table, dir, shard, extra...)...)
 			}
 			if code, out, errs := run("1/2"); code != 0 {
 				t.Fatalf("shard 1/2: exit %d\n%s%s", code, out, errs)
@@ -200,21 +220,15 @@ func TestShardSplitSourceChanges(t *testing.T) {
 			if it := splitPlanItem(t, db, table); it != nil {
 				t.Errorf("the split plan item is left after the last shard: %v", it)
 			}
+			verifyPasses(t, dsn, m, endpoint, table, "after both shards")
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			verifyOK := func(what string) {
-				t.Helper()
-				if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
-					t.Errorf("verify %s exited %d:\n%s\n%s", what, code, vout, verr)
-				}
-			}
-			verifyOK("after both shards")
 
 			// The plan item, put back, is no item of the data.
 			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: plan}); err != nil {
 				t.Fatal(err)
 			}
-			verifyOK("with the split plan item in the table")
+			verifyPasses(t, dsn, m, endpoint, table, "with the split plan item in the table")
 			code, out, errs = remodelCtx(t, ctx, "migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
 				"--allow-non-empty", "--checkpoint", filepath.Join(dir, "all.json"), "--rejects", filepath.Join(dir, "all.jsonl"), "--output", "json")
 			var rep struct {
@@ -243,6 +257,29 @@ func TestShardSplitSourceChanges(t *testing.T) {
 	}
 }
 
+// interruptOnceSettled runs remodel with args and cancels it (as SIGINT
+// does) once its checkpoint ck has settled rows.
+func interruptOnceSettled(t *testing.T, ck string, args []string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for settled(ck) == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		cancel()
+	}()
+	code, out, errs := remodelCtx(t, ctx, args...)
+	cancel()
+	<-stopped
+	return code, out, errs
+}
+
 // TestShardSplitReplacedThenResume: shard 1/2 is interrupted, so no shard
 // of its job finished or runs; a new job's shard 1/3 then replaces its
 // split plan (its report says so), and shard 1/2 --resume, whose
@@ -260,28 +297,9 @@ func TestShardSplitReplacedThenResume(t *testing.T) {
 			_, table := testenv.DynamoDBTable(t)
 			dir := t.TempDir()
 			args := func(shard string, extra ...string) []string {
-				f := strings.ReplaceAll(shard, "/", "-")
-				return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
-					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
-					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
 			}
-			ck := filepath.Join(dir, "1-2.json")
-			ctx, cancel := context.WithCancel(context.Background())
-			stopped := make(chan struct{})
-			go func() {
-				defer close(stopped)
-				for settled(ck) == 0 {
-					select {
-					case <-ctx.Done():
-						return
-					case <-time.After(10 * time.Millisecond):
-					}
-				}
-				cancel()
-			}()
-			code, out, errs := remodelCtx(t, ctx, args("1/2", "--rate-limit", "200")...)
-			cancel()
-			<-stopped
+			code, out, errs := interruptOnceSettled(t, filepath.Join(dir, "1-2.json"), args("1/2", "--rate-limit", "200"))
 			if code != exitInterrupted {
 				t.Fatalf("shard 1/2 stopped mid-way: exit %d\n%s%s", code, out, errs)
 			}
@@ -317,28 +335,10 @@ func TestShardSplitJobs(t *testing.T) {
 			db, table := testenv.DynamoDBTable(t)
 			dir := t.TempDir()
 			args := func(shard string, extra ...string) []string {
-				f := strings.ReplaceAll(shard, "/", "-")
-				return append([]string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
-					"--create-table", "--shard", shard, "--ranges", "4", "--readers", "2", "--checkpoint-every", "50ms",
-					"--checkpoint", filepath.Join(dir, f+".json"), "--rejects", filepath.Join(dir, f+".jsonl")}, extra...)
+				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
 			}
 			ck := filepath.Join(dir, "1-3.json")
-			ctx, cancel := context.WithCancel(context.Background())
-			stopped := make(chan struct{})
-			go func() {
-				defer close(stopped)
-				for settled(ck) == 0 {
-					select {
-					case <-ctx.Done():
-						return
-					case <-time.After(10 * time.Millisecond):
-					}
-				}
-				cancel()
-			}()
-			code, out, errs := remodelCtx(t, ctx, args("1/3", "--job", "a", "--rate-limit", "200")...)
-			cancel()
-			<-stopped
+			code, out, errs := interruptOnceSettled(t, ck, args("1/3", "--job", "a", "--rate-limit", "200"))
 			if code != exitInterrupted {
 				t.Fatalf("shard 1/3 of job a stopped mid-way: exit %d\n%s%s", code, out, errs)
 			}
@@ -377,17 +377,7 @@ func TestShardSplitJobs(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s%s", a[len(a)-3:], code, out, errs)
 				}
 			}
-			if n := count(t, db, table); n != nRows+2 {
-				t.Errorf("the table holds %d items (lock and plan items included), want %d", n, nRows+2)
-			}
-			if it := splitPlanItem(t, db, table); it != nil {
-				t.Errorf("the split plan item is left after the last shard: %v", it)
-			}
-			vctx, vcancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer vcancel()
-			if code, vout, verr := remodelCtx(t, vctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
-				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
-			}
+			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
 		})
 	}
 }
