@@ -470,7 +470,7 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 	if rec.job != o.Job {
 		// The same ranges, but another job's plan: this shard's end would
 		// count as one of that job's shards' in it.
-		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since. Start the job over, or resume the shard with that job's shards", what, rec, jobName(o.Job))
+		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since, and this shard's end would count as one of its shards'. Start this job over; or, if that job is abandoned, delete its split plan item (key %s) and resume", what, rec, jobName(o.Job), t.KeyString(t.SplitPlanKey()))
 	}
 	return nil
 }
