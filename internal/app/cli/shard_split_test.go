@@ -322,7 +322,10 @@ func TestShardSplitReplacedThenResume(t *testing.T) {
 // they write any item, instead of adopting a plan whose finished shards
 // would count as theirs; shard 1/3 --resume of job "b" is refused by its
 // checkpoint. Job a's shards then finish: the table holds exactly the
-// source's items, the plan item is gone, and verify passes. Both engines.
+// source's items, the plan item is gone, and verify passes. Then a plan not
+// in use is replaced by another job's shard, and a shard of the replaced
+// job resumed is refused even though the new plan has the same ranges.
+// Both engines.
 func TestShardSplitJobs(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
@@ -378,6 +381,22 @@ func TestShardSplitJobs(t *testing.T) {
 				}
 			}
 			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+
+			// Job c's shard 1/3 stops; no shard of job c finished or runs, so
+			// job d's shard 2/3 replaces its plan, with the same ranges (the
+			// source did not change). Shard 1/3 of job c, resumed, is refused:
+			// its end would count as one of job d's shards'.
+			if code, out, errs := interruptOnceSettled(t, ck, args("1/3", "--job", "c", "--rate-limit", "200")); code != exitInterrupted {
+				t.Fatalf("shard 1/3 of job c stopped mid-way: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("2/3", "--job", "d")...)
+			if code != 0 || !strings.Contains(out, "replaced the split plan") || !strings.Contains(out, `it is of --job "c", this shard of --job "d"`) {
+				t.Fatalf("shard 2/3 of job d: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/3", "--resume", "--job", "c")...)
+			if code != exitError || !strings.Contains(errs, "is of another job than this shard's (--job \"c\")") {
+				t.Errorf("shard 1/3 of job c resumed onto job d's plan: exit %d\n%s%s", code, out, errs)
+			}
 		})
 	}
 }
