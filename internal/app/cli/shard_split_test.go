@@ -400,3 +400,70 @@ func TestShardSplitJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestShardSplitSiblingLocks: the shards of a new job start at once beside
+// a plan an earlier job left, not in use (its shard 2/3 was interrupted).
+// A live lock of the plan's job keeps it in use: shard 1/3 of job "new" is
+// refused, naming that lock. A live lock of the new job (a sibling of
+// shard 1/3 starting with it) does not: shard 1/3 replaces the plan, and
+// the new job's shards finish with exactly the source's items. Both
+// engines.
+func TestShardSplitSiblingLocks(t *testing.T) {
+	awsEnv(t)
+	endpoint := testenv.DynamoDB(t)
+	for _, e := range testenv.Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.Fresh(t)
+			const nRows = 1200
+			e.Exec(t, dsn, ordersSQL(1, nRows, true))
+			m := writeFile(t, "sharded.yaml", shardedMapping)
+			db, table := testenv.DynamoDBTable(t)
+			dir := t.TempDir()
+			args := func(shard string, extra ...string) []string {
+				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
+			}
+			if code, out, errs := interruptOnceSettled(t, filepath.Join(dir, "2-3.json"), args("2/3", "--job", "old", "--rate-limit", "200")); code != exitInterrupted {
+				t.Fatalf("shard 2/3 of job old stopped mid-way: exit %d\n%s%s", code, out, errs)
+			}
+			ctx := context.Background()
+			lock := func(shard, job string) map[string]types.AttributeValue {
+				key := &types.AttributeValueMemberS{Value: "#remodel#lock#shard#" + shard}
+				return map[string]types.AttributeValue{"PK": key, "SK": key,
+					"remodel_owner": &types.AttributeValueMemberS{Value: "feedfacefeedface"}, "remodel_host": &types.AttributeValueMemberS{Value: "elsewhere"},
+					"remodel_pid": &types.AttributeValueMemberN{Value: "99"}, "remodel_started": &types.AttributeValueMemberS{Value: "2026-01-02T03:04:05Z"},
+					"remodel_heartbeat": &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)},
+					"remodel_job": &types.AttributeValueMemberS{Value: job}}
+			}
+			put := func(it map[string]types.AttributeValue) {
+				if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			drop := func(it map[string]types.AttributeValue) {
+				if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"PK": it["PK"], "SK": it["SK"]}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := lock("3/3", "old")
+			put(old)
+			code, out, errs := remodelCtx(t, ctx, args("1/3", "--job", "new")...)
+			if code != exitError || !strings.Contains(errs, `that plan is in use: a shard of it holds its lock: owner feedfacefeedface of --job "old" on host elsewhere`) {
+				t.Errorf("shard 1/3 of job new beside a live lock of job old: exit %d\n%s%s", code, out, errs)
+			}
+			drop(old)
+			sibling := lock("2/3", "new")
+			put(sibling)
+			code, out, errs = remodelCtx(t, ctx, args("1/3", "--job", "new")...)
+			if code != 0 || !strings.Contains(out, "replaced the split plan") {
+				t.Fatalf("shard 1/3 of job new beside a live lock of its sibling shard 2/3: exit %d\n%s%s", code, out, errs)
+			}
+			drop(sibling)
+			for _, shard := range []string{"2/3", "3/3"} {
+				if code, out, errs := remodelCtx(t, ctx, args(shard, "--job", "new")...); code != 0 {
+					t.Fatalf("shard %s of job new: exit %d\n%s%s", shard, code, out, errs)
+				}
+			}
+			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+		})
+	}
+}

@@ -29,6 +29,7 @@ const (
 	lockPIDStart  = "remodel_pid_start" // when that process started (process.ID.Start)
 	lockStarted   = "remodel_started"   // when it took the lock, RFC 3339 UTC
 	lockHeartbeat = "remodel_heartbeat" // the last refresh, epoch milliseconds
+	lockJob       = "remodel_job"       // a shard's --job; absent when not given
 )
 
 // errLockLost wraps the error that stops a run whose lock another run took
@@ -55,6 +56,7 @@ type lock struct {
 // lockHolder is what a lock item says about the run holding it.
 type lockHolder struct {
 	owner, host string
+	job         string // a shard's --job ("": none, or a lock of a version that did not record it)
 	pid         int64
 	pidStart    string
 	started     string
@@ -67,13 +69,17 @@ func (h lockHolder) proc() process.ID {
 }
 
 func (h lockHolder) String() string {
-	return fmt.Sprintf("owner %s on host %s (pid %d), started %s, last heartbeat %s ago",
-		h.owner, h.host, h.pid, h.started, time.Since(h.heartbeat).Round(time.Second))
+	job := ""
+	if h.job != "" {
+		job = " of " + jobName(h.job)
+	}
+	return fmt.Sprintf("owner %s%s on host %s (pid %d), started %s, last heartbeat %s ago",
+		h.owner, job, h.host, h.pid, h.started, time.Since(h.heartbeat).Round(time.Second))
 }
 
 func readHolder(it map[string]types.AttributeValue) lockHolder {
 	s := func(name string) string { return attrText(it, name, "?") }
-	h := lockHolder{owner: s(lockOwner), host: s(lockHost), started: s(lockStarted)}
+	h := lockHolder{owner: s(lockOwner), host: s(lockHost), started: s(lockStarted), job: attrText(it, lockJob, "")}
 	if _, ok := it[lockPIDStart]; ok {
 		h.pidStart = s(lockPIDStart)
 	}
@@ -122,7 +128,7 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 	l := &lock{
 		db: o.DB, table: &o.Plan.Table, key: o.Plan.Table.LockKey, what: "table " + o.Table, name: o.Table, stale: o.LockStale,
 		call: dynamo.AttemptTimeout(o.RequestTimeout),
-		held: lockHolder{owner: owner, host: self.Host, pid: self.PID, pidStart: self.Start, started: now.UTC().Format(time.RFC3339), heartbeat: now},
+		held: lockHolder{owner: owner, host: self.Host, pid: self.PID, pidStart: self.Start, started: now.UTC().Format(time.RFC3339), heartbeat: now, job: o.Job},
 	}
 	if sh := o.Shard; sh.Sharded() { // each shard its own lock item: the shards write at once, one run per shard
 		l.key = func() mapping.Item { return l.table.ShardLockKey(sh.Index, sh.Count) }
@@ -141,6 +147,9 @@ func acquireLock(ctx context.Context, o Options, rep *Report) (*lock, error) {
 		}
 		item[lockStarted] = &types.AttributeValueMemberS{Value: l.held.started}
 		item[lockHeartbeat] = millis(time.Now())
+		if l.held.job != "" {
+			item[lockJob] = &types.AttributeValueMemberS{Value: l.held.job}
+		}
 		in := &dynamodb.PutItemInput{
 			TableName:                 aws.String(l.name),
 			Item:                      item,

@@ -354,8 +354,10 @@ func notDone(ctx context.Context, o Options, digest string) error {
 }
 
 // splitInUse says why the recorded plan is in use ("" if it is not): a
-// shard finished with it, or a shard of its n (this one's own lock left
-// out) holds a lock item whose heartbeat is younger than LockStale.
+// shard finished with it, or a shard of its n and its --job (this one's own
+// lock left out) holds a lock item whose heartbeat is younger than
+// LockStale. Without --job, the shards of a new job that start at once
+// cannot be told from the plan's: their locks count.
 func splitInUse(ctx context.Context, o Options, rec *recordedSplit) (string, error) {
 	if len(rec.done) > 0 {
 		done := slices.Clone(rec.done)
@@ -390,7 +392,9 @@ func splitInUse(ctx context.Context, o Options, rec *recordedSplit) (string, err
 				return "", fmt.Errorf("reading the shards' lock items: %w", err)
 			}
 			for _, it := range out.Responses[o.Table] {
-				if h := readHolder(it); h.heartbeat.After(stale) {
+				// A lock of another --job is a shard of another job (this
+				// one's siblings, starting with it), not of the plan's.
+				if h := readHolder(it); h.heartbeat.After(stale) && h.job == rec.job {
 					return fmt.Sprintf("a shard of it holds its lock: %s", h), nil
 				}
 			}
