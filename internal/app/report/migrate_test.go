@@ -9,8 +9,9 @@ import (
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 )
 
-// migrateReports are hand-built migrate reports: a run that succeeded and
-// one that failed part way, with rejected rows.
+// migrateReports are hand-built migrate reports: a run that succeeded, one
+// that failed part way, with rejected rows, and an interrupted shard of a
+// job named with --job (its resume hint names the shard and the job).
 func migrateReports() map[string]*migrate.Report {
 	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2}, {Name: "customer", Rows: 10, Items: 10}}
 	return map[string]*migrate.Report{
@@ -20,6 +21,8 @@ func migrateReports() map[string]*migrate.Report {
 			RejectsFile: "remodel-rejects.jsonl"},
 		"failed": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Error: "migrate: 25 items still not written after retrying for 2m0s", Partial: true,
 			Checkpoint: "shop.remodel-checkpoint.json", Seconds: 130, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
+		"shard": {Version: migrate.ReportVersion, Table: "shop", TableFlag: "shop", Engine: "postgres", Shard: "2/3", Job: "nightly '7'", SplitDigest: "5d6250dfb146aa00",
+			Interrupted: true, Partial: true, Checkpoint: "shop.shard-2-of-3.remodel-checkpoint.json", Seconds: 10, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
 	}
 }
 

@@ -43,7 +43,7 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	case r.TableGone:
 		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
 	case r.Partial && r.Checkpoint != "":
-		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, tableArg(r))
+		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
 	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
 		// --allow-non-empty would not be needed: the table is as empty
 		// as the run found it.
@@ -78,7 +78,7 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 			}
 		}
 		if r.Checkpoint != "" {
-			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, tableArg(r), r.Checkpoint)
+			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, resumeArgs(r), r.Checkpoint)
 		}
 	}
 	if r.Earlier != nil {
@@ -126,13 +126,36 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	return nil
 }
 
-// tableArg is " --table T" when the run was given --table T, for the
-// resume hints; "" otherwise.
-func tableArg(r *migrate.Report) string {
+// resumeArgs is what the resume hints add to the checkpoint: " --table T"
+// when the run was given --table T, and a shard's --shard and --job.
+func resumeArgs(r *migrate.Report) string {
 	if r.TableFlag == "" {
+		return shardArgs(r)
+	}
+	return " --table " + r.TableFlag + shardArgs(r)
+}
+
+// shardArgs is a shard's --shard and --job for a command that resumes it
+// (its checkpoint refuses the run without them).
+func shardArgs(r *migrate.Report) string {
+	if r.Shard == "" {
 		return ""
 	}
-	return " --table " + r.TableFlag
+	args := " --shard " + r.Shard
+	if r.Job != "" {
+		args += " --job " + shellWord(r.Job)
+	}
+	return args
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // migrateS3Heading is the report's first line for a migration into S3
@@ -176,7 +199,7 @@ func migrateS3Lines(w io.Writer, r *migrate.Report) {
 	}
 	switch {
 	case r.Partial && r.Checkpoint != "":
-		fmt.Fprintf(w, "  the objects are partial: %d items are uploaded; the checkpoint %s records how far: migrate --resume --checkpoint %s --to %s continues (objects already uploaded are kept, not written again)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, s.URL)
+		fmt.Fprintf(w, "  the objects are partial: %d items are uploaded; the checkpoint %s records how far: migrate --resume --checkpoint %s --to %s%s continues (objects already uploaded are kept, not written again)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, s.URL, shardArgs(r))
 	case r.Partial:
 		fmt.Fprintf(w, "  the objects are partial: %d items were uploaded; remove the objects under %s and migrate again\n", r.ItemsWritten, s.URL)
 	}
@@ -228,6 +251,12 @@ func migrateMarkdown(w io.Writer, r *migrate.Report) error {
 	target := "DynamoDB table " + MarkdownCode(r.Table)
 	if r.S3 != nil {
 		target = "S3 " + MarkdownCode(r.S3.URL) + " (table " + MarkdownCode(r.Table) + ")"
+	}
+	if r.Shard != "" {
+		target += ", shard " + r.Shard
+		if r.Job != "" {
+			target += " of job " + MarkdownCode(r.Job)
+		}
 	}
 	ew.printf("### %s remodel migrate: %s\n\n%s into %s, %.1f s, %.0f items/s.\n\n", icon, outcome, r.Engine, target, r.Seconds, r.ItemsPerSecond)
 	if r.Error != "" && !r.Interrupted {
