@@ -24,6 +24,17 @@ func splitPlanKey() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}, "SK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}}
 }
 
+// attrS is the text of a string or number attribute of it ("" if none).
+func attrS(it map[string]types.AttributeValue, name string) string {
+	switch v := it[name].(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	}
+	return ""
+}
+
 func splitPlanItem(t *testing.T, db *dynamodb.Client, table string) map[string]types.AttributeValue {
 	t.Helper()
 	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: splitPlanKey(), ConsistentRead: aws.Bool(true)})
@@ -324,8 +335,10 @@ func TestShardSplitReplacedThenResume(t *testing.T) {
 // checkpoint. Job a's shards then finish: the table holds exactly the
 // source's items, the plan item is gone, and verify passes. Then a plan not
 // in use is replaced by another job's shard, and a shard of the replaced
-// job resumed is refused even though the new plan has the same ranges.
-// Both engines.
+// job resumed is refused even though the new plan has the same ranges;
+// once that plan item is deleted, the shard resumes and records its plan
+// again, by its digest, and its job ends with the item removed. Both
+// engines.
 func TestShardSplitJobs(t *testing.T) {
 	awsEnv(t)
 	endpoint := testenv.DynamoDB(t)
@@ -351,7 +364,7 @@ func TestShardSplitJobs(t *testing.T) {
 			if code, out, errs := remodelCtx(t, context.Background(), args("2/3", "--job", "a")...); code != 0 || !strings.Contains(out, `, shard 2/3 of job "a" (split plan `) {
 				t.Fatalf("shard 2/3 of job a: exit %d\n%s%s", code, out, errs)
 			}
-			if job, ok := splitPlanItem(t, db, table)["remodel_split_job"].(*types.AttributeValueMemberS); !ok || job.Value != "a" {
+			if attrS(splitPlanItem(t, db, table), "remodel_split_job") != "a" {
 				t.Fatalf("the split plan item does not name job a: %v", splitPlanItem(t, db, table))
 			}
 			before := count(t, db, table)
@@ -397,6 +410,27 @@ func TestShardSplitJobs(t *testing.T) {
 			if code != exitError || !strings.Contains(errs, "is of another job than this shard's (--job \"c\")") {
 				t.Errorf("shard 1/3 of job c resumed onto job d's plan: exit %d\n%s%s", code, out, errs)
 			}
+
+			// Job d abandoned: its plan item deleted, as the message says.
+			// Shard 1/3 of job c resumes and records its plan again, by its
+			// digest; job c's other shards read the same ranges, and the
+			// last one removes the item.
+			if _, err := db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: splitPlanKey()}); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs = remodelCtx(t, context.Background(), args("1/3", "--resume", "--job", "c")...)
+			if code != 0 || !strings.Contains(out, "this shard recorded its plan") {
+				t.Fatalf("shard 1/3 of job c resumed with no plan item: exit %d\n%s%s", code, out, errs)
+			}
+			if it := splitPlanItem(t, db, table); it == nil || it["remodel_split_plan"] != nil || attrS(it, "remodel_split_job") != "c" || attrS(it, "remodel_split_ranges") != "4" {
+				t.Fatalf("the plan item recorded again: %v", it)
+			}
+			for _, shard := range []string{"2/3", "3/3"} {
+				if code, out, errs := remodelCtx(t, context.Background(), args(shard, "--job", "c")...); code != 0 {
+					t.Fatalf("shard %s of job c: exit %d\n%s%s", shard, code, out, errs)
+				}
+			}
+			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
 		})
 	}
 }
@@ -432,7 +466,7 @@ func TestShardSplitSiblingLocks(t *testing.T) {
 					"remodel_owner": &types.AttributeValueMemberS{Value: "feedfacefeedface"}, "remodel_host": &types.AttributeValueMemberS{Value: "elsewhere"},
 					"remodel_pid": &types.AttributeValueMemberN{Value: "99"}, "remodel_started": &types.AttributeValueMemberS{Value: "2026-01-02T03:04:05Z"},
 					"remodel_heartbeat": &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)},
-					"remodel_job": &types.AttributeValueMemberS{Value: job}}
+					"remodel_job":       &types.AttributeValueMemberS{Value: job}}
 			}
 			put := func(it map[string]types.AttributeValue) {
 				if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {

@@ -59,6 +59,10 @@ type checkpointFile struct {
 	// SplitDigest is the digest of the sharded job's split plan whose key
 	// ranges Entities holds (splitplan.go).
 	SplitDigest string `json:"split_digest,omitempty"`
+	// SplitRanges is the job's --ranges, which its split plan item records
+	// (0 in checkpoints written before it was kept): a resumed shard that
+	// finds the item gone records it again by its digest.
+	SplitRanges int `json:"split_ranges,omitempty"`
 	// Job is the shard's --job ("": not named); --resume must name the same.
 	Job         string             `json:"job,omitempty"`
 	Owners      []string           `json:"lock_owners"`
@@ -498,7 +502,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 	}
 	tr.file.ItemsBefore = ck.ItemsBefore
 	tr.file.TableARN, tr.file.TableCreated = ck.TableARN, ck.TableCreated
-	tr.file.SplitDigest = ck.SplitDigest // the split plan its ranges are of
+	tr.file.SplitDigest, tr.file.SplitRanges = ck.SplitDigest, ck.SplitRanges // the split plan its ranges are of
 	switch {
 	case ck.Follow != nil && tr.file.Follow == nil:
 		return nil, "", fmt.Errorf("migrate: --resume: checkpoint %s is of a migration that follows the source's changes (slot %s): resume it with --follow, or end it with remodel follow-cleanup", path, ck.Follow.Slot)

@@ -247,7 +247,7 @@ func splitItem(o Options, p *splitPlan, body []byte, digest string) mapping.Item
 		item[splitJobAttr] = &types.AttributeValueMemberS{Value: o.Job}
 	}
 	item[splitByAttr] = &types.AttributeValueMemberS{Value: fmt.Sprintf("shard %s on host %s (pid %d) at %s", o.Shard, self.Host, self.PID, time.Now().UTC().Format(time.RFC3339))}
-	if len(body) <= maxSplitPlanBytes {
+	if body != nil && len(body) <= maxSplitPlanBytes { // nil: recorded again by a resumed shard, by its digest
 		item[splitPlanAttr] = &types.AttributeValueMemberS{Value: string(body)}
 	}
 	return item
@@ -301,7 +301,7 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 		case rec.digest == digest:
 			return digest, notDone(ctx, o, rec.digest)
 		case rec.plan == nil:
-			diffs = append(diffs, fmt.Sprintf("its key ranges differ from this shard's (digest %s): the source changed between the shards' snapshots, and the plan is too large to be recorded whole for this shard to read the same ranges", short(digest)))
+			diffs = append(diffs, fmt.Sprintf("its key ranges differ from this shard's (digest %s): the source changed between the shards' snapshots, and the item records the plan by its digest alone (too large for an item, or recorded again by a resumed shard), so this shard cannot read the same ranges", short(digest)))
 		default:
 			if aerr := adopt(reads, rec.plan); aerr != nil {
 				diffs = append(diffs, "its reads are not this shard's: "+aerr.Error())
@@ -410,13 +410,13 @@ func splitInUse(ctx context.Context, o Options, rec *recordedSplit) (string, err
 // checkpoint's is still the job's. It returns the plan's digest.
 func shardSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead, tr *tracker) (string, error) {
 	if tr != nil && tr.resumed {
-		return tr.file.SplitDigest, checkResumedSplit(ctx, o, rep, tr.file.SplitDigest)
+		return tr.file.SplitDigest, checkResumedSplit(ctx, o, rep, tr.file.SplitDigest, tr.file.SplitRanges)
 	}
 	digest, err := agreeSplit(ctx, o, rep, reads)
 	if err != nil {
 		return "", err
 	}
-	tr.setSplitDigest(digest)
+	tr.setSplitDigest(digest, max(o.Ranges, 1))
 	return digest, nil
 }
 
@@ -432,37 +432,63 @@ func s3SplitDigest(o Options, reads []plannedRead, tr *tracker) (string, error) 
 		return "", err
 	}
 	_, digest := p.encode()
-	tr.setSplitDigest(digest)
+	tr.setSplitDigest(digest, p.Ranges)
 	return digest, nil
 }
 
-// setSplitDigest names the job's split plan in the checkpoint.
-func (tr *tracker) setSplitDigest(digest string) {
+// setSplitDigest names the job's split plan, and its --ranges, in the
+// checkpoint.
+func (tr *tracker) setSplitDigest(digest string, ranges int) {
 	if tr == nil {
 		return
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.file.SplitDigest = digest
+	tr.file.SplitDigest, tr.file.SplitRanges = digest, ranges
 }
 
 // checkResumedSplit refuses a resumed shard whose checkpoint's ranges are
 // not of the job's recorded split plan (digest: the checkpoint's; "" for a
 // checkpoint written before plans were recorded: not checked), or whose
-// --job is not the plan's.
-func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest string) error {
+// --job is not the plan's. When the item is gone (deleted by hand), it
+// records the plan again by its digest alone (ranges: the job's --ranges),
+// so that a shard of the job started later reads the same ranges or is
+// refused, and the shards' ends are counted in it.
+func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest string, ranges int) error {
 	if digest == "" {
 		return nil
 	}
 	t := &o.Plan.Table
 	what := "shard " + o.Shard.String() + " of table " + o.Table
-	got, err := o.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(o.Table), Key: t.SplitPlanKey(), ConsistentRead: aws.Bool(true)}, dynamo.AttemptTimeout(o.RequestTimeout))
-	if err != nil {
-		return fmt.Errorf("migrate: --resume: %s: reading the split plan item: %w", what, err)
-	}
-	if got.Item == nil {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the job's split plan item is gone from table %s: this shard reads its checkpoint's key ranges (split plan %s), which no recorded plan can confirm; shards started from now on make a plan of their own", o.Table, short(digest)))
-		return nil
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	var got *dynamodb.GetItemOutput
+	for again := true; ; again = false {
+		var err error
+		if got, err = o.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(o.Table), Key: t.SplitPlanKey(), ConsistentRead: aws.Bool(true)}, call); err != nil {
+			return fmt.Errorf("migrate: --resume: %s: reading the split plan item: %w", what, err)
+		}
+		if got.Item != nil {
+			break
+		}
+		if ranges < 1 || !again {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the job's split plan item is gone from table %s: this shard reads its checkpoint's key ranges (split plan %s), which no recorded plan can confirm; shards started from now on make a plan of their own", o.Table, short(digest)))
+			return nil
+		}
+		p := &splitPlan{Shards: o.Shard.Count, Ranges: ranges, Mapping: o.MappingDigest}
+		_, err = o.DB.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(o.Table), Item: splitItem(o, p, nil, digest),
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": t.PK.Name},
+		}, call)
+		var cf *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the job's split plan item was gone from table %s: this shard recorded its plan %s again, by its digest alone, so that a shard of the job started from now on reads the same key ranges or is refused", o.Table, short(digest)))
+			return nil
+		case !errors.As(err, &cf):
+			return fmt.Errorf("migrate: --resume: %s: recording the split plan item again: %w", what, err)
+		}
+		// Recorded by another shard in between: compare with it.
 	}
 	rec, err := readRecordedSplit(got.Item)
 	if err != nil {
@@ -474,7 +500,7 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 	if rec.job != o.Job {
 		// The same ranges, but another job's plan: this shard's end would
 		// count as one of that job's shards' in it.
-		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since, and this shard's end would count as one of its shards'. Start this job over; or, if that job is abandoned, delete its split plan item (key %s) and resume", what, rec, jobName(o.Job), t.KeyString(t.SplitPlanKey()))
+		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since, and this shard's end would count as one of its shards'. Start this job over; or, if that job is abandoned, delete its split plan item (key %s) and resume: this shard then records its own plan again", what, rec, jobName(o.Job), t.KeyString(t.SplitPlanKey()))
 	}
 	return nil
 }
