@@ -24,8 +24,10 @@ shard, where it writes (the table, or the S3 prefix of --to), the rows
 settled (their items written, or uploaded in an object), the items
 written and the rows rejected over every run of the job, how many of its
 key ranges are done, when and by which host and process it was last
-saved, and a shard's split plan (the digest the job's shards share: a
-warning says when the checkpoints name more than one); then the totals.
+saved, and a shard's split plan (the digest the job's shards share) and
+--job; then the totals. The checkpoints must be of one table; a warning
+says when they name more than one split plan or --job, or mix a sharded
+run with one that is not: they are not all of one job.
 
 --checkpoint takes a file or a glob (quote it:
 --checkpoint 'orders.shard-*-of-3.remodel-checkpoint.json'), and may be

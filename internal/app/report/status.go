@@ -41,6 +41,9 @@ func statusText(w io.Writer, r *migrate.Status) error {
 	for _, s := range r.Missing {
 		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
 	}
+	if r.JobsDiffer {
+		fmt.Fprintln(w, "warning: the checkpoints name more than one --job, or are of a sharded run and of one that is not: they are not all of one job")
+	}
 	if r.SplitsDiffer {
 		fmt.Fprintln(w, "warning: the checkpoints name more than one split plan: they are not all of one job (the shards of a job read by one plan; a shard begun with another --ranges or mapping is of another job)")
 	}

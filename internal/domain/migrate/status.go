@@ -86,24 +86,36 @@ type Status struct {
 	// SplitsDiffer is true when the shards' checkpoints name more than one
 	// split plan: they are not all of one job (a job begun again with
 	// another --ranges or mapping beside an earlier one's checkpoint).
-	SplitsDiffer bool  `json:"split_plans_differ,omitempty"`
-	Rows         int64 `json:"rows_settled"`
-	Items        int64 `json:"items_written"`
-	Rejected     int64 `json:"rejected"`
-	Done         bool  `json:"done"`
+	SplitsDiffer bool `json:"split_plans_differ,omitempty"`
+	// JobsDiffer is true when the checkpoints name more than one --job, or
+	// are of a sharded run and of one that is not: not one job's either.
+	JobsDiffer bool  `json:"jobs_differ,omitempty"`
+	Rows       int64 `json:"rows_settled"`
+	Items      int64 `json:"items_written"`
+	Rejected   int64 `json:"rejected"`
+	Done       bool  `json:"done"`
 }
 
-// ReadStatus reads the checkpoint files at paths (at least one) and
-// totals them (remodel status): the shards of a sharded job without a
-// checkpoint are listed as Missing.
+// ReadStatus reads the checkpoint files at paths (at least one) of one
+// table and totals them (remodel status): the shards of a sharded job
+// without a checkpoint are listed as Missing.
 func ReadStatus(paths []string) (*Status, error) {
 	rep := &Status{Version: StatusVersion, Done: true}
 	have := map[int]bool{}
 	split := "" // the split plan a checkpoint named last
-	for _, p := range paths {
+	for i, p := range paths {
 		st, err := ReadCheckpointStatus(p)
 		if err != nil {
 			return nil, fmt.Errorf("status: %w", err)
+		}
+		if i > 0 {
+			first := rep.Checkpoints[0]
+			if st.Table != first.Table {
+				return nil, fmt.Errorf("status: the checkpoints are of tables %s (%s) and %s (%s): give the checkpoints of one job", first.Table, first.Path, st.Table, p)
+			}
+			if st.Job != first.Job || (st.Shard == "") != (first.Shard == "") {
+				rep.JobsDiffer = true
+			}
 		}
 		rep.Checkpoints = append(rep.Checkpoints, st)
 		rep.Rows += st.Rows

@@ -3,18 +3,20 @@ package migrate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
 // TestStatusSplitPlans: status names each shard's split plan and --job,
-// and says when the checkpoints it is given name more than one plan (not
-// one job's).
+// says when the checkpoints it is given name more than one plan or more
+// than one --job, or mix a sharded run with one that is not (not one
+// job's), and refuses checkpoints of more than one table.
 func TestStatusSplitPlans(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, shard, split, job string) string {
+	write := func(name, table, shard, split, job string) string {
 		t.Helper()
-		ck := checkpointFile{Version: checkpointVersion, Mapping: "m", Table: "t", TableARN: "arn:t", TableCreated: time.Unix(1, 0),
+		ck := checkpointFile{Version: checkpointVersion, Mapping: "m", Table: table, TableARN: "arn:" + table, TableCreated: time.Unix(1, 0),
 			Shard: shard, SplitDigest: split, Job: job, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders", Done: true, Rows: 3, Items: 3}}}
 		sum, err := ck.checksum()
 		if err != nil {
@@ -31,13 +33,27 @@ func TestStatusSplitPlans(t *testing.T) {
 		}
 		return path
 	}
-	one, two, other := write("a.json", "1/3", "aaaa", "j"), write("b.json", "2/3", "aaaa", ""), write("c.json", "3/3", "bbbb", "")
+	one, two := write("a.json", "t", "1/3", "aaaa", "j"), write("b.json", "t", "2/3", "aaaa", "j")
 	st, err := ReadStatus([]string{one, two})
-	if err != nil || st.SplitsDiffer || st.Checkpoints[0].SplitDigest != "aaaa" || st.Checkpoints[1].SplitDigest != "aaaa" || st.Checkpoints[0].Job != "j" || st.Checkpoints[1].Job != "" {
+	if err != nil || st.SplitsDiffer || st.JobsDiffer || st.Checkpoints[0].SplitDigest != "aaaa" || st.Checkpoints[1].SplitDigest != "aaaa" || st.Checkpoints[0].Job != "j" {
 		t.Fatalf("two shards of one plan: %+v, %v", st, err)
 	}
-	st, err = ReadStatus([]string{one, two, other})
-	if err != nil || !st.SplitsDiffer || st.Checkpoints[2].SplitDigest != "bbbb" {
-		t.Errorf("a third shard of another plan: %+v, %v", st, err)
+	for _, c := range []struct {
+		name                  string
+		path                  string
+		splitsDiffer, jobsDif bool
+	}{
+		{"a third shard of another plan", write("c.json", "t", "3/3", "bbbb", "j"), true, false},
+		{"a third shard of another --job", write("d.json", "t", "3/3", "aaaa", "k"), false, true},
+		{"a third shard of no --job", write("e.json", "t", "3/3", "aaaa", ""), false, true},
+		{"an unsharded run's", write("f.json", "t", "", "", ""), false, true},
+	} {
+		st, err := ReadStatus([]string{one, two, c.path})
+		if err != nil || st.SplitsDiffer != c.splitsDiffer || st.JobsDiffer != c.jobsDif || len(st.Checkpoints) != 3 {
+			t.Errorf("%s: %+v, %v; want split plans differ %v, jobs differ %v", c.name, st, err, c.splitsDiffer, c.jobsDif)
+		}
+	}
+	if _, err := ReadStatus([]string{one, write("g.json", "u", "2/3", "aaaa", "j")}); err == nil || !strings.Contains(err.Error(), "the checkpoints are of tables t (") {
+		t.Errorf("checkpoints of two tables: %v", err)
 	}
 }
