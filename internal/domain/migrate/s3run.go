@@ -280,6 +280,24 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	return err
 }
 
+// siblingsJob refuses a shard whose finished siblings' manifests beside the
+// prefix name another --job: their objects are another job's.
+func siblingsJob(ctx context.Context, o Options) error {
+	if !o.Shard.Sharded() {
+		return nil
+	}
+	set, err := readShardManifests(ctx, o.S3, *o.To, o.Shard.Count)
+	if err != nil {
+		return err
+	}
+	for _, m := range set.Manifests {
+		if m.shard != o.Shard && m.Job != o.Job {
+			return fmt.Errorf("migrate: %s holds the objects of shard %s of %s (its manifest %s), not of this shard's %s: a new job starts from an empty prefix; give every shard of a job one --job", o.To, m.shard, jobName(m.Job), o.To.ShardManifestURL(m.shard.FileSuffix()), jobName(o.Job))
+		}
+	}
+	return nil
+}
+
 // prepareS3 checks the prefix: a new job's holds no object; a resumed
 // job's holds the objects its checkpoint lists (kept as they are) and
 // those of its interrupted runs the checkpoint does not cover, read back
@@ -290,6 +308,9 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if listed, err = sortListed(o, listed); err != nil { // a shard's: its own objects
+		return err
+	}
+	if err := siblingsJob(ctx, o); err != nil {
 		return err
 	}
 	if !o.Resume {

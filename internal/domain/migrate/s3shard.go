@@ -25,10 +25,10 @@ import (
 // ImportTable runs once, after every shard is done, from a run that copies
 // nothing (migrate --to URL --import --shards-done n: importShards): it
 // reads the n manifests, checks that they are all there, of one job (one
-// mapping, compression, table) and that the prefix holds exactly the
-// objects they list, and that they name one split plan (splitConflict:
-// shards that cut the reads differently read some rows twice and some not
-// at all), and imports them all. No process sees every shard's keys as
+// mapping, compression, table, --job) and that the prefix holds exactly
+// the objects they list, and that they name one split plan
+// (manifestConflicts: shards that cut the reads differently read some rows
+// twice and some not at all), and imports them all. No process sees every shard's keys as
 // they are written: a key rendered by two shards (two copies of one shard,
 // or two rows rendering one key) is found by verify --files, which reads
 // every object of every shard.
@@ -129,9 +129,7 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 			items += ob.Items
 		}
 	}
-	if p := splitConflict(set.Manifests); p != "" {
-		problems = append(problems, p)
-	}
+	problems = append(problems, manifestConflicts(set.Manifests)...)
 	listed, err := o.S3.List(ctx, o.To.Bucket, o.To.Prefix)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -190,32 +188,21 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 	return importTable(ctx, o, rep)
 }
 
-// splitConflict says which shards' manifests name different split plans
-// ("" when they all name one): their shards cut the reads into different
-// key ranges (the source changed between their snapshots, or they were
-// given different --ranges), so rows between differing boundaries are in
-// two shards' objects or in none.
-func splitConflict(ms []shardManifestRead) string {
-	var digests []string
-	by := map[string][]string{}
-	for _, m := range ms {
-		if by[m.SplitDigest] == nil {
-			digests = append(digests, m.SplitDigest)
+// manifestConflicts are the problems of the shards' manifests that name
+// more than one split plan or more than one --job (s3out.SplitConflict,
+// s3out.JobConflict).
+func manifestConflicts(ms []shardManifestRead) []string {
+	shards, digests, jobs := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
+	for i, m := range ms {
+		shards[i], digests[i], jobs[i] = m.shard.String(), m.SplitDigest, m.Job
+	}
+	var problems []string
+	for _, p := range []string{s3out.SplitConflict(shards, digests), s3out.JobConflict(shards, jobs)} {
+		if p != "" {
+			problems = append(problems, p)
 		}
-		by[m.SplitDigest] = append(by[m.SplitDigest], m.shard.String())
 	}
-	if len(digests) < 2 {
-		return ""
-	}
-	var groups []string
-	for _, d := range digests {
-		name := "no split plan (written before plans were recorded)"
-		if d != "" {
-			name = "split plan " + short(d)
-		}
-		groups = append(groups, "shard "+strings.Join(by[d], ", ")+": "+name)
-	}
-	return "the shards did not read one split of the source (" + strings.Join(groups, "; ") + "): rows between their differing key range boundaries are in two shards' objects or in none (the source changed between the shards' snapshots, or they were given different --ranges); run the job again from an empty prefix, on a source that does not change while the shards start"
+	return problems
 }
 
 // shardManifests is what the manifests beside a prefix are: the shards'

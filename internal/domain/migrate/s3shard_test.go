@@ -1,6 +1,7 @@
 package migrate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -228,7 +229,10 @@ func readManifestBytes(t *testing.T, b []byte) manifest {
 // Two shards of one prefix given different --ranges cut the reads into
 // different ranges (rows read by both, or by neither): --import
 // --shards-done 2 refuses their manifests and verify --files reports a
-// split_conflict, both naming the shards and their plans. Both engines.
+// split_conflict, both naming the shards and their plans. Two shards of one
+// split given different --job are refused and reported as well (a
+// manifest_conflict), and a shard of a third --job is refused at its start
+// by its finished sibling's manifest. Both engines.
 func TestS3ShardsSplitDiffer(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	defer migrate.SetImportPoll(time.Millisecond)()
@@ -240,6 +244,9 @@ func TestS3ShardsSplitDiffer(t *testing.T) {
 			opts := func(prefix string, i, ranges int) migrate.Options {
 				o := fx.s3Options(f, prefix)
 				o.Shard = migrate.Shard{Index: i, Count: 2}
+				if prefix == "jobs/" { // one split, two --job
+					o.Job = fmt.Sprint("job-", i)
+				}
 				o.Ranges, o.ObjectSize, o.Writers = ranges, 32<<10, 2
 				o.CheckpointPath, o.MappingDigest, o.SourceID = filepath.Join(dir, fmt.Sprintf("%s%d.json", strings.TrimSuffix(prefix, "/"), i)), "digest-1", "source-1"
 				return o
@@ -248,9 +255,28 @@ func TestS3ShardsSplitDiffer(t *testing.T) {
 				prefix string
 				i      int
 				ranges int
-			}{{"same/", 1, 4}, {"same/", 2, 4}, {"split/", 1, 4}, {"split/", 2, 3}} {
+			}{{"same/", 1, 4}, {"same/", 2, 4}, {"split/", 1, 4}, {"split/", 2, 3}, {"jobs/", 1, 4}, {"jobs/", 2, 4}} {
+				// jobs/: shard 2/2 of job-2 runs as if it started while shard
+				// 1/2 of job-1 ran (its manifest, which would refuse shard 2/2
+				// at its start, is put back after).
+				hidden := s3out.Location{Bucket: bucket, Prefix: r.prefix}.ShardManifestKey("shard-1-of-2")
+				var manifest []byte
+				if r.prefix == "jobs/" && r.i == 2 {
+					var err error
+					if manifest, err = f.store.Get(testContext(t), bucket, hidden); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := f.client.DeleteObject(testContext(t), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(hidden)}); err != nil {
+						t.Fatal(err)
+					}
+				}
 				if _, err := migrate.Run(testContext(t), opts(r.prefix, r.i, r.ranges)); err != nil {
 					t.Fatalf("%sshard %d/2 --ranges %d: %v", r.prefix, r.i, r.ranges, err)
+				}
+				if manifest != nil {
+					if _, err := f.client.PutObject(testContext(t), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(hidden), Body: bytes.NewReader(manifest)}); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			digest := func(prefix string, i int) string {
@@ -283,20 +309,41 @@ func TestS3ShardsSplitDiffer(t *testing.T) {
 			if imp.req != nil {
 				t.Fatal("ImportTable was called on a refused import")
 			}
+			third := opts("jobs/", 1, 4)
+			third.Job, third.CheckpointPath = "job-3", filepath.Join(dir, "jobs-third.json")
+			if _, err := migrate.Run(testContext(t), third); err == nil || !strings.Contains(err.Error(), `holds the objects of shard 2/2 of --job "job-2"`) {
+				t.Errorf("shard 1/2 of job-3 beside shard 2/2 of job-2's manifest: %v", err)
+			}
+			o = fx.s3Options(f, "jobs/")
+			o.DB, o.Table, o.Import, o.ShardsDone, o.MappingDigest = imp, tableName(t, db), true, 2, "digest-1"
+			wantJobs := `the manifests are not one job's: their shards were given different --job (shard 1/2: --job "job-1"; shard 2/2: --job "job-2")`
+			if _, err := migrate.Run(testContext(t), o); err == nil || !strings.Contains(err.Error(), wantJobs) || strings.Contains(err.Error(), "did not read one split") {
+				t.Errorf("--import --shards-done 2 of shards of two --job: %v, want an error with %q alone", err, wantJobs)
+			}
+			if imp.req != nil {
+				t.Fatal("ImportTable was called on a refused import")
+			}
 
-			for _, prefix := range []string{"same/", "split/"} {
+			for _, prefix := range []string{"same/", "split/", "jobs/"} {
 				loc := &s3out.Location{Bucket: bucket, Prefix: prefix, Dir: f.dir}
 				rep, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, Samples: 3, Seed: 1, Files: loc, S3: f.store, MappingDigest: "digest-1"})
 				if err != nil {
 					t.Fatalf("verify --files %s: %v", prefix, err)
 				}
-				var found []string
+				var found, jobs []string
 				for _, p := range rep.Files.Problems.List {
-					if p.Kind == verify.KindSplitConflict {
+					switch p.Kind {
+					case verify.KindSplitConflict:
 						found = append(found, p.Message)
+					case verify.KindManifestConflict:
+						jobs = append(jobs, p.Message)
 					}
 				}
 				switch {
+				case prefix == "jobs/" && (len(found) > 0 || len(jobs) != 1 || !strings.Contains(jobs[0], wantJobs) || rep.OK):
+					t.Errorf("verify --files of shards of two --job: ok %v, split conflicts %q, manifest conflicts %q, want one with %q", rep.OK, found, jobs, wantJobs)
+				case prefix != "jobs/" && len(jobs) > 0:
+					t.Errorf("verify --files %s: manifest conflicts %q", prefix, jobs)
 				case prefix == "same/" && (len(found) > 0 || !rep.OK):
 					t.Errorf("verify --files of shards of one split: ok %v, split conflicts %q", rep.OK, found)
 				case prefix == "split/" && (len(found) != 1 || !strings.Contains(found[0], want) || rep.OK):

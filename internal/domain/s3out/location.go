@@ -153,3 +153,60 @@ func shardOf(re *regexp.Regexp, name string) (i, n int, ok bool) {
 	}
 	return i, n, true
 }
+
+// SplitConflict is the problem of a sharded job's manifests (shards[i]'s
+// names the split plan digests[i]) that name more than one split plan; ""
+// when they name one. Shards that cut the reads into different key ranges
+// (the source changed between their snapshots, or they were given
+// different --ranges) put the rows between differing boundaries in two
+// shards' objects or in none.
+func SplitConflict(shards, digests []string) string {
+	groups := shardGroups(shards, digests, func(d string) string {
+		if d == "" {
+			return "no split plan (written before plans were recorded)"
+		}
+		return "split plan " + d[:min(len(d), 12)]
+	})
+	if groups == "" {
+		return ""
+	}
+	return "the shards did not read one split of the source (" + groups + "): rows between their differing key range boundaries are in two shards' objects or in none (the source changed between the shards' snapshots, or they were given different --ranges); run the job again from an empty prefix, on a source that does not change while the shards start"
+}
+
+// JobConflict is the problem of a sharded job's manifests (shards[i]'s
+// names jobs[i], its --job) that name more than one --job; "" when they
+// name one.
+func JobConflict(shards, jobs []string) string {
+	groups := shardGroups(shards, jobs, func(j string) string {
+		if j == "" {
+			return "no --job"
+		}
+		return "--job " + strconv.Quote(j)
+	})
+	if groups == "" {
+		return ""
+	}
+	return "the manifests are not one job's: their shards were given different --job (" + groups + "); run the job again from an empty prefix, with one --job for all its shards"
+}
+
+// shardGroups names the shards of each distinct value ("shard 1/3, 2/3: A;
+// shard 3/3: B", each value named by name, in the order first seen); ""
+// when the shards all have one value.
+func shardGroups(shards, values []string, name func(string) string) string {
+	var order []string
+	by := map[string][]string{}
+	for i, v := range values {
+		if _, seen := by[v]; !seen {
+			order = append(order, v)
+		}
+		by[v] = append(by[v], shards[i])
+	}
+	if len(order) < 2 {
+		return ""
+	}
+	groups := make([]string, len(order))
+	for i, v := range order {
+		groups[i] = "shard " + strings.Join(by[v], ", ") + ": " + name(v)
+	}
+	return strings.Join(groups, "; ")
+}

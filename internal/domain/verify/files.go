@@ -46,8 +46,8 @@ const (
 	// --to) has no manifest beside the prefix: it has not finished.
 	KindManifestMissing Kind = "shard_manifest_missing"
 	// KindManifestConflict: the manifests beside the prefix are not of one
-	// job: an unsharded run's beside shards', shards of different n, or
-	// different compressions.
+	// job: an unsharded run's beside shards', shards of different n,
+	// different compressions, or different --job.
 	KindManifestConflict Kind = "manifest_conflict"
 	// KindSplitConflict: the manifests of a sharded job's shards name
 	// different split plans (migrate's split_digest): the shards cut the
@@ -102,6 +102,7 @@ type filesManifest struct {
 	Compression   string `json:"input_compression_type"`
 	MappingDigest string `json:"mapping_digest"`
 	SplitDigest   string `json:"split_digest"`
+	Job           string `json:"job"`
 	Items         int64  `json:"items"`
 	Objects       []struct {
 		Key    string `json:"key"`
@@ -324,30 +325,20 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 	return out, nil
 }
 
-// splitConflict adds a problem when the shards' manifests name different
-// split plans, naming the shards of each.
+// splitConflict adds a problem when the shards' manifests name more than
+// one split plan (KindSplitConflict), or more than one --job
+// (KindManifestConflict), naming the shards of each.
 func splitConflict(fc *FilesCheck, ms []filesManifest) {
-	var digests []string
-	by := map[string][]string{}
-	for _, m := range ms {
-		if by[m.SplitDigest] == nil {
-			digests = append(digests, m.SplitDigest)
-		}
-		by[m.SplitDigest] = append(by[m.SplitDigest], m.Shard)
+	shards, digests, jobs := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
+	for i, m := range ms {
+		shards[i], digests[i], jobs[i] = m.Shard, m.SplitDigest, m.Job
 	}
-	if len(digests) < 2 {
-		return
+	if p := s3out.SplitConflict(shards, digests); p != "" {
+		fc.Problems.Add(Problem{Kind: KindSplitConflict, Key: fc.Manifest, Message: p})
 	}
-	var groups []string
-	for _, d := range digests {
-		name := "no split plan (written before plans were recorded)"
-		if d != "" {
-			name = "split plan " + d[:min(len(d), 12)]
-		}
-		groups = append(groups, "shard "+strings.Join(by[d], ", ")+": "+name)
+	if p := s3out.JobConflict(shards, jobs); p != "" {
+		fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: fc.Manifest, Message: p})
 	}
-	fc.Problems.Add(Problem{Kind: KindSplitConflict, Key: fc.Manifest,
-		Message: "the shards did not read one split of the source (" + strings.Join(groups, "; ") + "): rows between their differing key range boundaries are in two shards' objects or in none (the source changed between the shards' snapshots, or they were given different --ranges); run the job again from an empty prefix"})
 }
 
 // checkObjects reads the manifest, checks it against the listing and the
