@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -406,9 +408,16 @@ func TestShardSplitJobs(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "replaced the split plan") || !strings.Contains(out, `it is of --job "c", this shard of --job "d"`) {
 				t.Fatalf("shard 2/3 of job d: exit %d\n%s%s", code, out, errs)
 			}
+			ckBefore, err := os.ReadFile(ck)
+			if err != nil {
+				t.Fatal(err)
+			}
 			code, out, errs = remodelCtx(t, context.Background(), args("1/3", "--resume", "--job", "c")...)
 			if code != exitError || !strings.Contains(errs, "is of another job than this shard's (--job \"c\")") {
 				t.Errorf("shard 1/3 of job c resumed onto job d's plan: exit %d\n%s%s", code, out, errs)
+			}
+			if after, err := os.ReadFile(ck); err != nil || !bytes.Equal(after, ckBefore) {
+				t.Errorf("the refused resume changed its checkpoint (%v):\n%s\nbefore:\n%s", err, after, ckBefore)
 			}
 
 			// Job d abandoned: its plan item deleted, as the message says.

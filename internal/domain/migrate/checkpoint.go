@@ -1103,6 +1103,11 @@ func startCheckpoint(ctx context.Context, o *Options, rep *Report, rej *rejects)
 		if err := tr.sameTable(ctx, *o); err != nil {
 			return nil, err
 		}
+		if o.Shard.Sharded() { // before the checkpoint is saved again: a refused shard leaves it as it was
+			if err := checkResumedSplit(ctx, *o, rep, tr.file.SplitDigest, tr.file.SplitRanges); err != nil {
+				return nil, err
+			}
+		}
 	}
 	o.RejectsPath, rej.path, tr.file.RejectsFile = ck.RejectsFile, ck.RejectsFile, ck.RejectsFile
 	if err := rej.loadEarlier(); err != nil {
