@@ -387,7 +387,7 @@ func TestShardSplitJobs(t *testing.T) {
 				}
 			}
 			code, out, errs = remodelCtx(t, context.Background(), args("1/3", "--resume", "--job", "b")...)
-			if code != exitError || !strings.Contains(errs, `it is of --job "a", not --job "b"`) {
+			if code != exitError || !strings.Contains(errs, `it is of --job "a", not --job "b". Resume with the mapping, source, table, --shard 1/3 and --job "a" of the interrupted run, or run the shard again without --resume`) {
 				t.Errorf("shard 1/3 --resume of job b: exit %d\n%s%s", code, out, errs)
 			}
 			for _, a := range [][]string{args("1/3", "--resume", "--job", "a"), args("3/3", "--job", "a")} {

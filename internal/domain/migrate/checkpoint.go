@@ -437,7 +437,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 			}
 			msg += d
 		}
-		return nil, "", errors.New(msg + ". Resume with the mapping, source and table of the interrupted run, or start over with --allow-non-empty")
+		return nil, "", errors.New(msg + ". " + resumeAdvice(ck))
 	}
 	if p := (process.ID{Host: ck.Host, PID: ck.PID, Start: ck.PIDStart}); p.Host == tr.file.Host && !p.Self() && p.Running() {
 		return nil, "", fmt.Errorf("migrate: --resume: the run that wrote checkpoint %s (pid %d on this host) is still running: stop it first", path, ck.PID)
@@ -524,6 +524,21 @@ func shardName(shard string) string {
 		return "a run that is not sharded"
 	}
 	return "shard " + shard
+}
+
+// resumeAdvice is what a --resume refused by checkpoint ck can do instead.
+func resumeAdvice(ck *checkpointFile) string {
+	with := "the mapping, source and table"
+	if ck.Shard != "" {
+		with = fmt.Sprintf("the mapping, source, table, --shard %s and %s", ck.Shard, jobName(ck.Job))
+	}
+	switch {
+	case ck.S3 != nil:
+		return "Resume with " + with + " of the interrupted run, or start over into an empty prefix"
+	case ck.Shard != "":
+		return "Resume with " + with + " of the interrupted run, or run the shard again without --resume"
+	}
+	return "Resume with " + with + " of the interrupted run, or start over with --allow-non-empty"
 }
 
 // jobName names a sharded job by its --job, in messages.
