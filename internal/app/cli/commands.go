@@ -546,6 +546,8 @@ func checkJob(job string) error {
 	switch {
 	case job == "":
 		return errors.New("empty: give the job's name, or leave --job out")
+	case strings.TrimSpace(job) != job:
+		return fmt.Errorf("%q begins or ends with white space (\"j1\" and \"j1 \" would be two jobs)", job)
 	case len(job) > 200:
 		return fmt.Errorf("%d bytes long: at most 200", len(job))
 	case !utf8.ValidString(job) || strings.IndexFunc(job, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:

@@ -45,6 +45,8 @@ func TestShardFlag(t *testing.T) {
 		{[]string{"--shards-done", "3"}, "need --to"},
 		{[]string{"--job", "a"}, "--job names a sharded job: it goes with --shard"},
 		{[]string{"--shard", "1/3", "--job", ""}, "--job: empty"},
+		{[]string{"--shard", "1/3", "--job", "   "}, `--job: "   " begins or ends with white space`},
+		{[]string{"--shard", "1/3", "--job", "j1 "}, `--job: "j1 " begins or ends with white space`},
 		{[]string{"--shard", "1/3", "--job", "a\nb"}, `--job: "a\nb" holds characters that are not printable`},
 		{[]string{"--shard", "1/3", "--job", strings.Repeat("j", 201)}, "--job: 201 bytes long: at most 200"},
 	} {
