@@ -37,7 +37,9 @@ folder: T.remodel-checkpoint.json and T.shard-*-of-*.remodel-checkpoint.json.
 A run that succeeds removes its checkpoint: a shard of the job (the n of
 shard i/n) without a checkpoint is listed as finished or not started
 (its report, or for --to its manifest beside the prefix, tells which). A
-checkpoint whose key ranges are all done belongs to a run that is ending.
+checkpoint whose key ranges are all done belongs to a run that is ending;
+one saved by a process of this host that is gone is "stopped" (of another
+host: "stopped or running").
 --output json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

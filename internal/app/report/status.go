@@ -22,8 +22,11 @@ func statusText(w io.Writer, r *migrate.Status) error {
 			shard = "-"
 		}
 		state := "stopped or running"
-		if c.Done {
+		switch {
+		case c.Done:
 			state = "done"
+		case c.Stopped:
+			state = "stopped"
 		}
 		fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (saved %s by %s pid %d", shard, c.Table, c.Rows, c.Items, c.Rejected,
 			strconv.Itoa(c.RangesDone)+"/"+strconv.Itoa(c.Ranges), state, c.Path, c.Saved.UTC().Format(time.RFC3339), c.Host, c.PID)

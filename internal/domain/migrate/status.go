@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/remodel-dev/remodel/internal/domain/process"
 )
 
 // CheckpointStatus is what a checkpoint file says of its run (remodel
@@ -36,6 +38,10 @@ type CheckpointStatus struct {
 	RangesDone int   `json:"ranges_done"`
 	Objects    int   `json:"objects,omitempty"`
 	Done       bool  `json:"done"`
+	// Stopped is true when the process that saved it last is known to be
+	// gone: it ran on this host, and its pid is gone or another
+	// process's (of another host it cannot be known: false).
+	Stopped bool `json:"stopped"`
 }
 
 // ReadCheckpointStatus reads a checkpoint file (checked like --resume
@@ -66,6 +72,7 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 		}
 	}
 	st.Done = st.RangesDone == st.Ranges && ck.Follow == nil
+	st.Stopped = !(process.ID{Host: ck.Host, PID: ck.PID, Start: ck.PIDStart}).Running()
 	return st, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remodel-dev/remodel/internal/domain/process"
 )
 
 // TestStatusSplitPlans: status names each shard's split plan and --job,
@@ -55,5 +57,43 @@ func TestStatusSplitPlans(t *testing.T) {
 	}
 	if _, err := ReadStatus([]string{one, write("g.json", "u", "2/3", "aaaa", "j")}); err == nil || !strings.Contains(err.Error(), "the checkpoints are of tables t (") {
 		t.Errorf("checkpoints of two tables: %v", err)
+	}
+}
+
+// TestStatusStopped: a checkpoint saved by a process of this host that is
+// gone is stopped; one saved by a live process, or on another host (which
+// cannot be asked), is not known to be.
+func TestStatusStopped(t *testing.T) {
+	dir := t.TempDir()
+	self := process.Self()
+	for _, c := range []struct {
+		name    string
+		host    string
+		pid     int64
+		stopped bool
+	}{
+		{"a gone process of this host", self.Host, 0, true},
+		{"this process", self.Host, self.PID, false},
+		{"another host's process", "elsewhere.example", 1, false},
+	} {
+		ck := checkpointFile{Version: checkpointVersion, Mapping: "m", Table: "t", TableARN: "arn:t", TableCreated: time.Unix(1, 0),
+			Host: c.host, PID: c.pid, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders"}}}
+		sum, err := ck.checksum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck.Checksum = sum
+		b, err := ck.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "ck.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := ReadCheckpointStatus(path)
+		if err != nil || st.Stopped != c.stopped || st.Done {
+			t.Errorf("%s: %+v, %v; want stopped %v", c.name, st, err, c.stopped)
+		}
 	}
 }
