@@ -10,8 +10,9 @@ import (
 )
 
 // migrateReports are hand-built migrate reports: a run that succeeded, one
-// that failed part way, with rejected rows, and an interrupted shard of a
-// job named with --job (its resume hint names the shard and the job).
+// that failed part way, with rejected rows, an interrupted shard of a job
+// named with --job (its resume hint names the shard and the job), and a
+// shard into S3 (whose key collision check always runs).
 func migrateReports() map[string]*migrate.Report {
 	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2}, {Name: "customer", Rows: 10, Items: 10}}
 	return map[string]*migrate.Report{
@@ -23,6 +24,11 @@ func migrateReports() map[string]*migrate.Report {
 			Checkpoint: "shop.remodel-checkpoint.json", Seconds: 130, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
 		"shard": {Version: migrate.ReportVersion, Table: "shop", TableFlag: "shop", Engine: "postgres", Shard: "2/3", Job: "nightly '7'", SplitDigest: "5d6250dfb146aa00",
 			Interrupted: true, Partial: true, Checkpoint: "shop.shard-2-of-3.remodel-checkpoint.json", Seconds: 10, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
+		"s3shard": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Shard: "1/3", Job: "j1", SplitDigest: "5d6250dfb146aa00", OK: true,
+			Seconds: 2, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 54, Entities: ents, RejectsFile: "remodel-rejects.shard-1-of-3.jsonl",
+			S3: &migrate.S3Report{URL: "s3://bucket/shop/", Compression: "gzip", Manifest: "s3://bucket/shop.shard-1-of-3.remodel-manifest.json", Objects: 2, Bytes: 4096, Uncompressed: 20480},
+			KeyCheckForced: true, KeyProof: []string{"entity order: the primary key (id) is rendered whole into a key that can be read back"},
+			KeyCheck: &migrate.KeyCheckStats{Keys: 108, MemoryBytes: 17 << 20, DiskBytes: 4096}},
 	}
 }
 

@@ -213,6 +213,8 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 		return // the run stopped before
 	}
 	switch {
+	case r.KeyCheckForced && r.S3 != nil:
+		fmt.Fprintln(w, "  key collision check: on (always, into S3: ImportTable keeps one of two items with one key without a word):")
 	case r.KeyCheckForced:
 		fmt.Fprintln(w, "  key collision check: on (--key-check always):")
 	case r.KeysOnData:
