@@ -40,7 +40,7 @@ func (a *app) exportCmd() *cobra.Command {
 cloudformation and terraform need no source: without --source (or
 $REMODEL_SOURCE) the mapping file is checked on its own, as validate does;
 with one it is also checked against the source. The result goes to stdout,
-or to the file -o names.`,
+or to the file --output-file names.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
