@@ -59,14 +59,17 @@ func jobEnded(t *testing.T, db *dynamodb.Client, dsn, m, endpoint, table string,
 	verifyPasses(t, dsn, m, endpoint, table, "")
 }
 
-// verifyPasses runs verify of the table (what: when, for the message).
-func verifyPasses(t *testing.T, dsn, m, endpoint, table, what string) {
+// verifyPasses runs verify of the table (what: when, for the message) and
+// returns its output.
+func verifyPasses(t *testing.T, dsn, m, endpoint, table, what string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1"); code != 0 {
+	code, vout, verr := remodelCtx(t, ctx, "verify", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--seed", "1")
+	if code != 0 {
 		t.Errorf("verify %s exited %d:\n%s\n%s", what, code, vout, verr)
 	}
+	return vout
 }
 
 // shardArgs is the command line of a shard of the split plan tests'
@@ -233,7 +236,9 @@ func TestShardSplitSourceChanges(t *testing.T) {
 			if it := splitPlanItem(t, db, table); it != nil {
 				t.Errorf("the split plan item is left after the last shard: %v", it)
 			}
-			verifyPasses(t, dsn, m, endpoint, table, "after both shards")
+			if out := verifyPasses(t, dsn, m, endpoint, table, "after both shards"); strings.Contains(out, "warning:") {
+				t.Errorf("verify after both shards warns:\n%s", out)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 
@@ -241,7 +246,9 @@ func TestShardSplitSourceChanges(t *testing.T) {
 			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: plan}); err != nil {
 				t.Fatal(err)
 			}
-			verifyPasses(t, dsn, m, endpoint, table, "with the split plan item in the table")
+			if out := verifyPasses(t, dsn, m, endpoint, table, "with the split plan item in the table"); !strings.Contains(out, "warning: the table holds a sharded migrate job's split plan item (key PK=#remodel#lock#plan") {
+				t.Errorf("verify with the split plan item in the table does not say so:\n%s", out)
+			}
 			code, out, errs = remodelCtx(t, ctx, "migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
 				"--allow-non-empty", "--checkpoint", filepath.Join(dir, "all.json"), "--rejects", filepath.Join(dir, "all.jsonl"), "--output", "json")
 			var rep struct {

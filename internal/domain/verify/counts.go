@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -68,7 +69,10 @@ func (v *verifier) scanTable(ctx context.Context, rep *Report, scanned *progress
 	var mu sync.Mutex
 	err := v.scan(ctx, func(it map[string]types.AttributeValue) {
 		scanned.Counter(0).Add(1)
-		if v.t.IsLock(it) { // a migrate run's lock item (mapping.LockKeyText) is no item of the data
+		if v.t.IsLock(it) { // a migrate run's lock item (mapping.LockKeyText), a sharded job's split plan item: no item of the data
+			mu.Lock()
+			v.ownItems = append(v.ownItems, v.t.KeyString(it))
+			mu.Unlock()
 			return
 		}
 		name := entityOf(it, v.t.EntityAttr)
@@ -93,6 +97,27 @@ func (v *verifier) scanTable(ctx context.Context, rep *Report, scanned *progress
 		v.itemCounts = per
 	}
 	return err
+}
+
+// ownItemsWarning says what remodel's own items the scan met in the table
+// mean ("" for none): a split plan item, a sharded job not finished; lock
+// items, runs that write into the table now, or were killed.
+func (v *verifier) ownItemsWarning() string {
+	plan := v.t.KeyString(v.t.SplitPlanKey())
+	var locks []string
+	var warnings []string
+	for _, k := range v.ownItems {
+		if k == plan {
+			warnings = append(warnings, fmt.Sprintf("the table holds a sharded migrate job's split plan item (key %s): a shard of that job has not finished, or a finished one was run again; while it is there, a shard of another --job, --ranges, mapping or n is refused (delete it once no shard of its job is left to run)", k))
+		} else {
+			locks = append(locks, k)
+		}
+	}
+	if len(locks) > 0 {
+		slices.Sort(locks)
+		warnings = append(warnings, fmt.Sprintf("the table holds %d lock items of migrate runs (key %s): a run may be writing into the table now, so that its items differ from what verify read, or one was killed", len(locks), strings.Join(locks, ", ")))
+	}
+	return strings.Join(warnings, "; ")
 }
 
 // compareCounts compares each entity's source rows, less its accepted

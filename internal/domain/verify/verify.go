@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -259,6 +260,9 @@ func (v *verifier) run(ctx context.Context, rep *Report) error {
 		rep.Counts = nil // the scan did not finish: no count was checked
 	} else {
 		v.compareCounts(rep)
+		if w := v.ownItemsWarning(); w != "" {
+			rep.Warning = strings.TrimPrefix(rep.Warning+"; "+w, "; ")
+		}
 	}
 	if err != nil || v.o.SkipItems {
 		return err
@@ -465,6 +469,9 @@ type verifier struct {
 	// scan counted, in mapping order.
 	tableItems int64
 	itemCounts []int64
+	// ownItems are the keys of remodel's own items the scan met (lock
+	// items, the split plan item), left out of the checks.
+	ownItems []string
 	// rejSeen and rejKeys follow Options.Rejects.List: whether the item
 	// check met the row, and the key of the item it renders ("" if none).
 	rejSeen []bool
