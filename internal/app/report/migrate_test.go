@@ -26,7 +26,7 @@ func migrateReports() map[string]*migrate.Report {
 			Interrupted: true, Partial: true, Checkpoint: "shop.shard-2-of-3.remodel-checkpoint.json", Seconds: 10, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
 		"s3shard": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Shard: "1/3", Job: "j1", SplitDigest: "5d6250dfb146aa00", OK: true,
 			Seconds: 2, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 54, Entities: ents, RejectsFile: "remodel-rejects.shard-1-of-3.jsonl",
-			S3: &migrate.S3Report{URL: "s3://bucket/shop/", Compression: "gzip", Manifest: "s3://bucket/shop.shard-1-of-3.remodel-manifest.json", Objects: 2, Bytes: 4096, Uncompressed: 20480},
+			S3:             &migrate.S3Report{URL: "s3://bucket/shop/", Compression: "gzip", Manifest: "s3://bucket/shop.shard-1-of-3.remodel-manifest.json", Objects: 2, Bytes: 4096, Uncompressed: 20480},
 			KeyCheckForced: true, KeyProof: []string{"entity order: the primary key (id) is rendered whole into a key that can be read back"},
 			KeyCheck: &migrate.KeyCheckStats{Keys: 108, MemoryBytes: 17 << 20, DiskBytes: 4096}},
 	}
