@@ -26,17 +26,6 @@ func splitPlanKey() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}, "SK": &types.AttributeValueMemberS{Value: "#remodel#lock#plan"}}
 }
 
-// attrS is the text of a string or number attribute of it ("" if none).
-func attrS(it map[string]types.AttributeValue, name string) string {
-	switch v := it[name].(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value
-	case *types.AttributeValueMemberN:
-		return v.Value
-	}
-	return ""
-}
-
 func splitPlanItem(t *testing.T, db *dynamodb.Client, table string) map[string]types.AttributeValue {
 	t.Helper()
 	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: splitPlanKey(), ConsistentRead: aws.Bool(true)})
@@ -44,6 +33,22 @@ func splitPlanItem(t *testing.T, db *dynamodb.Client, table string) map[string]t
 		t.Fatal(err)
 	}
 	return got.Item
+}
+
+// splitRows is the orders of the split plan tests' source.
+const splitRows = 1200
+
+// splitJob is the split plan tests' fixture: a fresh database (fresh,
+// exec: the engine's) holding ordersSQL's splitRows orders and 2
+// customers, shardedMapping's file, a DynamoDB client and a table name,
+// and a folder for the shards' files.
+func splitJob(t *testing.T, fresh func(testing.TB) string, exec func(testing.TB, string, string)) (dsn, m string, db *dynamodb.Client, table, dir string) {
+	t.Helper()
+	dsn = fresh(t)
+	exec(t, dsn, ordersSQL(1, splitRows, true))
+	m = writeFile(t, "sharded.yaml", shardedMapping)
+	db, table = testenv.DynamoDBTable(t)
+	return dsn, m, db, table, t.TempDir()
 }
 
 // jobEnded checks a sharded job that ended: the table holds want items,
@@ -114,13 +119,8 @@ func TestShardSplitRefused(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.Fresh(t)
-			const nRows = 1200
-			e.Exec(t, dsn, ordersSQL(1, nRows, true))
-			m := writeFile(t, "sharded.yaml", shardedMapping)
+			dsn, m, db, table, dir := splitJob(t, e.Fresh, e.Exec)
 			other := writeFile(t, "other.yaml", shardedMapping+"# another file\n")
-			db, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
 			run := func(mapping, shard string, ranges int) (int, string, string) {
 				f := strings.ReplaceAll(shard, "/", "-") + "-" + strconv.Itoa(ranges)
 				return remodelCtx(t, context.Background(), "migrate", "--source", dsn, "-m", mapping, "--endpoint-url", endpoint, "--table", table,
@@ -157,7 +157,7 @@ func TestShardSplitRefused(t *testing.T) {
 					t.Fatalf("shard %s: exit %d\n%s%s", shard, code, out, errs)
 				}
 			}
-			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+			jobEnded(t, db, dsn, m, endpoint, table, splitRows+2)
 		})
 	}
 }
@@ -177,12 +177,7 @@ func TestShardSplitSourceChanges(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.Fresh(t)
-			const nRows = 1200
-			e.Exec(t, dsn, ordersSQL(1, nRows, true))
-			m := writeFile(t, "sharded.yaml", shardedMapping)
-			db, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
+			dsn, m, db, table, dir := splitJob(t, e.Fresh, e.Exec)
 			run := func(shard string, extra ...string) (int, string, string) {
 				return remodelCtx(t, context.Background(), shardArgs(dsn, m, endpoint, table, dir, shard, extra...)...)
 			}
@@ -218,11 +213,11 @@ func TestShardSplitSourceChanges(t *testing.T) {
 			h := fnv.New32a()
 			h.Write([]byte("order"))
 			if (h.Sum32()+0)%2+1 == 2 {
-				e.Exec(t, dsn, ordersSQL(-nRows+1, 0, false))
+				e.Exec(t, dsn, ordersSQL(-splitRows+1, 0, false))
 			} else {
-				e.Exec(t, dsn, ordersSQL(nRows+1, 2*nRows, false))
+				e.Exec(t, dsn, ordersSQL(splitRows+1, 2*splitRows, false))
 			}
-			rows := int64(2*nRows + 2)
+			rows := int64(2*splitRows + 2)
 			code, out, errs := run("2/2")
 			if code != 0 {
 				t.Fatalf("shard 2/2: exit %d\n%s%s", code, out, errs)
@@ -311,11 +306,7 @@ func TestShardSplitReplacedThenResume(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.Fresh(t)
-			e.Exec(t, dsn, ordersSQL(1, 1200, true))
-			m := writeFile(t, "sharded.yaml", shardedMapping)
-			_, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
+			dsn, m, _, table, dir := splitJob(t, e.Fresh, e.Exec)
 			args := func(shard string, extra ...string) []string {
 				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
 			}
@@ -353,12 +344,7 @@ func TestShardSplitJobs(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.Fresh(t)
-			const nRows = 1200
-			e.Exec(t, dsn, ordersSQL(1, nRows, true))
-			m := writeFile(t, "sharded.yaml", shardedMapping)
-			db, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
+			dsn, m, db, table, dir := splitJob(t, e.Fresh, e.Exec)
 			args := func(shard string, extra ...string) []string {
 				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
 			}
@@ -373,7 +359,7 @@ func TestShardSplitJobs(t *testing.T) {
 			if code, out, errs := remodelCtx(t, context.Background(), args("2/3", "--job", "a")...); code != 0 || !strings.Contains(out, `, shard 2/3 of job "a" (split plan `) {
 				t.Fatalf("shard 2/3 of job a: exit %d\n%s%s", code, out, errs)
 			}
-			if attrS(splitPlanItem(t, db, table), "remodel_split_job") != "a" {
+			if testenv.AttrText(splitPlanItem(t, db, table), "remodel_split_job") != "a" {
 				t.Fatalf("the split plan item does not name job a: %v", splitPlanItem(t, db, table))
 			}
 			before := count(t, db, table)
@@ -402,7 +388,7 @@ func TestShardSplitJobs(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s%s", a[len(a)-3:], code, out, errs)
 				}
 			}
-			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+			jobEnded(t, db, dsn, m, endpoint, table, splitRows+2)
 
 			// Job c's shard 1/3 stops; no shard of job c finished or runs, so
 			// job d's shard 2/3 replaces its plan, with the same ranges (the
@@ -438,7 +424,7 @@ func TestShardSplitJobs(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "this shard recorded its plan") {
 				t.Fatalf("shard 1/3 of job c resumed with no plan item: exit %d\n%s%s", code, out, errs)
 			}
-			if it := splitPlanItem(t, db, table); it == nil || it["remodel_split_plan"] != nil || attrS(it, "remodel_split_job") != "c" || attrS(it, "remodel_split_ranges") != "4" {
+			if it := splitPlanItem(t, db, table); it == nil || it["remodel_split_plan"] != nil || testenv.AttrText(it, "remodel_split_job") != "c" || testenv.AttrText(it, "remodel_split_ranges") != "4" {
 				t.Fatalf("the plan item recorded again: %v", it)
 			}
 			for _, shard := range []string{"2/3", "3/3"} {
@@ -446,7 +432,7 @@ func TestShardSplitJobs(t *testing.T) {
 					t.Fatalf("shard %s of job c: exit %d\n%s%s", shard, code, out, errs)
 				}
 			}
-			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+			jobEnded(t, db, dsn, m, endpoint, table, splitRows+2)
 		})
 	}
 }
@@ -463,12 +449,7 @@ func TestShardSplitSiblingLocks(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.Fresh(t)
-			const nRows = 1200
-			e.Exec(t, dsn, ordersSQL(1, nRows, true))
-			m := writeFile(t, "sharded.yaml", shardedMapping)
-			db, table := testenv.DynamoDBTable(t)
-			dir := t.TempDir()
+			dsn, m, db, table, dir := splitJob(t, e.Fresh, e.Exec)
 			args := func(shard string, extra ...string) []string {
 				return shardArgs(dsn, m, endpoint, table, dir, shard, extra...)
 			}
@@ -513,7 +494,7 @@ func TestShardSplitSiblingLocks(t *testing.T) {
 					t.Fatalf("shard %s of job new: exit %d\n%s%s", shard, code, out, errs)
 				}
 			}
-			jobEnded(t, db, dsn, m, endpoint, table, nRows+2)
+			jobEnded(t, db, dsn, m, endpoint, table, splitRows+2)
 		})
 	}
 }

@@ -47,16 +47,6 @@ func lockItem(t *testing.T, db dynamo.API, fx *fixture, table string) map[string
 	return out.Item
 }
 
-func attrText(it map[string]types.AttributeValue, name string) string {
-	switch v := it[name].(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value
-	case *types.AttributeValueMemberN:
-		return v.Value
-	}
-	return ""
-}
-
 // TestLockConcurrent starts a second migrate into a table a first one is
 // writing: the second is refused, naming the first (owner, host, pid,
 // start, heartbeat), writes nothing and leaves the first's lock alone; the
@@ -87,14 +77,14 @@ func TestLockConcurrent(t *testing.T) {
 		t.Fatal("the first run writes without a lock item")
 	}
 	host, _ := os.Hostname()
-	if attrText(lock, "remodel_host") != host || attrText(lock, "remodel_pid") != strconv.Itoa(os.Getpid()) || len(attrText(lock, "remodel_owner")) != 16 {
+	if testenv.AttrText(lock, "remodel_host") != host || testenv.AttrText(lock, "remodel_pid") != strconv.Itoa(os.Getpid()) || len(testenv.AttrText(lock, "remodel_owner")) != 16 {
 		t.Errorf("lock item %v: want this host %s, pid %d and a 16-digit owner", lock, host, os.Getpid())
 	}
 
 	second := fx.options(newDB(t, endpoint), table)
 	second.AllowNonEmpty = true
 	rep, err := migrate.Run(testContext(t), second)
-	want := regexp.MustCompile(`^migrate: table ` + table + ` is locked by another migrate run: owner ` + attrText(lock, "remodel_owner") +
+	want := regexp.MustCompile(`^migrate: table ` + table + ` is locked by another migrate run: owner ` + testenv.AttrText(lock, "remodel_owner") +
 		` on host ` + regexp.QuoteMeta(host) + ` \(pid ` + strconv.Itoa(os.Getpid()) + `\), started \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, last heartbeat \ds ago; ` +
 		`refusing to write into it at the same time \(a lock whose heartbeat is older than 2m0s is taken over; if that run was interrupted, migrate --resume takes its lock over at once\)$`)
 	if err == nil || !want.MatchString(err.Error()) {
@@ -108,10 +98,10 @@ func TestLockConcurrent(t *testing.T) {
 	// the run goes on: watch the lock item until a later heartbeat shows up
 	// (a refresh is due every 100ms; a loaded machine may take much longer).
 	again := lockItem(t, direct, fx, table)
-	if again == nil || attrText(again, "remodel_owner") != attrText(lock, "remodel_owner") {
+	if again == nil || testenv.AttrText(again, "remodel_owner") != testenv.AttrText(lock, "remodel_owner") {
 		t.Fatalf("the first run's lock is gone or changed after the second run: %v", again)
 	}
-	hb1, _ := strconv.ParseInt(attrText(again, "remodel_heartbeat"), 10, 64)
+	hb1, _ := strconv.ParseInt(testenv.AttrText(again, "remodel_heartbeat"), 10, 64)
 	var r result
 	running := true
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -121,10 +111,10 @@ func TestLockConcurrent(t *testing.T) {
 		default:
 		}
 		later := lockItem(t, direct, fx, table)
-		if later != nil && attrText(later, "remodel_owner") != attrText(lock, "remodel_owner") {
+		if later != nil && testenv.AttrText(later, "remodel_owner") != testenv.AttrText(lock, "remodel_owner") {
 			t.Fatalf("the first run's lock changed owner: %v", later)
 		}
-		hb2, _ := strconv.ParseInt(attrText(later, "remodel_heartbeat"), 10, 64)
+		hb2, _ := strconv.ParseInt(testenv.AttrText(later, "remodel_heartbeat"), 10, 64)
 		if later != nil && hb2 > hb1 {
 			break
 		}
@@ -233,7 +223,7 @@ func TestLockLost(t *testing.T) {
 	if w := "the lock item of table " + table + " belongs to another run now: left it in place"; len(rep.Warnings) != 1 || rep.Warnings[0] != w {
 		t.Errorf("warnings %q, want %q", rep.Warnings, w)
 	}
-	if got := lockItem(t, direct, fx, table); attrText(got, "remodel_owner") != "0123456789abcdef" {
+	if got := lockItem(t, direct, fx, table); testenv.AttrText(got, "remodel_owner") != "0123456789abcdef" {
 		t.Errorf("the other run's lock was not left in place: %v", got)
 	}
 	if n, _ := scan(t, direct, table); n != rep.ItemsWritten+1 { // the lock item is no entity's

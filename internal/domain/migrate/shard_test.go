@@ -239,7 +239,7 @@ func TestShardLock(t *testing.T) {
 		rows += rep.RowsRead
 	}
 	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: fx.plan.Table.ShardLockKey(2, 3), ConsistentRead: aws.Bool(true)})
-	if err != nil || attrText(got.Item, "remodel_owner") != "00112233aabbccdd" {
+	if err != nil || testenv.AttrText(got.Item, "remodel_owner") != "00112233aabbccdd" {
 		t.Fatalf("shard 2/3's lock after shards 1 and 3: %v, %v", got.Item, err)
 	}
 	if _, err := db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: fx.plan.Table.ShardLockKey(2, 3)}); err != nil {

@@ -266,11 +266,7 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 	t := &o.Plan.Table
 	what := "shard " + o.Shard.String() + " of table " + o.Table
 	for range 3 {
-		_, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(o.Table), Item: splitItem(o, mine, body, digest),
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": t.PK.Name},
-		}, call)
+		err := recordPlan(ctx, o, splitItem(o, mine, body, digest))
 		var cf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
@@ -333,6 +329,17 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 		}
 	}
 	return "", fmt.Errorf("migrate: %s: could not agree on the split plan: its item keeps changing", what)
+}
+
+// recordPlan puts the split plan item, unless the table holds one (a
+// types.ConditionalCheckFailedException then).
+func recordPlan(ctx context.Context, o Options, item mapping.Item) error {
+	_, err := o.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(o.Table), Item: item,
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": o.Plan.Table.PK.Name},
+	}, dynamo.AttemptTimeout(o.RequestTimeout))
+	return err
 }
 
 // notDone takes this shard out of the plan's finished shards: it runs
@@ -477,11 +484,7 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 			return nil
 		}
 		p := &splitPlan{Shards: o.Shard.Count, Ranges: ranges, Mapping: o.MappingDigest}
-		_, err = o.DB.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(o.Table), Item: splitItem(o, p, nil, digest),
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": t.PK.Name},
-		}, call)
+		err = recordPlan(ctx, o, splitItem(o, p, nil, digest))
 		var cf *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:

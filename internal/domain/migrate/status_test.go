@@ -18,22 +18,8 @@ func TestStatusSplitPlans(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, table, shard, split, job string) string {
 		t.Helper()
-		ck := checkpointFile{Version: checkpointVersion, Mapping: "m", Table: table, TableARN: "arn:" + table, TableCreated: time.Unix(1, 0),
-			Shard: shard, SplitDigest: split, Job: job, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders", Done: true, Rows: 3, Items: 3}}}
-		sum, err := ck.checksum()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ck.Checksum = sum
-		b, err := ck.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeCheckpoint(t, filepath.Join(dir, name), checkpointFile{Version: checkpointVersion, Mapping: "m", Table: table, TableARN: "arn:" + table, TableCreated: time.Unix(1, 0),
+			Shard: shard, SplitDigest: split, Job: job, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders", Done: true, Rows: 3, Items: 3}}})
 	}
 	one, two := write("a.json", "t", "1/3", "aaaa", "j"), write("b.json", "t", "2/3", "aaaa", "j")
 	st, err := ReadStatus([]string{one, two})
@@ -76,24 +62,29 @@ func TestStatusStopped(t *testing.T) {
 		{"this process", self.Host, self.PID, false},
 		{"another host's process", "elsewhere.example", 1, false},
 	} {
-		ck := checkpointFile{Version: checkpointVersion, Mapping: "m", Table: "t", TableARN: "arn:t", TableCreated: time.Unix(1, 0),
-			Host: c.host, PID: c.pid, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders"}}}
-		sum, err := ck.checksum()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ck.Checksum = sum
-		b, err := ck.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "ck.json")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeCheckpoint(t, filepath.Join(dir, "ck.json"), checkpointFile{Version: checkpointVersion, Mapping: "m", Table: "t", TableARN: "arn:t", TableCreated: time.Unix(1, 0),
+			Host: c.host, PID: c.pid, Saved: time.Unix(2, 0), Entities: []checkpointEntity{{Name: "orders"}}})
 		st, err := ReadCheckpointStatus(path)
 		if err != nil || st.Stopped != c.stopped || st.Done {
 			t.Errorf("%s: %+v, %v; want stopped %v", c.name, st, err, c.stopped)
 		}
 	}
+}
+
+// writeCheckpoint writes ck, with its checksum, to path.
+func writeCheckpoint(t *testing.T, path string, ck checkpointFile) string {
+	t.Helper()
+	sum, err := ck.checksum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.Checksum = sum
+	b, err := ck.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

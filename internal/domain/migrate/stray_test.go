@@ -99,7 +99,7 @@ func TestAllowNonEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := attrText(got.Item, "email"); e == "old@example.org" || e == "" {
+	if e := testenv.AttrText(got.Item, "email"); e == "old@example.org" || e == "" {
 		t.Errorf("USER#1 has email %q: the old item was not replaced", e)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // DynamoDBClient returns a client for DynamoDB Local at endpoint, with the
@@ -32,4 +33,16 @@ func DynamoDBTable(t testing.TB) (*dynamodb.Client, string) {
 		_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
 	return db, name
+}
+
+// AttrText is the text of the string or number attribute name of item it
+// ("" when it has none, or one of another type).
+func AttrText(it map[string]types.AttributeValue, name string) string {
+	switch v := it[name].(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	}
+	return ""
 }
