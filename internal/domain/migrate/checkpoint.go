@@ -22,6 +22,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/process"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
@@ -416,7 +417,7 @@ func loadCheckpoint(path string, tr *tracker) (*checkpointFile, string, error) {
 		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", shardName(ck.Shard), shardName(tr.file.Shard)))
 	}
 	if ck.Job != tr.file.Job {
-		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", jobName(ck.Job), jobName(tr.file.Job)))
+		diffs = append(diffs, fmt.Sprintf("it is of %s, not %s", s3out.JobName(ck.Job), s3out.JobName(tr.file.Job)))
 	}
 	switch {
 	case ck.SourceServer != "" && tr.file.SourceServer != "":
@@ -530,7 +531,7 @@ func shardName(shard string) string {
 func resumeAdvice(ck *checkpointFile) string {
 	with := "the mapping, source and table"
 	if ck.Shard != "" {
-		with = fmt.Sprintf("the mapping, source, table, --shard %s and %s", ck.Shard, jobName(ck.Job))
+		with = fmt.Sprintf("the mapping, source, table, --shard %s and %s", ck.Shard, s3out.JobName(ck.Job))
 	}
 	switch {
 	case ck.S3 != nil:
@@ -541,12 +542,13 @@ func resumeAdvice(ck *checkpointFile) string {
 	return "Resume with " + with + " of the interrupted run, or start over with --allow-non-empty"
 }
 
-// jobName names a sharded job by its --job, in messages.
-func jobName(job string) string {
+// ofJob is " of --job "NAME"" after what belongs to a named job ("" for a
+// job not named).
+func ofJob(job string) string {
 	if job == "" {
-		return "no --job"
+		return ""
 	}
-	return "--job " + strconv.Quote(job)
+	return " of " + s3out.JobName(job)
 }
 
 func entityNamed(p *mapping.Plan, name string) *mapping.Entity {

@@ -69,12 +69,8 @@ func (h lockHolder) proc() process.ID {
 }
 
 func (h lockHolder) String() string {
-	job := ""
-	if h.job != "" {
-		job = " of " + jobName(h.job)
-	}
 	return fmt.Sprintf("owner %s%s on host %s (pid %d), started %s, last heartbeat %s ago",
-		h.owner, job, h.host, h.pid, h.started, time.Since(h.heartbeat).Round(time.Second))
+		h.owner, ofJob(h.job), h.host, h.pid, h.started, time.Since(h.heartbeat).Round(time.Second))
 }
 
 func readHolder(it map[string]types.AttributeValue) lockHolder {

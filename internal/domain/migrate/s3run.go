@@ -292,7 +292,7 @@ func siblingsJob(ctx context.Context, o Options) error {
 	}
 	for _, m := range set.Manifests {
 		if m.shard != o.Shard && m.Job != o.Job {
-			return fmt.Errorf("migrate: %s holds the objects of shard %s of %s (its manifest %s), not of this shard's %s: a new job starts from an empty prefix; give every shard of a job one --job", o.To, m.shard, jobName(m.Job), o.To.ShardManifestURL(m.shard.FileSuffix()), jobName(o.Job))
+			return fmt.Errorf("migrate: %s holds the objects of shard %s of %s (its manifest %s), not of this shard's %s: a new job starts from an empty prefix; give every shard of a job one --job", o.To, m.shard, s3out.JobName(m.Job), o.To.ShardManifestURL(m.shard.FileSuffix()), s3out.JobName(o.Job))
 		}
 	}
 	return nil

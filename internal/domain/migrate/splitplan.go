@@ -20,6 +20,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/process"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
@@ -228,11 +229,7 @@ func readRecordedSplit(it map[string]types.AttributeValue) (*recordedSplit, erro
 }
 
 func (r *recordedSplit) String() string {
-	job := ""
-	if r.job != "" {
-		job = " of " + jobName(r.job)
-	}
-	return fmt.Sprintf("split plan %s%s of %d shards with --ranges %d, recorded by %s", short(r.digest), job, r.shards, r.ranges, r.by)
+	return fmt.Sprintf("split plan %s%s of %d shards with --ranges %d, recorded by %s", short(r.digest), ofJob(r.job), r.shards, r.ranges, r.by)
 }
 
 // splitItem is the table's split plan item for plan p.
@@ -290,7 +287,7 @@ func agreeSplit(ctx context.Context, o Options, rep *Report, reads []plannedRead
 		}
 		diffs := (&splitPlan{Shards: rec.shards, Ranges: rec.ranges, Mapping: rec.mapping}).optionsDiffer(mine.Shards, mine.Ranges, mine.Mapping)
 		if rec.job != o.Job { // another job's plan is never adopted, even one of the same options
-			diffs = append(diffs, fmt.Sprintf("it is of %s, this shard of %s", jobName(rec.job), jobName(o.Job)))
+			diffs = append(diffs, fmt.Sprintf("it is of %s, this shard of %s", s3out.JobName(rec.job), s3out.JobName(o.Job)))
 		}
 		switch {
 		case len(diffs) > 0:
@@ -505,7 +502,7 @@ func checkResumedSplit(ctx context.Context, o Options, rep *Report, digest strin
 	if rec.job != o.Job {
 		// The same ranges, but another job's plan: this shard's end would
 		// count as one of that job's shards' in it.
-		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since, and this shard's end would count as one of its shards'. Start this job over; or, if that job is abandoned, delete its split plan item (key %s) and resume: this shard then records its own plan again", what, rec, jobName(o.Job), t.KeyString(t.SplitPlanKey()))
+		return fmt.Errorf("migrate: --resume: %s: the table's %s is of another job than this shard's (%s): another job replaced the plan since, and this shard's end would count as one of its shards'. Start this job over; or, if that job is abandoned, delete its split plan item (key %s) and resume: this shard then records its own plan again", what, rec, s3out.JobName(o.Job), t.KeyString(t.SplitPlanKey()))
 	}
 	return nil
 }

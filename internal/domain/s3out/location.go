@@ -173,16 +173,21 @@ func SplitConflict(shards, digests []string) string {
 	return "the shards did not read one split of the source (" + groups + "): rows between their differing key range boundaries are in two shards' objects or in none (the source changed between the shards' snapshots, or they were given different --ranges); run the job again from an empty prefix, on a source that does not change while the shards start"
 }
 
+// JobName names a sharded job by its --job in messages ("no --job" for
+// none); migrate names jobs so everywhere, the split plan item's and the
+// lock's included.
+func JobName(job string) string {
+	if job == "" {
+		return "no --job"
+	}
+	return "--job " + strconv.Quote(job)
+}
+
 // JobConflict is the problem of a sharded job's manifests (shards[i]'s
 // names jobs[i], its --job) that name more than one --job; "" when they
 // name one.
 func JobConflict(shards, jobs []string) string {
-	groups := shardGroups(shards, jobs, func(j string) string {
-		if j == "" {
-			return "no --job"
-		}
-		return "--job " + strconv.Quote(j)
-	})
+	groups := shardGroups(shards, jobs, JobName)
 	if groups == "" {
 		return ""
 	}

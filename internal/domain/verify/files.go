@@ -288,7 +288,7 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 			ms, urls = append(ms, m), append(urls, loc.URL(key))
 		}
 		fc.Manifests = urls
-		splitConflict(fc, ms)
+		manifestConflicts(fc, ms)
 	}
 	var out filesManifest
 	for i, m := range ms {
@@ -325,10 +325,10 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 	return out, nil
 }
 
-// splitConflict adds a problem when the shards' manifests name more than
+// manifestConflicts adds a problem when the shards' manifests name more than
 // one split plan (KindSplitConflict), or more than one --job
 // (KindManifestConflict), naming the shards of each.
-func splitConflict(fc *FilesCheck, ms []filesManifest) {
+func manifestConflicts(fc *FilesCheck, ms []filesManifest) {
 	shards, digests, jobs := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
 	for i, m := range ms {
 		shards[i], digests[i], jobs[i] = m.Shard, m.SplitDigest, m.Job
