@@ -25,7 +25,18 @@ var Version = "dev"
 // (see exit.go). Canceling ctx interrupts the command: main cancels it on
 // SIGINT and SIGTERM, and Run then returns 130.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	return (&app{stdout: stdout, stderr: stderr}).run(ctx, args, stdin)
+}
+
+// Main is Run for the remodel command itself, a process of its own:
+// migrate and verify also set its garbage collector's budget (gc.go),
+// which tests that run many commands in one process leave alone.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return (&app{stdout: stdout, stderr: stderr, ownProcess: true}).run(ctx, args, stdin)
+}
+
+func (a *app) run(ctx context.Context, args []string, stdin io.Reader) int {
+	stdout, stderr := a.stdout, a.stderr
 	root := a.root()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -38,6 +49,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type app struct {
 	stdout, stderr io.Writer
 	debug          bool
+	ownProcess     bool // Main, not Run: the process is remodel's alone (gc.go)
 }
 
 // log is remodel's logger: lines on stderr, debug lines (the AWS SDK's

@@ -5,35 +5,53 @@ import (
 	"runtime/debug"
 )
 
-// migrateGOGC and migrateMemoryBudget tune the garbage collector for
-// migrate, which allocates every item it renders and drops it once written:
-// with the default GOGC=100 and a live heap of some tens of MB, collecting
-// took about a fifth of its CPU. GOGC=400 collects a quarter as often; a
-// soft memory limit keeps the heap that lets grow in bounds (Go collects
-// more often as it nears the limit). The budget is shared with the key
-// collision check, whose memory (--key-check-memory) is outside Go's heap:
-// the limit is the budget less that, and at least migrateMemoryFloor, so
-// that the process as a whole stays under the benchmark's target of 200 MB
-// at any number of rows.
+// migrate and verify run Go's garbage collector on a fixed memory budget:
+// with GOGC off, the heap is collected when it reaches a soft memory limit
+// (Go's GOGC=off plus GOMEMLIMIT), not when it has grown by a share of
+// what was live at the last collection. What a run holds at its peak is
+// then the limit, whatever its rows: a trial on a million rows shows the
+// memory a run of a hundred million will take, where a share of the live
+// heap peaks higher the longer the run (its live heap varies from one
+// collection to the next, and the highest sets the peak). Both allocate
+// every item they render and drop it soon after, and their live heap is
+// some tens of MB at most, well under the limit: collecting takes a few
+// per cent of their CPU (with Go's default GOGC=100, about a fifth).
+//
+// migrate's budget is shared with its key collision check, whose memory
+// (--key-check-memory, all of it held from the start) is outside Go's
+// heap: its limit is the budget less that, and at least migrateMemoryFloor.
 const (
-	migrateGOGC         = 400
-	migrateMemoryBudget = 160 << 20
+	migrateMemoryBudget = 144 << 20
 	migrateMemoryFloor  = 64 << 20
+	verifyMemoryLimit   = 64 << 20
+	// partialGOGC is GOGC when GOMEMLIMIT is set but GOGC is not: without
+	// a limit of its own, collection cannot be off.
+	partialGOGC = 400
 )
 
 // migrateMemoryLimit is the soft memory limit of a migrate whose key
-// collision check may hold keyCheck bytes.
+// collision check holds keyCheck bytes.
 func migrateMemoryLimit(keyCheck int64) int64 {
 	return max(migrateMemoryBudget-keyCheck, migrateMemoryFloor)
 }
 
-// tuneGC applies migrateGOGC and migrateMemoryLimit, unless the user set
-// GOGC or GOMEMLIMIT.
-func tuneGC(keyCheck int64) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(migrateGOGC)
+// tuneGC turns GOGC off under the soft memory limit limit, unless the
+// user set GOGC or GOMEMLIMIT: a GOGC of theirs is kept under this limit,
+// a GOMEMLIMIT of theirs gets GOGC=partialGOGC (GOGC off with their limit
+// could mean no limit at all: GOMEMLIMIT=off). Only in remodel's own
+// process (Main).
+func (a *app) tuneGC(limit int64) {
+	if !a.ownProcess {
+		return
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(migrateMemoryLimit(keyCheck))
+	gogc, memlimit := os.Getenv("GOGC") != "", os.Getenv("GOMEMLIMIT") != ""
+	switch {
+	case !gogc && !memlimit:
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(-1)
+	case !memlimit:
+		debug.SetMemoryLimit(limit)
+	case !gogc:
+		debug.SetGCPercent(partialGOGC)
 	}
 }

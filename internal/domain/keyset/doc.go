@@ -6,16 +6,19 @@
 // Every key added is appended to a log file, exactly. In memory there are
 // only a Bloom filter and a hash table of the keys added last, both
 // outside the Go heap, within Options.Memory: the table a quarter of it,
-// the filter the rest once the keys need it (it starts at 64 KiB and
-// doubles, rebuilt from the table and the runs, to keep 16 bits a key).
+// the filter the rest from the first key on, so that what the set holds
+// does not depend on how many keys it is given. Its pages are taken as
+// they are first written: past some tens of thousands of keys nearly
+// every one is (a page holds 128 of the filter's blocks), and a trial
+// run's memory is then what a run of a billion keys will hold.
 // The filter answers "certainly new" for almost every new key, at no cost
-// but a memory read; the table, when half full, is written out as a run (a file of
-// the keys' 64-bit hashes and log offsets, sorted by hash), and runs are
-// merged four at a time so that there are few. A key the filter cannot
-// clear is looked up in the table and in each run (one page read of each,
-// found through a sparse index of 8 bytes for every 256 keys), and every
-// entry with its hash is compared byte for byte with the log: never a
-// false "seen", never a missed one.
+// but a memory read; the table, when half full, is written out as a run
+// (a file of the keys' 64-bit hashes and log offsets, sorted by hash), and
+// runs are merged four at a time so that there are few. A key the filter
+// cannot clear is looked up in the table and in each run (one page read of
+// each, found through a sparse index of 8 bytes for every 256 keys), and
+// every entry with its hash is compared byte for byte with the log: never
+// a false "seen", never a missed one.
 //
 // What grows with the keys is on disk (the log, about 9 bytes a key plus
 // the key, and the runs, 16 bytes a key) and the runs' sparse indexes (in

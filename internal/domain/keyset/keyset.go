@@ -56,7 +56,6 @@ type Set struct {
 
 	filter     []uint32     // the Bloom filter: blocks of 8 words
 	freeFilter func() error // gives its memory back
-	maxFilter  int          // bytes it may grow to
 	slots      []slot       // the table of the keys added last; a power of 2
 	n          int          // slots in use; written out as a run at len(slots)/2
 	freeSlots  func() error
@@ -87,75 +86,24 @@ func New(o Options) (*Set, error) {
 	// A quarter for the table (a power of 2 of 16-byte slots, at most
 	// half full), the rest for the filter (32-byte blocks).
 	slots := 1 << (63 - bits.LeadingZeros64(uint64(mem/4/16)))
-	s := &Set{dir: o.Dir, maxFilter: int((mem - int64(slots)*16) / 32 * 32)}
+	// The filter has all of its share from the start, so that what the
+	// set holds in memory does not depend on how many keys it is given: a
+	// trial on a part of the rows shows the memory of the whole run. (Its
+	// pages are mapped as they are first written: a set of a few thousand
+	// keys touches only some of them.)
+	s := &Set{dir: o.Dir}
 	tb, free, err := alloc(slots * 16)
 	if err != nil {
 		return nil, err
 	}
 	s.slots, s.freeSlots = unsafe.Slice((*slot)(unsafe.Pointer(unsafe.SliceData(tb))), slots), free
-	if err := s.setFilter(min(s.maxFilter, minFilter)); err != nil {
+	fb, freeFilter, err := alloc(int((mem - int64(slots)*16) / 32 * 32))
+	if err != nil {
 		free()
 		return nil, err
 	}
+	s.filter, s.freeFilter = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(fb))), len(fb)/4), freeFilter
 	return s, nil
-}
-
-// The filter starts small and grows, rebuilt from the table and the runs,
-// to keep filterBits bits a key until it reaches its share of Memory: a
-// set of few keys takes little memory.
-const (
-	minFilter  = 64 << 10
-	filterBits = 16 // false alarms about 1 in 2 000 while it can grow
-)
-
-// setFilter replaces the filter by an empty one of n bytes (the old one
-// given back first: never both in memory).
-func (s *Set) setFilter(n int) error {
-	if s.freeFilter != nil {
-		err := s.freeFilter()
-		s.filter, s.freeFilter = nil, nil
-		if err != nil {
-			return fmt.Errorf("keyset: %w", err)
-		}
-	}
-	b, free, err := alloc(n)
-	if err != nil {
-		return err
-	}
-	s.filter, s.freeFilter = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), free
-	return nil
-}
-
-// growFilter doubles the filter (up to maxFilter) when it holds fewer
-// than filterBits bits a key, and puts every key's hash in again: the
-// table's, and the runs' read through once.
-func (s *Set) growFilter() error {
-	have := len(s.filter) * 4
-	if have >= s.maxFilter || int64(have)*8 >= s.stats.Keys*filterBits {
-		return nil
-	}
-	if err := s.setFilter(min(s.maxFilter, 2*have)); err != nil {
-		return err
-	}
-	for _, x := range s.slots {
-		if x.off != 0 {
-			s.filterAdd(x.h)
-		}
-	}
-	for _, r := range s.runs {
-		rr := r.reader()
-		for {
-			x, ok, err := rr.next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			s.filterAdd(x.h)
-		}
-	}
-	return nil
 }
 
 // Add adds key (h its hash) and reports whether the set held it already;
@@ -197,12 +145,7 @@ func (s *Set) Insert(h uint64, key []byte) error {
 	s.tableInsert(h, uint64(off)+1)
 	s.stats.Keys++
 	if s.n >= len(s.slots)/2 {
-		if err := s.writeRun(); err != nil {
-			return err
-		}
-	}
-	if s.stats.Keys*filterBits > int64(len(s.filter))*32 {
-		return s.growFilter()
+		return s.writeRun()
 	}
 	return nil
 }
@@ -498,7 +441,7 @@ func decodeEntry(b []byte) slot {
 	return slot{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
 }
 
-// runReader reads a run's entries in order (merges, the filter's rebuild).
+// runReader reads a run's entries in order (merges).
 type runReader struct {
 	br *bufio.Reader
 	e  [entrySize]byte
