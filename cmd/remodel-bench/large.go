@@ -21,8 +21,8 @@ import (
 // whose key set spills to disk: internal/domain/keyset). Then -large-table FILE
 // prints every size side by side: peak RSS should stay flat as the rows
 // grow. For --to it also prints what its key collision check held (its
-// report's key_check.memory_bytes: outside Go's heap, growing with the
-// keys up to --key-check-memory) and the peak less that.
+// report's key_check.memory_bytes: outside Go's heap, all of
+// --key-check-memory from the start) and the peak less that.
 
 // largeLine is one size's figures.
 type largeLine struct {
@@ -138,7 +138,7 @@ func printLarge(path string, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "  CPU s/M: user+sys CPU seconds of the remodel process per million items; max RSS: its peak.")
 	fmt.Fprintln(w, "  key chk: what --to's key collision check held outside Go's heap (its report's key_check.memory_bytes,")
-	fmt.Fprintln(w, "  up to --key-check-memory); - kc: the peak less that.")
+	fmt.Fprintln(w, "  all of --key-check-memory, held from the start); - kc: the peak less that.")
 	return nil
 }
 
