@@ -191,7 +191,7 @@ func profiled(ctx context.Context, args []string) int {
 		return 1
 	}
 	defer pprof.StopCPUProfile()
-	return cli.Run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	return cli.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {

@@ -23,7 +23,7 @@ var Version = "dev"
 
 // Run runs remodel with the given arguments and returns the exit status
 // (see exit.go). Canceling ctx interrupts the command: main cancels it on
-// SIGINT and SIGTERM, and Run then returns 130.
+// SIGINT and SIGTERM, and Run (or Main) then returns 130.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return (&app{stdout: stdout, stderr: stderr}).run(ctx, args, stdin)
 }

@@ -4,6 +4,7 @@
 // flags (--profile, --region, --endpoint-url), remodel's logger (--debug),
 // turning results into output, and errors into exit statuses (exit.go:
 // usageError and failedError mark 2 and 1, a canceled context 130, any
-// other error 3). main calls Run and nothing else. docs/cli.md describes
+// other error 3). main calls Main and nothing else (tests call Run, which
+// leaves the garbage collector alone: gc.go). docs/cli.md describes
 // what users see.
 package cli

@@ -10,7 +10,8 @@
 // does not depend on how many keys it is given. Its pages are taken as
 // they are first written: past some tens of thousands of keys nearly
 // every one is (a page holds 128 of the filter's blocks), and a trial
-// run's memory is then what a run of a billion keys will hold.
+// run's memory is then what a run of a hundred million keys will hold
+// (but for the sparse indexes below).
 // The filter answers "certainly new" for almost every new key, at no cost
 // but a memory read; the table, when half full, is written out as a run
 // (a file of the keys' 64-bit hashes and log offsets, sorted by hash), and

@@ -48,7 +48,7 @@ func TestSetExact(t *testing.T) {
 	}{
 		{"default memory, few keys", 20000, 0.01, 0, realHash, false},
 		{"small memory, runs merged", 200000, 0.02, MinMemory, realHash, true},
-		{"filter of 8 MiB, runs merged", 300000, 0.02, 8 << 20, realHash, true},
+		{"memory of 8 MiB (a filter of 6), runs merged", 300000, 0.02, 8 << 20, realHash, true},
 		{"weak hash: 64 values", 5000, 0.05, MinMemory, func(b []byte) uint64 { return uint64(b[len(b)-1] % 64) }, true},
 		{"weak hash: one value", 3000, 0.1, MinMemory, func([]byte) uint64 { return 7 }, false},
 		{"every key twice, shuffled", 100000, 1, MinMemory, realHash, true},
