@@ -99,7 +99,7 @@ func (v verifyRun) run(ctx context.Context, name string) (result, error) {
 	logPath := filepath.Join(v.work, v.table+".verify.log")
 	args := []string{"verify", "--source", v.source, "-m", v.mapPth,
 		"--endpoint", v.endpt, "--table", v.table, "--seed", "1", "--progress", "none",
-		"--output", "json=" + reportPath}
+		"--output-file", "json=" + reportPath}
 	if v.files != "" {
 		args = append(args, "--files", v.files)
 	}
