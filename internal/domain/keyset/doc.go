@@ -28,4 +28,12 @@
 // outgrow it (Stats.Lookups counts the keys it could not clear).
 //
 // A Set is used by one goroutine at a time.
+//
+// The package also owns the spills that compare two sides of many keys
+// (the keys written with the table's, the table's with those the source
+// claims): a Spill writes records led by a key's digest to temporary
+// files in buckets by the digest, and Probe looks each record of one
+// spill up in the bare digests of another, a bucket at a time, with at
+// most DefaultProbeLimit digests in memory (a larger bucket is split again
+// by the digest's next byte, on disk).
 package keyset

@@ -20,8 +20,8 @@ const SpillBuckets = 128
 // SpillBuckets files by the digest's first byte, so that two sides (the
 // keys written and the keys in the table; the keys scanned and the keys
 // claimed) can be compared one bucket at a time, with a bucket's digests
-// sorted in memory: 16 bytes a key divided by SpillBuckets, 12.5 MB at 100
-// million keys. The files are created in a directory of their own and
+// sorted in memory (Probe: 16 bytes a key divided by SpillBuckets, and a
+// bucket of more than Probe's limit split again). The files are created in a directory of their own and
 // unlinked at once: they live on through their descriptors only, so a
 // process killed with -9 leaves nothing on disk, and Close frees their
 // space. Add is safe for concurrent use; the buckets are read once the

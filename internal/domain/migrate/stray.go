@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -34,9 +35,10 @@ const maxStrayKeys = 20
 // items, or a resumed run, and holds its digests on disk, not on the heap
 // (keyset.Spill): strays later spills the table's keys the same way and
 // compares one bucket pair at a time, with the written digests of that
-// bucket sorted in memory.
+// bucket sorted in memory (keyset.Probe, within its limit).
 type keySet struct {
-	spill *keyset.Spill
+	spill      *keyset.Spill
+	probeLimit int64 // digests held at once comparing (0: keyset.DefaultProbeLimit)
 }
 
 func newKeySet() *keySet { return &keySet{spill: keyset.NewSpill("the digests of the keys written")} }
@@ -55,23 +57,22 @@ func (s *keySet) close() {
 }
 
 // unwritten calls fn for every key of tk that was not written, bucket by
-// bucket: a bucket's written digests are read and sorted, then its table
-// keys are each looked up in them.
+// bucket (keyset.Probe): a bucket's written digests are read and sorted,
+// at most keyset.DefaultProbeLimit of them at once (probeLimit), then its
+// table keys are each looked up in them.
 func (s *keySet) unwritten(t *mapping.Table, tk *tableKeys, fn func(key mapping.Item) error) error {
-	for i := range keyset.SpillBuckets {
-		written, err := s.spill.Digests(i)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
+	_, err := keyset.Probe(s.spill, tk.spill, readTableKey(), s.probeLimit, func(_ [16]byte, rest []byte, found bool) error {
+		if found {
+			return nil
 		}
-		err = tk.each(t, i, func(d [16]byte, key mapping.Item) error {
-			if _, ok := slices.BinarySearchFunc(written, d, keyset.CompareDigests); ok {
-				return nil
-			}
-			return fn(key)
-		})
+		item, err := decodeItemKey(t, rest[uvarintLen(rest):])
 		if err != nil {
 			return err
 		}
+		return fn(item)
+	})
+	if err != nil {
+		return fmt.Errorf("migrate: comparing the keys written with the table's: %w", err)
 	}
 	return nil
 }
@@ -102,40 +103,41 @@ func (k *tableKeys) add(t *mapping.Table, item mapping.Item) error {
 	return nil
 }
 
-// each calls fn for every key of bucket i, rebuilt as an item key.
-func (k *tableKeys) each(t *mapping.Table, i int, fn func(d [16]byte, key mapping.Item) error) error {
-	r, err := k.spill.Bucket(i)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if r == nil {
-		return nil
-	}
-	var d [16]byte
-	var key []byte
-	for {
+// readTableKey is a reader of tableKeys' records: the digest, the key's
+// length and the key (rest: the length and the key, as add wrote them).
+func readTableKey() keyset.RecordReader {
+	var buf []byte
+	return func(r *bufio.Reader) (d [16]byte, rest []byte, err error) {
 		if _, err := io.ReadFull(r, d[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+			return d, nil, err
 		}
 		n, err := binary.ReadUvarint(r)
 		if err != nil {
-			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+			return d, nil, noEOF(err)
 		}
-		key = slices.Grow(key[:0], int(n))[:n]
-		if _, err := io.ReadFull(r, key); err != nil {
-			return fmt.Errorf("migrate: reading the keys of the table's items: %w", err)
+		buf = binary.AppendUvarint(buf[:0], n)
+		at := len(buf)
+		buf = slices.Grow(buf, int(n))[:at+int(n)]
+		if _, err := io.ReadFull(r, buf[at:]); err != nil {
+			return d, nil, noEOF(err)
 		}
-		item, err := decodeItemKey(t, key)
-		if err != nil {
-			return err
-		}
-		if err := fn(d, item); err != nil {
-			return err
-		}
+		return d, buf, nil
 	}
+}
+
+// noEOF is err, but io.ErrUnexpectedEOF for io.EOF: the records ended
+// inside one.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// uvarintLen is the length of the uvarint that b starts with.
+func uvarintLen(b []byte) int {
+	_, n := binary.Uvarint(b)
+	return n
 }
 
 // decodeItemKey rebuilds an item key from appendKey's encoding.

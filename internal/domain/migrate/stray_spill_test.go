@@ -18,7 +18,8 @@ import (
 // written (from several goroutines, as the writers do) and a table holding
 // all of them plus 300 others (and the written keys' numbers as DynamoDB
 // normalises them: 7.50 read back as 7.5), exactly the 300 come back, each
-// decoded to the key read (S, N and B), and close removes the files.
+// decoded to the key read (S, N and B), whether a bucket's written digests
+// are held whole or split, and close removes the files.
 func TestKeySetUnwritten(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -64,17 +65,22 @@ func TestKeySetUnwritten(t *testing.T) {
 					want = append(want, tc.tab.KeyString(tc.key(i, true)))
 				}
 			}
-			var got []string
-			if err := ks.unwritten(&tc.tab, tk, func(key mapping.Item) error {
-				got = append(got, tc.tab.KeyString(key))
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(got)
 			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("%d keys not written, want %d: %.5q…", len(got), len(want), got)
+			// The same with the written digests held 16 at a time: every
+			// bucket split by the next digest byte, both sides.
+			for _, limit := range []int64{0, 16} {
+				ks.probeLimit = limit
+				var got []string
+				if err := ks.unwritten(&tc.tab, tk, func(key mapping.Item) error {
+					got = append(got, tc.tab.KeyString(key))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("holding %d digests at once: %d keys not written, want %d: %.5q…", limit, len(got), len(want), got)
+				}
 			}
 			// The spill files live on through their descriptors only:
 			// nothing of them is on disk by name, so a run killed with -9

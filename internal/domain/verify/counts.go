@@ -1,10 +1,10 @@
 package verify
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -225,6 +225,7 @@ func (v *verifier) claim(key string) {
 // few in a table that passes.
 type keySet struct {
 	scanned, claimed *keyset.Spill
+	probeLimit       int64              // claimed digests held at once settling (0: keyset.DefaultProbeLimit)
 	unclaimed        map[[16]byte]int32 // after settle: key digest → entity
 }
 
@@ -250,37 +251,27 @@ func (s *keySet) claim(key string) {
 }
 
 // settle finds the keys the scan met that no row claimed, of entities skip
-// does not leave out, and closes the files.
+// does not leave out, and closes the files. It compares the two sides one
+// bucket at a time (keyset.Probe), with at most keyset.DefaultProbeLimit
+// claimed digests in memory (probeLimit).
 func (s *keySet) settle(skip func(int) bool) error {
 	defer s.close()
-	for _, sp := range []*keyset.Spill{s.scanned, s.claimed} {
-		if err := sp.Err(); err != nil {
-			return fmt.Errorf("verify: %w", err)
-		}
-	}
 	s.unclaimed = map[[16]byte]int32{}
-	for i := range keyset.SpillBuckets {
-		claimed, err := s.claimed.Digests(i)
-		if err != nil {
-			return fmt.Errorf("verify: %w", err)
+	read := func(r *bufio.Reader) (d [16]byte, rest []byte, err error) {
+		var rec [20]byte
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			return d, nil, err // io.EOF only at the end of the records
 		}
-		r, err := s.scanned.Bucket(i)
-		if err != nil {
-			return fmt.Errorf("verify: %w", err)
+		return [16]byte(rec[:16]), rec[16:], nil
+	}
+	_, err := keyset.Probe(s.claimed, s.scanned, read, s.probeLimit, func(d [16]byte, rest []byte, found bool) error {
+		if entity := int32(binary.LittleEndian.Uint32(rest)); !found && !skip(int(entity)) {
+			s.unclaimed[d] = entity
 		}
-		for r != nil {
-			var rec [20]byte
-			if _, err := io.ReadFull(r, rec[:]); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return fmt.Errorf("verify: reading the keys of the table's items: %w", err)
-			}
-			d, entity := [16]byte(rec[:16]), int32(binary.LittleEndian.Uint32(rec[16:]))
-			if _, ok := slices.BinarySearchFunc(claimed, d, keyset.CompareDigests); !ok && !skip(int(entity)) {
-				s.unclaimed[d] = entity
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("verify: comparing the table's keys with the keys found: %w", err)
 	}
 	return nil
 }
