@@ -21,10 +21,10 @@ const SpillBuckets = 128
 // keys written and the keys in the table; the keys scanned and the keys
 // claimed) can be compared one bucket at a time, with a bucket's digests
 // sorted in memory (Probe: 16 bytes a key divided by SpillBuckets, and a
-// bucket of more than Probe's limit split again). The files are created in a directory of their own and
-// unlinked at once: they live on through their descriptors only, so a
-// process killed with -9 leaves nothing on disk, and Close frees their
-// space. Add is safe for concurrent use; the buckets are read once the
+// bucket of more than Probe's limit split again). The files are created
+// in a directory of their own and unlinked at once: they live on through
+// their descriptors only, so a process killed with -9 leaves nothing on
+// disk, and Close frees their space. Add is safe for concurrent use; the buckets are read once the
 // adding is over.
 //
 // A spill made by NewCompressedSpill writes each bucket as an S2 stream

@@ -257,8 +257,8 @@ func (s *keySet) claim(key string) {
 func (s *keySet) settle(skip func(int) bool) error {
 	defer s.close()
 	s.unclaimed = map[[16]byte]int32{}
+	var rec [20]byte // the record read last: digest and entity
 	read := func(r *bufio.Reader) (d [16]byte, rest []byte, err error) {
-		var rec [20]byte
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
 			return d, nil, err // io.EOF only at the end of the records
 		}
