@@ -24,8 +24,8 @@ const SpillBuckets = 128
 // bucket of more than Probe's limit split again). The files are created
 // in a directory of their own and unlinked at once: they live on through
 // their descriptors only, so a process killed with -9 leaves nothing on
-// disk, and Close frees their space. Add is safe for concurrent use; the buckets are read once the
-// adding is over.
+// disk, and Close frees their space. Add is safe for concurrent use; the
+// buckets are read once the adding is over.
 //
 // A spill made by NewCompressedSpill writes each bucket as an S2 stream
 // (klauspost/compress/s2, in blocks of spillBlock bytes): for records
