@@ -80,7 +80,7 @@ func (p *prober) bucket(keys, recs *Spill, i int) error {
 		return err
 	}
 	p.Held, p.Levels = max(p.Held, int64(len(ds))), max(p.Levels, keys.at+1)
-	return p.each(recs, i, func(d [16]byte, rest []byte) error {
+	return each(recs, i, p.read, func(d [16]byte, rest []byte) error {
 		_, found := slices.BinarySearchFunc(ds, d, CompareDigests)
 		return p.fn(d, rest, found)
 	})
@@ -94,25 +94,12 @@ func (p *prober) split(keys, recs *Spill, i int, n int64) error {
 	p.Split++
 	subKeys := newSpill(keys.what, keys.compressed, at, ways)
 	defer subKeys.Close()
-	r, err := keys.Bucket(i)
-	if err != nil {
+	if err := each(keys, i, readDigest, func(d [16]byte, _ []byte) error { return subKeys.Add(d, nil) }); err != nil {
 		return err
-	}
-	var d [16]byte
-	for r != nil {
-		if _, err := io.ReadFull(r, d[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("reading %s: %w", keys.what, err)
-		}
-		if err := subKeys.Add(d, nil); err != nil {
-			return err
-		}
 	}
 	subRecs := newSpill(recs.what, recs.compressed, at, ways)
 	defer subRecs.Close()
-	if err := p.each(recs, i, func(d [16]byte, rest []byte) error { return subRecs.Add(d, rest) }); err != nil {
+	if err := each(recs, i, p.read, func(d [16]byte, rest []byte) error { return subRecs.Add(d, rest) }); err != nil {
 		return err
 	}
 	for b := range ways {
@@ -123,14 +110,20 @@ func (p *prober) split(keys, recs *Spill, i int, n int64) error {
 	return nil
 }
 
-// each calls fn for every record of bucket i of s.
-func (p *prober) each(s *Spill, i int, fn func(d [16]byte, rest []byte) error) error {
+// readDigest reads a record of a spill of bare digests.
+func readDigest(r *bufio.Reader) (d [16]byte, _ []byte, err error) {
+	_, err = io.ReadFull(r, d[:])
+	return d, nil, err
+}
+
+// each calls fn for every record of bucket i of s, read by read.
+func each(s *Spill, i int, read RecordReader, fn func(d [16]byte, rest []byte) error) error {
 	r, err := s.Bucket(i)
 	if err != nil || r == nil {
 		return err
 	}
 	for {
-		d, rest, err := p.read(r)
+		d, rest, err := read(r)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
