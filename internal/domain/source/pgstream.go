@@ -538,3 +538,8 @@ func (st *pgStream) status(ctx context.Context, asked bool) error {
 	st.lastStatus = time.Now()
 	return nil
 }
+
+// Head is where the server's WAL ends now (pg_current_wal_lsn()).
+func (st *pgStream) Head(ctx context.Context) (Position, error) {
+	return "", errors.New("source: reading the WAL's head: not written yet")
+}

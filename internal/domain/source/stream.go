@@ -76,14 +76,49 @@ type Txn struct {
 // while Next waits.
 type Stream interface {
 	// Next returns the next committed transaction, waiting for one until
-	// ctx is done.
+	// ctx is done. A stream never waits without a deadline: a connection
+	// that brings nothing (no change, no keepalive or heartbeat) for longer
+	// than the source promises is opened again from the last whole
+	// transaction handed out, a few times, and then Next fails with the
+	// reason. A change the stream cannot hand over exactly (a schema change
+	// of a followed table, a row image without the columns the follower
+	// needs) ends Next with a *StopError, never a skipped change.
 	Next(ctx context.Context) (*Txn, error)
-	// Ack records that every transaction up to p is applied; the source
-	// is told at the next status update, and keeps nothing before it.
+	// Ack records that every transaction up to p is applied and recorded
+	// in remodel's checkpoint; the source is told at the next status
+	// update, and keeps nothing before it. Only positions given to Ack are
+	// ever told to the source, so the source never holds less than the
+	// checkpoint needs.
 	Ack(p Position)
 	// Status is where the source is and what was applied.
 	Status() StreamStatus
+	// Head reads where the source's history ends now from the server
+	// itself (pg_current_wal_lsn(), SHOW MASTER STATUS), on a connection
+	// of its own, within the source's deadlines: never from what the
+	// stream said. The stream keeps the reading: until it has received
+	// every change up to that head and every one of them is applied,
+	// Status says it is not caught up, and Behind is at least the time
+	// since the reading.
+	Head(ctx context.Context) (Position, error)
 	Close() error
+}
+
+// StopError is a change the stream cannot hand over exactly: a schema
+// change of a followed table, a row image without the columns the follower
+// needs. The follower stops with it, and --follow --resume is refused with
+// the same reason: going on cannot make the table exact.
+type StopError struct {
+	// Table is the followed table's qualified name.
+	Table string
+	// What happened ("column note was dropped", "an update's row image
+	// lacks column category: binlog_row_image is MINIMAL").
+	What string
+	// Fix is what to do.
+	Fix string
+}
+
+func (e *StopError) Error() string {
+	return "source: " + e.Table + ": " + e.What + "; " + e.Fix
 }
 
 // KeepAliver is a Stream that must tell the source it is alive while
@@ -97,12 +132,22 @@ type KeepAliver interface {
 
 // StreamStatus is the lag of a change stream.
 type StreamStatus struct {
-	// Source is the last position the source reported; Applied the last
-	// acknowledged.
+	// Source is the furthest of what the stream received and what the
+	// server said its head is (Head). Applied is the position up to which
+	// every change is applied: the last acknowledged, or, when every
+	// transaction received is acknowledged, the last position received
+	// (a transaction of no followed table needs nothing applied).
 	Source, Applied Position
 	// Behind is how long ago the oldest transaction received but not
-	// acknowledged committed (0 when none waits).
+	// acknowledged committed, or, when longer, how long ago the oldest
+	// head reading that the stream has not yet received and applied was
+	// read (0 only when caught up).
 	Behind time.Duration
+	// CaughtUp says that the last head reading (Head) has been received
+	// and everything received is applied. False before any reading.
+	CaughtUp bool
+	// HeadRead is when the head was last read (zero: never).
+	HeadRead time.Time
 }
 
 // FollowOptions say which changes a stream carries and how the source keeps
