@@ -455,9 +455,7 @@ start).`,
 			m.Backoff.Deadline = retryFor
 			rep, runErr := migrate.Run(cmd.Context(), m)
 			stopProgress()
-			if runErr != nil && rep != nil && rep.Rejected > m.MaxRejects {
-				runErr = failedError{runErr} // the run stopped on its rejected rows
-			}
+			runErr = migrateFailed(runErr, rep, m.MaxRejects)
 			for _, of := range o.out.toFiles {
 				if err := writeReportFile(of, rep); err != nil && runErr == nil {
 					runErr = err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
 )
 
 // Exit statuses, the same for every command (docs/cli.md).
@@ -62,4 +63,15 @@ func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitError
+}
+
+// migrateFailed marks the runs of migrate whose checks failed (exit status
+// 1): one stopped on its rejected rows (more than maxRejects), and one
+// whose closing Scan found fewer items in the table than the job counts as
+// written (migrate.ErrItemsMissing). Any other error is left as it is.
+func migrateFailed(err error, rep *migrate.Report, maxRejects int64) error {
+	if err != nil && rep != nil && (rep.Rejected > maxRejects || errors.Is(err, migrate.ErrItemsMissing)) {
+		return failedError{err}
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -148,6 +150,30 @@ func TestInterrupted(t *testing.T) {
 		}
 		if d := time.Since(start); d > 30*time.Second {
 			t.Errorf("the interrupted command took %s to end", d)
+		}
+	}
+}
+
+// TestMigrateFailed: the runs of migrate whose checks failed exit 1 (too
+// many rejected rows; fewer items in the table than the job counts as
+// written, as a forged checkpoint leaves), any other error 3.
+func TestMigrateFailed(t *testing.T) {
+	missing := fmt.Errorf("migrate: %w: table t holds 12100 items, and the job counts 200000 as written", migrate.ErrItemsMissing)
+	for _, c := range []struct {
+		name string
+		err  error
+		rep  *migrate.Report
+		want int
+	}{
+		{"ok", nil, &migrate.Report{}, exitOK},
+		{"items missing", missing, &migrate.Report{}, exitFailed},
+		{"too many rejects", errors.New("migrate: 3 rows rejected"), &migrate.Report{Rejected: 3}, exitFailed},
+		{"rejects within the limit", errors.New("migrate: DynamoDB unreachable"), &migrate.Report{Rejected: 2}, exitError},
+		{"no report", errors.New("migrate: refused"), nil, exitError},
+	} {
+		err := migrateFailed(c.err, c.rep, 2)
+		if got := exitStatus(context.Background(), err, io.Discard); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -383,7 +383,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			if err == nil {
 				rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
 				if w.written != nil {
-					err = strays(ctx, o, w, rep, call)
+					err = strays(ctx, o, w, rep, tr, call)
 				}
 			}
 		}

@@ -57,7 +57,11 @@ type Report struct {
 	// --allow-non-empty; without it the table was empty). StrayItems are
 	// the items of a table that held some, found after a successful run,
 	// that this run did not write (StrayKeys names the first 20);
-	// StrayDeleted how many of them --delete-stale deleted.
+	// StrayDeleted how many of them --delete-stale deleted. ItemsInTable
+	// is how many items the stray scan found in the table (the lock item
+	// aside), before any was deleted: a run that counts more items written
+	// than that fails (ErrItemsMissing).
+	ItemsInTable int64    `json:"items_in_table,omitempty"`
 	ItemsBefore  int64    `json:"items_before"`
 	StrayItems   int64    `json:"stray_items"`
 	StrayDeleted int64    `json:"stray_deleted"`

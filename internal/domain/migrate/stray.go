@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -268,8 +269,10 @@ func heldItems(rep *Report, w *writer) int64 {
 // lock item aside), counts them and names the first ones in the report,
 // and with DeleteStale deletes them with BatchWriteItem. It reads the whole
 // table once (its keys only) into bucket files beside the written keys'
-// (keySet), then compares the two sides bucket by bucket.
-func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*dynamodb.Options)) error {
+// (keySet), then compares the two sides bucket by bucket. A table that
+// holds fewer items than the job counts as written fails the run first
+// (heldAsClaimed), before anything is deleted.
+func strays(ctx context.Context, o Options, w *writer, rep *Report, tr *tracker, call func(*dynamodb.Options)) error {
 	t := &o.Plan.Table
 	ks := w.written
 	if err := ks.spill.Err(); err != nil {
@@ -287,11 +290,12 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 	held := heldItems(rep, w)
 	ph := o.Progress.Phase("stray scan", "items", []progress.Task{{Name: "items of the table", Total: held}})
 	scanned := ph.Counter(0)
+	var seen atomic.Int64 // the table's items, the lock item left out
 	err := scanAll(ctx, o.DB, o.Table, held, func(in *dynamodb.ScanInput) {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj), names
 	}, func(page *dynamodb.ScanOutput) error {
 		n := int64(len(page.Items))
-		defer func() { scanned.Add(n) }()
+		defer func() { scanned.Add(n); seen.Add(n) }()
 		for _, it := range page.Items {
 			if t.IsLock(it) {
 				n--
@@ -306,6 +310,10 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 	ph.End(err == nil)
 	if err != nil {
 		return fmt.Errorf("migrate: finding the items of %s this run did not write: %w", o.Table, err)
+	}
+	rep.ItemsInTable = seen.Load()
+	if err := heldAsClaimed(o.Table, rep.ItemsInTable, earlierItems(tr), w.c.written.Load()); err != nil {
+		return err
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -358,4 +366,42 @@ func strays(ctx context.Context, o Options, w *writer, rep *Report, call func(*d
 		return send()
 	})
 	return g.Wait()
+}
+
+// ErrItemsMissing is a run that ends with fewer items in the table than
+// the job counts as written: a checkpoint edited by hand (its checksum
+// recomputed), or items deleted by someone else while the job ran. The
+// run fails (migrate exits 1, docs/cli.md) rather than report them.
+var ErrItemsMissing = errors.New("the table holds fewer items than the job wrote")
+
+// earlierItems is how many items the checkpoint of a resumed run says
+// its earlier runs wrote (0 for a run that is not resumed).
+func earlierItems(tr *tracker) int64 {
+	var n int64
+	if tr != nil && tr.resumed {
+		for _, et := range tr.ents {
+			for _, c := range et.earlier {
+				n += c.items
+			}
+		}
+	}
+	return n
+}
+
+// heldAsClaimed checks the count of the table's items that the stray scan
+// saw against the items the job claims: the earlier runs' (earlier) and
+// this run's (now). Every item the job wrote has a key of its own (the
+// key collision check), so the table holds at least that many, with the
+// items it held before, which the job may have replaced, on top.
+func heldAsClaimed(table string, held, earlier, now int64) error {
+	claimed := earlier + now
+	if held >= claimed {
+		return nil
+	}
+	if earlier == 0 {
+		return fmt.Errorf("migrate: %w: table %s holds %d items, and this run counts %d as written: %d are missing (deleted while the run wrote, or expired by TTL); migrate again",
+			ErrItemsMissing, table, held, now, claimed-held)
+	}
+	return fmt.Errorf("migrate: %w: table %s holds %d items, and the job counts %d as written (%d by the earlier runs its checkpoint names, %d by this run): %d are missing (a checkpoint edited by hand, or items deleted while the job ran); start over without --resume",
+		ErrItemsMissing, table, held, claimed, earlier, now, claimed-held)
 }

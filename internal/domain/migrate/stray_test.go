@@ -2,6 +2,10 @@ package migrate_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -176,5 +180,68 @@ func TestStrayScanSize(t *testing.T) {
 	}
 	if phase == nil || !phase.Ended || phase.Sum().Done != held {
 		t.Fatalf("stray scan phase %+v, want one that ended after %d items", phase, held)
+	}
+}
+
+// TestResumeForgedCheckpoint: a checkpoint edited by hand and its checksum
+// recomputed, so that it counts rows as settled whose items were never
+// written (an entity marked done, counts raised), passes every check of
+// the file; the resumed run's stray scan then finds fewer items in the
+// table than the job counts, and the run fails with both numbers instead
+// of reporting the forged counts as migrated.
+func TestResumeForgedCheckpoint(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	fx := personalization(t, testenv.Engines[0])
+	for _, c := range []struct {
+		name string
+		edit func(e map[string]any) bool // false: not an entity to edit
+	}{
+		{"key moved to the end", func(e map[string]any) bool {
+			name := e["name"].(string)
+			if e["done"] == true || e["also"] != nil || e["range_up_to"] != nil || int64(e["rows"].(float64)) >= fx.rows[name] {
+				return false
+			}
+			e["done"], e["rows"], e["items"] = true, fx.rows[name], fx.rows[name]
+			delete(e, "after") // a done entity has no key to resume after
+			delete(e, "after_row")
+			return true
+		}},
+		{"counts raised", func(e map[string]any) bool {
+			if e["rows"].(float64) == 0 {
+				return false
+			}
+			e["rows"], e["items"] = e["rows"].(float64)+1000, e["items"].(float64)+1000
+			return true
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, db, table, ck := stoppedJob(t, fx, endpoint)
+			doc := checkpointOf(t, ck)
+			edited := false
+			for _, e := range doc["entities"].([]any) {
+				if edited = c.edit(e.(map[string]any)); edited {
+					break
+				}
+			}
+			if !edited {
+				t.Skipf("the stopped run left no entity to edit this way:\n%s", readFile(t, ck))
+			}
+			b, _ := json.Marshal(doc)
+			if err := os.WriteFile(ck, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := migrate.ResealCheckpoint(ck); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := migrate.Run(testContext(t), o)
+			held, _ := scan(t, db, table)
+			if err == nil || !errors.Is(err, migrate.ErrItemsMissing) || rep.OK {
+				t.Fatalf("resume with a forged checkpoint: %v (ok %v, %d items reported, the table holds %d)", err, rep.OK, rep.ItemsWritten, held)
+			}
+			claimed := fmt.Sprintf("counts %d as written", rep.ItemsWritten)
+			if !strings.Contains(err.Error(), fmt.Sprintf("holds %d items", held)) || !strings.Contains(err.Error(), claimed) || rep.ItemsInTable != held {
+				t.Errorf("the error does not name the table's %d items and the job's %d: %v (items_in_table %d)", held, rep.ItemsWritten, err, rep.ItemsInTable)
+			}
+		})
 	}
 }
