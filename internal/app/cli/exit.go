@@ -66,11 +66,13 @@ func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
 }
 
 // migrateFailed marks the runs of migrate whose checks failed (exit status
-// 1): one stopped on its rejected rows (more than maxRejects), and one
+// 1): one stopped on its rejected rows (more than maxRejects, in the copy
+// or by the follower), and one
 // whose closing Scan found fewer items in the table than the job counts as
 // written (migrate.ErrItemsMissing). Any other error is left as it is.
 func migrateFailed(err error, rep *migrate.Report, maxRejects int64) error {
-	if err != nil && rep != nil && (rep.Rejected > maxRejects || errors.Is(err, migrate.ErrItemsMissing)) {
+	followRejected := rep != nil && rep.Follow != nil && rep.Follow.Rejected > maxRejects
+	if err != nil && rep != nil && (rep.Rejected > maxRejects || followRejected || errors.Is(err, migrate.ErrItemsMissing)) {
 		return failedError{err}
 	}
 	return err

@@ -91,6 +91,8 @@ type followState struct {
 	Start              string `json:"start,omitempty"`
 	CopyDone           bool   `json:"copy_done"`
 	Applied            string `json:"applied,omitempty"`
+	// Doubtful are the rows of copy requests in doubt (followdoubt.go).
+	Doubtful []doubtRow `json:"doubtful,omitempty"`
 }
 
 // checkpointEntity is the progress of one entity, or of one key range of
@@ -211,6 +213,7 @@ type tracker struct {
 	resumed, removed bool
 	s3               *s3Sink // --to: the objects it uploaded, for the checkpoint
 	gate             objectGate
+	doubted          map[string]bool // the rows of Follow.Doubtful (followdoubt.go)
 }
 
 // entityTrack is the rows in flight and the settled prefix of one entity,

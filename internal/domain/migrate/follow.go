@@ -70,6 +70,9 @@ type FollowReport struct {
 	// Diffed is what the diff pass did, when the follower stopped, for
 	// each entity read from a view or a query.
 	Diffed []FollowDiff `json:"diffed,omitempty"`
+	// Redone counts the rows of copy requests in doubt written again at
+	// the stop (followdoubt.go).
+	Redone int `json:"redone,omitempty"`
 	// Stopped is true when a signal stopped the follower, as it should:
 	// the position is saved and --follow --resume goes on from it.
 	Stopped bool `json:"stopped"`
@@ -221,9 +224,15 @@ type follower struct {
 func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 	txns := make(chan *source.Txn, 64)
 	recv, stopRecv := context.WithCancel(ctx)
-	defer stopRecv()
 	var recvErr error
 	var wg sync.WaitGroup
+	// However the loop below ends (an error applying a batch too), the
+	// receiver is stopped before it is waited for: it may be waiting for
+	// the stream's next transaction.
+	defer func() {
+		stopRecv()
+		wg.Wait()
+	}()
 	wg.Add(1)
 	go func() { // the receiver: reads the stream as fast as it comes
 		defer wg.Done()
@@ -256,7 +265,6 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 			}
 		}
 	}()
-	defer wg.Wait()
 	for {
 		batch, ok := f.gather(ctx, txns)
 		if !ok {
@@ -348,21 +356,7 @@ func (f *follower) apply(ctx context.Context, batch []*source.Txn) error {
 			f.touch(&tc, c)
 		}
 	}
-	puts, err := f.reread(ctx, &tc)
-	if err != nil {
-		return err
-	}
-	var items []pending
-	for k, d := range tc.dels {
-		if _, put := puts[k]; !put {
-			items = append(items, d)
-		}
-	}
-	deletes := len(items)
-	for _, p := range puts {
-		items = append(items, p)
-	}
-	if err := f.write(ctx, items); err != nil {
+	if _, err := f.redo(ctx, &tc); err != nil {
 		return err
 	}
 	f.mu.Lock()
@@ -375,12 +369,37 @@ func (f *follower) apply(ctx context.Context, batch []*source.Txn) error {
 		}
 	}
 	f.rep.Changes += int64(changes)
-	f.rep.Puts += int64(len(puts))
-	f.rep.Deletes += int64(deletes)
 	f.done += int64(changes)
 	for name, n := range tc.n {
 		f.entity(name).Changes += n
 	}
+	return nil
+}
+
+// redo reads the touched rows again, puts their items and deletes the
+// item keys no row renders now; it counts them in the report.
+func (f *follower) redo(ctx context.Context, tc *touched) ([]pending, error) {
+	puts, err := f.reread(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	var items []pending
+	for k, d := range tc.dels {
+		if _, put := puts[k]; !put {
+			items = append(items, d)
+		}
+	}
+	deletes := len(items)
+	for _, p := range puts {
+		items = append(items, p)
+	}
+	if err := f.write(ctx, items); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rep.Puts += int64(len(puts))
+	f.rep.Deletes += int64(deletes)
 	for _, p := range items {
 		if p.del {
 			f.entity(p.entity).Deletes++
@@ -388,7 +407,7 @@ func (f *follower) apply(ctx context.Context, batch []*source.Txn) error {
 			f.entity(p.entity).Puts++
 		}
 	}
-	return nil
+	return items, nil
 }
 
 // entity is the report's line of the entity (f.mu held).
@@ -669,11 +688,18 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	f.rep.Applied = string(applied)
 	f.mu.Unlock()
 	tr.followApplied(applied)
-	if err == nil && f.rep.Stopped && len(fp.diffed) > 0 && errors.Is(context.Cause(ctx), context.Canceled) {
+	var ex *rejectsExceeded
+	if errors.As(err, &ex) {
+		err = fmt.Errorf("%w; the change is not applied: the follower stopped after %s. Correct the row in the source (or give a larger --max-rejects) and run migrate --follow --resume, which goes on from there", ex, applied)
+	}
+	if err == nil && f.rep.Stopped && errors.Is(context.Cause(ctx), context.Canceled) {
 		// The cutover: a signal stopped the follower (not a lost lock).
-		// The pass is part of the clean stop, so it runs on; a second
+		// The passes are part of the clean stop, so they run on; a second
 		// signal ends remodel at once.
-		err = f.diffPass(context.WithoutCancel(ctx))
+		stop := context.WithoutCancel(ctx)
+		if f.rep.Redone, err = f.settleDoubts(stop); err == nil && len(fp.diffed) > 0 {
+			err = f.diffPass(stop)
+		}
 	}
 	return err
 }

@@ -347,6 +347,9 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 	w := newWriter(o, c, rej)
+	if fol != nil && tr != nil {
+		w.doubted = tr.followDoubted // the follower writes them again (followdoubt.go)
+	}
 	if (rep.ItemsBefore > 0 || o.Resume) && !o.Shard.Sharded() { // to find the items this run (this job) did not write; a shard's job is all shards
 		w.written = newKeySet()
 		defer w.written.close() // its files

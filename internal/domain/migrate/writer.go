@@ -100,6 +100,9 @@ type writer struct {
 	written *keySet     // digests of the keys written; nil: not kept
 	coll    *collisions // told of the keys of items DynamoDB refuses; nil: none
 	to      sink        // where the pipeline's batches go instead (sink.go); nil: DynamoDB, through w
+	// doubted records the items of a request that may be carried out
+	// after the writer gave up on it (followdoubt.go); nil: not recorded.
+	doubted func([]pending) error
 }
 
 func newWriter(o Options, c *counters, rej *rejects) *writer {
@@ -288,6 +291,11 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 		throttled := false
 		if err != nil && mayHaveActed(err) {
 			doubt = true
+			if w.doubted != nil && !items[0].del {
+				if derr := w.doubted(items); derr != nil {
+					return false, derr
+				}
+			}
 		}
 		switch {
 		case err == nil:

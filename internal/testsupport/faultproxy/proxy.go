@@ -2,6 +2,7 @@ package faultproxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -60,13 +61,19 @@ const (
 	// only; a request the proxy cannot read is forwarded for DynamoDB to
 	// answer.
 	Discard
+	// Stale holds the request until Rule.Release is closed (or, when it
+	// is nil, for Rule.Delay) and then forwards it, whether or not the
+	// client still waits: a request DynamoDB received and carries out long
+	// after the client gave up on it and went on. The client gets the
+	// answer if it is still there.
+	Stale
 )
 
 var faultNames = map[Fault]string{
 	Unprocessed: "unprocessed", Throttle: "throttle", Throttling: "throttling",
 	InternalError: "internal-error", Unavailable: "unavailable",
 	DropBefore: "drop-before", DropAfter: "drop-after", Delay: "delay", Lag: "lag",
-	Discard: "discard",
+	Discard: "discard", Stale: "stale",
 }
 
 func (f Fault) String() string {
@@ -113,6 +120,8 @@ type Rule struct {
 	Random bool
 	// Delay (Delay) is how long to hold the request before forwarding it.
 	Delay time.Duration
+	// Release (Stale), when set, holds the request until it is closed.
+	Release <-chan struct{}
 }
 
 type rule struct {
@@ -345,6 +354,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.pass(w, r, op, body)
+	case Stale:
+		p.injected(rl.Fault)
+		p.stale(w, r, op, body, rl)
 	case Unprocessed:
 		if op == BatchGetItem {
 			p.unprocessedKeys(w, r, op, body, rl, seed)
@@ -356,6 +368,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Discard:
 		p.discard(w, r, op, body)
 	}
+}
+
+// stale holds the request as Rule says, then forwards it even when the
+// client has gone (Stale). A test that gives Release must close it before
+// it ends: the request is held until then.
+func (p *Proxy) stale(w http.ResponseWriter, r *http.Request, op string, body []byte, rl Rule) {
+	if rl.Release != nil {
+		<-rl.Release
+	} else {
+		t := time.NewTimer(rl.Delay)
+		<-t.C
+	}
+	resp, err := p.forward(r.WithContext(context.WithoutCancel(r.Context())), op, body)
+	if err != nil || r.Context().Err() != nil {
+		return // the client has gone: DynamoDB acted all the same
+	}
+	resp.write(w, false)
 }
 
 // pass forwards the request and copies the answer back.
