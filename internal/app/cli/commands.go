@@ -414,6 +414,7 @@ start).`,
 				c = append(c, "--slot and --publication need --follow")
 			}
 			s3f.check(&c, cmd, &m)
+			o.out.outsideObjects(&c, m.To)
 			migrateFiles(&m, &o, d.table, cmd.Flags().Changed("rejects")).check(&c)
 			if m.DeleteStale && !m.AllowNonEmpty && !m.Resume {
 				c = append(c, "--delete-stale needs --allow-non-empty: without it migrate writes only into an empty table, where nothing is stale")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,33 @@ func TestS3UsageErrors(t *testing.T) {
 		code, _, errOut := remodel(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestS3OutputFileUnderPrefix: a report of --output-file where the objects
+// of --to file:// go (named as the job's manifest, which it would replace,
+// or under the prefix, where ImportTable would import it) is refused as
+// the checkpoint and rejects file are, before anything is opened; a
+// report beside them is not.
+func TestS3OutputFileUnderPrefix(t *testing.T) {
+	t.Setenv("REMODEL_SOURCE", "")
+	dir := t.TempDir()
+	to := "file://" + dir + "/p/"
+	for _, c := range []struct {
+		file    string
+		refused bool
+	}{
+		{"json=" + filepath.Join(dir, "p.remodel-manifest.json"), true},
+		{filepath.Join(dir, "p.shard-1-of-2.remodel-manifest.json"), true},
+		{"text=" + filepath.Join(dir, "p", "report.txt"), true},
+		{filepath.Join(dir, "report.json"), false},
+		{filepath.Join(dir, "q.json"), false},
+	} {
+		code, _, errOut := remodel(t, "migrate", "--to", to, "--output-file", c.file)
+		under := strings.Contains(errOut, "is under "+to+" or one of its manifests")
+		if under != c.refused || c.refused && code != 2 {
+			t.Errorf("--output-file %s: exit %d, %q; want it refused: %v", c.file, code, errOut, c.refused)
 		}
 	}
 }

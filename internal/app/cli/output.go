@@ -9,6 +9,9 @@ import (
 	"unicode"
 
 	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/internal/domain/s3out"
 )
 
 // outputFlags is the one output flag scheme of every command, as the AWS
@@ -90,6 +93,22 @@ func (f *outputFlags) writes(fs *files) {
 	for i, of := range f.toFiles {
 		if of.path != "-" {
 			fs.write(f.fileFlags[i], of.path)
+		}
+	}
+}
+
+// outsideObjects adds to c every file the flags write that is where the
+// objects of --to go (migrate.OutsideObjects: under a local directory's
+// prefix, or named as one of its manifests), as migrate refuses its
+// checkpoint and rejects file there: a report would be imported as data,
+// or replace the job's manifest.
+func (f *outputFlags) outsideObjects(c *checks, to *s3out.Location) {
+	for i, of := range f.toFiles {
+		if of.path == "-" {
+			continue
+		}
+		if err := migrate.OutsideObjects(to, "report file ("+f.fileFlags[i]+")", of.path); err != nil {
+			*c = append(*c, err.Error())
 		}
 	}
 }

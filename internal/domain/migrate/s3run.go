@@ -104,6 +104,23 @@ func (tr *tracker) loadS3(ck *checkpointFile, path string) error {
 	return nil
 }
 
+// OutsideObjects refuses a file of the run's own (what names it: its
+// checkpoint, rejects file, a report of --output-file) at path when it is
+// where the objects of to go: under its local directory's prefix, where
+// ImportTable would import it and a resume finds a file remodel did not
+// write, or named as one of its manifests, which the run replaces or
+// which replaces them. An S3 location (to not a local directory) holds no
+// local file: nothing is refused.
+func OutsideObjects(to *s3out.Location, what, path string) error {
+	if to == nil || path == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(path); err == nil && s3out.UnderPrefix(*to, abs) {
+		return fmt.Errorf("migrate: the %s %s is under %s or one of its manifests: ImportTable's objects go there alone; give another path", what, path, to)
+	}
+	return nil
+}
+
 // refuseS3 refuses what the S3 route cannot do.
 func refuseS3(o Options) error {
 	var bad []string
@@ -129,12 +146,9 @@ func refuseS3(o Options) error {
 		if o.Import || o.ShardsDone > 0 {
 			return fmt.Errorf("migrate: --import does not go with a local directory (--to %s): ImportTable reads its objects from S3; write them to S3 (--to s3://bucket/prefix/ --import), or copy the directory to an S3 prefix first", o.To)
 		}
-		// No output of the run goes where the route lists or writes: the
-		// prefix would hold a file remodel did not write (refused on a
-		// resume), or a manifest would replace it.
 		for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
-			if abs, err := filepath.Abs(p.path); err == nil && p.path != "" && s3out.UnderPrefix(*o.To, abs) {
-				return fmt.Errorf("migrate: the %s %s is under %s or one of its manifests: ImportTable's objects go there alone; give another path", p.what, p.path, o.To)
+			if err := OutsideObjects(o.To, p.what, p.path); err != nil {
+				return err
 			}
 		}
 	}
