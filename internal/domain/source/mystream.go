@@ -55,6 +55,14 @@ import (
 //     zeros of the column's scale), and that text goes through decodeText
 //     as ScanTable's does, zero dates included; ENUM and SET arrive as an
 //     index and a bitmap, mapped through the column's members.
+//   - Every rows event of a followed table is checked (mystream_check.go):
+//     an image without every column (a session's binlog_row_image MINIMAL
+//     or NOBLOB), a partial JSON value or other columns than remodel read
+//     stop the stream with a *StopError. Compressed events (MySQL's
+//     transaction payloads, MariaDB's log_bin_compress) are decompressed
+//     by go-mysql and handled as the others.
+//   - Where the stream stands against the server (Head, Status) is in
+//     mystream_head.go.
 
 // myHeartbeat is how often the server is asked to send a heartbeat on a
 // binlog stream that has nothing to send; a stream silent for
@@ -574,15 +582,16 @@ func (s *mySource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 		return nil, err
 	}
 	st := &myStream{
-		src:    s,
-		slot:   o.Slot,
-		maria:  maria,
-		id:     mySlotServerID(o.Slot, serverID),
-		tables: map[string]*myFollowed{},
-		acked:  from,
-		handed: from,
-		source: from,
-		part:   o.txnPart(),
+		src:      s,
+		slot:     o.Slot,
+		maria:    maria,
+		id:       mySlotServerID(o.Slot, serverID),
+		tables:   map[string]*myFollowed{},
+		acked:    from,
+		handed:   from,
+		source:   from,
+		received: from,
+		part:     o.txnPart(),
 	}
 	for _, t := range o.Tables {
 		f := &myFollowed{t: t}
@@ -640,11 +649,16 @@ type myStream struct {
 	inPayload bool
 	part      int // how many changes a part holds (FollowOptions.TxnPart)
 
-	mu      sync.Mutex
-	acked   binlogPos // what the follower applied (Ack)
-	handed  binlogPos // the end of the last whole transaction received
-	source  binlogPos // the last event's position
-	pending []myPending
+	mu     sync.Mutex
+	acked  binlogPos // what the follower applied (Ack)
+	handed binlogPos // the end of the last whole transaction received
+	source binlogPos // the last event's position
+	// received is where every event before is received whole: the end of
+	// the last event after which no transaction was open (a transaction's
+	// end, a heartbeat), with the GTID state there.
+	received binlogPos
+	pending  []myPending
+	heads    myHeads // the server's head as Head read it
 }
 
 type myPending struct {
@@ -766,23 +780,6 @@ func (st *myStream) Ack(p Position) {
 	}
 }
 
-// Status is the stream's lag: the source's position is that of the last
-// event received (the server sends every event of its binlog, so it is
-// where the server is, but for what is on its way).
-func (st *myStream) Status() StreamStatus {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	src := st.source
-	if src.compare(st.handed) < 0 {
-		src = st.handed
-	}
-	s := StreamStatus{Source: Position(binlogPos{File: src.File, Pos: src.Pos}.String()), Applied: Position(st.acked.String())}
-	if len(st.pending) > 0 {
-		s.Behind = time.Since(st.pending[0].commit)
-	}
-	return s
-}
-
 // Next returns the next committed transaction with changes of the followed
 // tables.
 func (st *myStream) Next(ctx context.Context) (*Txn, error) {
@@ -797,11 +794,47 @@ func (st *myStream) Next(ctx context.Context) (*Txn, error) {
 			}
 			continue
 		}
-		txn, err := st.event(ev, 0)
+		txn, err := st.handle(ev)
 		if err != nil || txn != nil {
 			return txn, err
 		}
 	}
+}
+
+// handle handles one event received (event), then records what it
+// settles.
+func (st *myStream) handle(ev *replication.BinlogEvent) (*Txn, error) {
+	txn, err := st.event(ev, 0)
+	if err != nil {
+		return nil, err
+	}
+	st.settle(ev)
+	return txn, nil
+}
+
+// settle records that every event up to the end of ev is received whole,
+// when it left no transaction open: after a transaction's end, and at a
+// heartbeat, which carries the position an idle server is at. (received
+// is written only by the goroutine of Next.)
+func (st *myStream) settle(ev *replication.BinlogEvent) {
+	h := ev.Header
+	end := h.LogPos
+	if hb, ok := ev.Event.(*replication.HeartbeatEvent); ok && end == 0 && hb.Offset <= math.MaxUint32 {
+		end = uint32(hb.Offset) // HEARTBEAT_LOG_EVENT_V2
+	}
+	if st.cur != nil || end == 0 || h.Flags&replication.LOG_EVENT_ARTIFICIAL_F != 0 || h.EventType == replication.ROTATE_EVENT {
+		return
+	}
+	p := binlogPos{File: st.file, Pos: end}
+	if p.compare(st.received) <= 0 {
+		return
+	}
+	if st.gtid != nil {
+		p.GTID = st.gtid.String()
+	}
+	st.mu.Lock()
+	st.received = p
+	st.mu.Unlock()
 }
 
 // broken handles the error that ended the syncer: a connection that broke
@@ -852,11 +885,18 @@ func (st *myStream) event(ev *replication.BinlogEvent, end uint32) (*Txn, error)
 			st.mu.Unlock()
 		}
 	}
+	if h.EventType == replication.INCIDENT_EVENT {
+		return nil, st.incident(ev)
+	}
 	if h.EventType == replication.XA_PREPARE_LOG_EVENT {
 		// The changes of a prepared XA transaction commit later, alone
 		// (XA COMMIT): read again now, the rows would not show them.
 		if st.cur != nil && len(st.cur.Changes) > 0 {
-			return nil, fmt.Errorf("source: a prepared XA transaction changed %s: following XA transactions is not supported (their changes commit apart from their rows in the binlog); migrate again", st.cur.Changes[0].Table.QualifiedName())
+			return nil, &StopError{
+				Table: st.cur.Changes[0].Table.QualifiedName(),
+				What:  "a prepared XA transaction changed it: following XA transactions is not supported (their changes commit apart from their rows in the binlog)",
+				Fix:   "migrate again",
+			}
 		}
 		return st.commit(h, end)
 	}
@@ -890,15 +930,45 @@ func (st *myStream) event(ev *replication.BinlogEvent, end uint32) (*Txn, error)
 		st.cur.parts++
 		return p, nil
 	case *replication.TransactionPayloadEvent:
-		st.inPayload = true
-		defer func() { st.inPayload = false }()
-		for _, inner := range e.Events {
-			if txn, err := st.event(inner, end); err != nil || txn != nil {
-				return txn, err // a payload holds one transaction
-			}
-		}
+		return st.payload(h, e, end)
 	}
 	return nil, nil
+}
+
+// payload handles the events of a compressed transaction payload (MySQL's
+// binlog_transaction_compression; go-mysql decompresses it): one
+// transaction, handed out whole, every event of it handled.
+func (st *myStream) payload(h *replication.EventHeader, e *replication.TransactionPayloadEvent, end uint32) (*Txn, error) {
+	if len(e.Events) == 0 && e.UncompressedSize > 0 {
+		return nil, fmt.Errorf("source: a compressed transaction of the binlog of %s (%s, before %d) was decoded into no event", st.src.where(), st.file, h.LogPos)
+	}
+	st.inPayload = true
+	defer func() { st.inPayload = false }()
+	var out *Txn
+	for _, inner := range e.Events {
+		txn, err := st.event(inner, end)
+		if err != nil {
+			return nil, err
+		}
+		if txn != nil && out != nil {
+			return nil, fmt.Errorf("source: a compressed transaction of the binlog of %s (%s, before %d) holds more than one transaction", st.src.where(), st.file, h.LogPos)
+		}
+		if txn != nil {
+			out = txn
+		}
+	}
+	return out, nil
+}
+
+// incident is the error of an incident event: the server wrote it where
+// changes may be missing from its binlog (LOST_EVENTS), and a replica
+// stops there.
+func (st *myStream) incident(ev *replication.BinlogEvent) error {
+	msg := ""
+	if g, ok := ev.Event.(*replication.GenericEvent); ok && len(g.Data) >= 3 && len(g.Data) >= 3+int(g.Data[2]) {
+		msg = ": " + string(g.Data[3:3+int(g.Data[2])])
+	}
+	return fmt.Errorf("source: the binlog of %s has an incident at %s:%d (changes may be missing from it%s): following cannot go past it; migrate again", st.src.where(), st.file, ev.Header.LogPos, msg)
 }
 
 // mysqlGTID adds a MySQL GTID event's transaction to the GTID state.
@@ -961,12 +1031,16 @@ func (st *myStream) checkStatement(db, q string) error {
 	case "TRUNCATE":
 		schema, table := truncatedTable(rest, db)
 		if f := st.followed(schema, table); f != nil {
-			return fmt.Errorf("source: %s was truncated: following a TRUNCATE is not supported (its items would stay); migrate again", f.t.QualifiedName())
+			return &StopError{Table: f.t.QualifiedName(), What: "it was truncated: following a TRUNCATE is not supported (its items would stay)", Fix: "migrate again"}
 		}
 	case "INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD":
 		for _, f := range st.tables {
 			if mentions(q, f.t.Name) && (strings.EqualFold(db, f.t.Schema) || mentions(q, f.t.Schema)) {
-				return fmt.Errorf("source: a change of %s was logged as a statement, not as rows (a session with binlog_format other than ROW): its rows cannot be followed; make every session use ROW and migrate again (statement: %.200s)", f.t.QualifiedName(), q)
+				return &StopError{
+					Table: f.t.QualifiedName(),
+					What:  fmt.Sprintf("a change of it was logged as a statement, not as rows (a session with binlog_format other than ROW): its rows cannot be followed (statement: %.200s)", q),
+					Fix:   "make every session use binlog_format=ROW and migrate again",
+				}
 			}
 		}
 	}
@@ -1001,12 +1075,11 @@ func (st *myStream) commit(h *replication.EventHeader, end uint32) (*Txn, error)
 	st.retries = 0
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	nothingPending := len(st.pending) == 0 && st.acked.compare(st.handed) >= 0
 	st.handed = pos
-	if cur == nil || len(cur.Changes) == 0 && cur.parts == 0 { // nothing of the followed tables: applied as it is
-		if nothingPending {
-			st.acked = pos
-		}
+	if pos.compare(st.received) > 0 {
+		st.received = pos
+	}
+	if cur == nil || len(cur.Changes) == 0 && cur.parts == 0 { // nothing of the followed tables: applied as it is (Status)
 		return nil, nil
 	}
 	txn := cur.Txn
@@ -1016,48 +1089,39 @@ func (st *myStream) commit(h *replication.EventHeader, end uint32) (*Txn, error)
 	return &txn, nil
 }
 
-// rows adds the changes of a rows event of a followed table.
+// rows adds the changes of a rows event of a followed table, after
+// checking that its images are whole rows of the table remodel read.
 func (st *myStream) rows(h *replication.EventHeader, e *replication.RowsEvent) error {
 	if e.Table == nil {
-		return nil
+		return fmt.Errorf("source: the binlog of %s has a %s without its table (table id %d, %s before %d)", st.src.where(), h.EventType, e.TableID, st.file, h.LogPos)
 	}
 	f := st.tables[string(e.Table.Schema)+"."+string(e.Table.Table)]
 	if f == nil {
 		return nil
 	}
-	if int(e.Table.ColumnCount) != len(f.stored) {
-		return fmt.Errorf("source: the binlog has %d columns for %s, which had %d when remodel read its schema: it was altered; migrate again", e.Table.ColumnCount, f.t.QualifiedName(), len(f.stored))
-	}
-	if names := e.Table.ColumnNameString(); len(names) == len(f.stored) { // binlog_row_metadata=FULL
-		for i, j := range f.stored {
-			if !strings.EqualFold(names[i], f.t.Columns[j].Name) {
-				return fmt.Errorf("source: column %d of %s is %s in the binlog, %s when remodel read its schema: it was altered; migrate again", i+1, f.t.QualifiedName(), names[i], f.t.Columns[j].Name)
-			}
-		}
-	}
-	if st.cur == nil {
-		st.cur = &myTxn{}
-	}
 	kind := e.Type()
 	if h.EventType == replication.PARTIAL_UPDATE_ROWS_EVENT {
 		kind = replication.EnumRowsEventTypeUpdate
 	}
-	full := func(i int) bool { return i >= len(e.SkippedColumns) || len(e.SkippedColumns[i]) == 0 }
+	if err := f.checkRows(h, e, kind); err != nil {
+		return err
+	}
+	if st.cur == nil {
+		st.cur = &myTxn{}
+	}
 	switch kind {
 	case replication.EnumRowsEventTypeInsert:
 		for _, r := range e.Rows {
 			st.cur.Changes = append(st.cur.Changes, Change{Table: f.t, Kind: Insert, New: f.row(r)})
 		}
 	case replication.EnumRowsEventTypeDelete:
-		for i, r := range e.Rows {
-			st.cur.Changes = append(st.cur.Changes, Change{Table: f.t, Kind: Delete, Old: f.row(r), OldFull: full(i)})
+		for _, r := range e.Rows {
+			st.cur.Changes = append(st.cur.Changes, Change{Table: f.t, Kind: Delete, Old: f.row(r), OldFull: true})
 		}
 	case replication.EnumRowsEventTypeUpdate:
 		for i := 0; i+1 < len(e.Rows); i += 2 {
-			st.cur.Changes = append(st.cur.Changes, Change{Table: f.t, Kind: Update, Old: f.row(e.Rows[i]), OldFull: full(i), New: f.row(e.Rows[i+1])})
+			st.cur.Changes = append(st.cur.Changes, Change{Table: f.t, Kind: Update, Old: f.row(e.Rows[i]), OldFull: true, New: f.row(e.Rows[i+1])})
 		}
-	default:
-		return fmt.Errorf("source: the binlog has a rows event of a kind remodel does not know (%s) for %s", h.EventType, f.t.QualifiedName())
 	}
 	return nil
 }
@@ -1329,8 +1393,3 @@ var (
 	_ Follower = (*mySource)(nil)
 	_ Stream   = (*myStream)(nil)
 )
-
-// Head is where the server's binlog ends now (SHOW MASTER STATUS).
-func (st *myStream) Head(ctx context.Context) (Position, error) {
-	return "", errors.New("source: reading the binlog's head: not written yet")
-}

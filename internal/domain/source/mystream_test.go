@@ -322,7 +322,9 @@ func TestMyStreamFollow(t *testing.T) {
 		t.Errorf("status after Ack(%s): %+v", multi.End, s)
 	}
 	st.Ack(single.End)
-	if s := st.Status(); s.Behind != 0 || s.Applied != single.End {
+	// With nothing left to acknowledge, Applied is all that was received
+	// (the server's other databases write too).
+	if s := st.Status(); s.Behind != 0 || mustBinlogPos(t, s.Applied).compare(sp) < 0 {
 		t.Errorf("status after the last Ack: %+v", s)
 	}
 	st.Close()
@@ -700,4 +702,13 @@ func cmpInt(a, b int) int {
 		return 1
 	}
 	return 0
+}
+
+func mustBinlogPos(t *testing.T, p Position) binlogPos {
+	t.Helper()
+	pos, err := parseBinlogPos(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
 }
