@@ -41,7 +41,8 @@ func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil {
+	var behind *migrate.StoppedBehindError
+	if ctx.Err() != nil && !errors.As(err, &behind) { // a follower stopped behind says so, and is no clean stop
 		msg := "interrupted"
 		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 			msg += " (" + cause.Error() + ")"

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/remodel-dev/remodel/internal/domain/progress"
 )
 
 // openPTY opens a pseudo-terminal of 120 columns: the program's end (a
@@ -134,7 +136,12 @@ func TestFollowBarsOnTerminal(t *testing.T) {
 	pr.Print(followState(time.Second, 0, "0/2443CA8", "0/2443CA8", 0, 0, false))
 	shows("applied 0/2443CA8, source at 0/2443CA8, 0.0s behind, 0 changes (0/s), 0 rejected")
 	pr.Print(followState(6*time.Second, 61, "0/24476A0", "0/24475E0", 345*time.Millisecond, 58.04, false))
-	shows("applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 0 rejected")
+	shows("behind: applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 0 rejected")
+	stalled := followState(9*time.Second, 61, "0/24476A0", "0/24475E0", 9*time.Second, 0, false)
+	lag := stalled.Phases[len(stalled.Phases)-1].Lag
+	lag.State, lag.Cause = progress.LagStalled, "source silent"
+	pr.Print(stalled)
+	shows("stalled: applied 0/24475E0, source at 0/24476A0, 9.0s behind, 61 changes (0/s) (source silent)")
 	pr.Close(followState(65*time.Second, 130, "0/2449A10", "0/2449A10", 0, 0, true))
 	term.Close()
 	if err := <-read; err != nil && !errors.Is(err, syscall.EIO) {

@@ -46,6 +46,10 @@ type JSONLine struct {
 // (0: nothing waits), the changes applied since the phase began, and how
 // many per second over the last 5 seconds.
 type JSONFollow struct {
+	// State is "caught up", "behind" or "stalled"; Cause why it stalls
+	// or what holds it back, when known.
+	State       string  `json:"state"`
+	Cause       string  `json:"cause,omitempty"`
 	Source      string  `json:"source"`
 	Applied     string  `json:"applied"`
 	Behind      float64 `json:"behind_s"`
@@ -129,7 +133,7 @@ func phaseLine(s progress.State, p progress.PhaseState, event string) JSONLine {
 		l.Tallies[t.Name] = t.Count
 	}
 	if g := p.Lag; g != nil {
-		l.Follow = &JSONFollow{Source: g.Source, Applied: g.Applied, Behind: seconds(g.Behind), Changes: g.Changes, ChangesPerS: round(g.PerSecond, 10)}
+		l.Follow = &JSONFollow{State: g.State, Cause: g.Cause, Source: g.Source, Applied: g.Applied, Behind: seconds(g.Behind), Changes: g.Changes, ChangesPerS: round(g.PerSecond, 10)}
 	}
 	return l
 }

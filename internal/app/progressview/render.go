@@ -92,8 +92,16 @@ func duration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// lag words a following phase's lag: "applied 0/24475E0, source at
-// 0/24476A0, 0.3s behind, 61 changes (58/s)".
+// lag words a following phase's lag: "behind: applied 0/24475E0, source
+// at 0/24476A0, 0.3s behind, 61 changes (58/s)", its state first and the
+// cause of a stall (or what holds it back) last.
 func lag(l *progress.LagState) string {
-	return fmt.Sprintf("applied %s, source at %s, %.1fs behind, %d changes (%.0f/s)", l.Applied, l.Source, l.Behind.Seconds(), l.Changes, l.PerSecond)
+	s := fmt.Sprintf("applied %s, source at %s, %.1fs behind, %d changes (%.0f/s)", l.Applied, l.Source, l.Behind.Seconds(), l.Changes, l.PerSecond)
+	if l.State != "" {
+		s = l.State + ": " + s
+	}
+	if l.Cause != "" {
+		s += " (" + l.Cause + ")"
+	}
+	return s
 }

@@ -64,8 +64,17 @@ func followState(elapsed time.Duration, changes int64, source, applied string, b
 	s.Phases = append(s.Phases, progress.PhaseState{Name: "follow", Unit: "changes", Elapsed: elapsed, Ended: end,
 		Tasks:   []progress.TaskState{{Name: "stream", Done: changes, Total: progress.Unknown, Elapsed: elapsed}},
 		Tallies: []progress.TallyState{{Name: "rejected", Count: changes / 100}},
-		Lag:     &progress.LagState{Lag: progress.Lag{Source: source, Applied: applied, Behind: behind}, Changes: changes, PerSecond: perSecond}})
+		Lag:     &progress.LagState{Lag: progress.Lag{Source: source, Applied: applied, Behind: behind, State: lagState(source, applied)}, Changes: changes, PerSecond: perSecond}})
 	return s
+}
+
+// lagState is the state of a lag in these tests: caught up when applied is
+// the source's position.
+func lagState(source, applied string) string {
+	if source == applied {
+		return progress.LagCaughtUp
+	}
+	return progress.LagBehind
 }
 
 // ended is the state with the copy phase ended complete: every total exact.
@@ -164,8 +173,8 @@ migrate copy: 3606 rows, 225 rows/s, 16s elapsed, 1 rejected, 25 retries; person
 migrate copy: done: 4996 rows in 25s (200 rows/s), 1 rejected, 37 retries
 verify items: 700 of 1000 rows (70.0%), 57 rows/s, ETA 5s, 12s elapsed, 0 retries; user 700 of 1000
 verify items: stopped after 12s: 700 of 1000 rows, 0 retries
-migrate follow: applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 6s elapsed, 0 rejected
-migrate follow: stopped after 1m5s: applied 0/2449A10, source at 0/2449A10, 0.0s behind, 130 changes (0/s), 1 rejected
+migrate follow: behind: applied 0/24475E0, source at 0/24476A0, 0.3s behind, 61 changes (58/s), 6s elapsed, 0 rejected
+migrate follow: stopped after 1m5s: caught up: applied 0/2449A10, source at 0/2449A10, 0.0s behind, 130 changes (0/s), 1 rejected
 `
 	if got := b.String(); got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)

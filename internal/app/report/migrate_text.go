@@ -42,6 +42,9 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 		migrateS3Lines(w, r)
 	case r.TableGone:
 		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
+	case r.Partial && r.Checkpoint != "" && r.FollowSlot != "" && r.Follow == nil:
+		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --follow --resume --checkpoint %s%s finishes the copy and then applies every change since its snapshot (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
+		fmt.Fprintf(w, "  %s\n", keptChanges(r))
 	case r.Partial && r.Checkpoint != "":
 		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
 	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
@@ -57,8 +60,11 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	}
 	if f := r.Follow; f != nil {
 		how := "stopped"
-		if f.Stopped {
-			how = "stopped by a signal, as it should"
+		switch {
+		case f.Stopped && f.CaughtUp:
+			how = "stopped by a signal once every change committed before the stop was applied"
+		case f.Stopped:
+			how = "stopped by a signal before every change committed before the stop was applied (the error says why)"
 		}
 		from := "its binlog"
 		if f.Publication != "" {
@@ -77,8 +83,18 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 				fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d %10d %10d\n", d.Entity, d.Rows, d.Items, d.Unchanged, d.Puts, d.Deletes, d.Rejected)
 			}
 		}
-		if r.Checkpoint != "" {
-			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s drops the slot when the migration is over\n", r.Checkpoint, resumeArgs(r), r.Checkpoint)
+		if f.Redone > 0 {
+			fmt.Fprintf(w, "  %d rows of copy requests in doubt (no answer, or one that does not say whether DynamoDB wrote them) written again from the source at the stop\n", f.Redone)
+		}
+		switch {
+		case r.Checkpoint == "":
+		case r.TableGone:
+			fmt.Fprintf(w, "  remodel follow-cleanup --checkpoint %s ends the followed migration (%s)\n", r.Checkpoint, cleanupDoes(r))
+		default:
+			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s %s when the migration is over\n", r.Checkpoint, resumeArgs(r), r.Checkpoint, cleanupDoes(r))
+			if f.Publication != "" {
+				fmt.Fprintf(w, "  %s\n", keptChanges(r))
+			}
 		}
 	}
 	if r.Earlier != nil {
@@ -128,6 +144,23 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 
 // resumeArgs is what the resume hints add to the checkpoint: " --table T"
 // when the run was given --table T, and a shard's --shard and --job.
+// keptChanges says what keeps a followed migration's changes until it goes
+// on, and what that costs the source.
+func keptChanges(r *migrate.Report) string {
+	if r.FollowKeeps {
+		return fmt.Sprintf("replication slot %s keeps the changes since the copy's snapshot, and holds the source's WAL from there until the migration goes on or remodel follow-cleanup drops it", r.FollowSlot)
+	}
+	return "the source's binlog keeps the changes since the copy's snapshot only until it is purged (binlog_expire_logs_seconds): go on before that"
+}
+
+// cleanupDoes says what follow-cleanup does for the run's engine.
+func cleanupDoes(r *migrate.Report) string {
+	if r.FollowKeeps {
+		return "drops the slot " + r.FollowSlot
+	}
+	return "removes what remodel keeps; the binlog keeps no position for remodel"
+}
+
 func resumeArgs(r *migrate.Report) string {
 	if r.TableFlag == "" {
 		return shardArgs(r)

@@ -93,6 +93,9 @@ type followState struct {
 	Applied            string `json:"applied,omitempty"`
 	// Doubtful are the rows of copy requests in doubt (followdoubt.go).
 	Doubtful []doubtRow `json:"doubtful,omitempty"`
+	// Refused says why the follower stopped on a change it cannot follow
+	// (a source.StopError): --follow --resume is refused with it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // checkpointEntity is the progress of one entity, or of one key range of

@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -70,6 +72,10 @@ type FollowReport struct {
 	// Diffed is what the diff pass did, when the follower stopped, for
 	// each entity read from a view or a query.
 	Diffed []FollowDiff `json:"diffed,omitempty"`
+	// CaughtUp: the stop came when everything the source committed before
+	// it was applied (the cutover condition); false after a stop that was
+	// not drained, or with an error.
+	CaughtUp bool `json:"caught_up"`
 	// Redone counts the rows of copy requests in doubt written again at
 	// the stop (followdoubt.go).
 	Redone int `json:"redone,omitempty"`
@@ -217,104 +223,238 @@ type follower struct {
 	// items is about how many items the table holds (what the copy
 	// wrote), for the diff pass's scan.
 	items int64
+	acked string // the last position given to the stream's Ack
+	// The batch being applied (f.mu): its transactions (0: none), since
+	// when, and the writer's retries then (followwatch.go).
+	busyTxns    int
+	busySince   time.Time
+	busyRetries int64
 }
 
-// follow applies the stream's transactions until ctx is done (a clean
-// stop: nil) or an error stops it.
+// follow applies the stream's transactions until ctx is done or an error
+// stops it. A signal (ctx canceled, not a lost lock) is a cutover: the
+// follower drains (drain) and returns nil only once everything the
+// source committed before the stop is in the table.
 func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 	txns := make(chan *source.Txn, 64)
-	recv, stopRecv := context.WithCancel(ctx)
+	// The receiver runs on through a drain after the signal; it is
+	// stopped, and waited for, however follow ends.
+	recv, stopRecv := context.WithCancel(context.WithoutCancel(ctx))
 	var recvErr error
 	var wg sync.WaitGroup
-	// However the loop below ends (an error applying a batch too), the
-	// receiver is stopped before it is waited for: it may be waiting for
-	// the stream's next transaction.
 	defer func() {
 		stopRecv()
 		wg.Wait()
 	}()
 	wg.Add(1)
-	go func() { // the receiver: reads the stream as fast as it comes
+	go func() {
 		defer wg.Done()
 		defer close(txns)
-		ka, _ := stream.(source.KeepAliver)
-		tick := time.NewTicker(2 * time.Second)
-		defer tick.Stop()
-		for {
-			t, err := stream.Next(recv)
-			if err != nil {
-				if recv.Err() == nil {
-					recvErr = err
-				}
-				return
+		if err := receive(recv, stream, txns); err != nil && recv.Err() == nil {
+			recvErr = err
+		}
+	}()
+	for {
+		batch, ok := f.gather(ctx, txns, followIdle)
+		if !ok {
+			if ctx.Err() != nil {
+				break
 			}
-			for sent := false; !sent; {
-				select {
-				case txns <- t:
-					sent = true
-				case <-recv.Done():
-					return
-				case <-tick.C: // the applier is busy: the source must not take the stream for dead
-					if ka != nil {
-						if err := ka.KeepAlive(recv); err != nil && recv.Err() == nil {
-							recvErr = err
-							return
-						}
+			return recvErr
+		}
+		if err := f.applyBatch(ctx, stream, batch); err != nil {
+			if ctx.Err() != nil {
+				// Not acknowledged: the drain applies it again.
+				return f.stop(ctx, stream, txns, batch, &recvErr)
+			}
+			return err
+		}
+	}
+	return f.stop(ctx, stream, txns, nil, &recvErr)
+}
+
+// receive reads the stream as fast as it comes and hands its transactions
+// over; while the applier is busy it keeps the stream alive.
+func receive(ctx context.Context, stream source.Stream, txns chan<- *source.Txn) error {
+	ka, _ := stream.(source.KeepAliver)
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		t, err := stream.Next(ctx)
+		if err != nil {
+			return err
+		}
+		for sent := false; !sent; {
+			select {
+			case txns <- t:
+				sent = true
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C: // the source must not take the stream for dead
+				if ka != nil {
+					if err := ka.KeepAlive(ctx); err != nil {
+						return err
 					}
 				}
 			}
 		}
-	}()
-	for {
-		batch, ok := f.gather(ctx, txns)
-		if !ok {
-			stopRecv()
-			wg.Wait()
-			if ctx.Err() != nil {
-				f.rep.Stopped = true
-				return nil
-			}
-			return recvErr
-		}
-		if err := f.apply(ctx, batch); err != nil {
-			if ctx.Err() != nil {
-				f.rep.Stopped = true
-				return nil // the batch is not acknowledged: it is applied again on resume
-			}
+	}
+}
+
+// followIdle is how long the follower waits for a transaction before it
+// records what the stream says is applied without one (a transaction of
+// no followed table).
+const followIdle = time.Second
+
+// followDrain is how long a stopped follower waits for what the source
+// committed before the stop (a variable for the tests).
+var followDrain = 30 * time.Second
+
+// applyBatch applies a batch (empty: none came) and records how far the
+// changes are applied: in the checkpoint first, then in the stream, which
+// tells the source (so the source never keeps less than the checkpoint
+// needs).
+func (f *follower) applyBatch(ctx context.Context, stream source.Stream, batch []*source.Txn) error {
+	var end source.Position
+	if len(batch) > 0 {
+		f.busy(len(batch))
+		err := f.apply(ctx, batch)
+		f.busy(0)
+		if err != nil {
 			return err
 		}
 		// The end of the last whole transaction: a part of a larger one
 		// (source.MaxTxnPart) has none, and its transaction is applied
 		// whole again after a stop before its last part.
-		var end source.Position
 		for _, t := range batch {
 			if t.End != "" {
 				end = t.End
 			}
 		}
-		if end == "" {
-			continue
+	}
+	if end == "" {
+		// Nothing whole applied: what the stream says is applied (past
+		// the transactions of no followed table), when it moved.
+		if end = stream.Status().Applied; end == "" || string(end) == f.acked {
+			return nil
 		}
-		stream.Ack(end)
-		f.mu.Lock()
-		f.rep.Applied = string(end)
-		f.mu.Unlock()
-		if f.tr != nil {
-			f.tr.followApplied(end)
+	}
+	f.mu.Lock()
+	f.rep.Applied = string(end)
+	f.mu.Unlock()
+	f.acked = string(end)
+	if f.tr != nil {
+		f.tr.followApplied(end)
+		if err := f.tr.save(); err != nil {
+			return err
 		}
+	}
+	stream.Ack(end)
+	return nil
+}
+
+// busy records that a batch of n transactions is being applied (0: none),
+// for the watch's word on a stall.
+func (f *follower) busy(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.busyTxns = n
+	if n > 0 {
+		f.busySince = time.Now()
+		f.busyRetries = f.w.c.retries.Load()
 	}
 }
 
-// gather waits for a transaction, then takes the ones that come within
-// followGather, up to the batch size; false when the stream ended.
-func (f *follower) gather(ctx context.Context, txns <-chan *source.Txn) ([]*source.Txn, bool) {
+// stop is the follower's end after ctx is done. A lost lock stops it at
+// once. A signal drains it: the source's head is read, and the follower
+// goes on applying (for at most followDrain) until it has received and
+// applied everything up to that head; held is a batch the signal cut.
+// It returns nil only when it did, so a stop never says "done" with a
+// change committed before it left out.
+func (f *follower) stop(ctx context.Context, stream source.Stream, txns <-chan *source.Txn, held []*source.Txn, recvErr *error) error {
+	f.mu.Lock()
+	f.rep.Stopped = true
+	f.mu.Unlock()
+	if !errors.Is(context.Cause(ctx), context.Canceled) {
+		return nil // the run's own end (a lost lock): it says why
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), followDrain)
+	defer cancel()
+	head, err := stream.Head(dctx)
+	if err != nil {
+		return &StoppedBehindError{Applied: string(stream.Status().Applied), Cause: fmt.Sprintf("the source's position could not be read at the stop (%v)", err)}
+	}
+	if ka, ok := stream.(source.KeepAliver); ok {
+		_ = ka.KeepAlive(dctx) // the server says where it is (its answer covers the head)
+	}
+	if err := f.applyBatch(dctx, stream, held); err != nil {
+		return f.stopFailed(dctx, stream, head, err)
+	}
+	defer func() {
+		f.mu.Lock()
+		f.rep.CaughtUp = stream.Status().CaughtUp
+		f.mu.Unlock()
+	}()
+	for !stream.Status().CaughtUp {
+		batch, ok := f.gather(dctx, txns, 100*time.Millisecond)
+		if !ok {
+			if *recvErr != nil {
+				return fmt.Errorf("migrate: --follow: stopping: %w", *recvErr)
+			}
+			return f.stopFailed(dctx, stream, head, dctx.Err())
+		}
+		if err := f.applyBatch(dctx, stream, batch); err != nil {
+			return f.stopFailed(dctx, stream, head, err)
+		}
+	}
+	return nil
+}
+
+// stopFailed is the error of a drain that did not reach head.
+func (f *follower) stopFailed(ctx context.Context, stream source.Stream, head source.Position, err error) error {
+	st := stream.Status()
+	cause := fmt.Sprintf("the changes committed before the stop were not all received and applied within %s", followDrain)
+	if ctx.Err() == nil && err != nil {
+		cause = err.Error()
+	}
+	return &StoppedBehindError{Source: string(head), Applied: string(st.Applied), Behind: st.Behind, Cause: cause}
+}
+
+// StoppedBehindError is a follower stopped (by a signal) before the table
+// held every change the source committed before the stop: the cutover
+// condition does not hold. The slot (or the checkpoint's binlog position)
+// keeps the changes: migrate --follow --resume applies them.
+type StoppedBehindError struct {
+	Source, Applied string
+	Behind          time.Duration
+	Cause           string
+}
+
+func (e *StoppedBehindError) Error() string {
+	s := "migrate: --follow stopped before every change committed before the stop was applied"
+	if e.Source != "" {
+		s += fmt.Sprintf(": the source is at %s, applied %s (%.1fs behind)", e.Source, e.Applied, e.Behind.Seconds())
+	} else if e.Applied != "" {
+		s += ": applied " + e.Applied
+	}
+	return s + "; " + e.Cause + ". The table is not the source: do not switch; migrate --follow --resume applies the rest"
+}
+
+// gather waits up to wait for a transaction, then takes the ones that
+// come within followGather, up to the batch size. The batch is empty when
+// none came within wait; false when the stream ended or ctx is done.
+func (f *follower) gather(ctx context.Context, txns <-chan *source.Txn, wait time.Duration) ([]*source.Txn, bool) {
 	var batch []*source.Txn
+	idle := time.NewTimer(wait)
+	defer idle.Stop()
 	select {
 	case t, ok := <-txns:
 		if !ok {
 			return nil, false
 		}
 		batch = append(batch, t)
+	case <-idle.C:
+		return nil, true
 	case <-ctx.Done():
 		return nil, false
 	}
@@ -632,8 +772,11 @@ func columnIndex(t *introspect.Table, name string) int {
 }
 
 // DefaultSlot is the replication slot of a followed migration into table:
-// remodel_<table>, lower case, with what a slot name cannot hold as _.
-func DefaultSlot(table string) string {
+// remodel_<table>_<id>, lower case, with what a slot name cannot hold as
+// _, and id the migration's own (newSlotID): two migrations into tables of
+// one name (a rehearsal and the real one) never share a slot, whose
+// changes would start at the other one's place.
+func DefaultSlot(table, id string) string {
 	var b strings.Builder
 	b.WriteString("remodel_")
 	for _, r := range strings.ToLower(table) {
@@ -644,10 +787,17 @@ func DefaultSlot(table string) string {
 		}
 	}
 	s := b.String()
-	if len(s) > 63 {
-		s = s[:63]
+	if id != "" {
+		s = s[:min(len(s), 63-len(id)-1)] + "_" + id
 	}
-	return s
+	return s[:min(len(s), 63)]
+}
+
+// newSlotID is 8 random hex digits for DefaultSlot.
+func newSlotID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // runFollow applies the changes after the copy: it opens the stream from
@@ -678,8 +828,12 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 		return err
 	}
 	defer stream.Close()
-	ph := followPhase(o, f, stream)
+	f.acked = st.Applied
+	watch := newFollowWatch(f, stream)
+	stopWatch := watch.start(ctx)
+	ph := followPhase(o, watch)
 	err = f.follow(ctx, stream)
+	stopWatch()
 	ph.End(false) // a stream has no end: the phase stops
 	// What the source was told last: past the last batch when nothing of
 	// the followed tables came after it.
@@ -688,6 +842,10 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	f.rep.Applied = string(applied)
 	f.mu.Unlock()
 	tr.followApplied(applied)
+	var se *source.StopError
+	if errors.As(err, &se) {
+		tr.followRefused(se.Error())
+	}
 	var ex *rejectsExceeded
 	if errors.As(err, &ex) {
 		err = fmt.Errorf("%w; the change is not applied: the follower stopped after %s. Correct the row in the source (or give a larger --max-rejects) and run migrate --follow --resume, which goes on from there", ex, applied)
@@ -709,6 +867,14 @@ func (tr *tracker) followCopyDone() {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.file.Follow.CopyDone = true
+}
+
+// followRefused records why the follower cannot go on (a change the
+// stream cannot hand over exactly): --follow --resume is refused with it.
+func (tr *tracker) followRefused(why string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.file.Follow.Refused = why
 }
 
 // followApplied records the last position whose changes are applied.

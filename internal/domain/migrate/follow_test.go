@@ -670,7 +670,7 @@ func TestFollowResume(t *testing.T) {
 				if err == nil || !rep.Interrupted || rep.Follow != nil {
 					t.Fatalf("the first run was not stopped during the copy: %v, follow %+v", err, rep.Follow)
 				}
-				if st := checkpointFollow(ck); st["copy_done"] != false || st["start"] == nil || st["slot"] != migrate.DefaultSlot(table) {
+				if st := checkpointFollow(ck); st["copy_done"] != false || st["start"] == nil || !strings.HasPrefix(fmt.Sprint(st["slot"]), migrate.DefaultSlot(table, "")+"_") {
 					t.Fatalf("the checkpoint's follow state after a stop during the copy: %v", st)
 				}
 				if n, _ := scan(t, db, table); n >= int64(s.orders) {
@@ -775,7 +775,7 @@ func TestFollowReplayNeverWins(t *testing.T) {
 				}
 			}
 			if eng.Sever != nil {
-				eng.Sever(t, s.dsn, migrate.DefaultSlot(table))
+				eng.Sever(t, s.dsn, checkpointFollow(ck)["slot"].(string))
 				f.wait(t)
 				t.Logf("the first run, severed: %v", f.err)
 			} else {
@@ -929,7 +929,7 @@ func TestFollowRefusals(t *testing.T) {
 			t.Errorf("the refused run left a checkpoint: %v", err)
 		}
 		admin := pg.Connect(t, dsn)
-		if n := count(t, admin, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"+migrate.DefaultSlot(table)+"'"); n != 0 {
+		if n := count(t, admin, "SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE '"+migrate.DefaultSlot(table, "")+"%'"); n != 0 {
 			t.Error("the refused run created a replication slot")
 		}
 		if n := count(t, admin, "SELECT count(*) FROM pg_publication"); n != 0 {
@@ -1058,7 +1058,7 @@ func TestFollowCleanup(t *testing.T) {
 			ck := filepath.Join(t.TempDir(), "c.json")
 			o := s.followOptions(db, table, ck)
 			o.CreateTable = true
-			slot, pub := migrate.DefaultSlot(table), migrate.DefaultSlot(table)
+			var slot, pub string
 			if named {
 				pub = "mine"
 				s.mustExec(t, "CREATE PUBLICATION mine FOR TABLE customers, orders, order_lines")
@@ -1067,6 +1067,10 @@ func TestFollowCleanup(t *testing.T) {
 			f := startFollow(t, testContext(t), o)
 			f.following(t)
 			f.stop(t)
+			slot = checkpointFollow(ck)["slot"].(string)
+			if pub == "" {
+				pub = slot
+			}
 			slots := func() int64 {
 				return count(t, s.conn, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"+slot+"'")
 			}

@@ -165,7 +165,7 @@ func (o *Options) defaults() {
 		o.FollowBatch = DefaultFollowBatch
 	}
 	if o.Follow && o.Slot == "" {
-		o.Slot = DefaultSlot(o.Table)
+		o.Slot = DefaultSlot(o.Table, newSlotID()) // a resumed run's is its checkpoint's
 	}
 	if o.Follow && o.Publication == "" && o.Source.Engine().Dialect().NeedsPublication() {
 		o.Publication = o.Slot // MySQL has no publication: its binlog holds every table
@@ -227,7 +227,11 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 	if fol != nil { // before anything is created: the source must be able to keep the changes
+		if why := tr.file.Follow.Refused; o.Resume && why != "" {
+			return fmt.Errorf("migrate: --follow --resume: refused: the follower stopped on a change it cannot follow (%s); going on cannot make the table exact: run remodel follow-cleanup and migrate again", why)
+		}
 		fp.opts.Slot, fp.opts.Publication = tr.file.Follow.Slot, tr.file.Follow.Publication
+		rep.FollowSlot, rep.FollowKeeps = fp.opts.Slot, o.Source.Engine().Dialect().KeepsStreamPosition()
 		if err := fol.CheckFollow(ctx, fp.opts); err != nil {
 			return err
 		}

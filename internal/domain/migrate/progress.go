@@ -91,15 +91,11 @@ func exactCounts(ctx context.Context, o Options, readers []source.Reader) ([]int
 // task, "stream", counts the changes applied, with the stream's lag
 // (source and applied positions, how far behind) read at every update and
 // the rows rejected as its tally. Without a tracker it does nothing.
-func followPhase(o Options, f *follower, stream source.Stream) *progress.Phase {
+func followPhase(o Options, w *followWatch) *progress.Phase {
 	if o.Progress == nil {
 		return nil
 	}
-	ph := o.Progress.LagPhase("follow", "changes", []progress.Task{{Name: "stream", Total: progress.Unknown, Count: f.applied}},
-		func() progress.Lag {
-			st := stream.Status()
-			return progress.Lag{Source: string(st.Source), Applied: string(st.Applied), Behind: st.Behind}
-		})
-	ph.Tally(progress.Tally{Name: "rejected", Count: f.rejected})
+	ph := o.Progress.LagPhase("follow", "changes", []progress.Task{{Name: "stream", Total: progress.Unknown, Count: w.f.applied}}, w.lag)
+	ph.Tally(progress.Tally{Name: "rejected", Count: w.f.rejected})
 	return ph
 }

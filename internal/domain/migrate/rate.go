@@ -44,6 +44,8 @@ type rateLimit struct {
 	sleep func(context.Context, time.Duration) error
 	// requested counts the units asked for (tests hold the writer to it).
 	requested atomic.Int64
+	// waited is how long writers waited for units, in all (nanoseconds).
+	waited atomic.Int64
 }
 
 // newRateLimit returns a limit of perSecond write units, nil for none.
@@ -69,7 +71,9 @@ func (r *rateLimit) wait(ctx context.Context, units int) error {
 		n := min(units, r.lim.Burst())
 		now := r.now()
 		res := r.lim.ReserveN(now, n)
-		if err := r.sleep(ctx, res.DelayFrom(now)); err != nil {
+		d := res.DelayFrom(now)
+		r.waited.Add(int64(d))
+		if err := r.sleep(ctx, d); err != nil {
 			res.CancelAt(r.now())
 			return err
 		}

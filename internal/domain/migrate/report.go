@@ -93,6 +93,12 @@ type Report struct {
 	TableFlag string `json:"-"`
 	// Follow is what the follower (--follow) did after the copy.
 	Follow *FollowReport `json:"follow,omitempty"`
+	// FollowSlot names what keeps the changes of a followed migration
+	// (--follow) from its snapshot on, also when the run ended before the
+	// follower started: the replication slot (PostgreSQL: FollowKeeps),
+	// or remodel's own name of the stream (MySQL's binlog keeps nothing).
+	FollowSlot  string `json:"follow_slot,omitempty"`
+	FollowKeeps bool   `json:"follow_slot_keeps_changes,omitempty"`
 	// S3 is what a migration into S3 (--to) wrote, and imported.
 	S3 *S3Report `json:"s3,omitempty"`
 

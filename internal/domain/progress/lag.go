@@ -12,7 +12,23 @@ const RateWindow = 5 * time.Second
 type Lag struct {
 	Source, Applied string
 	Behind          time.Duration
+	// State is the follower's word on it: LagCaughtUp, LagBehind or
+	// LagStalled ("" when the phase has none); Cause says why it stalls
+	// or what holds it back, when known.
+	State, Cause string
 }
+
+// The states of a Lag.
+const (
+	// LagCaughtUp: everything the source committed up to its position,
+	// read from the source itself, is applied.
+	LagCaughtUp = "caught up"
+	// LagBehind: changes wait to be applied, and applied moves.
+	LagBehind = "behind"
+	// LagStalled: the source is ahead and applied has not moved for a
+	// while.
+	LagStalled = "stalled"
+)
 
 // LagState is a phase's lag in a State.
 type LagState struct {

@@ -256,14 +256,14 @@ func TestLag(t *testing.T) {
 	}{
 		{0, 0, lag, LagState{Lag: lag}},
 		// 2 s in, 40 changes: 20/s since the phase began.
-		{2 * time.Second, 40, Lag{"0/30", "0/30", 0}, LagState{Lag{"0/30", "0/30", 0}, 40, 20}},
+		{2 * time.Second, 40, Lag{Source: "0/30", Applied: "0/30", Behind: 0}, LagState{Lag{Source: "0/30", Applied: "0/30", Behind: 0}, 40, 20}},
 		// 4 s in, 100: 25/s since the phase began (less than a window).
-		{2 * time.Second, 100, Lag{"0/40", "0/35", time.Second}, LagState{Lag{"0/40", "0/35", time.Second}, 100, 25}},
+		{2 * time.Second, 100, Lag{Source: "0/40", Applied: "0/35", Behind: time.Second}, LagState{Lag{Source: "0/40", Applied: "0/35", Behind: time.Second}, 100, 25}},
 		// 7 s in, 100: the window goes back to the sample at 2 s (the
 		// newest at or before 5 s ago): 60 changes in 5 s.
-		{3 * time.Second, 100, Lag{"0/40", "0/40", 0}, LagState{Lag{"0/40", "0/40", 0}, 100, 12}},
+		{3 * time.Second, 100, Lag{Source: "0/40", Applied: "0/40", Behind: 0}, LagState{Lag{Source: "0/40", Applied: "0/40", Behind: 0}, 100, 12}},
 		// 13 s in, nothing since 7 s: 0/s.
-		{6 * time.Second, 100, Lag{"0/50", "0/40", 0}, LagState{Lag{"0/50", "0/40", 0}, 100, 0}},
+		{6 * time.Second, 100, Lag{Source: "0/50", Applied: "0/40", Behind: 0}, LagState{Lag{Source: "0/50", Applied: "0/40", Behind: 0}, 100, 0}},
 	}
 	for i, s := range steps {
 		clk.advance(s.after)
@@ -275,11 +275,11 @@ func TestLag(t *testing.T) {
 	// 18 s in, 150 changes, then the end (50 changes since 13 s): the
 	// lag read at the end stays.
 	clk.advance(5 * time.Second)
-	set(150, Lag{"0/60", "0/60", 0})
+	set(150, Lag{Source: "0/60", Applied: "0/60", Behind: 0})
 	ph.End(false)
-	end := LagState{Lag{"0/60", "0/60", 0}, 150, 10}
+	end := LagState{Lag{Source: "0/60", Applied: "0/60", Behind: 0}, 150, 10}
 	clk.advance(time.Minute)
-	set(500, Lag{"0/90", "0/70", time.Hour})
+	set(500, Lag{Source: "0/90", Applied: "0/70", Behind: time.Hour})
 	if got := lagAt(); got != end {
 		t.Errorf("after the end: lag %+v, want %+v", got, end)
 	}
