@@ -19,8 +19,8 @@ import (
 
 // statusEvery is how often a PostgreSQL stream tells the server what was
 // applied (the server also asks, and ends a replication connection silent
-// for wal_sender_timeout, 60 s by default).
-const statusEvery = 10 * time.Second
+// for wal_sender_timeout, 60 s by default). A variable for the tests.
+var statusEvery = 10 * time.Second
 
 // replConn opens a replication connection (replication=database) with the
 // source's settings and connect deadline.
@@ -171,7 +171,9 @@ func (s *pgSource) publish(ctx context.Context, o FollowOptions) (created bool, 
 	return created, err
 }
 
-// OpenStream starts streaming the slot's changes from where it stands.
+// OpenStream starts streaming the slot's changes from where it stands. A
+// slot that starts past o.From (what remodel's checkpoint applied) was not
+// moved by remodel: the changes between are lost, and it is refused.
 func (s *pgSource) OpenStream(ctx context.Context, o FollowOptions) (Stream, error) {
 	var confirmed, status string
 	err := s.step(ctx, "reading replication slot "+o.Slot, func(ctx context.Context) error {
@@ -186,29 +188,69 @@ func (s *pgSource) OpenStream(ctx context.Context, o FollowOptions) (Stream, err
 	if status == "lost" {
 		return nil, fmt.Errorf("source: replication slot %s on %s has lost WAL it needed (max_slot_wal_keep_size): the changes since %s are gone; migrate again without --resume", o.Slot, s.where(), confirmed)
 	}
+	if err := s.checkSlotStart(o, confirmed); err != nil {
+		return nil, err
+	}
+	generated, err := s.generatedColumns(ctx, o.Tables)
+	if err != nil {
+		return nil, err
+	}
 	tables := map[string]*introspect.Table{}
 	for _, t := range o.Tables {
 		tables[t.Schema+"."+t.Name] = t
 	}
-	repl, err := s.replConn(ctx)
-	if err != nil {
+	st := &pgStream{
+		src: s, tables: tables, generated: generated, rels: map[uint32]*pgRelation{}, types: map[pgTypeMod]string{},
+		where: s.where(), slot: o.Slot, partSize: o.txnPart(), silence: pgSilence,
+		plugin: []string{"proto_version '1'", "publication_names '" + strings.ReplaceAll(o.Publication, "'", "''") + "'"},
+	}
+	if lsn, err := pglogrepl.ParseLSN(confirmed); err == nil {
+		st.acked, st.handed = lsn, lsn
+	}
+	if err := st.start(ctx, 0); err != nil {
 		return nil, err
 	}
-	err = s.step(ctx, "starting replication from slot "+o.Slot, func(ctx context.Context) error {
-		return pglogrepl.StartReplication(ctx, repl, o.Slot, 0, pglogrepl.StartReplicationOptions{
-			PluginArgs: []string{"proto_version '1'", "publication_names '" + strings.ReplaceAll(o.Publication, "'", "''") + "'"},
-		})
+	return st, nil
+}
+
+// checkSlotStart refuses a slot whose confirmed position is past o.From:
+// remodel tells the slot only positions its checkpoint recorded (the
+// stream sends only what the follower acknowledged), so a slot ahead of
+// the checkpoint was dropped and created again, or moved by another
+// client. An empty o.From (or slot position) checks nothing.
+func (s *pgSource) checkSlotStart(o FollowOptions, confirmed string) error {
+	if o.From == "" || confirmed == "" {
+		return nil
+	}
+	from, err := pglogrepl.ParseLSN(string(o.From))
+	if err != nil {
+		return fmt.Errorf("source: the checkpoint's position %q is not a PostgreSQL WAL position: %w", o.From, err)
+	}
+	at, err := pglogrepl.ParseLSN(confirmed)
+	if err != nil || at <= from {
+		return nil
+	}
+	return fmt.Errorf("source: replication slot %s on %s starts at %s, past the position the checkpoint applied up to (%s): it was dropped and created again, or another client moved it; the changes between are lost; migrate again without --resume", o.Slot, s.where(), at, from)
+}
+
+// start opens the stream's replication connection and starts replication
+// from the slot at from (0: where the slot stands). The server skips the
+// transactions that committed before from.
+func (st *pgStream) start(ctx context.Context, from pglogrepl.LSN) error {
+	repl, err := st.src.replConn(ctx)
+	if err != nil {
+		return err
+	}
+	err = st.src.step(ctx, "starting replication from slot "+st.slot, func(ctx context.Context) error {
+		return pglogrepl.StartReplication(ctx, repl, st.slot, from, pglogrepl.StartReplicationOptions{PluginArgs: st.plugin})
 	})
 	if err != nil {
 		repl.Close(context.Background())
-		return nil, fmt.Errorf("source: starting replication from slot %s: %w", o.Slot, err)
+		return fmt.Errorf("source: starting replication from slot %s: %w", st.slot, err)
 	}
-	st := &pgStream{conn: repl, tables: tables, rels: map[uint32]*pgRelation{}, where: s.where(), slot: o.Slot, partSize: o.txnPart()}
-	if lsn, err := pglogrepl.ParseLSN(confirmed); err == nil {
-		st.acked, st.sent, st.handed = lsn, lsn, lsn
-	}
-	st.lastStatus = time.Now()
-	return st, nil
+	st.conn = repl
+	st.lastStatus, st.heard = time.Now(), time.Now()
+	return nil
 }
 
 // DropFollow drops the slot (ending the connection that uses it, if any)
@@ -252,25 +294,55 @@ type pgRelation struct {
 }
 
 // pgStream reads pgoutput (protocol 1) from a replication connection.
+// The goroutine that calls Next owns the replication connection and what
+// is not under mu; Ack, Status and Head may be called from others.
 type pgStream struct {
+	src    *pgSource
 	conn   *pgconn.PgConn
+	plugin []string // START_REPLICATION's plugin arguments
 	tables map[string]*introspect.Table
-	rels   map[uint32]*pgRelation
-	where  string
-	slot   string
-	cur    *Txn // the transaction being received
-	parts  int  // parts of cur handed out already
+	// generated are the followed tables' generated columns, which pgoutput
+	// does not send (pgstream_relation.go).
+	generated map[string]map[string]bool
+	rels      map[uint32]*pgRelation
+	types     map[pgTypeMod]string // format_type of the relations' column types
+	where     string
+	slot      string
+	cur       *Txn // the transaction being received
+	parts     int  // parts of cur handed out already
 	// partSize is how many changes a part holds (FollowOptions.TxnPart).
 	partSize int
+	// failed is what ended the stream: Next returns it again.
+	failed error
 
-	mu         sync.Mutex
-	acked      pglogrepl.LSN // what the follower applied (Ack)
-	sent       pglogrepl.LSN // what the server was last told
-	handed     pglogrepl.LSN // the end of the last transaction Next returned
-	serverEnd  pglogrepl.LSN // the server's WAL end, from its messages (for the lag)
-	sentEnd    pglogrepl.LSN // where the server's keepalives say it has sent up to
-	pending    []pendingTxn  // handed out, not acknowledged, in order
+	// The deadline (pgstream_silence.go): heard is when the server was
+	// last heard, or when Next began to wait; silence is how long it may
+	// say nothing; retries counts the connections opened since it was last
+	// heard; dead is the backend of the last connection given up.
+	heard      time.Time
+	silence    time.Duration
+	retries    int
+	dead       uint32
 	lastStatus time.Time
+
+	// admin is the stream's own connection for Head and the catalog
+	// (pgstream_head.go), opened at first use.
+	adminMu sync.Mutex
+	admin   *pgx.Conn
+	closed  bool // Close was called: no admin connection opens
+
+	mu        sync.Mutex
+	acked     pglogrepl.LSN // what the follower applied (Ack): all the server is told
+	handed    pglogrepl.LSN // the end of the last whole transaction received
+	sentEnd   pglogrepl.LSN // where the server's keepalives say it has sent up to
+	receiving bool          // a transaction has begun and not committed
+	recvAt    time.Time     // when it committed
+	pending   []pendingTxn  // handed out, not acknowledged, in order
+	lastHead  headReading   // the last head reading (zero: none)
+	readings  []headReading // head readings not yet applied, oldest first
+	// wake ends the wait of Next for its next message (nil: it does not
+	// wait), so that it asks the server sooner after a head reading.
+	wake context.CancelFunc
 }
 
 type pendingTxn struct {
@@ -279,10 +351,14 @@ type pendingTxn struct {
 }
 
 // Close tells the server what was applied, so that a resumed stream does
-// not send it again, and closes the connection.
+// not send it again, and closes the connections.
 func (st *pgStream) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	st.closeAdmin()
+	if st.conn == nil { // a silent connection was closed, no other opened
+		return nil
+	}
 	serr := st.status(ctx, true)
 	if err := st.conn.Close(ctx); err != nil {
 		return err
@@ -308,47 +384,93 @@ func (st *pgStream) Ack(p Position) {
 
 // KeepAlive tells the server what was applied, so that it does not end
 // the connection while the follower is busy (source.KeepAliver).
-func (st *pgStream) KeepAlive(ctx context.Context) error { return st.status(ctx, false) }
-
-// Status is the stream's lag.
-func (st *pgStream) Status() StreamStatus {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	s := StreamStatus{Source: Position(max(st.serverEnd, st.handed).String()), Applied: Position(st.acked.String())}
-	if len(st.pending) > 0 {
-		s.Behind = time.Since(st.pending[0].commit)
+func (st *pgStream) KeepAlive(ctx context.Context) error {
+	if st.conn == nil { // Next opens a new one, or failed
+		return st.failed
 	}
-	return s
+	return st.status(ctx, false)
+}
+
+// received is the furthest position the stream received: the end of the
+// last whole transaction, or what a keepalive said was sent. Under mu.
+func (st *pgStream) received() pglogrepl.LSN { return max(st.handed, st.sentEnd) }
+
+// applied is the position up to which every change is applied: what was
+// acknowledged, or what was received when every transaction received is
+// acknowledged and none is being received. Under mu.
+func (st *pgStream) applied() pglogrepl.LSN {
+	if len(st.pending) == 0 && !st.receiving {
+		return max(st.acked, st.received())
+	}
+	return st.acked
 }
 
 // Next returns the next committed transaction.
 func (st *pgStream) Next(ctx context.Context) (*Txn, error) {
+	if st.failed != nil {
+		return nil, st.failed
+	}
+	st.heard = time.Now() // the silence counts while Next waits
 	for {
+		if st.conn == nil { // ctx ended the last Next before a new connection
+			if err := st.silent(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if err := st.status(ctx, false); err != nil {
 			return nil, err
 		}
-		rctx, cancel := context.WithDeadline(ctx, st.lastStatus.Add(statusEvery))
-		msg, err := st.conn.ReceiveMessage(rctx)
-		cancel()
+		msg, err := st.receive(ctx)
 		if err != nil {
-			if ctx.Err() == nil && pgconn.Timeout(err) {
-				continue // time for a status update
-			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("source: receiving changes from slot %s on %s: %w", st.slot, st.where, err)
+			if !pgconn.Timeout(err) && !errors.Is(err, context.Canceled) {
+				return nil, fmt.Errorf("source: receiving changes from slot %s on %s: %w", st.slot, st.where, err)
+			}
+			if time.Since(st.heard) >= st.silence {
+				if err := st.silent(ctx); err != nil {
+					return nil, err
+				}
+			}
+			continue // time for a status update, or a head reading woke it
 		}
+		st.heard, st.retries = time.Now(), 0
 		switch m := msg.(type) {
 		case *pgproto3.ErrorResponse:
 			return nil, fmt.Errorf("source: replication from slot %s on %s: %w", st.slot, st.where, pgconn.ErrorResponseToPgError(m))
 		case *pgproto3.CopyData:
 			txn, err := st.copyData(ctx, m.Data)
+			var stop *StopError
+			if errors.As(err, &stop) {
+				st.failed = err
+			}
 			if err != nil || txn != nil {
 				return txn, err
 			}
 		}
 	}
+}
+
+// receive waits for the server's next message until a status update is
+// due, the connection has been silent for st.silence, or a head reading
+// wakes it (Head).
+func (st *pgStream) receive(ctx context.Context) (pgproto3.BackendMessage, error) {
+	st.mu.Lock()
+	until := st.statusDue()
+	if dead := st.heard.Add(st.silence); dead.Before(until) {
+		until = dead
+	}
+	rctx, cancel := context.WithDeadline(ctx, until)
+	st.wake = cancel
+	st.mu.Unlock()
+	defer func() {
+		st.mu.Lock()
+		st.wake = nil
+		st.mu.Unlock()
+		cancel()
+	}()
+	return st.conn.ReceiveMessage(rctx)
 }
 
 // copyData handles one message of the stream; it returns a transaction
@@ -364,34 +486,36 @@ func (st *pgStream) copyData(ctx context.Context, data []byte) (*Txn, error) {
 			return nil, fmt.Errorf("source: reading a keepalive of slot %s: %w", st.slot, err)
 		}
 		st.mu.Lock()
-		st.serverEnd = max(st.serverEnd, ka.ServerWALEnd)
 		st.sentEnd = max(st.sentEnd, ka.ServerWALEnd)
 		st.mu.Unlock()
-		return nil, st.status(ctx, ka.ReplyRequested)
+		if ka.ReplyRequested {
+			return nil, st.status(ctx, true)
+		}
+		return nil, nil
 	case pglogrepl.XLogDataByteID:
 		xld, err := pglogrepl.ParseXLogData(data[1:])
 		if err != nil {
 			return nil, fmt.Errorf("source: reading the changes of slot %s: %w", st.slot, err)
 		}
-		st.mu.Lock()
-		st.serverEnd = max(st.serverEnd, xld.ServerWALEnd)
-		st.mu.Unlock()
-		return st.logical(xld.WALData)
+		return st.logical(ctx, xld.WALData)
 	}
 	return nil, nil
 }
 
 // logical handles one pgoutput message.
-func (st *pgStream) logical(data []byte) (*Txn, error) {
+func (st *pgStream) logical(ctx context.Context, data []byte) (*Txn, error) {
 	msg, err := pglogrepl.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("source: decoding a change of slot %s: %w", st.slot, err)
 	}
 	switch m := msg.(type) {
 	case *pglogrepl.RelationMessage:
-		st.relation(m)
+		return nil, st.relation(ctx, m)
 	case *pglogrepl.BeginMessage:
 		st.cur, st.parts = &Txn{Commit: m.CommitTime}, 0
+		st.mu.Lock()
+		st.receiving, st.recvAt = true, m.CommitTime
+		st.mu.Unlock()
 	case *pglogrepl.InsertMessage:
 		return st.part(st.change(m.RelationID, Insert, 0, nil, m.Tuple))
 	case *pglogrepl.UpdateMessage:
@@ -407,26 +531,27 @@ func (st *pgStream) logical(data []byte) (*Txn, error) {
 		}
 		return nil, fmt.Errorf("source: %s was truncated: following a TRUNCATE is not supported (its items would stay); migrate again", strings.Join(names, ", "))
 	case *pglogrepl.CommitMessage:
-		txn := st.cur
-		st.cur = nil
-		if txn == nil {
-			return nil, nil
-		}
-		txn.End = Position(m.TransactionEndLSN.String())
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		nothingPending := len(st.pending) == 0 && st.acked >= st.handed
-		st.handed = m.TransactionEndLSN
-		if len(txn.Changes) == 0 && st.parts == 0 { // nothing of the followed tables: applied as it is
-			if nothingPending {
-				st.acked = max(st.acked, m.TransactionEndLSN)
-			}
-			return nil, nil
-		}
-		st.pending = append(st.pending, pendingTxn{end: m.TransactionEndLSN, commit: txn.Commit})
-		return txn, nil
+		return st.commit(m), nil
 	}
 	return nil, nil
+}
+
+// commit ends the transaction being received: it is handed out when it
+// changed a followed table (or parts of it were), and is applied as it is
+// otherwise.
+func (st *pgStream) commit(m *pglogrepl.CommitMessage) *Txn {
+	txn := st.cur
+	st.cur = nil
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.receiving = false
+	st.handed = max(st.handed, m.TransactionEndLSN)
+	if txn == nil || len(txn.Changes) == 0 && st.parts == 0 {
+		return nil
+	}
+	txn.End = Position(m.TransactionEndLSN.String())
+	st.pending = append(st.pending, pendingTxn{end: m.TransactionEndLSN, commit: txn.Commit})
+	return txn
 }
 
 // part hands out the changes received of the transaction as a part once
@@ -439,24 +564,6 @@ func (st *pgStream) part(err error) (*Txn, error) {
 	st.cur.Changes = nil
 	st.parts++
 	return p, nil
-}
-
-// relation records the columns of a relation the stream describes.
-func (st *pgStream) relation(m *pglogrepl.RelationMessage) {
-	r := &pgRelation{t: st.tables[m.Namespace+"."+m.RelationName]}
-	for _, c := range m.Columns {
-		idx := -1
-		if r.t != nil {
-			for i, tc := range r.t.Columns {
-				if tc.Name == c.Name && tc.Expr == "" {
-					idx = i
-					break
-				}
-			}
-		}
-		r.idx = append(r.idx, idx)
-	}
-	st.rels[m.RelationID] = r
 }
 
 // change adds one row change to the transaction being received.
@@ -514,32 +621,37 @@ func (st *pgStream) tuple(r *pgRelation, td *pglogrepl.TupleData) ([]any, []int)
 	return row, unchanged
 }
 
-// status tells the server what was applied, every statusEvery or when it
-// asks.
-func (st *pgStream) status(ctx context.Context, asked bool) error {
-	if !asked && time.Since(st.lastStatus) < statusEvery {
-		return nil
+// statusDue is when the next status update is due: statusEvery after the
+// last, or pgHeadAsk after it while a head reading is ahead of what the
+// stream received (the server answers each with a keepalive saying where
+// it has sent up to). Under mu.
+func (st *pgStream) statusDue() time.Time {
+	every := statusEvery
+	if st.received() < st.lastHead.pos {
+		every = min(every, pgHeadAsk)
 	}
-	st.mu.Lock()
-	acked := st.acked
-	// Nothing handed out waits, and nothing is being received: what the
-	// server says it has sent (a keepalive's position, which follows every
-	// change sent before it) holds nothing more for this slot.
-	if len(st.pending) == 0 && st.cur == nil && st.acked >= st.handed {
-		acked = max(acked, st.sentEnd)
-		st.acked = acked
-	}
-	st.mu.Unlock()
-	err := pglogrepl.SendStandbyStatusUpdate(ctx, st.conn, pglogrepl.StandbyStatusUpdate{WALWritePosition: acked})
-	if err != nil {
-		return fmt.Errorf("source: telling slot %s what was applied: %w", st.slot, err)
-	}
-	st.sent = acked
-	st.lastStatus = time.Now()
-	return nil
+	return st.lastStatus.Add(every)
 }
 
-// Head is where the server's WAL ends now (pg_current_wal_lsn()).
-func (st *pgStream) Head(ctx context.Context) (Position, error) {
-	return "", errors.New("source: reading the WAL's head: not written yet")
+// status tells the server what the follower acknowledged, when due or
+// when the server asks, and asks it to answer (ReplyRequested): its
+// keepalive says it is alive (the stream's deadline) and where it has sent
+// up to. Only positions given to Ack are ever told: the slot never moves
+// past what remodel's checkpoint recorded.
+func (st *pgStream) status(ctx context.Context, asked bool) error {
+	st.mu.Lock()
+	due := st.statusDue()
+	acked := st.acked
+	st.mu.Unlock()
+	if !asked && time.Now().Before(due) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, st.src.deadlines.setUp.d)
+	defer cancel()
+	err := pglogrepl.SendStandbyStatusUpdate(ctx, st.conn, pglogrepl.StandbyStatusUpdate{WALWritePosition: acked, ReplyRequested: true})
+	if err != nil {
+		return fmt.Errorf("source: telling slot %s on %s what was applied: %w", st.slot, st.where, err)
+	}
+	st.lastStatus = time.Now()
+	return nil
 }
