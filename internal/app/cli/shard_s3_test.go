@@ -183,7 +183,7 @@ func TestShardsS3KilledAndResumed(t *testing.T) {
 			}
 			mu.Lock()
 			for key, n := range puts {
-				if n != 1 && strings.HasPrefix(key, e.Name+"/") {
+				if n != 1 && strings.HasPrefix(key, e.Name+"/") && !strings.HasSuffix(key, ".remodel-claim.json") { // a claim is written again by its heartbeat
 					t.Errorf("%s was put %d times", key, n)
 				}
 			}

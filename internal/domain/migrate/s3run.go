@@ -205,7 +205,12 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		c.perEntity[e.Name] = &entityCounters{}
 	}
 	w := newWriter(o, c, rej)
-	s := newS3Sink(o, w, runName(o, newOwner()[:8]), o.Writers)
+	owner := o.lockOwner // a resumed run's, which its checkpoint names already
+	if owner == "" {
+		owner = newOwner()
+		tr.namesOwner(owner) // a resumed run takes this run's claim over
+	}
+	s := newS3Sink(o, w, runName(o, owner[:8]), o.Writers)
 	w.to = s
 	if tr != nil {
 		tr.s3 = s
@@ -214,6 +219,26 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	var kept []s3Object
 	if tr != nil && tr.resumed {
 		kept = tr.file.S3.Objects
+	}
+	ranges := max(o.Ranges, 1)
+	if tr != nil && tr.resumed && tr.file.SplitRanges > 0 {
+		ranges = tr.file.SplitRanges
+	}
+	cl, err := claimS3(ctx, o, rep, owner, ranges) // before the prefix is looked at: one copy of the shard at a time
+	if err != nil {
+		return err
+	}
+	cl.keepAlive(ctx, stopRun)
+	defer func() {
+		if err != nil && errors.Is(context.Cause(ctx), errClaimLost) {
+			err = errClaimLost
+		}
+		if rerr := cl.release(ctx); rerr != nil {
+			rep.Warnings = append(rep.Warnings, rerr.Error())
+		}
+	}()
+	if err := checkSiblings(ctx, o, ranges, ""); err != nil {
+		return err
 	}
 	if err := prepareS3(ctx, o, s, kept); err != nil {
 		return err
@@ -247,6 +272,12 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	if err == nil && o.Shard.Sharded() {
 		splitDigest, err = s3SplitDigest(o, reads, tr)
 		rep.SplitDigest = splitDigest
+		if err == nil { // before any object is written: the shards of the job read one split
+			err = cl.named(ctx, splitDigest)
+		}
+		if err == nil {
+			err = checkSiblings(ctx, o, ranges, splitDigest)
+		}
 	}
 	if err == nil {
 		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)

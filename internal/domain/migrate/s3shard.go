@@ -18,9 +18,10 @@ import (
 // "2/3"). A new shard
 // accepts its sibling shards' objects under the prefix (the same n, another
 // i) and nothing else: another job's object, one of an unsharded run or of
-// another n, or one of its own shard (a second copy of the shard running,
-// or an earlier run of it to --resume). A resumed shard reads back and
-// keeps its own objects only.
+// another n, or one of its own shard (an earlier run of it to --resume).
+// A second copy of the shard running is refused before, by the shard's
+// claim (s3claim.go). A resumed shard reads back and keeps its own objects
+// only.
 //
 // ImportTable runs once, after every shard is done, from a run that copies
 // nothing (migrate --to URL --import --shards-done n: importShards): it
@@ -29,9 +30,10 @@ import (
 // the objects they list, and that they name one split plan
 // (manifestConflicts: shards that cut the reads differently read some rows
 // twice and some not at all), and imports them all. No process sees every shard's keys as
-// they are written: a key rendered by two shards (two copies of one shard,
-// or two rows rendering one key) is found by verify --files, which reads
-// every object of every shard.
+// they are written: a key rendered by two shards (two rows rendering one
+// key, or two copies of one shard on a store that ignores a conditional
+// create) is found by verify --files, which reads every object of every
+// shard.
 
 // shardOfObject is the shard that wrote the object of that name (under
 // the prefix); ok is false for a name no shard gives.

@@ -185,7 +185,7 @@ func TestS3ShardResume(t *testing.T) {
 		t.Errorf("the resumed shard kept %d objects; the shards read %d + %d rows, the source has %d", rep2.S3.ObjectsKept, rep1.RowsRead, rep2.RowsRead, fx.total)
 	}
 	for key, n := range f.putCounts() {
-		if n != 1 {
+		if n != 1 && !strings.HasSuffix(key, ".remodel-claim.json") { // a claim is written again by its heartbeat
 			t.Errorf("%s was put %d times", key, n)
 		}
 	}
@@ -256,12 +256,13 @@ func TestS3ShardsSplitDiffer(t *testing.T) {
 				i      int
 				ranges int
 			}{{"same/", 1, 4}, {"same/", 2, 4}, {"split/", 1, 4}, {"split/", 2, 3}, {"jobs/", 1, 4}, {"jobs/", 2, 4}} {
-				// jobs/: shard 2/2 of job-2 runs as if it started while shard
-				// 1/2 of job-1 ran (its manifest, which would refuse shard 2/2
-				// at its start, is put back after).
+				// jobs/ and split/: shard 2/2 runs as if it started while
+				// shard 1/2 ran and before it claimed its shard (its
+				// manifest, which refuses shard 2/2 at its start,
+				// TestS3ShardsRangesRefused, is put back after).
 				hidden := s3out.Location{Bucket: bucket, Prefix: r.prefix}.ShardManifestKey("shard-1-of-2")
 				var manifest []byte
-				if r.prefix == "jobs/" && r.i == 2 {
+				if r.prefix != "same/" && r.i == 2 {
 					var err error
 					if manifest, err = f.store.Get(testContext(t), bucket, hidden); err != nil {
 						t.Fatal(err)

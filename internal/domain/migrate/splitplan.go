@@ -57,8 +57,10 @@ import (
 // use, replaced when not.
 //
 // Into S3 (--to) there is no item to meet at: each shard writes its plan's
-// digest into its manifest, and migrate --import --shards-done and verify
-// --files refuse manifests whose digests differ.
+// digest into its claim and its manifest; a shard whose sibling's claim or
+// manifest names other options or another digest is refused at its start
+// (s3claim.go), and migrate --import --shards-done and verify --files
+// refuse manifests whose digests differ.
 
 // maxSplitPlanBytes is the largest plan recorded whole in the split plan
 // item (DynamoDB's items hold 400 KB).

@@ -173,6 +173,57 @@ func (d Dir) Put(ctx context.Context, bucket, key string, body []byte, contentTy
 	return err
 }
 
+// Create writes a small file, whole, only where there is none: written
+// and synced under a temporary name, then hard-linked to its name, which
+// fails when the name exists (ErrExists), however many processes try at
+// once.
+func (d Dir) Create(ctx context.Context, bucket, key string, body []byte, _ string) error {
+	p := d.path(bucket, key)
+	if err := d.bucket(bucket); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return d.fail("writing", p, err)
+	}
+	f, err := os.CreateTemp(bucket, partial+"*")
+	if err != nil {
+		return d.fail("writing", p, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(body)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return d.fail("writing", p, err)
+	}
+	if err := os.Link(f.Name(), p); errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("local directory: %s: %w", p, ErrExists)
+	} else if err != nil {
+		return d.fail("writing", p, err)
+	}
+	if dir, err := os.Open(filepath.Dir(p)); err == nil { // the link, durable
+		_ = dir.Sync()
+		dir.Close()
+	}
+	return nil
+}
+
+// Delete removes the file; one that is not there is no error.
+func (d Dir) Delete(_ context.Context, bucket, key string) error {
+	p := d.path(bucket, key)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return d.fail("deleting", p, err)
+	}
+	return nil
+}
+
 // Get reads a small file whole.
 func (d Dir) Get(_ context.Context, bucket, key string) ([]byte, error) {
 	b, err := os.ReadFile(d.path(bucket, key))

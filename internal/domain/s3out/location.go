@@ -120,6 +120,18 @@ func (l Location) ShardManifestURL(shard string) string {
 	return l.URL(l.ShardManifestKey(shard))
 }
 
+// ClaimKey is the key of the claim object of a run (shard: "" for an
+// unsharded one, as "shard-2-of-3" for a shard), beside the prefix as the
+// manifests are (orders/ has orders.shard-2-of-3.remodel-claim.json): the
+// run that created it writes the prefix's objects of that shard (or of
+// the whole job) until it ends.
+func (l Location) ClaimKey(shard string) string {
+	if shard == "" {
+		return strings.TrimSuffix(l.Prefix, "/") + ".remodel-claim.json"
+	}
+	return strings.TrimSuffix(l.Prefix, "/") + "." + shard + ".remodel-claim.json"
+}
+
 // ManifestsPrefix is what the keys of the job's manifests start with (the
 // unsharded one and the shards'): the prefix without its slash, and a dot.
 func (l Location) ManifestsPrefix() string {
@@ -131,7 +143,12 @@ func (l Location) ManifestsPrefix() string {
 var (
 	shardObject   = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)-[0-9a-f]{8}-[0-9]{6,}\.json\.(gz|zst)$`)
 	shardManifest = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)\.remodel-manifest\.json$`)
+	shardClaim    = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)\.remodel-claim\.json$`)
 )
+
+// ShardOfClaim is the shard (i of n) whose claim has the name (the key
+// after ManifestsPrefix); ok is false for any other name.
+func ShardOfClaim(name string) (i, n int, ok bool) { return shardOf(shardClaim, name) }
 
 // ShardOfObject is the shard (i of n, 1-based) whose object has the name
 // (the key after the prefix); ok is false for a name no shard gives.

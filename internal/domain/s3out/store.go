@@ -62,7 +62,16 @@ type Store interface {
 	Get(ctx context.Context, bucket, key string) ([]byte, error)
 	// Download writes the object into w and returns its size.
 	Download(ctx context.Context, bucket, key string, w io.WriterAt) (int64, error)
+	// Create stores a small object (a claim) whole, only where there is
+	// none: an error wrapping ErrExists when the key holds one, also when
+	// another writer creates it at the same moment.
+	Create(ctx context.Context, bucket, key string, body []byte, contentType string) error
+	// Delete removes the object; one that is not there is no error.
+	Delete(ctx context.Context, bucket, key string) error
 }
+
+// ErrExists is Create's answer where the key holds an object.
+var ErrExists = errors.New("the object exists")
 
 // S3 makes remodel's S3 calls.
 type S3 struct {
@@ -188,6 +197,35 @@ func (s *S3) Put(ctx context.Context, bucket, key string, body []byte, contentTy
 	})
 	if err != nil {
 		return s.fail("writing s3://"+bucket+"/"+key, err)
+	}
+	return nil
+}
+
+// Create uploads a small object in one request with If-None-Match: *, so
+// that S3 stores it only where no object has the key (412 Precondition
+// Failed otherwise, or 409 ConditionalRequestConflict while another
+// conditional write of the key is under way: both ErrExists).
+func (s *S3) Create(ctx context.Context, bucket, key string, body []byte, contentType string) error {
+	_, err := s.c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
+		IfNoneMatch: aws.String("*"),
+	})
+	var api smithy.APIError
+	var re *awshttp.ResponseError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &api) && (api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict"),
+		errors.As(err, &re) && (re.HTTPStatusCode() == 412 || re.HTTPStatusCode() == 409):
+		return fmt.Errorf("s3: s3://%s/%s: %w", bucket, key, ErrExists)
+	}
+	return s.fail("creating s3://"+bucket+"/"+key, err)
+}
+
+// Delete deletes the object (S3 answers a missing one as deleted).
+func (s *S3) Delete(ctx context.Context, bucket, key string) error {
+	if _, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
+		return s.fail("deleting s3://"+bucket+"/"+key, err)
 	}
 	return nil
 }
