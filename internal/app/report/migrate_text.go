@@ -41,7 +41,7 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	case r.S3 != nil:
 		migrateS3Lines(w, r)
 	case r.TableGone:
-		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten)
+		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it%s; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten, unanswered(r))
 	case r.Partial && r.Checkpoint != "" && r.FollowSlot != "" && r.Follow == nil:
 		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --follow --resume --checkpoint %s%s finishes the copy and then applies every change since its snapshot (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
 		fmt.Fprintf(w, "  %s\n", keptChanges(r))
@@ -54,7 +54,7 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	case r.Partial:
 		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
 	}
-	if r.ItemsUnknown > 0 {
+	if r.ItemsUnknown > 0 && !r.TableGone { // with the table gone, no item of the run is in it (above)
 		fmt.Fprintf(w, "  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
 			r.ItemsUnknown, r.ItemsWritten, r.ItemsWritten+r.ItemsUnknown)
 	}
@@ -310,4 +310,13 @@ func migrateMarkdown(w io.Writer, r *migrate.Report) error {
 	fenced(ew.printf, strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
 	ew.printf("</details>\n")
 	return ew.err
+}
+
+// unanswered is what the table-gone line says of the items whose requests
+// got no answer: with the table, they are gone whether written or not.
+func unanswered(r *migrate.Report) string {
+	if r.ItemsUnknown == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and so did the %d whose requests got no answer, written or not", r.ItemsUnknown)
 }

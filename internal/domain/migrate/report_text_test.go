@@ -32,3 +32,24 @@ func TestReportPartialText(t *testing.T) {
 		})
 	}
 }
+
+// TestReportTableGoneText: a run whose table was deleted while it wrote
+// says that the table is gone with every item of the run, those whose
+// requests got no answer too, and never that the table holds some of
+// them or that --resume writes them again.
+func TestReportTableGoneText(t *testing.T) {
+	r := &migrate.Report{Engine: "postgres", Table: "t", Error: "ResourceNotFoundException", Partial: true, TableGone: true, ItemsWritten: 1000, ItemsUnknown: 200, Checkpoint: "c.json"}
+	var b strings.Builder
+	report.Write(&b, report.Text, r)
+	text := b.String()
+	for _, want := range []string{"the table is gone", "the 1000 items it had acknowledged went with it, and so did the 200 whose requests got no answer"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report:\n%s\nwant %q", text, want)
+		}
+	}
+	for _, not := range []string{"more items written or not", "the table holds between", "--resume writes them again", "the table is partial"} {
+		if strings.Contains(text, not) {
+			t.Errorf("report:\n%s\nsays %q", text, not)
+		}
+	}
+}

@@ -2,9 +2,12 @@ package migrate
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/domain/process"
@@ -47,6 +50,9 @@ type CheckpointStatus struct {
 // ReadCheckpointStatus reads a checkpoint file (checked like --resume
 // checks it: its checksum and format) for remodel status.
 func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
+	if err := regularFile(path); err != nil {
+		return nil, err
+	}
 	ck, err := readCheckpoint(path)
 	if err != nil {
 		return nil, err
@@ -167,4 +173,47 @@ func shardIndex(s string) int {
 		return 0
 	}
 	return sh.Index
+}
+
+// regularFile refuses a path that is not a regular file before it is read:
+// reading a named pipe blocks until a writer comes (status would wait
+// forever, deaf to SIGTERM), a device may never end. It opens the path
+// without blocking (O_NONBLOCK: opening a pipe with no writer returns at
+// once) and checks what it opened, so that a path swapped in between is
+// checked too.
+func regularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("migrate: reading checkpoint %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("migrate: checkpoint %s is not a regular file (%s): a checkpoint is a file migrate wrote", path, fileKind(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return fmt.Errorf("migrate: reading checkpoint %s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return fmt.Errorf("migrate: reading checkpoint %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("migrate: checkpoint %s is not a regular file (%s): a checkpoint is a file migrate wrote", path, fileKind(st.Mode()))
+	}
+	return nil
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
