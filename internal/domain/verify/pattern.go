@@ -381,7 +381,7 @@ func (v *verifier) query(ctx context.Context, ap *mapping.AccessPattern, kc mapp
 	if v.t.SK != nil {
 		names = append(names, v.t.SK.Name)
 	}
-	for _, k := range ap.SK {
+	for _, k := range slices.Concat(ap.PK, ap.SK) { // an index's keys may be plain attributes, which the rows' items are compared on
 		names = append(names, k.Name)
 	}
 	if ix := ap.Index; ix != nil && !ix.ProjectsAll() {

@@ -28,7 +28,13 @@ func TestVerifyProjections(t *testing.T) {
 	for _, r := range [][2]string{
 		{"{name: GSI1, pk: SK, sk: PK}", "{name: GSI1, pk: SK, sk: PK, projection: KEYS_ONLY}"},
 		{"{name: GSI2, pk: data, sk: SK}", "{name: GSI2, pk: data, sk: SK, projection: {include: [subscribedAt]}}"},
-		{"    sql: SELECT * FROM subscribe_user WHERE service = {service}\n", "    sql: SELECT * FROM subscribe_user WHERE service = {service}\n    params: SELECT min(service) AS service FROM subscribe_user\n"},
+		{"    sql: SELECT * FROM subscribe_user WHERE service = {service}\n", "    sql: SELECT * FROM subscribe_user WHERE service = {service}\n    params: SELECT min(service) AS service FROM subscribe_user\n" +
+			// A KEYS_ONLY index whose partition key is a plain attribute
+			// (subscribed_at, renamed), which the pattern's SQL selects: the
+			// Query asks for it too (it was left out, and every item was
+			// reported without it).
+			"  findSubscriptionsAt:\n    index: BySubscribedAt\n    query: {pk: \"{subscribed_at}\"}\n    entity: subscribe_user\n    sql: SELECT * FROM subscribe_user WHERE subscribed_at = {subscribed_at}\n"},
+		{"    - {name: GSI1,", "    - {name: BySubscribedAt, pk: subscribedAt, sk: SK, projection: KEYS_ONLY}\n    - {name: GSI1,"},
 	} {
 		if !strings.Contains(m, r[0]) {
 			t.Fatalf("the example mapping has no %q", r[0])
