@@ -108,11 +108,15 @@ func (w *followWatch) lag() progress.Lag {
 	l := progress.Lag{Source: string(st.Source), Applied: string(st.Applied), Behind: st.Behind, State: progress.LagBehind}
 	switch {
 	case w.headErr != nil:
-		l.State = progress.LagStalled
-		l.Cause = fmt.Sprintf("the source does not say where it is for %s: %v", now.Sub(w.headErrAt).Round(time.Second), w.headErr)
-		if l.Behind < now.Sub(w.headErrAt) {
-			l.Behind = now.Sub(w.headErrAt)
+		// Since the last reading that answered, nothing is known: the
+		// follower is at least that far behind.
+		since := st.HeadRead
+		if since.IsZero() {
+			since = w.headErrAt
 		}
+		l.State = progress.LagStalled
+		l.Cause = fmt.Sprintf("the source has not said where it is for %s: %v", now.Sub(since).Round(time.Second), w.headErr)
+		l.Behind = max(l.Behind, now.Sub(since))
 	case st.CaughtUp:
 		l.State = progress.LagCaughtUp
 	case st.HeadRead.IsZero():
