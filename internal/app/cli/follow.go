@@ -32,11 +32,21 @@ func (a *app) followCleanupCmd() *cobra.Command {
 (migrate --follow): it drops the replication slot its checkpoint names, so that
 the source stops keeping changes for it (a slot nobody reads makes PostgreSQL
 keep its WAL), drops the publication if remodel created it, and removes the
-checkpoint. Run it after the cutover, once the application writes to DynamoDB.`,
+checkpoint. Run it after the cutover, once the application writes to DynamoDB.
+Without --source (or $REMODEL_SOURCE) it connects to the source the checkpoint
+names, which holds no password. On MySQL/MariaDB there is nothing to drop on
+the server: it removes the checkpoint.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if checkpoint == "" {
 				return usagef("--checkpoint names the followed migration's checkpoint file")
+			}
+			if o.dsn() == "" { // the checkpoint names the source (without a password)
+				dsn, err := migrate.FollowSource(checkpoint)
+				if err != nil {
+					return err
+				}
+				o.source = dsn
 			}
 			src, err := o.open(cmd.Context())
 			if err != nil {

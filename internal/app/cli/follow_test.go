@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -303,7 +304,7 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			if code := exitCode(t, resumed.Err()); code != 0 {
 				t.Fatalf("the resumed run exited %d after SIGINT:\n%s\n%s", code, resumed.Stdout.String(), resumed.stderr.String())
 			}
-			if out := resumed.Stdout.String(); !strings.Contains(out, "stopped by a signal, as it should") || !strings.Contains(out, "migrate --follow --resume --checkpoint "+ck) {
+			if out := resumed.Stdout.String(); !strings.Contains(out, "stopped by a signal once every change committed before the stop was applied") || !strings.Contains(out, "migrate --follow --resume --checkpoint "+ck) {
 				t.Errorf("the report does not say the follower was stopped by a signal and how to go on:\n%s", out)
 			}
 
@@ -313,7 +314,10 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			if code != 0 {
 				t.Errorf("verify exited %d:\n%s\n%s", code, vout, verr)
 			}
-			slot := "remodel_" + table
+			slot := checkpointSlot(t, ck)
+			if !strings.HasPrefix(slot, migrate.DefaultSlot(table, "")+"_") {
+				t.Errorf("the slot of the migration into %s is %s", table, slot)
+			}
 			slots := func() int64 { // PostgreSQL's; 1 elsewhere
 				if eng.Name != "postgres" {
 					return 1
@@ -327,7 +331,8 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			if n := slots(); n != 1 {
 				t.Fatalf("%d slots %s before follow-cleanup", n, slot)
 			}
-			code, cout, cerr := remodelCtx(t, ctx, "follow-cleanup", "--source", dsn, "--checkpoint", ck)
+			t.Setenv("REMODEL_SOURCE", "")
+			code, cout, cerr := remodelCtx(t, ctx, "follow-cleanup", "--checkpoint", ck) // the source the checkpoint names
 			done := "nothing to drop on the source (its binlog keeps no position for remodel)"
 			if eng.Name == "postgres" {
 				done = "dropped replication slot " + slot + " and publication " + slot
@@ -343,4 +348,23 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkpointSlot is the replication slot a followed migration's checkpoint
+// names.
+func checkpointSlot(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck struct {
+		Follow struct {
+			Slot string `json:"slot"`
+		} `json:"follow"`
+	}
+	if err := json.Unmarshal(b, &ck); err != nil {
+		t.Fatal(err)
+	}
+	return ck.Follow.Slot
 }

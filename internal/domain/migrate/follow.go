@@ -891,6 +891,19 @@ func (tr *tracker) followState() followState {
 	return *tr.file.Follow
 }
 
+// FollowSource is the source a followed migration's checkpoint names,
+// without its password (for follow-cleanup run without --source).
+func FollowSource(checkpoint string) (string, error) {
+	ck, err := readCheckpoint(checkpoint)
+	if err != nil {
+		return "", fmt.Errorf("migrate: follow-cleanup: %w", err)
+	}
+	if ck.Source == "" {
+		return "", fmt.Errorf("migrate: follow-cleanup: checkpoint %s names no source: give --source", checkpoint)
+	}
+	return ck.Source, nil
+}
+
 // FollowCleanup ends a followed migration: it drops the replication slot
 // its checkpoint names, and the publication if remodel created it, and
 // (remove) deletes the checkpoint. It returns what it did, for people.
