@@ -29,6 +29,24 @@ func migrateReports() map[string]*migrate.Report {
 			S3:             &migrate.S3Report{URL: "s3://bucket/shop/", Compression: "gzip", Manifest: "s3://bucket/shop.shard-1-of-3.remodel-manifest.json", Objects: 2, Bytes: 4096, Uncompressed: 20480},
 			KeyCheckForced: true, KeyProof: []string{"entity order: the primary key (id) is rendered whole into a key that can be read back"},
 			KeyCheck: &migrate.KeyCheckStats{Keys: 108, MemoryBytes: 17 << 20, DiskBytes: 4096}},
+		// Followed runs: a PostgreSQL follower drained at the stop, with
+		// copy rows in doubt written again; a MariaDB follower stopped
+		// short of the source (no slot to drop); a copy that failed before
+		// the follower started (the slot keeps the changes); the table gone
+		// while following (no --resume to advise).
+		"follow-stopped": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", OK: true, Seconds: 70, RowsRead: 110, ItemsWritten: 108, Rejected: 2, Entities: ents,
+			Checkpoint: "shop.remodel-checkpoint.json", FollowSlot: "remodel_shop_0a1b2c3d", FollowKeeps: true, Interrupted: true,
+			Follow: &migrate.FollowReport{Slot: "remodel_shop_0a1b2c3d", Publication: "remodel_shop_0a1b2c3d", Start: "0/2443CA8", Applied: "0/24475E0", Transactions: 3, Changes: 61, Puts: 59, Deletes: 2,
+				Entities: []migrate.FollowEntity{{Name: "order", Changes: 61, Puts: 59, Deletes: 2}}, Stopped: true, CaughtUp: true, Redone: 25}},
+		"follow-behind": {Version: migrate.ReportVersion, Table: "shop", Engine: "mysql", Error: "migrate: --follow stopped before every change committed before the stop was applied", Seconds: 70, RowsRead: 110, ItemsWritten: 108, Entities: ents,
+			Checkpoint: "shop.remodel-checkpoint.json", FollowSlot: "remodel_shop_0a1b2c3d", Interrupted: true,
+			Follow: &migrate.FollowReport{Slot: "remodel_shop_0a1b2c3d", Start: "binlog.000001:1321030 gtid 0-1-3", Applied: "binlog.000001:2113441 gtid 0-1-2095", Transactions: 2095, Changes: 2308, Puts: 2100, Deletes: 208,
+				Entities: []migrate.FollowEntity{{Name: "order", Changes: 2308, Puts: 2100, Deletes: 208}}, Stopped: true}},
+		"follow-copy-failed": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", Error: "migrate: 25 items still not written after retrying for 2m0s", Partial: true,
+			Checkpoint: "shop.remodel-checkpoint.json", FollowSlot: "remodel_shop_0a1b2c3d", FollowKeeps: true, Seconds: 130, RowsRead: 60, ItemsWritten: 50, Entities: ents[:1]},
+		"follow-table-gone": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", Error: "migrate: --follow: writing: ResourceNotFoundException", TableGone: true,
+			Checkpoint: "shop.remodel-checkpoint.json", FollowSlot: "remodel_shop_0a1b2c3d", FollowKeeps: true, Seconds: 30, RowsRead: 110, ItemsWritten: 108, Entities: ents,
+			Follow: &migrate.FollowReport{Slot: "remodel_shop_0a1b2c3d", Publication: "remodel_shop_0a1b2c3d", Start: "0/2443CA8", Applied: "0/24475E0", Entities: []migrate.FollowEntity{{Name: "order"}}}},
 	}
 }
 

@@ -158,7 +158,7 @@ func cleanupDoes(r *migrate.Report) string {
 	if r.FollowKeeps {
 		return "drops the slot " + r.FollowSlot
 	}
-	return "removes what remodel keeps; the binlog keeps no position for remodel"
+	return "removes the checkpoint (the binlog keeps nothing for remodel)"
 }
 
 func resumeArgs(r *migrate.Report) string {
