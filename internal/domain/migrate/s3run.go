@@ -17,8 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
@@ -527,19 +525,15 @@ func writeManifest(ctx context.Context, o Options, rep *Report, c *counters, rej
 }
 
 // tableCreation is the table ImportTable creates, as its
-// TableCreationParameters, with the TTL attribute it enables afterwards.
-type tableCreation struct {
-	types.TableCreationParameters
-	TTL string `json:"TimeToLiveAttribute,omitempty"`
-}
+// TableCreationParameters, with the TTL attribute it enables afterwards:
+// the mapping's definition (verify --files compares a manifest's with it).
+type tableCreation = mapping.TableDefinition
 
 // importDefinition is the table the mapping describes, for ImportTable:
-// createTableInput's keys, attributes, billing and global indexes (a local
-// index is refused before: refuseS3).
+// its keys, attributes, billing and global indexes (a local index is
+// refused before: refuseS3).
 func importDefinition(t *mapping.Table, name string) *tableCreation {
-	in := createTableInput(t, name)
-	return &tableCreation{TableCreationParameters: types.TableCreationParameters{
-		TableName: in.TableName, AttributeDefinitions: in.AttributeDefinitions, KeySchema: in.KeySchema,
-		BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput, GlobalSecondaryIndexes: in.GlobalSecondaryIndexes,
-	}, TTL: t.TTL}
+	d := t.Definition(name)
+	d.Local = nil
+	return d
 }

@@ -104,7 +104,7 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 		problems = append(problems, o.To.URL(other)+" is the manifest of another job or run beside the prefix")
 	}
 	want := importDefinition(&o.Plan.Table, o.Table)
-	wantJSON := definitionJSON(want)
+	wantJSON := want.JSON()
 	listedIn := map[string]s3Object{}
 	var comp string
 	var objs []s3Object
@@ -119,7 +119,7 @@ func importShards(ctx context.Context, o Options, rep *Report) error {
 		if o.MappingDigest != "" && m.MappingDigest != o.MappingDigest {
 			problems = append(problems, fmt.Sprintf("%s was written with another mapping file (SHA-256 %s, the mapping file's is %s)", url, m.MappingDigest, o.MappingDigest))
 		}
-		if got := definitionJSON(m.Table); got != wantJSON {
+		if got := m.Table.JSON(); got != wantJSON {
 			problems = append(problems, fmt.Sprintf("%s describes another table than the mapping does: %s, the mapping %s", url, got, wantJSON))
 		}
 		for _, ob := range m.Objects {
@@ -267,16 +267,4 @@ func readShardManifests(ctx context.Context, st s3out.Store, loc s3out.Location,
 		}
 	}
 	return out, nil
-}
-
-// definitionJSON is a table definition without its name (--table names
-// the imported table; the shards may have been run without it).
-func definitionJSON(d *tableCreation) string {
-	if d == nil {
-		return "none"
-	}
-	c := *d
-	c.TableName = nil
-	b, _ := json.Marshal(c)
-	return string(b)
 }

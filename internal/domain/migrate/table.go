@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -56,21 +55,7 @@ func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name stri
 	return nil
 }
 
-// keySchema lists the partition key attributes (HASH) and then the sort
-// key attributes (RANGE), each in order: a multi-attribute key of a global
-// index has several of each.
-func keySchema(pk, sk []mapping.KeyAttr) []types.KeySchemaElement {
-	var ks []types.KeySchemaElement
-	for _, k := range pk {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeHash})
-	}
-	for _, k := range sk {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeRange})
-	}
-	return ks
-}
-
-// tableKey is the table's own key as the lists keySchema takes.
+// tableKey is the table's own key as two lists of key attributes.
 func tableKey(t *mapping.Table) (pk, sk []mapping.KeyAttr) {
 	if t.SK != nil {
 		sk = []mapping.KeyAttr{*t.SK}
@@ -78,42 +63,15 @@ func tableKey(t *mapping.Table) (pk, sk []mapping.KeyAttr) {
 	return []mapping.KeyAttr{t.PK}, sk
 }
 
+// createTableInput is the mapping's table definition (mapping.Table.Definition)
+// as CreateTable takes it.
 func createTableInput(t *mapping.Table, name string) *dynamodb.CreateTableInput {
-	defs := t.KeyTypes()
-	in := &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		KeySchema:   keySchema(tableKey(t)),
-		BillingMode: types.BillingModePayPerRequest,
+	d := t.Definition(name)
+	return &dynamodb.CreateTableInput{
+		TableName: d.TableName, KeySchema: d.KeySchema, AttributeDefinitions: d.AttributeDefinitions,
+		BillingMode: d.BillingMode, ProvisionedThroughput: d.ProvisionedThroughput,
+		GlobalSecondaryIndexes: d.GlobalSecondaryIndexes, LocalSecondaryIndexes: d.Local,
 	}
-	var throughput *types.ProvisionedThroughput
-	if t.Billing.Provisioned {
-		in.BillingMode = types.BillingModeProvisioned
-		throughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.Billing.Read), WriteCapacityUnits: aws.Int64(t.Billing.Write)}
-		in.ProvisionedThroughput = throughput
-	}
-	for _, ix := range t.Indexes {
-		if ix.Local {
-			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
-				IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: ix.DynamoDBProjection(),
-			})
-			continue
-		}
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PK, ix.SK), Projection: ix.DynamoDBProjection(),
-			ProvisionedThroughput: throughput,
-		})
-	}
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
-			AttributeName: aws.String(n), AttributeType: types.ScalarAttributeType(defs[n]),
-		})
-	}
-	return in
 }
 
 // WaitActive polls until the table and all its global indexes are ACTIVE,

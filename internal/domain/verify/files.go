@@ -54,6 +54,11 @@ const (
 	// source into different key ranges, so rows between differing
 	// boundaries are in two shards' objects or in none.
 	KindSplitConflict Kind = "split_conflict"
+	// KindTableDefinition: a manifest's table (the one ImportTable is to
+	// create) is not the mapping's: its key schema, attribute definitions,
+	// billing, a global index or the TTL attribute differ (Attribute names
+	// what, Want and Got how).
+	KindTableDefinition Kind = "table_definition_mismatch"
 )
 
 // FilesCheck is the check of migrate --to's objects and their manifest
@@ -101,10 +106,13 @@ type filesManifest struct {
 	Shard         string `json:"shard"`
 	Compression   string `json:"input_compression_type"`
 	MappingDigest string `json:"mapping_digest"`
-	SplitDigest   string `json:"split_digest"`
-	Job           string `json:"job"`
-	Items         int64  `json:"items"`
-	Objects       []struct {
+	// Table is the table ImportTable is to create (the mapping's, when
+	// migrate wrote it).
+	Table       *mapping.TableDefinition `json:"table"`
+	SplitDigest string                   `json:"split_digest"`
+	Job         string                   `json:"job"`
+	Items       int64                    `json:"items"`
+	Objects     []struct {
 		Key    string `json:"key"`
 		Items  int64  `json:"items"`
 		Bytes  int64  `json:"bytes"`
@@ -322,7 +330,22 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 	} else {
 		rep.Warning = strings.TrimPrefix(rep.Warning+"; the manifest's mapping digest was not compared with the mapping file's", "; ")
 	}
+	v.checkDefinitions(fc, ms, urls)
 	return out, nil
+}
+
+// checkDefinitions adds a problem for each way a manifest's table differs
+// from the one the mapping describes (mapping.TableDefinition.Differences):
+// an edited manifest would have ImportTable create another table than the
+// one migrate and verify take the mapping's items to be in.
+func (v *verifier) checkDefinitions(fc *FilesCheck, ms []filesManifest, urls []string) {
+	want := v.o.Plan.Table.Definition("")
+	for i, m := range ms {
+		for _, d := range m.Table.Differences(want) {
+			fc.Problems.Add(Problem{Kind: KindTableDefinition, Key: urls[i], Attribute: d.What, Want: d.Want, Got: d.Got,
+				Message: fmt.Sprintf("the manifest %s describes another table than the mapping: its %s is %s, the mapping's %s", urls[i], d.What, d.Got, d.Want)})
+		}
+	}
 }
 
 // manifestConflicts adds a problem when the shards' manifests name more than

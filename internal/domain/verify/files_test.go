@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -352,6 +355,54 @@ func TestFiles(t *testing.T) {
 				hasProblem(t, rep, verify.KindObjectUnlisted, key, "")
 			})
 
+			t.Run("an edited table definition", func(t *testing.T) {
+				key := fx.o.Files.ManifestKey()
+				orig := fx.get(t, key)
+				defer fx.put(t, key, orig)
+				var m map[string]any
+				if err := json.Unmarshal(orig, &m); err != nil {
+					t.Fatal(err)
+				}
+				table := m["table"].(map[string]any)
+				table["BillingMode"] = "PROVISIONED"
+				table["ProvisionedThroughput"] = map[string]any{"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+				table["KeySchema"] = table["KeySchema"].([]any)[:1]
+				edited, err := json.Marshal(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fx.put(t, key, edited)
+				rep := fx.failing(t)
+				ps := filesProblems(rep, verify.KindTableDefinition)
+				var what []string
+				for _, p := range ps {
+					what = append(what, p.Attribute+": "+p.Got+", want "+p.Want)
+				}
+				want := []string{"billing mode: PROVISIONED, want PAY_PER_REQUEST", "key schema: PK HASH, want PK HASH, SK RANGE", "provisioned throughput: read 5, write 5, want none"}
+				if !slices.Equal(what, want) {
+					t.Errorf("table definition problems %q, want %q:\n%s", what, want, text(rep))
+				}
+			})
+
+			t.Run("causes before consequences when cut", func(t *testing.T) {
+				// A copy of an object under the prefix: every item of it is
+				// in the objects twice; cut at 3 problems, the copy not in
+				// the manifest (the cause) is first.
+				key := "orders/zz-copy" + fx.comp.Ext()
+				fx.put(t, key, fx.get(t, fx.keys[0]))
+				defer fx.del(t, key)
+				o := fx.o
+				o.MaxProblems = 3
+				rep, err := verify.Run(context.Background(), o)
+				if err != nil || rep.OK {
+					t.Fatalf("verify: %v, ok %v\n%s", err, rep.OK, text(rep))
+				}
+				ps := rep.Files.Problems
+				if ps.Total < 10 || len(ps.List) != 3 || ps.List[0].Kind != verify.KindObjectUnlisted || ps.List[0].Key != key {
+					t.Errorf("%d problems, kept %+v; want the object not in the manifest first", ps.Total, ps.List)
+				}
+			})
+
 			t.Run("a damaged object", func(t *testing.T) {
 				key := fx.keys[0]
 				orig := fx.get(t, key)
@@ -385,6 +436,28 @@ func TestFiles(t *testing.T) {
 					t.Errorf("without a digest: ok %v, warning %q", rep.OK, rep.Warning)
 				}
 			})
+		})
+	}
+}
+
+// TestProblemsCausesFirst: a list of problems cut at Max keeps the
+// problems that explain the others (a manifest's, then an object's)
+// before the keys twice in the objects they cause, whatever their keys.
+func TestProblemsCausesFirst(t *testing.T) {
+	causes := []verify.Kind{verify.KindManifestMissing, verify.KindManifestConflict, verify.KindSplitConflict,
+		verify.KindMappingDigest, verify.KindTableDefinition, verify.KindObjectMissing, verify.KindObjectUnlisted, verify.KindObjectDamaged}
+	for _, k := range causes {
+		t.Run(string(k), func(t *testing.T) {
+			ps := verify.Problems{Max: 3}
+			for i := range 100 {
+				ps.Add(verify.Problem{Kind: verify.KindFilesDuplicate, Key: fmt.Sprintf("PK=A#%03d", i), Message: "twice"})
+			}
+			ps.Add(verify.Problem{Kind: k, Key: "zz", Message: "the cause"})
+			ps.Add(verify.Problem{Kind: verify.KindObjectUnlisted, Key: "zzz", Message: "an object"})
+			ps.Sort()
+			if ps.List[0].Kind != k || ps.List[1].Kind != verify.KindObjectUnlisted && k != verify.KindObjectUnlisted {
+				t.Errorf("kept %+v; want %s first, then the object", ps.List, k)
+			}
 		})
 	}
 }

@@ -76,8 +76,8 @@ type Problem struct {
 
 // Problems is a list of problems that counts every problem found but keeps
 // at most Max of them (Max 0 keeps all). The kept ones are the first in
-// Problem order (entity, pattern, parameters, key, ...), not the first
-// found, so the list is the same however the checks' work was scheduled.
+// Problem order (causes first: causeRank; then entity, pattern,
+// parameters, key, ...), not the first found, so the list is the same however the checks' work was scheduled.
 type Problems struct {
 	Total int64     `json:"total"`
 	List  []Problem `json:"list,omitempty"`
@@ -103,6 +103,7 @@ func (ps *Problems) Sort() {
 
 func compareProblems(a, b Problem) int {
 	return cmp.Or(
+		cmp.Compare(causeRank(a.Kind), causeRank(b.Kind)),
 		cmp.Compare(a.Entity, b.Entity),
 		cmp.Compare(a.Pattern, b.Pattern),
 		cmp.Compare(a.Params, b.Params),
@@ -114,6 +115,21 @@ func compareProblems(a, b Problem) int {
 		cmp.Compare(a.Want, b.Want),
 		cmp.Compare(a.Got, b.Got),
 	)
+}
+
+// causeRank puts the problems that explain others first, so that a list
+// cut at Max keeps them: the manifests' (a shard without one, manifests of
+// more than one job or split plan, another mapping or table), then the
+// objects' (missing, not in the manifest, damaged), then their
+// consequences (a key twice in the objects) and every other problem.
+func causeRank(k Kind) int {
+	switch k {
+	case KindManifestMissing, KindManifestConflict, KindSplitConflict, KindMappingDigest, KindTableDefinition:
+		return 0
+	case KindObjectMissing, KindObjectUnlisted, KindObjectDamaged:
+		return 1
+	}
+	return 2
 }
 
 // Addf adds a problem whose message is formatted.
