@@ -186,7 +186,7 @@ func Parse(name string, data []byte) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, ErrorList{p.yamlError(err)}
+		return nil, ErrorList{p.yamlError(err, data)}
 	}
 	f := &File{Name: name}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -197,7 +197,7 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := dec.Decode(&extra); err == nil {
 		return nil, ErrorList{{File: name, Line: extra.Line, Col: extra.Column, Msg: "a mapping file is one YAML document; remove the second document (after ---)"}}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, ErrorList{p.yamlError(err)}
+		return nil, ErrorList{p.yamlError(err, data)}
 	}
 	p.file1(doc.Content[0], f)
 	if len(p.errs) > 0 {
@@ -219,8 +219,17 @@ func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-// yamlError turns a YAML syntax error ("yaml: line 3: ...") into an Error.
-func (p *parser) yamlError(err error) *Error {
+// yamlError turns a YAML syntax error ("yaml: line 3: ...") into an Error;
+// a tab or a key indented as no block around it is, which the YAML library
+// reports as a token it cannot read or a key it did not find (at the line
+// where the block began), is said as such at its own line (explainYAML).
+func (p *parser) yamlError(err error, data []byte) *Error {
+	e := p.rawYAMLError(err)
+	explainYAML(e, data)
+	return e
+}
+
+func (p *parser) rawYAMLError(err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{File: p.file, Msg: msg}
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
