@@ -1,0 +1,432 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+)
+
+// OneTableSchema is a OneTable schema (format onetable:1.1.0, as its
+// specification, doc/schema-1.1.0.md of dynamodb-onetable, states it).
+type OneTableSchema struct {
+	Format      string                              `json:"format"`
+	Version     string                              `json:"version"`
+	Description string                              `json:"description"`
+	Indexes     map[string]OneTableIndex            `json:"indexes"`
+	Models      map[string]map[string]OneTableField `json:"models"`
+	Params      OneTableParams                      `json:"params"`
+	Queries     map[string]OneTableQuery            `json:"queries"`
+	Items       []any                               `json:"items"`
+	Extensions  OneTableExtensions                  `json:"extensions"`
+}
+
+// OneTableIndex is one index: its key attributes and projection.
+type OneTableIndex struct {
+	Hash    string `json:"hash,omitempty"`
+	Sort    string `json:"sort,omitempty"`
+	Type    string `json:"type,omitempty"`    // "local" for a local index
+	Project any    `json:"project,omitempty"` // "all", "keys" or a list
+}
+
+// OneTableField is one field of a model.
+type OneTableField struct {
+	Type     string `json:"type"`
+	Value    string `json:"value,omitempty"`
+	Required bool   `json:"required,omitempty"`
+	Default  any    `json:"default,omitempty"`
+}
+
+// OneTableParams are the schema's params.
+type OneTableParams struct {
+	TypeField string `json:"typeField"`
+	IsoDates  bool   `json:"isoDates"`
+}
+
+// OneTableQuery is a saved query: an access pattern, its key values as
+// value templates of the pattern's parameters.
+type OneTableQuery struct {
+	Hash      string `json:"hash"`
+	Sort      string `json:"sort,omitempty"`
+	Index     string `json:"index"`
+	Limit     int    `json:"limit"`
+	Operation string `json:"operation"`
+	Schema    string `json:"schema"`
+	Type      string `json:"type"`
+	Model     string `json:"model,omitempty"`
+	Filters   []any  `json:"filters"`
+}
+
+// OneTableExtensions holds remodel's own properties (the specification's
+// extensions map).
+type OneTableExtensions struct {
+	Remodel OneTableRemodel `json:"remodel"`
+}
+
+// OneTableRemodel says where the schema comes from, what it does not
+// express, and how each access pattern runs through a model's find.
+type OneTableRemodel struct {
+	Mapping        string                    `json:"mapping"`
+	NotExpressed   []string                  `json:"notExpressed"`
+	AccessPatterns map[string][]OneTableFind `json:"accessPatterns"`
+}
+
+// OneTableFind is one model's find of an access pattern: the index, and
+// the properties (model field ← pattern parameter) whose values the
+// model's value templates build the key condition from (a sort key whose
+// template runs out of properties is read with begins_with on its prefix).
+type OneTableFind struct {
+	Model      string            `json:"model"`
+	Index      string            `json:"index"`
+	Properties map[string]string `json:"properties"`
+	Reverse    bool              `json:"reverse,omitempty"`
+	Limit      int               `json:"limit,omitempty"`
+}
+
+var oneTableName = regexp.MustCompile(`^[a-zA-Z_]+[\w]*$`)
+
+// OneTable writes the plan as a OneTable schema: one model per entity
+// whose key fields have value templates (zero padding as ${field:N:0}),
+// the table's indexes, the access patterns as queries (and, under
+// extensions.remodel, as the finds that run them). What OneTable cannot
+// express is left out and named, in extensions.remodel.notExpressed and
+// in the returned notes.
+func OneTable(w io.Writer, p *mapping.Plan, o Options) ([]string, error) {
+	s, notes, err := OneTableModel(p, o)
+	if err != nil {
+		return nil, err
+	}
+	return notes, writeJSON(w, s)
+}
+
+// OneTableModel builds the schema and the notes.
+func OneTableModel(p *mapping.Plan, o Options) (*OneTableSchema, []string, error) {
+	lp, err := newLibPlan(p, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes libNotes
+	t := &p.Table
+	s := &OneTableSchema{
+		Format: "onetable:1.1.0", Version: "0.0.1",
+		Description: fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s: one model per entity, its keys as remodel writes them.", lp.Table, orDash(o.MappingFile)),
+		Indexes:     map[string]OneTableIndex{},
+		Models:      map[string]map[string]OneTableField{},
+		Params:      OneTableParams{TypeField: t.EntityAttr, IsoDates: true},
+		Queries:     map[string]OneTableQuery{},
+		Items:       []any{},
+	}
+	s.Extensions.Remodel = OneTableRemodel{Mapping: o.MappingFile, AccessPatterns: map[string][]OneTableFind{}}
+	primary := OneTableIndex{Hash: t.PK.Name}
+	if t.SK != nil {
+		primary.Sort = t.SK.Name
+	}
+	s.Indexes["primary"] = primary
+	usable := map[string]bool{"": true}
+	for _, ix := range t.Indexes {
+		if len(ix.PK) > 1 || len(ix.SK) > 1 {
+			notes.add("index %s has a multi-attribute key (%s / %s), which a OneTable index (one hash and one sort attribute) cannot hold: it is left out", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
+			continue
+		}
+		oi := OneTableIndex{Hash: ix.PK[0].Name}
+		if ix.Local {
+			oi = OneTableIndex{Type: "local"}
+		}
+		if len(ix.SK) > 0 {
+			oi.Sort = ix.SK[0].Name
+		}
+		switch ix.Projection {
+		case mapping.ProjectKeysOnly:
+			oi.Project = "keys"
+		case mapping.ProjectInclude:
+			oi.Project = ix.Include
+		default:
+			if !ix.Local {
+				oi.Project = "all"
+			}
+		}
+		s.Indexes[ix.Name] = oi
+		usable[ix.Name] = true
+	}
+	if !oneTableName.MatchString(t.EntityAttr) {
+		notes.add("the entity attribute %s is not a OneTable field name", t.EntityAttr)
+	}
+	// keyValue is the value template of one key, or why there is none.
+	keyValue := func(k *libKey) (string, string) {
+		var v strings.Builder
+		for _, part := range k.Parts {
+			if !part.placeholder() {
+				if strings.Contains(part.Lit, "${") {
+					return "", fmt.Sprintf("key %s: the literal %q holds ${, which OneTable reads as a placeholder", k.Field, part.Lit)
+				}
+				v.WriteString(part.Lit)
+				continue
+			}
+			if !textKind(part.Col, true) {
+				return "", fmt.Sprintf("key %s (%s): column %s (%s) renders as remodel's exact text, which OneTable's number or binary value does not print the same", k.Field, k.Src, part.Column, kindText(part.Col))
+			}
+			if !oneTableName.MatchString(part.Attr) {
+				return "", fmt.Sprintf("key %s (%s): attribute %s is not a name a OneTable template can hold", k.Field, k.Src, part.Attr)
+			}
+			size := ""
+			for _, f := range part.Fmts {
+				if f.Name == "pad" && part.Col != nil && part.Col.Kind == introspect.KindInt && size == "" {
+					size = ":" + f.Arg + ":0"
+					continue
+				}
+				if f.Name == "pad" {
+					return "", fmt.Sprintf("key %s (%s): pad on %s (%s) pads the integer part only; OneTable's ${field:size:0} pads the whole text", k.Field, k.Src, part.Column, kindText(part.Col))
+				}
+				return "", fmt.Sprintf("key %s (%s): formatter %s has no OneTable equivalent", k.Field, k.Src, f)
+			}
+			v.WriteString("${" + part.Attr + size + "}")
+		}
+		if k.Type != "S" && len(k.Parts) > 1 {
+			return "", fmt.Sprintf("key %s is a %s built from the template %s: OneTable's value templates build strings", k.Field, typeWord(k.Type), k.Src)
+		}
+		return v.String(), ""
+	}
+	type keyed = oneKeyed
+	modelKeys := map[*libEntity]map[string]keyed{}
+	inIndex := map[*libEntity]map[string]bool{}
+	for _, le := range lp.Entities {
+		name := le.E.Name
+		if !oneTableName.MatchString(name) {
+			notes.add("entity %s is left out: its name is not a OneTable model name (letters, digits, _; OneTable finds an item's model by the entity attribute %s, which holds the entity's name)", name, t.EntityAttr)
+			continue
+		}
+		keys := map[string]keyed{}
+		inIndex[le] = map[string]bool{}
+		var why string
+		for _, ix := range le.Indexes {
+			if !usable[ix.Name] {
+				continue
+			}
+			ok := true
+			local := map[string]keyed{}
+			for _, k := range append(append([]*libKey{}, ix.PK...), ix.SK...) {
+				if k.Plain && len(k.Parts[0].Fmts) == 0 {
+					local[k.Field] = keyed{"", k}
+					continue
+				}
+				v, w := keyValue(k)
+				if w != "" {
+					if ix.Name == "" {
+						why = w
+					} else {
+						notes.add("entity %s: index %s is left out of its model: %s", name, ix.Name, w)
+					}
+					ok = false
+					break
+				}
+				if prev, dup := keys[k.Field]; dup && prev.value != v {
+					notes.add("entity %s: key %s has two templates (%s, %s)", name, k.Field, prev.key.Src, k.Src)
+					ok = false
+					break
+				}
+				local[k.Field] = keyed{v, k}
+			}
+			if why != "" {
+				break
+			}
+			if ok {
+				inIndex[le][ix.Name] = true
+				for f, kv := range local {
+					keys[f] = kv
+					if kv.key.When != "" {
+						notes.add("entity %s: key %s of index %s is written by remodel only when %s (a conditional attribute); OneTable writes it on every write of the model, and reads the index as remodel wrote it", name, kv.key.Field, ix.Name, kv.key.When)
+					}
+				}
+			}
+		}
+		if why != "" {
+			notes.add("entity %s is left out: its table %s", name, why)
+			continue
+		}
+		modelKeys[le] = keys
+		m := map[string]OneTableField{}
+		for f, kv := range keys {
+			if kv.value != "" {
+				m[f] = OneTableField{Type: oneTableType(kv.key.Type), Value: kv.value}
+			}
+		}
+		for _, a := range le.Attrs {
+			if _, isKey := m[a.Name]; isKey {
+				continue
+			}
+			if a.Source == mapping.FromEntityName {
+				continue // OneTable's typeField, which it writes itself
+			}
+			if !oneTableName.MatchString(a.Name) {
+				notes.add("entity %s: attribute %s is left out of its model: not a OneTable field name", name, a.Name)
+				continue
+			}
+			m[a.Name] = OneTableField{Type: oneTableType(a.Type)}
+		}
+		for _, c := range le.KeyOnly {
+			if _, ok := m[c.Name]; !ok {
+				m[c.Name] = OneTableField{Type: oneTableKindType(c), Required: true}
+			}
+		}
+		for f, kv := range keys {
+			for _, part := range kv.key.Parts {
+				if part.placeholder() {
+					if fld, ok := m[part.Attr]; ok {
+						fld.Required = true
+						m[part.Attr] = fld
+					}
+				}
+			}
+			_ = f
+		}
+		s.Models[name] = m
+	}
+	lp.generalNotes(&notes, "OneTable")
+
+	for _, pat := range lp.Patterns {
+		ap := pat.AP
+		finds, q, why := oneTablePattern(lp, pat, inIndex, modelKeys)
+		if why != "" {
+			notes.add("access pattern %s is left out: %s", ap.Name, why)
+			continue
+		}
+		s.Queries[ap.Name] = q
+		s.Extensions.Remodel.AccessPatterns[ap.Name] = finds
+	}
+	s.Extensions.Remodel.NotExpressed = notes.Lines()
+	if s.Extensions.Remodel.NotExpressed == nil {
+		s.Extensions.Remodel.NotExpressed = []string{}
+	}
+	return s, notes.Lines(), nil
+}
+
+func oneTableType(t string) string {
+	switch t {
+	case "S":
+		return "string"
+	case "N":
+		return "number"
+	case "BOOL":
+		return "boolean"
+	case "B":
+		return "binary"
+	case "SS", "NS", "BS":
+		return "set"
+	case "L":
+		return "array"
+	}
+	return "object"
+}
+
+func oneTableKindType(c *introspect.Column) string {
+	switch tsType(c) {
+	case "number":
+		return "number"
+	case "boolean":
+		return "boolean"
+	}
+	return "string"
+}
+
+// oneTableValue writes a pattern's template as a OneTable value template
+// of the pattern's parameters.
+func oneTableValue(parts []libPart) string {
+	var v strings.Builder
+	for _, p := range parts {
+		if p.placeholder() {
+			v.WriteString("${" + p.Column)
+			for _, f := range p.Fmts {
+				if f.Name == "pad" {
+					v.WriteString(":" + f.Arg + ":0")
+				}
+			}
+			v.WriteString("}")
+		} else {
+			v.WriteString(p.Lit)
+		}
+	}
+	return v.String()
+}
+
+// oneKeyed is a model's key field: its value template ("" for an
+// attribute that is the key itself) and the key.
+type oneKeyed struct {
+	value string
+	key   *libKey
+}
+
+// oneTablePattern is an access pattern as OneTable runs it, or why it
+// cannot.
+func oneTablePattern(lp *libPlan, pat *libPattern, inIndex map[*libEntity]map[string]bool, modelKeys map[*libEntity]map[string]oneKeyed) ([]OneTableFind, OneTableQuery, string) {
+	ap := pat.AP
+	q := OneTableQuery{Index: "primary", Limit: 100, Schema: "Current", Type: "Query", Filters: []any{}, Operation: "Begins with"}
+	if len(pat.PK) != 1 || len(pat.SKEq) > 1 {
+		return nil, q, "its Query names a multi-attribute key"
+	}
+	idx := indexName(ap)
+	if idx != "" {
+		q.Index = idx
+	}
+	if ap.Limit > 0 {
+		q.Limit = ap.Limit
+	}
+	q.Hash = oneTableValue(pat.PK[0])
+	switch {
+	case len(pat.SKEq) == 1 && ap.SKOp == "":
+		q.Operation, q.Sort = "Equal", oneTableValue(pat.SKEq[0])
+	case ap.SKOp == "begins_with":
+		q.Sort = oneTableValue(pat.SK[0])
+	}
+	var finds []OneTableFind
+	for _, eq := range ap.Queries {
+		le := lp.entity(eq.Entity.Name)
+		if _, ok := modelKeys[le]; !ok {
+			return nil, q, "entity " + le.E.Name + " is left out"
+		}
+		if !inIndex[le][idx] {
+			return nil, q, fmt.Sprintf("entity %s's model is not in %s", le.E.Name, targetWord(ap))
+		}
+		ix := le.index(idx)
+		f := OneTableFind{Model: le.E.Name, Index: q.Index, Properties: map[string]string{}, Reverse: ap.Order == "desc", Limit: ap.Limit}
+		bind := func(m keyMatch) {
+			for i, part := range m.Bound {
+				f.Properties[part.Attr] = m.Params[i]
+			}
+		}
+		pkm, ok := matchKey(pat.PK[0], ix.PK[0])
+		if !ok || !pkm.Full {
+			return nil, q, fmt.Sprintf("its partition key %s is not entity %s's key %s on %s", pat.Def.PK[0].Value, le.E.Name, ix.PK[0].Src, targetWord(ap))
+		}
+		bind(pkm)
+		switch {
+		case len(ix.SK) == 0 || (len(pat.SKEq) == 0 && ap.SKOp == ""):
+		case ap.SKOp == "":
+			m, ok := matchKey(pat.SKEq[0], ix.SK[0])
+			if !ok || !m.Full {
+				return nil, q, fmt.Sprintf("its sort key %s is not entity %s's whole sort key %s, and OneTable's find reads a part of a key with begins_with", pat.Def.SK.Eq[0].Value, le.E.Name, ix.SK[0].Src)
+			}
+			bind(m)
+		case ap.SKOp == "begins_with":
+			m, ok := matchKey(pat.SK[0], ix.SK[0])
+			switch {
+			case !ok:
+				return nil, q, fmt.Sprintf("its begins_with %s is not a prefix of entity %s's sort key %s", pat.Def.SK.Values[0].Value, le.E.Name, ix.SK[0].Src)
+			case m.Full:
+				return nil, q, fmt.Sprintf("its begins_with %s is entity %s's whole sort key, which OneTable's find compares with =", pat.Def.SK.Values[0].Value, le.E.Name)
+			case m.EndsAtValue:
+				return nil, q, fmt.Sprintf("its begins_with %s ends at a value; OneTable's find reads a sort key it has not every value for from the literal before the first missing one (%s)", pat.Def.SK.Values[0].Value, ix.SK[0].Src)
+			}
+			bind(m)
+		default:
+			return nil, q, fmt.Sprintf("its sort key condition %s takes raw values in OneTable's find, not values its templates build", ap.SKOp)
+		}
+		finds = append(finds, f)
+	}
+	if len(finds) == 1 {
+		q.Type, q.Model = "Entity", finds[0].Model
+	}
+	return finds, q, ""
+}
