@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +15,14 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/preview"
 )
 
+// libraryExports are the exports for applications' data libraries: each
+// writes the plan and returns what it could not express.
+var libraryExports = map[string]func(io.Writer, *mapping.Plan, export.Options) ([]string, error){
+	"electrodb":    export.ElectroDB,
+	"onetable":     export.OneTable,
+	"dynamodb-mcp": export.DynamoDBMCP,
+}
+
 func (a *app) exportCmd() *cobra.Command {
 	var o common
 	var out outputFlags
@@ -21,7 +30,7 @@ func (a *app) exportCmd() *cobra.Command {
 	var rows int
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "Write the mapping's table as a NoSQL Workbench model, a CloudFormation template or Terraform",
+		Short: "Write the mapping as a NoSQL Workbench model, CloudFormation, Terraform, or the schema of an application's data library",
 		Long: `export writes the DynamoDB design of a mapping in another tool's format:
 
   --output cloudformation   a template (JSON) with one AWS::DynamoDB::Table:
@@ -36,11 +45,29 @@ func (a *app) exportCmd() *cobra.Command {
                             table, and the items of the first --rows rows of
                             each entity as sample data (needs the source; no
                             local indexes or multi-attribute keys)
+  --output electrodb        a TypeScript module for ElectroDB 3: one Entity
+                            per entity (key templates with casing "none"), a
+                            Service over them, one function per access pattern
+  --output onetable         a OneTable schema (JSON, format onetable:1.1.0):
+                            models with value templates, indexes, and the
+                            access patterns as queries
+  --output dynamodb-mcp     the schema.json of AWS's DynamoDB MCP server
+                            (its data-access-layer generator): table, GSIs,
+                            entities with pk_template/sk_template, fields and
+                            access patterns
+
+electrodb, onetable and dynamodb-mcp need the source (the columns' types). What
+a library cannot express as remodel writes it (a formatter it has no equivalent
+for, an embed's rows, a conditional key, ...) is left out and named: in the
+output, and on stderr, one line each.
 
 cloudformation and terraform need no source: without --source (or
 $REMODEL_SOURCE) the mapping file is checked on its own, as validate does;
 with one it is also checked against the source. The result goes to stdout,
 or to the file --output-file names.`,
+		Example: `  remodel export -m mapping.yaml --output cloudformation --output-file table.json
+  remodel export -m mapping.yaml --output terraform --output-file table.tf
+  remodel export --source $DSN -m mapping.yaml --output workbench --output-file model.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -54,15 +81,27 @@ or to the file --output-file names.`,
 			if format == "workbench" && o.dsn() == "" {
 				return usagef("no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
 			}
+			library := libraryExports[format]
+			if library != nil && o.dsn() == "" {
+				return usagef("no source: --output %s takes the attributes' types from the source's columns: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)", format)
+			}
 			opts := export.Options{TableName: table, MappingFile: filepath.Base(o.mapping)}
 			var b bytes.Buffer
-			if format == "workbench" || o.dsn() != "" {
+			if format == "workbench" || library != nil || o.dsn() != "" {
 				p, src, err := o.plan(cmd.Context())
 				if err != nil {
 					return err
 				}
 				defer src.Close()
 				switch format {
+				case "electrodb", "onetable", "dynamodb-mcp":
+					notes, err := library(&b, p, opts)
+					if err != nil {
+						return err
+					}
+					for _, n := range notes {
+						fmt.Fprintf(a.stderr, "remodel: export --output %s: not expressed: %s\n", format, n)
+					}
 				case "workbench":
 					res, err := preview.Run(cmd.Context(), p, src, rows, nil, nil)
 					if err != nil {
@@ -111,7 +150,7 @@ or to the file --output-file names.`,
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
 	f := cmd.Flags()
-	out.register(cmd, "o", []string{"", "workbench", "cloudformation", "terraform"}, "instead")
+	out.register(cmd, "o", []string{"", "workbench", "cloudformation", "terraform", "electrodb", "onetable", "dynamodb-mcp"}, "instead")
 	f.StringVar(&table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
 	f.IntVar(&rows, "rows", 3, "workbench: rows per entity to take as sample items")
 	return cmd
