@@ -597,10 +597,16 @@ type importer struct {
 	f    *fakeS3
 	req  *dynamodb.ImportTableInput
 	done *types.ImportTableDescription
+	// during, when set, runs as the import starts (a workload that
+	// commits changes while the import runs).
+	during func()
 }
 
 func (m *importer) ImportTable(ctx context.Context, in *dynamodb.ImportTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.ImportTableOutput, error) {
 	m.req = in
+	if m.during != nil {
+		m.during()
+	}
 	p := in.TableCreationParameters
 	if _, err := m.API.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: p.TableName, AttributeDefinitions: p.AttributeDefinitions, KeySchema: p.KeySchema,

@@ -131,8 +131,11 @@ func refuseS3(o Options) error {
 	if o.DeleteStale {
 		bad = append(bad, "--delete-stale")
 	}
-	if o.Follow {
-		bad = append(bad, "--follow (the changes are written through the API, into a table)")
+	if o.Follow && !o.Import {
+		bad = append(bad, "--follow without --import (the changes are written into a table: ImportTable creates it)")
+	}
+	if o.Follow && o.Shard.Sharded() {
+		bad = append(bad, "--follow in a shard (a followed copy into S3 is one run: the slot starts at its one snapshot)")
 	}
 	if o.Import && o.Shard.Sharded() {
 		bad = append(bad, "--import in a shard (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n)")
@@ -190,7 +193,11 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	if err != nil {
 		return err
 	}
-	if o.Import { // before anything is written: the table must not exist
+	sf, err := startS3Follow(ctx, o, tr) // before anything is created: the source must be able to keep the changes
+	if err != nil {
+		return err
+	}
+	if o.Import && !sf.copyDone(o, tr) { // before anything is written: the table must not exist
 		if err := checkNoTable(ctx, o); err != nil {
 			return err
 		}
@@ -246,8 +253,19 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		return err
 	}
 
+	if sf.copyDone(o, tr) { // the objects are imported: only the changes are left
+		err = sf.follow(ctx, o, rep, w, rej, tr)
+		if serr := tr.save(); err == nil {
+			err = serr
+		}
+		if cerr := rej.close(); err == nil {
+			err = cerr
+		}
+		tr.report(rep)
+		return err
+	}
 	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout)
-	snap, err := o.Source.Snapshot(ctx, o.Readers+embedread.Readers(o.Plan, o.Readers))
+	snap, err := sf.snapshot(ctx, o, tr, o.Readers+embedread.Readers(o.Plan, o.Readers))
 	if err != nil {
 		return err
 	}
@@ -300,6 +318,9 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if err == nil && o.Import {
 		err = importTable(ctx, o, rep)
+	}
+	if err == nil && sf != nil {
+		err = sf.follow(ctx, o, rep, w, rej, tr)
 	}
 	if cerr := stopSaving(err == nil); cerr != nil {
 		if err == nil || errors.Is(err, context.Canceled) {
