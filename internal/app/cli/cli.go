@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,11 +39,45 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func (a *app) run(ctx context.Context, args []string, stdin io.Reader) int {
 	stdout, stderr := a.stdout, a.stderr
 	root := a.root()
+	if err := mistypedCommand(root, args); err != nil {
+		return exitStatus(ctx, err, stderr)
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	return exitStatus(ctx, root.ExecuteContext(ctx), stderr)
+}
+
+// mistypedCommand refuses a first argument that is no command before the
+// flags are parsed: remodel verfy --source X is an unknown command (and
+// the nearest one is suggested), not an unknown flag of remodel itself.
+// remodel's own flags (--debug, --help, --version) may come before it.
+func mistypedCommand(root *cobra.Command, args []string) error {
+	for _, arg := range args {
+		switch {
+		case arg == "--":
+			return nil
+		case strings.HasPrefix(arg, "-"):
+			name := strings.TrimLeft(strings.SplitN(arg, "=", 2)[0], "-")
+			if f := root.PersistentFlags().Lookup(name); f != nil || name == "help" || name == "h" || name == "version" || name == "v" {
+				continue // remodel's own flag: the command may follow
+			}
+			return nil // a command's flag given to remodel: flagError says so
+		}
+		// The first word: a command, cobra's own (help, completion and
+		// its hidden __complete), or a mistake.
+		if arg == "help" || arg == "completion" || strings.HasPrefix(arg, "__complete") {
+			return nil
+		}
+		for _, c := range root.Commands() {
+			if c.Name() == arg || slices.Contains(c.Aliases, arg) {
+				return nil
+			}
+		}
+		return unknownCommand(root, []string{arg})
+	}
+	return nil
 }
 
 // app is what every command shares: the output streams and the root flags.
@@ -143,8 +178,14 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return usagef("unknown command %q (did you mean %s? see remodel --help)", args[0], s[0])
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	if s := closest(args[0], names); s != "" {
+		return usagef("unknown command %q (did you mean %s? see remodel --help)", args[0], s)
 	}
 	return usagef("unknown command %q (see remodel --help)", args[0])
 }
@@ -202,6 +243,8 @@ func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print remodel's version (also remodel --version)",
+		Example: `  remodel version
+  remodel --version`,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(a.stdout, "remodel %s\n", version())

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+)
+
+// transcript runs remodel with each of the argument lists and returns, for
+// each, the command line, its exit status and its stderr: what a golden
+// file of usage messages holds.
+func transcript(t *testing.T, runs ...[]string) []byte {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range runs {
+		code, _, stderr := remodel(t, args...)
+		fmt.Fprintf(&b, "$ remodel %s\nexit %d\n%s\n", strings.Join(args, " "), code, stderr)
+	}
+	return []byte(b.String())
+}
+
+// TestMistypedCommand: a mistyped command is named, with the nearest
+// command, whatever flags follow it (before, remodel verfy --source X was
+// "unknown flag: --source").
+func TestMistypedCommand(t *testing.T) {
+	t.Setenv("REMODEL_SOURCE", "")
+	golden.Check(t, "mistyped_command.golden", transcript(t,
+		[]string{"verfy", "--source", "X"},
+		[]string{"--debug", "migrat", "--mapping", "m.yaml"},
+		[]string{"statuss", "--checkpoint", "x.json"},
+		[]string{"intrspect", "--source", "X", "--output", "json"},
+		[]string{"bogus", "--source", "X"},
+		[]string{"--sourc", "x"},
+	))
+}
+
+// shellWords splits a command line of the docs as sh would, for the
+// commands the docs show: quotes, $VAR expanded from the environment, a
+// comment, and a redirection or pipe (left out, with what follows it).
+// It returns nil for a line that is no remodel command.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	quote := rune(0)
+	flush := func() {
+		if inWord {
+			words = append(words, os.ExpandEnv(cur.String()))
+		}
+		cur.Reset()
+		inWord = false
+	}
+	rs := []rune(line)
+scan:
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			flush()
+		case r == '#' && !inWord:
+			break scan
+		case r == '>' || r == '|' || r == '<':
+			if cur.String() == "2" {
+				cur.Reset()
+				inWord = false
+			}
+			break scan
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	flush()
+	for i, w := range words {
+		if w == "remodel" || strings.HasSuffix(w, "/remodel") {
+			return words[i+1:]
+		}
+		if !strings.Contains(w, "=") { // VAR=value before the command
+			return nil
+		}
+	}
+	return nil
+}
+
+// docCommands are the remodel command lines of a Markdown file's code
+// blocks (and of lines that start with $ or bin/remodel), in order.
+func docCommands(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	inCode := false
+	for _, line := range strings.Split(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			inCode = !inCode
+			continue
+		}
+		if !inCode {
+			continue
+		}
+		// A command is typed: bin/remodel ..., or $ remodel ...; a line
+		// of output that starts with remodel (a bench table) is not.
+		switch {
+		case strings.HasPrefix(trimmed, "$ "):
+			trimmed = strings.TrimPrefix(trimmed, "$ ")
+		case !strings.HasPrefix(trimmed, "bin/remodel "):
+			continue
+		}
+		if args := shellWords(trimmed); len(args) > 0 {
+			out = append(out, args)
+		}
+	}
+	return out
+}
+
+// commandWorkspace is a folder to run the docs' commands in: the
+// personalization example's mapping as mapping.yaml (but for init, which
+// writes it), a traffic file,
+// examples/ of the repository, and a source that refuses connections, so
+// that every command gets past its flags and stops at the source (exit
+// status 3) or needs none (0). A command line the CLI refuses exits 2.
+func commandWorkspace(t *testing.T, command string) {
+	t.Helper()
+	repo, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	m, err := os.ReadFile(filepath.Join(repo, "examples/personalization/mapping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"traffic.yaml": "findUserBySubscribeService: {per_second: 5}\n"}
+	if command != "init" {
+		files["mapping.yaml"] = string(m)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(repo, "examples"), filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	awsEnv(t)
+	refused := "postgres://remodel@127.0.0.1:1/none?connect_timeout=2"
+	for _, v := range []string{"REMODEL_SOURCE", "DSN", "PG_DSN", "MYSQL_DSN"} {
+		t.Setenv(v, refused)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", filepath.Join(dir, "summary.md"))
+}
+
+// TestReadmeCommands runs every remodel command line the README shows:
+// each must be one the CLI accepts (not exit status 2). The golden file
+// lists them with their exit status against a source that refuses
+// connections. Before, preview --rows 5 --document ... --analyze exited 2.
+func TestReadmeCommands(t *testing.T) {
+	readme, err := filepath.Abs("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, args := range docCommands(t, readme) {
+		var code int
+		var stderr string
+		t.Run("", func(t *testing.T) {
+			commandWorkspace(t, args[0])
+			code, _, stderr = remodel(t, args...)
+		})
+		fmt.Fprintf(&b, "remodel %s\n  exit %d\n", strings.Join(args, " "), code)
+		if code == exitUsage {
+			t.Errorf("README: remodel %s: exit 2 (a usage error):\n%s", strings.Join(args, " "), stderr)
+			fmt.Fprintf(&b, "  %s", stderr)
+		}
+	}
+	golden.Check(t, "readme_commands.golden", []byte(b.String()))
+}
