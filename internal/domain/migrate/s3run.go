@@ -52,6 +52,8 @@ type S3Report struct {
 	// ShardsImported is the n of --import --shards-done n: the objects of
 	// that many shards were imported, and none copied.
 	ShardsImported int            `json:"shards_imported,omitempty"`
+	// Bulk is what --bulk-put did (s3bulk.go).
+	Bulk *BulkReport `json:"bulk_put,omitempty"`
 	objects        []s3Object     // the manifest's
 	params         *tableCreation // the manifest's table
 	manifest       []byte         // the objects and the table, for the import's client token
@@ -60,7 +62,7 @@ type S3Report struct {
 
 // objectName is the name of an object remodel writes under the prefix:
 // the run's id and the object's number.
-var objectName = regexp.MustCompile(`^[0-9a-f]{8}-[0-9]{6,}\.json\.(gz|zst)$`)
+var objectName = regexp.MustCompile(`^[0-9a-f]{8}-[0-9]{6,}\.json(\.gz|\.zst)?$`)
 
 // newS3Checkpoint is the S3 part of a new job's checkpoint.
 func newS3Checkpoint(o Options) *s3Checkpoint {
@@ -119,13 +121,18 @@ func OutsideObjects(to *s3out.Location, what, path string) error {
 	return nil
 }
 
-// refuseS3 refuses what the S3 route cannot do.
-func refuseS3(o Options) error {
+// refuseS3 refuses what the S3 route cannot do (bulk: with --bulk-put).
+func refuseS3(o Options, bulk *BulkPut) error {
+	if bulk != nil { // --bulk-put (s3bulk.go): into an existing table
+		if err := refuseBulk(o, bulk); err != nil {
+			return err
+		}
+	}
 	var bad []string
 	if o.CreateTable {
 		bad = append(bad, "--create-table (ImportTable creates the table: --import)")
 	}
-	if o.AllowNonEmpty {
+	if o.AllowNonEmpty && bulk == nil {
 		bad = append(bad, "--allow-non-empty (ImportTable only creates a new table)")
 	}
 	if o.DeleteStale {
@@ -154,7 +161,7 @@ func refuseS3(o Options) error {
 		}
 	}
 	for _, ix := range o.Plan.Table.Indexes {
-		if ix.Local {
+		if ix.Local && bulk == nil {
 			return fmt.Errorf("migrate: --to: index %s is a local secondary index, and ImportTable cannot create local indexes (only global ones): write through the API instead (migrate --create-table, without --to)", ix.Name)
 		}
 	}
@@ -162,7 +169,8 @@ func refuseS3(o Options) error {
 }
 
 func runS3(ctx context.Context, o Options, rep *Report) (err error) {
-	if err := refuseS3(o); err != nil {
+	bulk := bulkPutOf(ctx) // --bulk-put (s3bulk.go)
+	if err := refuseS3(o, bulk); err != nil {
 		return err
 	}
 	if o.S3 == nil {
@@ -201,6 +209,12 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		if err := checkNoTable(ctx, o); err != nil {
 			return err
 		}
+	}
+	if bulk != nil { // --bulk-put (s3bulk.go): before anything is written, the table must be there
+		if err := checkBulkTable(ctx, o); err != nil {
+			return err
+		}
+		bulk.units, o.RateLimit = o.RateLimit, 0 // MaxWriteRequestUnits, not the copy's
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
@@ -318,6 +332,9 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if err == nil && o.Import {
 		err = importTable(ctx, o, rep)
+	}
+	if err == nil && bulk != nil { // --bulk-put (s3bulk.go)
+		err = bulkPut(ctx, o, rep, tr, c, rej, bulk)
 	}
 	if err == nil && sf != nil {
 		err = sf.follow(ctx, o, rep, w, rej, tr)

@@ -80,6 +80,9 @@ type s3Checkpoint struct {
 	URL         string     `json:"url"`
 	Compression string     `json:"compression"`
 	Objects     []s3Object `json:"objects"`
+	// Bulk is the job's bulk put (--bulk-put, s3bulk.go), once it is
+	// being started.
+	Bulk *bulkState `json:"bulk_put,omitempty"`
 }
 
 // s3Done is an object stored: uploaded by this run, or one an interrupted

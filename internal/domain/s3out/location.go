@@ -141,7 +141,7 @@ func (l Location) ManifestsPrefix() string {
 // The names of a sharded job's objects (under the prefix: the shard, the
 // run's id and the object's number) and manifests (after ManifestsPrefix).
 var (
-	shardObject   = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)-[0-9a-f]{8}-[0-9]{6,}\.json\.(gz|zst)$`)
+	shardObject   = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)-[0-9a-f]{8}-[0-9]{6,}\.json(\.gz|\.zst)?$`)
 	shardManifest = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)\.remodel-manifest\.json$`)
 	shardClaim    = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)\.remodel-claim\.json$`)
 )

@@ -9,47 +9,76 @@ import (
 	"hash"
 	"io"
 	"os"
+	"strings"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
-// Compression is how the objects are compressed: gzip or zstd, the two
-// ImportTable reads (InputCompressionType GZIP, ZSTD).
+// Compression is how the objects are compressed: gzip, zstd or none, the
+// three ImportTable and StartBulkPutItems read (InputCompressionType GZIP,
+// ZSTD, NONE).
 type Compression string
 
 const (
 	Gzip Compression = "gzip"
 	Zstd Compression = "zstd"
+	// None writes the DynamoDB JSON lines as they are: larger objects, no
+	// CPU spent compressing.
+	None Compression = "none"
 )
 
-// ParseCompression reads gzip or zstd.
+// ParseCompression reads gzip, zstd or none.
 func ParseCompression(s string) (Compression, error) {
 	switch Compression(s) {
-	case Gzip, Zstd:
+	case Gzip, Zstd, None:
 		return Compression(s), nil
 	}
-	return "", fmt.Errorf("compression %q: gzip or zstd", s)
+	return "", fmt.Errorf("compression %q: gzip, zstd or none", s)
 }
 
-// ImportType is ImportTable's InputCompressionType for c.
+// CompressionOfImportType is the compression of an InputCompressionType
+// (a manifest's input_compression_type): GZIP, ZSTD or NONE, in any case.
+func CompressionOfImportType(s string) (Compression, bool) {
+	switch strings.ToUpper(s) {
+	case "GZIP":
+		return Gzip, true
+	case "ZSTD":
+		return Zstd, true
+	case "NONE":
+		return None, true
+	}
+	return "", false
+}
+
+// ImportType is ImportTable's (and StartBulkPutItems') InputCompressionType
+// for c.
 func (c Compression) ImportType() string {
-	if c == Zstd {
+	switch c {
+	case Zstd:
 		return "ZSTD"
+	case None:
+		return "NONE"
 	}
 	return "GZIP"
 }
 
-// Ext is the objects' name ending: .json.gz or .json.zst.
+// Ext is the objects' name ending: .json.gz, .json.zst or .json.
 func (c Compression) Ext() string {
-	if c == Zstd {
+	switch c {
+	case Zstd:
 		return ".json.zst"
+	case None:
+		return ".json"
 	}
 	return ".json.gz"
 }
 
 // NewReader decompresses r.
 func (c Compression) NewReader(r io.Reader) (io.ReadCloser, error) {
+	if c == None {
+		return io.NopCloser(r), nil
+	}
 	if c == Zstd {
 		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
 		if err != nil {
@@ -116,6 +145,8 @@ func NewObject(dir string, c Compression) (*Object, error) {
 	o := &Object{f: f, buf: bufio.NewWriterSize(f, 256<<10), sum: sha256.New()}
 	out := tee{w: o.buf, h: o.sum, n: &o.Size}
 	switch c {
+	case None:
+		o.enc = nopCloser{out}
 	case Zstd:
 		enc, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(ZstdWindow), zstd.WithLowerEncoderMem(true))
 		if err != nil {
@@ -133,6 +164,11 @@ func NewObject(dir string, c Compression) (*Object, error) {
 	}
 	return o, nil
 }
+
+// nopCloser is the "compressor" of an uncompressed object.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Write adds lines (n of them, each ending with a newline).
 func (o *Object) Write(lines []byte, n int) error {
