@@ -32,8 +32,11 @@ type Options struct {
 	// WarmThroughput, with CreateTable, is the new table's warm throughput
 	// (warm.go); nil: none asked for.
 	WarmThroughput *WarmThroughput
-	AllowNonEmpty  bool
-	Readers        int // source connections reading entities in parallel
+	// Stream, with CreateTable, enables the table's stream with
+	// NEW_AND_OLD_IMAGES (what follow-back reads) as it is created.
+	Stream        bool
+	AllowNonEmpty bool
+	Readers       int // source connections reading entities in parallel
 	// Writers is the most BatchWriteItem requests in flight at once: the
 	// writers adapt how many they send at once to throttling (adapt.go),
 	// from 4 up to Writers. FixedWriters keeps Writers requests in flight
@@ -241,7 +244,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			return err
 		}
 	} else if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
-		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.TableTimeout, o.RequestTimeout); err != nil {
+		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.Stream, o.TableTimeout, o.RequestTimeout); err != nil {
 			return err
 		}
 		rep.CreatedTable = true

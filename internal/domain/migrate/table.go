@@ -20,12 +20,15 @@ import (
 // and waits until the table and its indexes are ACTIVE, for at most timeout.
 // Every request has DefaultRequestTimeout to be answered.
 func CreateTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, timeout time.Duration) error {
-	return createTable(ctx, db, t, name, nil, timeout, DefaultRequestTimeout)
+	return createTable(ctx, db, t, name, nil, false, timeout, DefaultRequestTimeout)
 }
 
-func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, warm *WarmThroughput, timeout, requestTimeout time.Duration) error {
+func createTable(ctx context.Context, db dynamo.API, t *mapping.Table, name string, warm *WarmThroughput, stream bool, timeout, requestTimeout time.Duration) error {
 	in := createTableInput(t, name)
 	warm.apply(in)
+	if stream { // --stream: the stream follow-back reads, enabled with the table
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}
+	}
 	call := dynamo.AttemptTimeout(requestTimeout)
 	// One attempt: a CreateTable tried again after an attempt that got no
 	// answer would find the table that attempt created, and say so wrongly.
@@ -118,7 +121,7 @@ var errTableExists = errors.New("it already exists")
 // keys and indexes are the mapping's, as a run without --create-table
 // does. created says whether this one created it.
 func createShared(ctx context.Context, o Options) (created bool, err error) {
-	err = createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.TableTimeout, o.RequestTimeout)
+	err = createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.Stream, o.TableTimeout, o.RequestTimeout)
 	if !errors.Is(err, errTableExists) {
 		return err == nil, err
 	}
