@@ -271,6 +271,11 @@ type common struct {
 func (c *common) sourceFlag(cmd *cobra.Command) {
 	// The default is read in open, not shown here: --help must not print a password.
 	cmd.Flags().StringVar(&c.source, "source", "", "source DSN (postgres://…, mysql://… or user:pass@tcp(host:port)/db); default $REMODEL_SOURCE")
+	c.timeoutFlag(cmd)
+}
+
+// timeoutFlag adds --source-timeout.
+func (c *common) timeoutFlag(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&c.timeout, "source-timeout", source.DefaultTimeout, "how long the source may leave a connection (TCP, TLS, authentication) or a set-up statement (reading the schema, describing a query, opening the snapshot) unanswered before the command fails; reads of rows have no deadline (a DSN's connect_timeout or timeout bounds connecting instead)")
 }
 

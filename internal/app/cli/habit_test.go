@@ -197,3 +197,55 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	golden.Check(t, "readme_commands.golden", []byte(b.String()))
 }
+
+// normalize replaces the varying parts of a transcript (temporary paths,
+// the fresh databases' names) with fixed words.
+func normalize(s string, pairs ...string) string {
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// TestValidateOutputAndSources: validate renders its result as text or
+// JSON (--output, --output-file), takes --source once per engine and checks
+// each engine's block against its own engine; an engine without a source
+// still has its block checked on its own.
+func TestValidateOutputAndSources(t *testing.T) {
+	t.Setenv("REMODEL_SOURCE", "")
+	pg, m := tiny(t, "postgres")
+	my, _ := tiny(t, "mysql")
+	pg2, _ := tiny(t, "postgres")
+	dir := filepath.Dir(m)
+	blocks := writeFile(t, "blocks.yaml", tinyMapping+`    postgres:
+      sql: SELECT * FROM items WHERE k = {k} AND id::text <> ''
+    mysql:
+      sql: SELECT * FROM items WHERE k = {k} AND id <> 'x
+`)
+	bdir := filepath.Dir(blocks)
+	out := filepath.Join(dir, "validate.json")
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"validate", "-m", m, "--output", "json", "--output-file", "text=" + out + ".txt"},
+		{"validate", "-m", m, "--source", pg, "--output-file", out},
+		{"validate", "-m", m, "--source", pg, "--source", my},
+		{"validate", "-m", m, "--source", pg, "--source", pg2},
+		{"validate", "-m", blocks, "--source", pg},
+		{"validate", "-m", blocks, "--source", pg, "--source", my, "--output", "json"},
+		{"validate", "-m", filepath.Join(dir, "missing.yaml"), "--output", "json"},
+	} {
+		code, stdout, stderr := remodel(t, args...)
+		fmt.Fprintf(&b, "$ remodel %s\nexit %d\n--- stdout\n%s--- stderr\n%s\n", strings.Join(args, " "), code, stdout, stderr)
+		for _, f := range []string{out, out + ".txt"} {
+			if data, err := os.ReadFile(f); err == nil {
+				fmt.Fprintf(&b, "--- %s\n%s\n", f, data)
+				os.Remove(f)
+			}
+		}
+	}
+	dbName := func(dsn string) string {
+		name := dsn[strings.LastIndex(dsn, "/")+1:]
+		name, _, _ = strings.Cut(name, "?")
+		return name
+	}
+	got := normalize(b.String(), pg, "$PG", my, "$MYSQL", pg2, "$PG2", dir, "$DIR", bdir, "$DIR",
+		dbName(pg), "PGDB", dbName(my), "MYDB", dbName(pg2), "PGDB2")
+	golden.Check(t, "validate_output.golden", []byte(got))
+}

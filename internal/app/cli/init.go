@@ -13,11 +13,11 @@ import (
 
 func (a *app) initCmd() *cobra.Command {
 	var (
-		o                common
-		tables, excludes []string
-		out              outputFlags
-		name             string
-		force            bool
+		o     common
+		tf    tableFilter
+		out   outputFlags
+		name  string
+		force bool
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -54,18 +54,20 @@ its entity's next overloaded index (pk the equality columns, sk the range or
 order column), or of an index NUMn of its own with a number sort key, with the
 statement's SQL, at the end of access_patterns.
 
---table PATTERN keeps only the tables that match (repeat it for several),
---exclude PATTERN leaves tables out, as for introspect. The file goes to
+--include PATTERN keeps only the tables that match (repeat it for several),
+--exclude PATTERN leaves tables out, as for introspect (--table PATTERN, the
+spelling before --include, works for one release, with a warning). The file goes to
 stdout, or to --output-file FILE, which must not exist unless --force is
 given.`,
 		Example: `  remodel init --source $DSN --output-file mapping.yaml
-  remodel init --source $DSN --exclude 'tmp_*' --name shop --output-file mapping.yaml --force`,
+  remodel init --source $DSN --exclude 'tmp_*' --name shop --output-file mapping.yaml --force
+  remodel init --source $DSN --include 'order*' --include customer > mapping.yaml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			out.check(cmd, a.stderr, &c)
 			output := out.file()
-			c.tablePatterns(tables, excludes)
+			tf.check(cmd, a.stderr, &c)
 			if name != "" && !validTableName(name) {
 				c = append(c, fmt.Sprintf("--name %q is not a DynamoDB table name (3 to 255 of a-z A-Z 0-9 _ . -)", name))
 			}
@@ -88,7 +90,7 @@ given.`,
 			if err != nil {
 				return err
 			}
-			s, err := inspectSource(cmd.Context(), src, tables, excludes)
+			s, err := inspectSource(cmd.Context(), src, tf.includes, tf.excludes)
 			if err != nil {
 				return err
 			}
@@ -138,8 +140,7 @@ given.`,
 	cmd.Flags().Lookup("output-file").Usage = "write the mapping to this file instead of stdout (refused if it exists, unless --force)"
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite the --output-file file if it exists")
 	cmd.Flags().StringVar(&name, "name", "", "the DynamoDB table's name (default: the database's name)")
-	cmd.Flags().StringArrayVar(&tables, "table", nil, "only the tables that match this glob (name, or schema.name with a dot); repeatable")
-	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the tables that match this glob; repeatable")
+	tf.register(cmd)
 	return cmd
 }
 

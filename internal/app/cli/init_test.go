@@ -11,8 +11,8 @@ import (
 )
 
 // TestInitFlags: init writes to stdout or to -o, refuses to overwrite a file
-// without --force, keeps the tables --table and --exclude select, and
-// refuses bad patterns, a --table that matches nothing and a bad --name.
+// without --force, keeps the tables --include and --exclude select, and
+// refuses bad patterns, an --include that matches nothing and a bad --name.
 func TestInitFlags(t *testing.T) {
 	dsn := testenv.Postgres(t)
 	testenv.ExecPostgres(t, dsn, `CREATE TABLE items (id INT PRIMARY KEY, k VARCHAR(20));
@@ -49,19 +49,19 @@ CREATE TABLE owners (id INT PRIMARY KEY);`)
 	if strings.Contains(string(first), "tmp_scratch") || !strings.Contains(string(first), "\n  items:\n") {
 		t.Errorf("--exclude tmp_* kept tmp_scratch or lost items:\n%s", first)
 	}
-	code, _, stderr = remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--table", "items")
+	code, _, stderr = remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--include", "items")
 	if want := "--output-file " + file + ": the file exists (give --force to overwrite it)"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("init -o over an existing file: exit %d, stderr %q, want 2 and %q", code, stderr, want)
 	}
 	if again, _ := os.ReadFile(file); string(again) != string(first) {
 		t.Error("the refused run changed the file")
 	}
-	if code, _, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--table", "items", "--force"); code != 0 {
+	if code, _, stderr := remodelCtx(t, ctx, "init", "--source", dsn, "--output-file", file, "--include", "items", "--force"); code != 0 {
 		t.Fatalf("init --force: exit %d\n%s", code, stderr)
 	}
 	only, _ := os.ReadFile(file)
 	if strings.Contains(string(only), "owners") || !strings.Contains(string(only), "\n  items:\n") {
-		t.Errorf("--table items --force did not write items alone:\n%s", only)
+		t.Errorf("--include items --force did not write items alone:\n%s", only)
 	}
 
 	for _, c := range []struct {
@@ -69,8 +69,8 @@ CREATE TABLE owners (id INT PRIMARY KEY);`)
 		code int
 		msg  string
 	}{
-		{[]string{"--table", "[x"}, 2, `--table: table pattern "[x" is malformed`},
-		{[]string{"--table", "nothing_*"}, 3, `--table "nothing_*" matches no table of the source`},
+		{[]string{"--include", "[x"}, 2, `--include: table pattern "[x" is malformed`},
+		{[]string{"--include", "nothing_*"}, 3, `--include "nothing_*" matches no table of the source`},
 		{[]string{"--name", "x"}, 2, `--name "x" is not a DynamoDB table name`},
 	} {
 		code, _, stderr := remodelCtx(t, ctx, append([]string{"init", "--source", dsn}, c.args...)...)

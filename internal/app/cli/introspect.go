@@ -9,8 +9,8 @@ import (
 
 func (a *app) introspectCmd() *cobra.Command {
 	var (
-		o                common
-		tables, excludes []string
+		o  common
+		tf tableFilter
 	)
 	cmd := &cobra.Command{
 		Use:   "introspect",
@@ -25,22 +25,24 @@ partitions (a partitioned table's partitions are listed under it).
 entity-relationship diagram (Mermaid erDiagram) whose relationships come from
 the foreign keys, with their cardinality from unique keys and nullability.
 
---table PATTERN keeps only the tables that match (repeat it for several),
+--include PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out. Patterns are globs (*, ?, [a-z]) matched
 against the table's name, or against schema.name when they contain a dot;
-case matters.`,
+case matters. (--table PATTERN, the spelling before --include, still works
+for one release, with a warning: --table names the DynamoDB table.)`,
 		Example: `  remodel introspect --source $DSN
   remodel introspect --source $DSN --output mermaid --exclude 'tmp_*' > erd.mmd
-  remodel introspect --source $DSN --output json --table 'film*' --table actor`,
+  remodel introspect --source $DSN --output json --include 'film*' --include actor
+  remodel introspect --source $DSN --output-file erd.json --output-file mermaid=erd.mmd`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
 			o.out.check(cmd, a.stderr, &c)
-			c.tablePatterns(tables, excludes)
+			tf.check(cmd, a.stderr, &c)
 			if err := c.err(); err != nil {
 				return err
 			}
-			src, s, err := o.inspectTables(cmd.Context(), tables, excludes)
+			src, s, err := o.inspectTables(cmd.Context(), tf.includes, tf.excludes)
 			if err != nil {
 				return err
 			}
@@ -56,7 +58,6 @@ case matters.`,
 	}
 	o.sourceFlag(cmd)
 	o.out.register(cmd, "", []string{"text", "json", "mermaid"}, "")
-	cmd.Flags().StringArrayVar(&tables, "table", nil, "only the tables that match this glob (name, or schema.name with a dot); repeatable")
-	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the tables that match this glob; repeatable")
+	tf.register(cmd)
 	return cmd
 }

@@ -16,10 +16,10 @@ func TestIntrospectUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--output", "dot"}, `--output must be text, json or mermaid, got "dot"`},
-		{[]string{"--table", "["}, `--table: table pattern "[" is malformed: syntax error in pattern`},
-		{[]string{"--table", "a", "--exclude", ""}, `--exclude: empty table pattern`},
-		{[]string{"--exclude", "x[", "--output", "svg", "--table", "[z"},
-			"--output must be text, json or mermaid, got \"svg\"\nremodel: --table: table pattern \"[z\" is malformed: syntax error in pattern\nremodel: --exclude: table pattern \"x[\" is malformed: syntax error in pattern"},
+		{[]string{"--include", "["}, `--include: table pattern "[" is malformed: syntax error in pattern`},
+		{[]string{"--include", "a", "--exclude", ""}, `--exclude: empty table pattern`},
+		{[]string{"--exclude", "x[", "--output", "svg", "--include", "[z"},
+			"--output must be text, json or mermaid, got \"svg\"\nremodel: --include: table pattern \"[z\" is malformed: syntax error in pattern\nremodel: --exclude: table pattern \"x[\" is malformed: syntax error in pattern"},
 	} {
 		args := append([]string{"introspect", "--source", "postgres://127.0.0.1:1/x"}, tc.args...)
 		code, out, errOut := remodel(t, args...)
@@ -73,7 +73,7 @@ func TestIntrospectERD(t *testing.T) {
 				t.Errorf("--exclude tmp_* left tmp_scratch in:\n%s", out)
 			}
 
-			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--table", "books", "--table", "auth*", "--exclude", "author_bios", "--output", "json")
+			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--include", "books", "--include", "auth*", "--exclude", "author_bios", "--output", "json")
 			var s introspect.Schema
 			if code != 0 || json.Unmarshal([]byte(out), &s) != nil {
 				t.Fatalf("introspect --output json: exit %d\n%s%s", code, out, errOut)
@@ -95,7 +95,7 @@ func TestIntrospectERD(t *testing.T) {
 				t.Errorf("the JSON has no row_estimate of 2:\n%s", out)
 			}
 
-			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--table", "books")
+			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--include", "books")
 			for _, want := range []string{
 				"database ", ", 1 tables\n",
 				"  author_id  int",
@@ -103,16 +103,16 @@ func TestIntrospectERD(t *testing.T) {
 				"  index books_title_idx (title)\n",
 			} {
 				if code != 0 || !strings.Contains(out, want) {
-					t.Errorf("introspect --table books: exit %d, output lacks %q:\n%s%s", code, want, out, errOut)
+					t.Errorf("introspect --include books: exit %d, output lacks %q:\n%s%s", code, want, out, errOut)
 				}
 			}
 
-			// A --table that matches nothing is an error (exit 3), and
+			// An --include that matches nothing is an error (exit 3), and
 			// nothing is printed.
-			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--table", "Books", "--table", "nope*", "--table", "authors")
-			want := "remodel: --table \"Books\" matches no table of the source\nremodel: --table \"nope*\" matches no table of the source\n"
+			code, out, errOut = remodel(t, "introspect", "--source", dsn, "--include", "Books", "--include", "nope*", "--include", "authors")
+			want := "remodel: --include \"Books\" matches no table of the source\nremodel: --include \"nope*\" matches no table of the source\n"
 			if code != exitError || out != "" || errOut != want {
-				t.Errorf("unmatched --table: exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, errOut, exitError, want)
+				t.Errorf("unmatched --include: exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, errOut, exitError, want)
 			}
 		})
 	}

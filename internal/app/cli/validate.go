@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
 
+	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
@@ -17,6 +19,7 @@ import (
 
 func (a *app) validateCmd() *cobra.Command {
 	var o common
+	var sources []string
 	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate",
@@ -57,80 +60,212 @@ A warning the design intends is acknowledged in the mapping, with the
 reason (acknowledge: [{warning: CODE, entity: NAME, reason: "..."}]): it is
 still printed, with its reason, and --strict no longer counts it. An
 acknowledgement that matches no warning is itself a warning
-(stale-acknowledgement).`,
+(stale-acknowledgement).
+
+--source may be given once per engine (a PostgreSQL and a MySQL/MariaDB
+database): the mapping is checked against each, each with its own engine's
+postgres: or mysql: blocks; without a source for an engine, its blocks are
+still checked on their own (template and SQL syntax in its dialect).
+
+--output json prints the result as JSON (version, valid, per source its
+problems, warnings and whether the key collision check is needed);
+--output-file [FORMAT=]FILE also writes it to FILE. The exit status is the
+same in every format.`,
+		Example: `  remodel validate -m mapping.yaml
+  remodel validate --source $DSN -m mapping.yaml --strict
+  remodel validate --source $PG_DSN --source $MYSQL_DSN -m mapping.yaml --output json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.validate(cmd.Context(), &o, strict)
+			var c checks
+			o.out.check(cmd, a.stderr, &c)
+			if err := o.checkTimeout(); err != nil {
+				c = append(c, err.Error())
+			}
+			var fs files
+			fs.read("--mapping", o.mapping)
+			o.out.writes(&fs)
+			fs.check(&c)
+			if err := c.err(); err != nil {
+				return err
+			}
+			if len(sources) == 0 && os.Getenv("REMODEL_SOURCE") != "" {
+				sources = []string{os.Getenv("REMODEL_SOURCE")}
+			}
+			res, err := a.validate(cmd.Context(), &o, sources, strict)
+			if res == nil {
+				return err
+			}
+			werr := report.Write(a.stdout, report.Format(o.out.out), res)
+			for _, of := range o.out.toFiles {
+				if e := writeReportFile(of, res); e != nil && werr == nil {
+					werr = e
+				}
+			}
+			if err != nil {
+				return err
+			}
+			return werr
 		},
 	}
-	o.sourceFlag(cmd)
+	// --source is repeatable here: once per engine.
+	cmd.Flags().StringArrayVar(&sources, "source", nil, "source DSN (postgres://…, mysql://… or user:pass@tcp(host:port)/db) to check the mapping against; once per engine, each engine's postgres:/mysql: blocks checked against its own; default $REMODEL_SOURCE")
+	o.timeoutFlag(cmd)
 	o.mappingFlag(cmd)
+	o.formatFlag(cmd, "also", &report.Validation{})
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 1 when there are warnings, as for problems")
 	return cmd
 }
 
-func (a *app) validate(ctx context.Context, o *common, strict bool) error {
+// validate checks the mapping file on its own, and against each source;
+// it returns the result (nil when there is none to print: a usage error)
+// and the error that sets the exit status.
+func (a *app) validate(ctx context.Context, o *common, sources []string, strict bool) (*report.Validation, error) {
+	res := &report.Validation{Version: report.ValidationVersion, Mapping: o.mapping, Strict: strict, Checks: []*report.ValidationCheck{}}
 	f, err := mapping.ParseFile(o.mapping)
 	if err != nil {
-		return problems(err)
-	}
-	if o.dsn() == "" {
-		if err := mapping.Check(f); err != nil {
-			return problems(err)
+		res.Problems = issues(err)
+		if res.Problems == nil {
+			res.Error = err.Error()
 		}
-		warned, open := a.warn(f, nil)
-		fmt.Fprintf(a.stdout, "%s: valid on its own (%d entities, %d access patterns%s); give --source to check it against the database\n", o.mapping, len(f.Entities), len(f.AccessPatterns), warned)
-		return strictly(strict, open)
+		return res, problems(err)
 	}
+	res.Entities, res.AccessPatterns = len(f.Entities), len(f.AccessPatterns)
+	if len(sources) == 0 {
+		c := &report.ValidationCheck{}
+		res.Checks = append(res.Checks, c)
+		if err := mapping.Check(f); err != nil {
+			c.Problems = issues(err)
+			return res, problems(err)
+		}
+		c.Valid, res.Valid = true, true
+		var open int
+		c.Warnings, open = a.warn(f, nil)
+		return res, strictly(strict, open)
+	}
+	var all mapping.ErrorList // every source's problems, for stderr
+	open := 0
+	engines := map[introspect.Engine]string{}
+	res.Valid = true
+	for _, dsn := range sources {
+		c := &report.ValidationCheck{}
+		res.Checks = append(res.Checks, c)
+		o.source = dsn
+		probs, n, err := a.validateAgainst(ctx, o, f, c, engines)
+		if err != nil {
+			var ue usageError
+			if errors.As(err, &ue) {
+				return nil, err
+			}
+			c.Error, res.Valid, res.Error = err.Error(), false, err.Error()
+			return res, err
+		}
+		if len(probs) > 0 {
+			c.Problems, res.Valid = issues(probs), false
+			if len(sources) > 1 { // say which database refused what
+				for _, e := range probs {
+					e := *e
+					e.Msg += " (" + c.Engine + " database " + c.Database + ")"
+					all = append(all, &e)
+				}
+			} else {
+				all = append(all, probs...)
+			}
+		}
+		open += n
+	}
+	// The file's own checks, every engine's blocks in its own dialect:
+	// an engine without a source still has its blocks checked. A problem
+	// a source's check found at the same place is not said twice.
+	var l mapping.ErrorList
+	if errors.As(mapping.Check(f), &l) {
+		for _, e := range l {
+			if !slices.ContainsFunc(all, func(g *mapping.Error) bool { return g.Line == e.Line && g.Col == e.Col && g.Path == e.Path }) {
+				res.Problems = append(res.Problems, issues(mapping.ErrorList{e})...)
+				all = append(all, e)
+				res.Valid = false
+			}
+		}
+	}
+	if len(all) > 0 {
+		return res, failedError{dedupe(all)}
+	}
+	return res, strictly(strict, open)
+}
+
+// validateAgainst checks f against the source o names, filling c; it
+// returns the problems found, the warnings no acknowledgement matches, and
+// an error when the check could not run. engines are the sources' engines
+// checked so far (one source per engine).
+func (a *app) validateAgainst(ctx context.Context, o *common, f *mapping.File, c *report.ValidationCheck, engines map[introspect.Engine]string) (mapping.ErrorList, int, error) {
 	src, err := o.open(ctx)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	defer src.Close()
 	schema, err := src.Inspect(ctx)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
+	c.Engine, c.Database = string(schema.Engine), schema.Database
+	if db, ok := engines[schema.Engine]; ok {
+		return nil, 0, usagef("--source is given twice for %s (databases %s and %s): give one source per engine", schema.Engine, db, schema.Database)
+	}
+	engines[schema.Engine] = schema.Database
 	f = f.ForEngine(schema.Engine) // its postgres: or mysql: blocks
 	// A query the database refuses is reported first: of two problems at
 	// one place, dedupe keeps the first, and Compile's (the query's
 	// columns are unknown) says less.
 	all, err := describeQueries(ctx, src, f, schema)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	plan, cerr := mapping.Compile(f, schema)
 	if err := collect(&all, cerr); err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := collect(&all, mapping.Check(f)); err != nil {
-		return err
+		return nil, 0, err
 	}
 	sqlErrs, err := prepareAll(ctx, src, f, schema)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	all = append(all, sqlErrs...)
 	all = append(all, unpopulatedProblems(f, schema)...)
 	if plan != nil { // compiled: each pattern's SQL has its entity
 		keyErrs, err := keyColumnProblems(ctx, src, plan)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		all = append(all, keyErrs...)
 	}
 	if len(all) > 0 {
-		return failedError{dedupe(all)}
+		return dedupe(all), 0, nil
 	}
-	warned, open := a.warn(f, schema)
-	fmt.Fprintf(a.stdout, "%s: valid against %s database %s (%d entities, %d access patterns%s; every where and SQL prepared)\n", o.mapping, schema.Engine, schema.Database, len(f.Entities), len(f.AccessPatterns), warned)
+	c.Valid = true
+	ws, open := a.warn(f, schema)
+	c.Warnings = ws
 	proof, err := proveOnData(ctx, src, plan.ProveKeysDistinct())
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	fmt.Fprintln(a.stdout, proof) // whether migrate needs its key collision check, and why
-	fmt.Fprintln(a.stdout, migrate.FollowSupport(plan))
-	return strictly(strict, open)
+	c.KeyCheck = &report.KeyCheck{Needed: !proof.Proven, Text: proof.String()}
+	c.Follow = migrate.FollowSupport(plan)
+	return nil, open, nil
+}
+
+// issues are the problems of an ErrorList as the report lists them; nil
+// for another error.
+func issues(err error) []report.Issue {
+	var l mapping.ErrorList
+	if !errors.As(err, &l) {
+		return nil
+	}
+	out := make([]report.Issue, len(l))
+	for i, e := range l {
+		out[i] = report.Issue{File: e.File, Line: e.Line, Col: e.Col, Path: e.Path, Message: e.Msg}
+	}
+	return out
 }
 
 // problems marks the problems found in a mapping file as failed checks; any

@@ -4,43 +4,28 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
 )
 
 // warn prints the design warnings of a valid mapping on stderr, an
-// acknowledged one with its reason, and returns how the summary line
-// counts them ("", ", 3 warnings" or ", 3 warnings, 2 of them
-// acknowledged") and how many are not acknowledged.
-func (a *app) warn(f *mapping.File, s *introspect.Schema) (string, int) {
+// acknowledged one with its reason, and returns them as the report lists
+// them and how many are not acknowledged.
+func (a *app) warn(f *mapping.File, s *introspect.Schema) ([]report.Issue, int) {
 	ws := mapping.Warnings(f, s)
+	out := make([]report.Issue, 0, len(ws))
 	for _, w := range ws {
 		line := "remodel: " + w.String()
+		is := report.Issue{File: w.File, Line: w.Line, Col: w.Col, Path: w.Path, Message: w.Msg, Code: w.Code}
 		if w.Ack != nil {
 			line += fmt.Sprintf(" (acknowledged at line %d: %s)", w.Ack.Line, w.Ack.Reason.Value)
+			is.Acknowledged = w.Ack.Reason.Value
 		}
 		fmt.Fprintln(a.stderr, line)
+		out = append(out, is)
 	}
-	open := len(mapping.Unacknowledged(ws))
-	acked := len(ws) - open
-	var out string
-	switch len(ws) {
-	case 0:
-		return "", 0
-	case 1:
-		out = ", 1 warning"
-	default:
-		out = fmt.Sprintf(", %d warnings", len(ws))
-	}
-	switch {
-	case acked == 1 && len(ws) == 1:
-		out += ", acknowledged"
-	case acked == len(ws):
-		out += ", all acknowledged"
-	case acked > 0:
-		out += fmt.Sprintf(", %d of them acknowledged", acked)
-	}
-	return out, open
+	return out, len(mapping.Unacknowledged(ws))
 }
 
 // strictly fails validate --strict when there were warnings that no

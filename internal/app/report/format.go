@@ -37,7 +37,8 @@ func Formats(result any) []Format {
 }
 
 // Write renders result (a *migrate.Report, *verify.Report,
-// *analyze.Report, *preview.Result or *migrate.Status) in format f.
+// *analyze.Report, *preview.Result, *migrate.Status or *Validation) in
+// format f.
 func Write(w io.Writer, f Format, result any) error {
 	if f == JSON {
 		return WriteJSON(w, result)
@@ -73,6 +74,10 @@ func Write(w io.Writer, f Format, result any) error {
 	case *migrate.Status:
 		if f == Text {
 			return statusText(w, r)
+		}
+	case *Validation:
+		if f == Text {
+			return validationText(w, r)
 		}
 	default:
 		return fmt.Errorf("report: no renderer for %T", result)
