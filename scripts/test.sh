@@ -79,6 +79,11 @@ export REMODEL_TEST_MERMAID="$(scripts/mermaid.sh path)"
 scripts/chromium.sh fetch
 export REMODEL_TEST_CHROMIUM="${REMODEL_TEST_CHROMIUM:-$(scripts/chromium.sh path)}"
 
+# ElectroDB and OneTable read a table remodel migrated, through the schemas
+# export writes (export).
+scripts/export-libs.sh fetch
+export REMODEL_TEST_EXPORT_LIBS="${REMODEL_TEST_EXPORT_LIBS:-$(scripts/export-libs.sh path)}"
+
 # PostGIS for the geometry and geography tests (source, verify), which
 # create the extension in their own databases only.
 if ! scripts/postgis.sh fetch; then

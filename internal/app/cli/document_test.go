@@ -13,7 +13,7 @@ func TestDocumentAndExportUsage(t *testing.T) {
 	}{
 		{[]string{"preview", "--source", "postgres://127.0.0.1:1/x", "--document", "design.pdf"},
 			"remodel: --document design.pdf: the file must end in .md (Markdown) or .html (one self-contained HTML file), or be - for Markdown on stdout\n"},
-		{[]string{"export", "--output", "cfn"}, "remodel: --output must be workbench, cloudformation or terraform, got \"cfn\"\n"},
+		{[]string{"export", "--output", "cfn"}, "remodel: --output must be workbench, cloudformation, terraform, electrodb, onetable or dynamodb-mcp, got \"cfn\"\n"},
 		{[]string{"export", "--output", "workbench", "--rows", "0"}, "remodel: --rows must be at least 1, got 0\n"},
 		{[]string{"export", "-m", "../../../examples/personalization/mapping.yaml", "--output", "workbench"}, "remodel: no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)\n"},
 	} {

@@ -89,7 +89,7 @@ func TestFileOnlyBadMapping(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
 	}
 	code, _, errOut = remodel(t, "export", "-m", bad, "--output", "yaml")
-	if code != 2 || errOut != "remodel: --output must be workbench, cloudformation or terraform, got \"yaml\"\n" {
+	if code != 2 || errOut != "remodel: --output must be workbench, cloudformation, terraform, electrodb, onetable or dynamodb-mcp, got \"yaml\"\n" {
 		t.Errorf("--output yaml: exit %d, %q", code, errOut)
 	}
 }

@@ -80,7 +80,7 @@ type OneTableRemodel struct {
 // template runs out of properties is read with begins_with on its prefix).
 type OneTableFind struct {
 	Model      string            `json:"model"`
-	Index      string            `json:"index"`
+	Index      string            `json:"index,omitempty"` // "" for the table (find's default)
 	Properties map[string]string `json:"properties"`
 	Reverse    bool              `json:"reverse,omitempty"`
 	Limit      int               `json:"limit,omitempty"`
@@ -390,7 +390,7 @@ func oneTablePattern(lp *libPlan, pat *libPattern, inIndex map[*libEntity]map[st
 			return nil, q, fmt.Sprintf("entity %s's model is not in %s", le.E.Name, targetWord(ap))
 		}
 		ix := le.index(idx)
-		f := OneTableFind{Model: le.E.Name, Index: q.Index, Properties: map[string]string{}, Reverse: ap.Order == "desc", Limit: ap.Limit}
+		f := OneTableFind{Model: le.E.Name, Index: idx, Properties: map[string]string{}, Reverse: ap.Order == "desc", Limit: ap.Limit}
 		bind := func(m keyMatch) {
 			for i, part := range m.Bound {
 				f.Properties[part.Attr] = m.Params[i]

@@ -1,0 +1,618 @@
+package export_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/remodel-dev/remodel/internal/domain/export"
+	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+)
+
+const personalizationMapping = "../../../examples/personalization/mapping.yaml"
+
+// TestLibraryExportsGolden exports the personalization example for each
+// library (golden files), and a mapping with what the libraries cannot
+// express (a desc and an iso formatter, a pad on a decimal, an embed, a
+// conditional key): each is named in the output and on stderr, one line
+// each, and the entity, index or pattern left out.
+func TestLibraryExportsGolden(t *testing.T) {
+	dsn, db := personalization(t)
+	for _, c := range []struct{ format, file string }{
+		{"electrodb", "personalization.electrodb.ts"},
+		{"onetable", "personalization.onetable.json"},
+		{"dynamodb-mcp", "personalization.dynamodb-mcp.json"},
+	} {
+		code, out, errOut := remodel(t, "export", "--source", dsn, "-m", personalizationMapping, "--output", c.format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.format, code, errOut)
+		}
+		golden.Check(t, c.file, []byte(strings.ReplaceAll(out, db, "DB")))
+		golden.Check(t, strings.TrimSuffix(c.file, filepath.Ext(c.file))+".stderr", []byte(errOut))
+	}
+	// What the libraries cannot express.
+	odd := testenv.EditedFile(t, personalizationMapping,
+		`sk: "PERSONAL#{service}#{setting_type}"`, `sk: "PERSONAL#{service}#{updated_at|desc}"`,
+		`pk: "SERVICE#{service}"`, `pk: "SERVICE#{service|upper}"`,
+		`set: {data: SUBSCRIBE_USER}`, `set: {data: {value: SUBSCRIBE_USER, when: "service <> 'mail'"}}`,
+		`rename: {created_at: createdAt, is_active: isActive}`, "rename: {created_at: createdAt, is_active: isActive}\n    embed:\n      prefs: {from: personal, on: user_id, attributes: {include: [service, setting_type]}}")
+	for _, c := range []struct{ format, want string }{
+		{"electrodb", "entity personal is left out: its table key SK (PERSONAL#{service}#{updated_at|desc}): formatter desc has no ElectroDB equivalent"},
+		{"onetable", "entity service is left out: its table key PK (SERVICE#{service|upper}): formatter upper has no OneTable equivalent"},
+		{"dynamodb-mcp", "entity personal is left out: its table key SK (PERSONAL#{service}#{updated_at|desc}): formatter desc has no equivalent in schema.json's templates ({field} only)"},
+	} {
+		code, out, errOut := remodel(t, "export", "--source", dsn, "-m", odd, "--output", c.format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.format, code, errOut)
+		}
+		golden.Check(t, "odd."+c.format+".stderr", []byte(errOut))
+		notes := outputNotes(t, c.format, out)
+		for _, want := range []string{c.want, "entity user: attribute prefs holds the rows of public.personal embedded in the item", "entity subscribe_user: key data of index GSI2 is written by remodel only when service <> 'mail'"} {
+			if !strings.Contains(errOut, "remodel: export --output "+c.format+": not expressed: "+want) {
+				t.Errorf("%s: stderr does not say %q:\n%s", c.format, want, errOut)
+			}
+			if !strings.Contains(notes, want) {
+				t.Errorf("%s: the output does not say %q:\n%s", c.format, want, notes)
+			}
+		}
+	}
+	// No source: refused.
+	code, _, errOut := remodel(t, "export", "-m", personalizationMapping, "--output", "onetable", "--source", "")
+	if code != 2 || !strings.Contains(errOut, "no source: --output onetable") {
+		t.Errorf("onetable without a source: exit %d, %q", code, errOut)
+	}
+}
+
+// outputNotes are the notes an export writes in its output, one a line:
+// the module's comment, the schemas' notExpressed / not_expressed.
+func outputNotes(t *testing.T, format, out string) string {
+	t.Helper()
+	var lines []string
+	switch format {
+	case "electrodb":
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "//   - "):
+				lines = append(lines, strings.TrimPrefix(l, "//   - "))
+			case strings.HasPrefix(l, "//     ") && len(lines) > 0:
+				lines[len(lines)-1] += " " + strings.TrimPrefix(l, "//     ")
+			}
+		}
+	case "onetable":
+		var s export.OneTableSchema
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		lines = s.Extensions.Remodel.NotExpressed
+	case "dynamodb-mcp":
+		var s export.MCPSchema
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		lines = s.Remodel.NotExpressed
+	}
+	return strings.Join(lines, "\n")
+}
+
+// exportLibs is the folder of the libraries scripts/export-libs.sh fetches,
+// and node; the test is skipped without them (failed when
+// REMODEL_REQUIRE_SERVICES=1).
+func exportLibs(t *testing.T) (dir, node string) {
+	t.Helper()
+	dir = os.Getenv("REMODEL_TEST_EXPORT_LIBS")
+	node, err := exec.LookPath("node")
+	if dir == "" || err != nil {
+		msg := "REMODEL_TEST_EXPORT_LIBS is not set or node is missing: skipping the libraries' own reading (scripts/export-libs.sh fetch; run `make test`)"
+		if testenv.Require() {
+			t.Fatal(msg + ", and REMODEL_REQUIRE_SERVICES=1")
+		}
+		t.Skip(msg)
+	}
+	return dir, node
+}
+
+type libResult struct {
+	Items json.RawMessage `json:"items"`
+	Error string          `json:"error"`
+}
+
+type libRun struct {
+	TypeErrors []string    `json:"typeErrors"`
+	ElectroDB  []libResult `json:"electrodb"`
+	OneTable   []libResult `json:"onetable"`
+}
+
+type libCall struct {
+	Pattern string         `json:"pattern"`
+	Params  map[string]any `json:"params"`
+}
+
+// runLibs runs testdata/libs/run.mjs.
+func runLibs(t *testing.T, dir, node, endpoint, table, electro, onetable string, calls []libCall, typecheck bool) libRun {
+	t.Helper()
+	job, _ := json.Marshal(map[string]any{"endpoint": endpoint, "table": table, "electrodb": electro, "onetable": onetable, "calls": calls, "typecheck": typecheck})
+	jf := filepath.Join(t.TempDir(), "job.json")
+	if err := os.WriteFile(jf, job, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "libs", "run.mjs"))
+	cmd := exec.Command(node, script, dir, jf)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var r libRun
+	if jerr := json.Unmarshal(out, &r); err != nil || jerr != nil {
+		t.Fatalf("run.mjs: %v, %v\n%s\n%s", err, jerr, out, stderr.String())
+	}
+	return r
+}
+
+// TestLibrariesReadTheMigratedTable migrates the personalization example
+// (both engines) into DynamoDB Local, exports the ElectroDB module and the
+// OneTable schema, and runs every access pattern through ElectroDB and
+// OneTable themselves for sampled parameter values: each returns exactly
+// the rows the pattern's SQL returns (by their key columns), and exactly
+// the items (every attribute a library returns, in order) that the
+// pattern's own Query returns, as verify runs it. The ElectroDB module
+// type-checks against ElectroDB's types. An export broken on purpose (a
+// prefix, a pad width) fails the comparison.
+func TestLibrariesReadTheMigratedTable(t *testing.T) {
+	dir, node := exportLibs(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	t.Setenv("AWS_REGION", "us-east-1")
+	for _, engine := range []string{"postgres", "mysql"} {
+		t.Run(engine, func(t *testing.T) {
+			var dsn string
+			if engine == "postgres" {
+				dsn = testenv.Postgres(t)
+			} else {
+				dsn = testenv.MySQL(t)
+			}
+			testenv.LoadExample(t, engine, dsn, "../../../examples/personalization")
+			endpoint := testenv.DynamoDB(t)
+			db, table := testenv.DynamoDBTable(t)
+			if code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", personalizationMapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl")); code != 0 {
+				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
+			}
+			tmp := t.TempDir()
+			electro, onetable := filepath.Join(tmp, "schema.ts"), filepath.Join(tmp, "onetable.json")
+			for f, format := range map[string]string{electro: "electrodb", onetable: "onetable"} {
+				export1(t, "--source", dsn, "-m", personalizationMapping, "--output", format, "--table", table, "--output-file", f)
+			}
+			ctx := context.Background()
+			p := compile(t, ctx, dsn)
+			calls, want := samplePatterns(t, ctx, p, engine, dsn, db, table)
+			if len(calls) < len(p.AccessPatterns) {
+				t.Fatalf("%d samples for %d access patterns", len(calls), len(p.AccessPatterns))
+			}
+			r := runLibs(t, dir, node, endpoint, table, electro, onetable, calls, true)
+			if len(r.TypeErrors) > 0 {
+				t.Errorf("the ElectroDB module does not type-check:\n%s", strings.Join(r.TypeErrors, "\n"))
+			}
+			for lib, results := range map[string][]libResult{"ElectroDB": r.ElectroDB, "OneTable": r.OneTable} {
+				if len(results) != len(calls) {
+					t.Fatalf("%s: %d results for %d calls", lib, len(results), len(calls))
+				}
+				for i, c := range calls {
+					if msg := compareLib(lib, want[i], results[i]); msg != "" {
+						t.Errorf("%s %s %v: %s", lib, c.Pattern, c.Params, msg)
+					}
+				}
+			}
+			if t.Failed() {
+				return
+			}
+			// Broken on purpose: a prefix in ElectroDB's module, a pad
+			// width in OneTable's schema; the comparison must fail.
+			for _, c := range []struct{ file, old, new string }{
+				{electro, `template: "SUBSCRIBE_USER"`, `template: "SUBSCRIBE_USERS"`},
+				{onetable, `"value": "USER#${user_id}"`, `"value": "USER#${user_id:4:0}"`},
+			} {
+				b, _ := os.ReadFile(c.file)
+				broken := strings.Replace(string(b), c.old, c.new, 1)
+				if broken == string(b) {
+					t.Fatalf("%q is not in %s", c.old, c.file)
+				}
+				bf := filepath.Join(t.TempDir(), filepath.Base(c.file))
+				if err := os.WriteFile(bf, []byte(broken), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				e, o := electro, onetable
+				if c.file == electro {
+					e = bf
+				} else {
+					o = bf
+				}
+				br := runLibs(t, dir, node, endpoint, table, e, o, calls, false)
+				results := br.OneTable
+				if c.file == electro {
+					results = br.ElectroDB
+				}
+				failed := 0
+				for i := range calls {
+					if compareLib("", want[i], results[i]) != "" {
+						failed++
+					}
+				}
+				if failed == 0 {
+					t.Errorf("%s → %s: every access pattern still reads the same", c.old, c.new)
+				}
+			}
+		})
+	}
+}
+
+func compile(t *testing.T, ctx context.Context, dsn string) *mapping.Plan {
+	t.Helper()
+	f, err := mapping.ParseFile(personalizationMapping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	s, err := src.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := mapping.Compile(f.ForEngine(s.Engine), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// expected is what one call must return: the SQL's rows by their key
+// columns' attributes, and the Query's items as a library returns them.
+type expected struct {
+	entities []string            // the pattern's entities
+	keys     map[string][]string // per entity: the SQL rows' key texts, sorted
+	items    map[string][]any    // per entity: the Query's items (library view), in order
+	attrKeys map[string][]string // per entity: the attributes of the key columns
+	// entityAttr is the entity attribute, which OneTable hides (its type
+	// field) and ElectroDB returns (a declared attribute).
+	entityAttr string
+}
+
+// samplePatterns samples up to 3 parameter sets per access pattern from
+// the source (distinct values of the parameters' columns), and for each
+// runs the pattern's SQL and its Query.
+func samplePatterns(t *testing.T, ctx context.Context, p *mapping.Plan, engine, dsn string, db *dynamodb.Client, table string) ([]libCall, []expected) {
+	t.Helper()
+	query := sqlRunner(t, ctx, engine, dsn)
+	var calls []libCall
+	var want []expected
+	for _, ap := range p.AccessPatterns {
+		var names []string
+		for _, c := range ap.Params {
+			names = append(names, c.Name)
+		}
+		_, rows := query(fmt.Sprintf("SELECT DISTINCT %s FROM %s ORDER BY %s LIMIT 3", strings.Join(names, ", "), ap.SampleFrom.Table.Name, strings.Join(names, ", ")), nil)
+		for _, row := range rows {
+			params := map[string]any{}
+			for i, n := range names {
+				params[n] = row[i]
+			}
+			calls = append(calls, libCall{ap.Name, params})
+			ex := expected{keys: map[string][]string{}, items: map[string][]any{}, attrKeys: map[string][]string{}, entityAttr: p.Table.EntityAttr}
+			for _, q := range ap.Queries {
+				e := q.Entity
+				ex.entities = append(ex.entities, e.Name)
+				text, pnames := q.SQL.Text(func(i int) string {
+					if engine == "postgres" {
+						return "$" + strconv.Itoa(i)
+					}
+					return "?"
+				})
+				var args []any
+				for _, n := range pnames {
+					args = append(args, params[n])
+				}
+				cols, srows := query(text, args)
+				attrOf := map[string]string{}
+				for _, a := range e.ColumnAttributes() {
+					attrOf[a.Column.Name] = a.Attr
+				}
+				for _, kc := range e.KeyColumns() {
+					ex.attrKeys[e.Name] = append(ex.attrKeys[e.Name], attrOf[kc])
+				}
+				for _, sr := range srows {
+					var key []string
+					for _, kc := range e.KeyColumns() {
+						for i, c := range cols {
+							if c == kc {
+								key = append(key, text1(sr[i]))
+							}
+						}
+					}
+					ex.keys[e.Name] = append(ex.keys[e.Name], strings.Join(key, "|"))
+				}
+				sort.Strings(ex.keys[e.Name])
+			}
+			var pv []any
+			for _, n := range names {
+				pv = append(pv, params[n])
+			}
+			kc, err := ap.KeyCondition(pv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range queryAll(t, ctx, db, table, ap, kc) {
+				ent := testenv.AttrText(it, p.Table.EntityAttr)
+				ex.items[ent] = append(ex.items[ent], libView(p, it))
+			}
+			want = append(want, ex)
+		}
+	}
+	return calls, want
+}
+
+// libView is an item as the libraries return it: its attributes without
+// the table's and the indexes' key attributes that templates build, and
+// without the entity attribute, in JSON.
+func libView(p *mapping.Plan, it map[string]types.AttributeValue) any {
+	drop := map[string]bool{p.Table.PK.Name: true, p.Table.EntityAttr: true, "data": true}
+	if p.Table.SK != nil {
+		drop[p.Table.SK.Name] = true
+	}
+	out := map[string]any{}
+	for k, v := range it {
+		if !drop[k] {
+			out[k] = avJSON(v)
+		}
+	}
+	return out
+}
+
+func avJSON(v types.AttributeValue) any {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value
+	case *types.AttributeValueMemberN:
+		f, _ := strconv.ParseFloat(x.Value, 64)
+		return f
+	case *types.AttributeValueMemberBOOL:
+		return x.Value
+	case *types.AttributeValueMemberNULL:
+		return nil
+	case *types.AttributeValueMemberM:
+		m := map[string]any{}
+		for k, e := range x.Value {
+			m[k] = avJSON(e)
+		}
+		return m
+	case *types.AttributeValueMemberL:
+		l := []any{}
+		for _, e := range x.Value {
+			l = append(l, avJSON(e))
+		}
+		return l
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// queryAll runs the pattern's Query as verify does: its key condition,
+// every page, in order.
+func queryAll(t *testing.T, ctx context.Context, db *dynamodb.Client, table string, ap *mapping.AccessPattern, kc mapping.KeyCond) []map[string]types.AttributeValue {
+	t.Helper()
+	names := map[string]string{"#p": ap.PK[0].Name}
+	values := map[string]types.AttributeValue{":p": kc.PK[0]}
+	cond := "#p = :p"
+	if len(kc.SKEq) > 0 {
+		names["#s"], values[":s"] = ap.SK[0].Name, kc.SKEq[0]
+		cond += " AND #s = :s"
+	}
+	if ap.SKOp != "" {
+		names["#r"] = ap.SK[ap.SKEq].Name
+		values[":r0"] = kc.SK[0]
+		switch ap.SKOp {
+		case "begins_with":
+			cond += " AND begins_with(#r, :r0)"
+		case "between":
+			values[":r1"] = kc.SK[1]
+			cond += " AND #r BETWEEN :r0 AND :r1"
+		default:
+			cond += " AND #r " + ap.SKOp + " :r0"
+		}
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values, ScanIndexForward: aws.Bool(ap.Order != "desc")}
+	if ap.Index != nil {
+		in.IndexName = aws.String(ap.Index.Name)
+	}
+	var out []map[string]types.AttributeValue
+	for {
+		r, err := db.Query(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r.Items...)
+		if len(r.LastEvaluatedKey) == 0 || (ap.Limit > 0 && len(out) >= ap.Limit) {
+			break
+		}
+		in.ExclusiveStartKey = r.LastEvaluatedKey
+	}
+	if ap.Limit > 0 && len(out) > ap.Limit {
+		out = out[:ap.Limit]
+	}
+	return out
+}
+
+// compareLib compares a library's result with what the call must return.
+func compareLib(lib string, want expected, got libResult) string {
+	if got.Error != "" {
+		return "error: " + got.Error
+	}
+	per := map[string][]map[string]any{}
+	if len(want.entities) == 1 {
+		var items []map[string]any
+		if err := json.Unmarshal(got.Items, &items); err != nil {
+			return err.Error()
+		}
+		per[want.entities[0]] = items
+	} else if err := json.Unmarshal(got.Items, &per); err != nil {
+		return err.Error()
+	}
+	for _, e := range want.entities {
+		items := per[e]
+		var keys []string
+		var view []any
+		for _, it := range items {
+			var key []string
+			for _, a := range want.attrKeys[e] {
+				key = append(key, text1(it[a]))
+			}
+			keys = append(keys, strings.Join(key, "|"))
+			v := map[string]any{}
+			for k, x := range it {
+				if k != want.entityAttr {
+					v[k] = x
+				}
+			}
+			view = append(view, v)
+		}
+		sort.Strings(keys)
+		if !reflect.DeepEqual(nilEmpty(keys), nilEmpty(want.keys[e])) {
+			return fmt.Sprintf("entity %s: rows %v, the SQL returns %v", e, keys, want.keys[e])
+		}
+		if !reflect.DeepEqual(nilEmptyAny(view), nilEmptyAny(want.items[e])) {
+			g, _ := json.Marshal(view)
+			w, _ := json.Marshal(want.items[e])
+			return fmt.Sprintf("entity %s: items\n%s\nthe Query returns\n%s", e, g, w)
+		}
+	}
+	return ""
+}
+
+func nilEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func nilEmptyAny(s []any) []any {
+	if len(s) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(s)
+	var out []any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// text1 is a value's text as a key part: numbers without a fraction as
+// integers.
+func text1(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []byte:
+		return string(x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprint(v)
+}
+
+// sqlRunner runs SQL on the source: column names and rows, each value an
+// int64, a float64, a string or a time.
+func sqlRunner(t *testing.T, ctx context.Context, engine, dsn string) func(q string, args []any) ([]string, [][]any) {
+	t.Helper()
+	if engine == "postgres" {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return func(q string, args []any) ([]string, [][]any) {
+			rows, err := c.Query(ctx, q, args...)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			defer rows.Close()
+			var cols []string
+			for _, f := range rows.FieldDescriptions() {
+				cols = append(cols, f.Name)
+			}
+			var out [][]any
+			for rows.Next() {
+				vals, err := rows.Values()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range vals {
+					switch x := v.(type) {
+					case int32:
+						vals[i] = int64(x)
+					case int16:
+						vals[i] = int64(x)
+					}
+				}
+				out = append(out, vals)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return cols, out
+		}
+	}
+	cfg := testenv.MySQLConfig(t, dsn)
+	cfg.ParseTime = true
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return func(q string, args []any) ([]string, [][]any) {
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		var out [][]any
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if b, ok := v.([]byte); ok {
+					s := string(b)
+					if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+						vals[i] = n
+					} else {
+						vals[i] = s
+					}
+				}
+			}
+			out = append(out, vals)
+		}
+		return cols, out
+	}
+}
