@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,17 @@ shard i/n) without a checkpoint is listed as finished or not started
 checkpoint whose key ranges are all done belongs to a run that is ending;
 one saved by a process of this host that is gone is "stopped" (of another
 host: "stopped or running").
+
+A followed migration (migrate --follow) keeps its checkpoint while it
+follows: status says its phase (copy, catch-up, following, stopped), its
+slot and publication (PostgreSQL), the copy's start and the last applied
+position in the source's log, whether it stopped on a change it cannot
+follow, the copy rows in doubt and the changes its follower rejected.
+With the source (--source, $REMODEL_SOURCE, or else the one the
+checkpoint names, without a password) it also says where the source's
+log ends now, how far that is past what was applied, and on PostgreSQL
+how much WAL the slot holds back; a source it cannot reach is noted, not
+an error.
 --output json prints the same as JSON.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -62,14 +74,39 @@ host: "stopped or running").
 			if err != nil {
 				return err
 			}
+			if rep.Followed() {
+				askSource(cmd.Context(), &o, rep)
+			}
 			return report.Write(a.stdout, report.Format(o.out.out), rep)
 		},
 	}
 	o.formatFlag(cmd, "", &migrate.Status{})
+	o.sourceFlag(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&globs, "checkpoint", nil, "a checkpoint file, or a glob of them (quoted); may be repeated")
 	f.StringVar(&table, "table", "", "read the default checkpoint names of this table in the current folder (<table>.remodel-checkpoint.json, <table>.shard-*-of-*.remodel-checkpoint.json)")
 	return cmd
+}
+
+// askSource asks the source of a followed migration where it stands
+// (migrate.Status.AskSource): the source is --source ($REMODEL_SOURCE),
+// or else the one the checkpoint names. Not reaching it is noted in the
+// report, not an error: the checkpoints say what they say without it.
+func askSource(ctx context.Context, o *common, rep *migrate.Status) {
+	if o.dsn() == "" {
+		o.source = rep.FollowSourceOf()
+	}
+	if o.dsn() == "" {
+		rep.NoSource("the checkpoint names no source: give --source")
+		return
+	}
+	src, err := o.open(ctx)
+	if err != nil {
+		rep.NoSource(err.Error())
+		return
+	}
+	defer src.Close()
+	rep.AskSource(ctx, src)
 }
 
 // statusPaths are the checkpoint files the globs name.

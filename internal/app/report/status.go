@@ -40,6 +40,9 @@ func statusText(w io.Writer, r *migrate.Status) error {
 			fmt.Fprintf(w, ", split plan %s", shortDigest(c.SplitDigest))
 		}
 		fmt.Fprintln(w, ")")
+		if c.Follow != nil {
+			followText(w, c.Follow)
+		}
 	}
 	for _, s := range r.Missing {
 		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
@@ -56,4 +59,67 @@ func statusText(w io.Writer, r *migrate.Status) error {
 	}
 	fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d  (%s)\n", "total", "", r.Rows, r.Items, r.Rejected, state)
 	return nil
+}
+
+// followText renders where a followed migration stands, under its
+// checkpoint's line.
+func followText(w io.Writer, f *migrate.FollowStatus) {
+	const in = "         "
+	fmt.Fprintf(w, "%sfollow: %s", in, f.Phase)
+	if f.Phase == migrate.PhaseStopped {
+		if f.CopyDone {
+			fmt.Fprint(w, " (after the copy)")
+		} else {
+			fmt.Fprint(w, " (in the copy)")
+		}
+	}
+	if f.Slot != "" {
+		fmt.Fprintf(w, ", slot %s, publication %s", f.Slot, f.Publication)
+	}
+	fmt.Fprintf(w, ", start %s, applied %s\n", orNone(f.Start), orNone(f.Applied))
+	if s := f.Source; s != nil {
+		fmt.Fprintf(w, "%ssource at %s", in, s.Head)
+		switch {
+		case s.Behind > 0:
+			fmt.Fprintf(w, ", %s past applied", byteSize(s.Behind))
+		case s.Behind == 0:
+			fmt.Fprint(w, ", all applied")
+		}
+		if f.Slot != "" {
+			switch {
+			case !s.SlotFound:
+				fmt.Fprintf(w, "; slot %s does not exist on the source", f.Slot)
+			case s.SlotHeld >= 0:
+				fmt.Fprintf(w, "; the slot holds %s of WAL (restart %s, %s)", byteSize(s.SlotHeld), s.Restart, map[bool]string{true: "active", false: "not active"}[s.SlotActive])
+			}
+		}
+		fmt.Fprintln(w)
+	} else if f.SourceNote != "" {
+		fmt.Fprintf(w, "%ssource not asked: %s\n", in, f.SourceNote)
+	}
+	if f.Refused != "" {
+		fmt.Fprintf(w, "%sstopped on a change it cannot follow (--follow --resume is refused): %s\n", in, f.Refused)
+	}
+	fmt.Fprintf(w, "%scopy rows in doubt: %d; changes rejected by the follower: %d\n", in, f.Doubtful, f.Rejected)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// byteSize is n bytes for people: 512 B, 1.5 KiB, 3.2 MiB, 1.1 GiB.
+func byteSize(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return fmt.Sprintf("%d B", n)
+	case n < k*k:
+		return fmt.Sprintf("%.1f KiB", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(k*k*k))
 }

@@ -96,6 +96,11 @@ type followState struct {
 	// Refused says why the follower stopped on a change it cannot follow
 	// (a source.StopError): --follow --resume is refused with it.
 	Refused string `json:"refused,omitempty"`
+	// Rejected counts the changed rows the follower rejected, over every
+	// run of the job: the lines it added to the rejects file (a row an
+	// interrupted run named there already is not counted again). The
+	// copy's are the entities'.
+	Rejected int64 `json:"rejected,omitempty"`
 }
 
 // checkpointEntity is the progress of one entity, or of one key range of

@@ -664,7 +664,11 @@ func (f *follower) reject(entity, row, reason string) error {
 	f.rep.Rejected++
 	f.entity(entity).Rejected++
 	f.mu.Unlock()
-	return f.rej.add(Rejection{Entity: entity, Row: row, Reason: reason})
+	rej := Rejection{Entity: entity, Row: row, Reason: reason}
+	if f.tr != nil && !f.rej.namedBefore(rej) {
+		f.tr.followRejected()
+	}
+	return f.rej.add(rej)
 }
 
 // write sends the batch's puts and deletes (distinct keys) from the pool of
@@ -875,6 +879,13 @@ func (tr *tracker) followRefused(why string) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.file.Follow.Refused = why
+}
+
+// followRejected counts a changed row the follower rejected.
+func (tr *tracker) followRejected() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.file.Follow.Rejected++
 }
 
 // followApplied records the last position whose changes are applied.

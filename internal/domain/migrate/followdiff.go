@@ -143,6 +143,9 @@ func (f *follower) diffEntity(ctx context.Context, e *mapping.Entity) (FollowDif
 func (f *follower) diffReject(d *FollowDiff, rej Rejection) error {
 	added, err := f.rej.addOnce(rej)
 	if added {
+		if f.tr != nil {
+			f.tr.followRejected()
+		}
 		d.Rejected++
 		f.mu.Lock()
 		f.rep.Rejected++

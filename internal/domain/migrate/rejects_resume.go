@@ -107,6 +107,14 @@ func (r *rejects) settledRejected(entity, row string) bool {
 	return true
 }
 
+// namedBefore says whether an interrupted run of the job named rej's row
+// in the file already (add does not write it again).
+func (r *rejects) namedBefore(rej Rejection) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.earlier[rejectKey(rej)]
+}
+
 // hasEarlier says whether the file listed rows when the job resumed.
 func (r *rejects) hasEarlier() bool {
 	r.mu.Lock()

@@ -45,6 +45,10 @@ type CheckpointStatus struct {
 	// gone: it ran on this host, and its pid is gone or another
 	// process's (of another host it cannot be known: false).
 	Stopped bool `json:"stopped"`
+	// Follow is where a followed migration stands (migrate --follow;
+	// status_follow.go). Rejected counts its follower's rejects too.
+	Follow *FollowStatus `json:"follow,omitempty"`
+	source string        // the checkpoint's source, without its password
 }
 
 // ReadCheckpointStatus reads a checkpoint file (checked like --resume
@@ -79,6 +83,10 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 	}
 	st.Done = st.RangesDone == st.Ranges && ck.Follow == nil
 	st.Stopped = !(process.ID{Host: ck.Host, PID: ck.PID, Start: ck.PIDStart}).Running()
+	if ck.Follow != nil {
+		st.Follow, st.source = followStatus(ck, st.Stopped), ck.Source
+		st.Rejected += ck.Follow.Rejected
+	}
 	return st, nil
 }
 
