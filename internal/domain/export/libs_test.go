@@ -190,7 +190,7 @@ func TestLibrariesReadTheMigratedTable(t *testing.T) {
 			testenv.LoadExample(t, engine, dsn, "../../../examples/personalization")
 			endpoint := testenv.DynamoDB(t)
 			db, table := testenv.DynamoDBTable(t)
-			if code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", personalizationMapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl")); code != 0 {
+			if code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", personalizationMapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "checkpoint.json")); code != 0 {
 				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 			}
 			tmp := t.TempDir()
