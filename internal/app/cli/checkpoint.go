@@ -43,14 +43,35 @@ func defaultCheckpoint(table string) string { return table + checkpointSuffix }
 
 const checkpointSuffix = ".remodel-checkpoint.json"
 
+// rejectsSuffix ends migrate's default rejects file, named after the table
+// as the checkpoint is, so that migrations of two tables from one folder
+// keep their rejects apart.
+const rejectsSuffix = ".remodel-rejects.jsonl"
+
+// defaultRejects is migrate's rejects file without --rejects:
+// <table>.remodel-rejects.jsonl, table being --table or the mapping's
+// table.name (remodel-rejects.jsonl when the mapping cannot be read: the
+// command then says why it cannot run).
+func defaultRejects(table, mappingPath string) string {
+	if table == "" {
+		table = mappingTable(mappingPath)
+	}
+	if table == "" {
+		return "remodel-rejects.jsonl"
+	}
+	return table + rejectsSuffix
+}
+
 // shardFile is a default file name of a shard: the shard before the
-// extension (before .remodel-checkpoint.json, as a table name may hold
-// dots), as in shop.shard-2-of-3.remodel-checkpoint.json and
-// remodel-rejects.shard-2-of-3.jsonl.
+// extension (before .remodel-checkpoint.json or .remodel-rejects.jsonl, as
+// a table name may hold dots), as in shop.shard-2-of-3.remodel-checkpoint.json
+// and shop.shard-2-of-3.remodel-rejects.jsonl.
 func shardFile(path string, s migrate.Shard) string {
 	ext := filepath.Ext(path)
-	if strings.HasSuffix(path, checkpointSuffix) {
-		ext = checkpointSuffix
+	for _, suffix := range []string{checkpointSuffix, rejectsSuffix} {
+		if strings.HasSuffix(path, suffix) {
+			ext = suffix
+		}
 	}
 	return strings.TrimSuffix(path, ext) + "." + s.FileSuffix() + ext
 }

@@ -245,7 +245,7 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print remodel's version (also remodel --version)",
 		Example: `  remodel version
   remodel --version`,
-		Args:  noArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(a.stdout, "remodel %s\n", version())
 			return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -59,6 +60,11 @@ mapping order. FILE ending in .md is Markdown (the ERD as a mermaid block),
 in .html one self-contained HTML file that works offline; - writes Markdown
 on stdout. With --analyze too, the document also holds the analysis of
 every row and the cost (see below), as its sections Analysis and Cost.` + analyzeHelp,
+		Example: `  remodel preview --source $DSN --mapping mapping.yaml --rows 5
+  remodel preview --source $DSN -m mapping.yaml --entity user --output json
+  remodel preview --source $DSN -m mapping.yaml --document design.html --partition USER#42
+  remodel preview --source $DSN -m mapping.yaml --analyze --rate-limit 4000 --output-file analysis.md
+  remodel preview --source $DSN -m mapping.yaml --document design.html --analyze --traffic traffic.yaml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var c checks
@@ -238,7 +244,8 @@ the writers' batches.
 
 A row that cannot become an item (a NULL in a key, an item over 400 KB, a
 row rendering the key of an earlier row, ...) is rejected: it is written to
---rejects with its entity, source key and reason. More than --max-rejects
+--rejects (by default <table>.remodel-rejects.jsonl) with its entity, source
+key and reason. More than --max-rejects
 rejected rows stop the run (the default 0 stops at the first) with exit
 status 1.
 
@@ -378,9 +385,19 @@ reaches a soft memory limit (GOGC=off) of 144 MiB less --key-check-memory
 same at a million rows as at a hundred million (about 100 MiB; 165 MiB
 with the key collision check, which holds --key-check-memory from the
 start).`,
+		Example: `  remodel migrate --source $DSN -m mapping.yaml --create-table
+  remodel migrate --source $DSN -m mapping.yaml --resume          # after a crash or Ctrl-C
+  remodel migrate --source $DSN -m mapping.yaml --table orders_v2 --allow-non-empty --delete-stale
+  remodel migrate --source $DSN -m mapping.yaml --create-table --follow   # then follow-cleanup
+  remodel migrate --source $DSN -m mapping.yaml --to s3://bucket/orders/ --import
+  remodel migrate --source $DSN -m mapping.yaml --shard 2/3 --job nightly-42
+  remodel migrate --source $DSN -m mapping.yaml --output json --output-file markdown=report.md`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.tuneGC(migrateMemoryLimit(keyCheckMiB << 20))
+			if !cmd.Flags().Changed("rejects") { // named after the table, as the checkpoint
+				m.RejectsPath = defaultRejects(d.table, o.mapping)
+			}
 			var c checks
 			o.out.check(cmd, a.stderr, &c)
 			c.atLeast("writers", int64(m.Writers), 1)
@@ -457,6 +474,7 @@ start).`,
 			rep, runErr := migrate.Run(cmd.Context(), m)
 			stopProgress()
 			runErr = migrateFailed(runErr, rep, m.MaxRejects)
+			a.leaveFinished(runErr, m.CheckpointPath, rep)
 			for _, of := range o.out.toFiles {
 				if err := writeReportFile(of, rep); err != nil && runErr == nil {
 					runErr = err
@@ -487,7 +505,7 @@ start).`,
 	f.StringVar(&keyCheck, "key-check", "auto", "the key collision check: auto (skipped when the mapping, or the snapshot's data, proves the keys distinct) or always")
 	f.Int64Var(&keyCheckMiB, "key-check-memory", keyset.DefaultMemory>>20, "MiB the key collision check holds in memory, whatever the number of keys (when it runs: the keys are not proven distinct); the keys go to temporary files in $TMPDIR, and more keys than this suits cost time, not memory")
 	f.Int64Var(&m.MaxRejects, "max-rejects", 0, "rejected rows allowed before the run stops")
-	f.StringVar(&m.RejectsPath, "rejects", "remodel-rejects.jsonl", "file that receives every rejected row as a JSON line (always written: empty when no row is rejected)")
+	f.StringVar(&m.RejectsPath, "rejects", "", "file that receives every rejected row as a JSON line (always written: empty when no row is rejected; default <table>.remodel-rejects.jsonl, <table> being --table or the mapping's table.name, as the checkpoint's)")
 	f.DurationVar(&retryFor, "retry-for", migrate.DefaultBackoff.Deadline, "how long to keep retrying one batch before the run fails")
 	f.DurationVar(&m.TableTimeout, "table-timeout", migrate.DefaultTableTimeout, "how long --create-table waits for the table and its indexes to become ACTIVE")
 	f.Int64Var(&m.RateLimit, "rate-limit", 0, "write at most this many write units per second (1 per started KB of each item; 0: no limit): the copy and, with --follow, the follower, whose progress says when the limit holds it back")
@@ -503,6 +521,21 @@ start).`,
 	f.StringVar(&shard, "shard", "", "run shard i of n (1-based: 1/3, 2/3, 3/3) of a sharded job: only this shard's key ranges of every entity, with its own lock, checkpoint and rejects file (docs/cli.md, Sharded runs)")
 	f.StringVar(&m.Job, "job", "", "with --shard: the sharded job's name, the same for all its shards (a Kubernetes Job's uid, an AWS Batch array job's id): a shard never adopts the split plan another job left in the table")
 	return cmd
+}
+
+// leaveFinished writes the finished record of a run that succeeded and
+// removed its checkpoint (migrate.WriteFinished), for remodel status; a
+// record that cannot be written is a warning, not a failed run.
+func (a *app) leaveFinished(runErr error, checkpoint string, rep *migrate.Report) {
+	if runErr != nil || rep == nil || !rep.OK {
+		return
+	}
+	if _, err := os.Stat(checkpoint); !errors.Is(err, fs.ErrNotExist) {
+		return // kept: a followed run's, to go on from
+	}
+	if err := migrate.WriteFinished(migrate.FinishedPath(checkpoint), rep); err != nil {
+		fmt.Fprintf(a.stderr, "remodel: warning: %v (remodel status cannot say that this run finished)\n", err)
+	}
 }
 
 // shardFlag reads --shard i/n into m.Shard and checks what goes with it;
@@ -617,6 +650,10 @@ reaches a soft memory limit of 64 MiB (GOGC=off): its peak memory is then
 about the same at a million items as at a hundred million.
 
 The exit status is 0 only when every check ran and passed.`,
+		Example: `  remodel verify --source $DSN -m mapping.yaml
+  remodel verify --source $DSN -m mapping.yaml --rejects orders.remodel-rejects.jsonl --seed 7
+  remodel verify --source $DSN -m mapping.yaml --output-file junit=verify.xml --output-file markdown=$GITHUB_STEP_SUMMARY
+  remodel verify --source $DSN -m mapping.yaml --files s3://bucket/orders/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.tuneGC(verifyMemoryLimit)

@@ -36,6 +36,8 @@ checkpoint. Run it after the cutover, once the application writes to DynamoDB.
 Without --source (or $REMODEL_SOURCE) it connects to the source the checkpoint
 names, which holds no password. On MySQL/MariaDB there is nothing to drop on
 the server: it removes the checkpoint.`,
+		Example: `  remodel follow-cleanup --checkpoint orders.remodel-checkpoint.json
+  remodel follow-cleanup --source $DSN --checkpoint orders.remodel-checkpoint.json --keep-checkpoint`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if checkpoint == "" {

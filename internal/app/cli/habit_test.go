@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
 // transcript runs remodel with each of the argument lists and returns, for
@@ -248,4 +252,86 @@ func TestValidateOutputAndSources(t *testing.T) {
 	got := normalize(b.String(), pg, "$PG", my, "$MYSQL", pg2, "$PG2", dir, "$DIR", bdir, "$DIR",
 		dbName(pg), "PGDB", dbName(my), "MYDB", dbName(pg2), "PGDB2")
 	golden.Check(t, "validate_output.golden", []byte(got))
+}
+
+// TestStatusFinishedAndRunning: after a run that succeeded, status says it
+// finished and with what, from the finished record the run left (before:
+// exit 3, "no checkpoint"); a checkpoint saved by a process alive on this
+// host is "running" (before: "stopped or running"). The default rejects
+// file is named after the table, as the checkpoint is.
+func TestStatusFinishedAndRunning(t *testing.T) {
+	var got string
+	t.Run("in a folder of its own", func(t *testing.T) { got = statusTranscript(t) })
+	if got != "" {
+		golden.Check(t, "status_finished.golden", []byte(got))
+	}
+}
+
+// statusTranscript runs TestStatusFinishedAndRunning's commands in a
+// folder of their own and returns what they printed, normalized.
+func statusTranscript(t *testing.T) string {
+	endpoint := testenv.DynamoDB(t)
+	awsEnv(t)
+	dsn, m := tiny(t, "postgres")
+	testenv.ExecPostgres(t, dsn, "INSERT INTO items SELECT g, 'k' || g FROM generate_series(4, 4000) g")
+	t.Chdir(t.TempDir())
+	_, table := testenv.DynamoDBTable(t)
+	base := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table, "--progress", "none"}
+
+	// A run stopped while it writes, by this process: its checkpoint's
+	// process runs.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		remodelCtx(t, ctx, append(base, "--create-table", "--rate-limit", "1000", "--checkpoint-every", "100ms")...)
+	}()
+	ck := table + ".remodel-checkpoint.json"
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(ck); err == nil && strings.Contains(string(b), `"rows": `) && !strings.Contains(string(b), `"rows": 0`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint with settled rows after 60 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, running, _ := remodel(t, "status", "--prefix", table)
+	cancel()
+	<-done
+	// Resumed to the end: the checkpoint goes, the finished record stays.
+	code, _, stderr := remodel(t, append(base, "--resume")...)
+	if code != 0 {
+		t.Fatalf("migrate --resume: exit %d\n%s", code, stderr)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- status of the run going on\n%s", running)
+	for _, args := range [][]string{
+		{"status", "--prefix", table},
+		{"status", "--checkpoint", ck, "--output", "json", "--output-file", "text=status.txt"},
+		{"status", "--table", table},
+		{"status", "--prefix", "nothing"},
+	} {
+		code, stdout, stderr := remodel(t, args...)
+		fmt.Fprintf(&b, "$ remodel %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	txt, _ := os.ReadFile("status.txt")
+	fmt.Fprintf(&b, "--- status.txt\n%s", txt)
+	files, _ := filepath.Glob("*")
+	fmt.Fprintf(&b, "--- files left in the folder\n%s\n", strings.Join(files, "\n"))
+	host, _ := os.Hostname()
+	got := normalize(b.String(), table, "TABLE", host, "HOST", fmt.Sprint(os.Getpid()), "PID")
+	for _, re := range []struct{ re, to string }{
+		{`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`, "TIME"},
+		{`in \d+\.\ds`, "in Ns"},
+		{`"seconds": [0-9.e+-]+`, `"seconds": N`},
+		{`(?m)^(-\s+TABLE\s+)\d+\s+\d+`, "${1}ROWS ITEMS"},
+		{`"(rows_settled|items_written)": [1-9]\d*`, `"$1": N`},
+		{`(?m)^(total\s+)\d+\s+\d+`, "${1}ROWS ITEMS"},
+		{`(\S) {2,}`, "$1 "}, // the columns' widths follow the numbers
+	} {
+		got = regexp.MustCompile(re.re).ReplaceAllString(got, re.to)
+	}
+	return got
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // leftovers are the files a migrate run writes by default into the
-// working directory: its rejected-rows file (always written) and the
-// checkpoint a stopped run keeps (TABLE.remodel-checkpoint.json).
-var leftovers = []string{"remodel-rejects*.jsonl", "*.remodel-checkpoint.json"}
+// working directory: its rejected-rows file (always written,
+// TABLE.remodel-rejects.jsonl), the checkpoint a stopped run keeps
+// (TABLE.remodel-checkpoint.json) and the finished record a run that
+// succeeded leaves (TABLE.remodel-finished.json).
+var leftovers = []string{"*remodel-rejects*.jsonl", "*.remodel-checkpoint.json", "*.remodel-finished.json"}
 
 // TestMain removes the default files (leftovers) that the tests' migrate
 // runs without --rejects or --checkpoint wrote into the package's

@@ -156,6 +156,9 @@ func migrateFiles(m *migrate.Options, o *common, table string, rejectsGiven bool
 		fs.write("the default --rejects", m.RejectsPath)
 	}
 	fs.write(flag, checkpoint)
+	if checkpoint != "" {
+		fs.write("the finished record of "+flag, migrate.FinishedPath(checkpoint))
+	}
 	o.out.writes(&fs)
 	return &fs
 }

@@ -82,9 +82,9 @@ func TestOutputNamesInput(t *testing.T) {
 		code:    exitUsage, stderr: "the default --checkpoint and --mapping name the same file (other.remodel-checkpoint.json): the default --checkpoint would overwrite the file --mapping reads; choose another file",
 	}, {
 		name:    "migrate's default rejects file is the mapping",
-		mapping: "remodel-rejects.jsonl",
-		args:    append(migrate, "-m", "remodel-rejects.jsonl"),
-		code:    exitUsage, stderr: "the default --rejects and --mapping name the same file (remodel-rejects.jsonl): the default --rejects would overwrite the file --mapping reads; choose another file",
+		mapping: "tiny.remodel-rejects.jsonl",
+		args:    append(migrate, "-m", "tiny.remodel-rejects.jsonl"),
+		code:    exitUsage, stderr: "the default --rejects and --mapping name the same file (tiny.remodel-rejects.jsonl): the default --rejects would overwrite the file --mapping reads; choose another file",
 	}, {
 		name:  "migrate --resume: the checkpoint's rejects file is the mapping",
 		setup: func(t *testing.T) { write(t, "ck.json", `{"version": 1, "rejects_file": "./m.yaml"}`) },

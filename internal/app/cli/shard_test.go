@@ -64,6 +64,7 @@ func TestShardFile(t *testing.T) {
 		"shop.remodel-checkpoint.json":      "shop.shard-2-of-3.remodel-checkpoint.json",
 		"my.shop.remodel-checkpoint.json":   "my.shop.shard-2-of-3.remodel-checkpoint.json",
 		"remodel-rejects.jsonl":             "remodel-rejects.shard-2-of-3.jsonl",
+		"shop.remodel-rejects.jsonl":        "shop.shard-2-of-3.remodel-rejects.jsonl",
 		"out/x.rejects.jsonl":               "out/x.rejects.shard-2-of-3.jsonl",
 		"rejects":                           "rejects.shard-2-of-3",
 		"/tmp/shop.remodel-checkpoint.json": "/tmp/shop.shard-2-of-3.remodel-checkpoint.json",
@@ -286,7 +287,7 @@ func settled(path string) int64 {
 // TestStatusUsage: status without --checkpoint or --table is a usage
 // error; a glob that matches nothing fails and says why.
 func TestStatusUsage(t *testing.T) {
-	if code, _, stderr := remodel(t, "status"); code != exitUsage || !strings.Contains(stderr, "give --checkpoint FILE|GLOB or --table TABLE") {
+	if code, _, stderr := remodel(t, "status"); code != exitUsage || !strings.Contains(stderr, "give --checkpoint FILE|GLOB or --prefix TABLE") {
 		t.Errorf("status: exit %d, %s", code, stderr)
 	}
 	dir := t.TempDir()

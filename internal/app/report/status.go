@@ -27,6 +27,8 @@ func statusText(w io.Writer, r *migrate.Status) error {
 			state = "done"
 		case c.Stopped:
 			state = "stopped"
+		case c.Running:
+			state = "running"
 		}
 		fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (saved %s by %s pid %d", shard, c.Table, c.Rows, c.Items, c.Rejected,
 			strconv.Itoa(c.RangesDone)+"/"+strconv.Itoa(c.Ranges), state, c.Path, c.Saved.UTC().Format(time.RFC3339), c.Host, c.PID)
@@ -46,6 +48,9 @@ func statusText(w io.Writer, r *migrate.Status) error {
 	}
 	for _, s := range r.Missing {
 		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
+	}
+	for _, f := range r.Finished {
+		finishedText(w, f)
 	}
 	if r.JobsDiffer {
 		fmt.Fprintln(w, "warning: the checkpoints name more than one --job, or are of a sharded run and of one that is not: they are not all of one job")
@@ -122,4 +127,18 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(k*k*k))
+}
+
+// finishedText renders a run whose success removed its checkpoint, from
+// its finished record.
+func finishedText(w io.Writer, f *migrate.FinishedRun) {
+	shard := f.Shard
+	if shard == "" {
+		shard = "-"
+	}
+	fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (finished %s, in %.1fs", shard, f.Table, f.Rows, f.Items, f.Rejected, "all", "done", f.Path, f.Finished.UTC().Format(time.RFC3339), f.Seconds)
+	if f.RejectsFile != "" {
+		fmt.Fprintf(w, ", rejects in %s", f.RejectsFile)
+	}
+	fmt.Fprintln(w, "; its checkpoint removed)")
 }

@@ -45,6 +45,9 @@ type CheckpointStatus struct {
 	// gone: it ran on this host, and its pid is gone or another
 	// process's (of another host it cannot be known: false).
 	Stopped bool `json:"stopped"`
+	// Running is true when the process that saved it last runs on this
+	// host (of another host it cannot be known: false, and not Stopped).
+	Running bool `json:"running"`
 	// Follow is where a followed migration stands (migrate --follow;
 	// status_follow.go). Rejected counts its follower's rejects too.
 	Follow *FollowStatus `json:"follow,omitempty"`
@@ -83,6 +86,7 @@ func ReadCheckpointStatus(path string) (*CheckpointStatus, error) {
 	}
 	st.Done = st.RangesDone == st.Ranges && ck.Follow == nil
 	st.Stopped = !(process.ID{Host: ck.Host, PID: ck.PID, Start: ck.PIDStart}).Running()
+	st.Running = !st.Stopped && ck.Host == process.Self().Host
 	if ck.Follow != nil {
 		st.Follow, st.source = followStatus(ck, st.Stopped), ck.Source
 		st.Rejected += ck.Follow.Rejected
@@ -115,6 +119,10 @@ type Status struct {
 	Items      int64 `json:"items_written"`
 	Rejected   int64 `json:"rejected"`
 	Done       bool  `json:"done"`
+
+	// Finished are the runs of the job whose checkpoint a success removed,
+	// from the finished records they left (finished.go).
+	Finished []*FinishedRun `json:"finished,omitempty"`
 }
 
 // ReadStatus reads the checkpoint files at paths (at least one) of one
