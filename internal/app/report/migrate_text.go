@@ -198,6 +198,8 @@ func migrateS3Heading(w io.Writer, r *migrate.Report) {
 	switch {
 	case r.OK && s.Import != nil:
 		fmt.Fprintf(w, "migrated %s into S3 %s and imported it into DynamoDB table %s", r.Engine, s.URL, r.Table)
+	case r.OK && s.Bulk != nil:
+		fmt.Fprintf(w, "migrated %s into S3 %s and bulk put it into DynamoDB table %s", r.Engine, s.URL, r.Table)
 	case r.OK:
 		fmt.Fprintf(w, "migrated %s into S3 %s (ImportTable objects for table %s)", r.Engine, s.URL, r.Table)
 	case r.Interrupted:
@@ -228,6 +230,26 @@ func migrateS3Lines(w io.Writer, r *migrate.Report) {
 		}
 		if i.TTL != "" {
 			fmt.Fprintf(w, "  TTL enabled on %s\n", i.TTL)
+		}
+	}
+	if b := s.Bulk; b != nil {
+		how := ""
+		if b.Attached {
+			how = " (started by an earlier run of the job, waited for again)"
+		}
+		limit := "no MaxWriteRequestUnits"
+		if b.MaxWriteUnits > 0 {
+			limit = fmt.Sprintf("at most %d write units/s", b.MaxWriteUnits)
+		}
+		fmt.Fprintf(w, "  bulk put %s%s: %s, tier %s, %s; %d items processed, %d failed, %d input bytes read\n", b.ARN, how, b.Status, b.Tier, limit, b.ProcessedItems, b.FailedItems, b.ProcessedBytes)
+		if b.Failure != "" {
+			fmt.Fprintf(w, "  bulk put failure: %s\n", b.Failure)
+		}
+		if b.FailedItems > 0 || b.Rejected > 0 {
+			fmt.Fprintf(w, "  its error report %s named %d refused items, recorded as rejected rows\n", b.ErrorReport, b.Rejected)
+		}
+		if b.Cancelled {
+			fmt.Fprintf(w, "  cancelled by the signal (what it wrote stays in the table): migrate --resume with the checkpoint starts another\n")
 		}
 	}
 	switch {

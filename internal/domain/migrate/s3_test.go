@@ -617,9 +617,9 @@ func (m *importer) ImportTable(ctx context.Context, in *dynamodb.ImportTableInpu
 	if err := dynamodb.NewTableExistsWaiter(m.API).Wait(ctx, &dynamodb.DescribeTableInput{TableName: p.TableName}, time.Minute); err != nil {
 		return nil, err
 	}
-	comp := s3out.Gzip
-	if in.InputCompressionType == types.InputCompressionTypeZstd {
-		comp = s3out.Zstd
+	comp, ok := s3out.CompressionOfImportType(string(in.InputCompressionType))
+	if !ok {
+		return nil, fmt.Errorf("InputCompressionType %q", in.InputCompressionType)
 	}
 	listed, err := m.f.store.List(ctx, *in.S3BucketSource.S3Bucket, *in.S3BucketSource.S3KeyPrefix)
 	if err != nil {

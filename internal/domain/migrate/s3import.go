@@ -44,6 +44,9 @@ type ImportReport struct {
 	LogGroup       string `json:"cloudwatch_log_group,omitempty"`
 	Failure        string `json:"failure,omitempty"`
 	TTL            string `json:"ttl_enabled_on,omitempty"`
+	// Attached says the import was started by an earlier run (found again
+	// by its client token among the table's imports), not this one.
+	Attached bool `json:"attached,omitempty"`
 }
 
 // checkNoTable refuses --import into a table that exists: ImportTable
@@ -55,6 +58,12 @@ func checkNoTable(ctx context.Context, o Options) error {
 		return nil
 	case err != nil:
 		return err
+	}
+	if o.Resume {
+		// An interrupted run's import may have created it: importTable
+		// finds that import by its client token once the objects are
+		// known, and refuses a table no import of them created.
+		return nil
 	}
 	return fmt.Errorf("migrate: --import: table %s already exists: ImportTable only creates a new table (delete it, or give another --table)", o.Table)
 }
@@ -75,17 +84,27 @@ func importRequest(o Options, def *tableCreation, manifest []byte) *dynamodb.Imp
 func importTable(ctx context.Context, o Options, rep *Report) error {
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
 	in := importRequest(o, rep.S3.params, rep.S3.manifest)
-	// One attempt: a retried ImportTable is the same import (ClientToken),
-	// but an answer lost is told apart from a refusal only by asking.
-	out, err := o.DB.ImportTable(ctx, in, call)
+	// An earlier run stopped while its import ran (the import goes on in
+	// AWS): the table exists, and the import of these objects is found
+	// again by its client token and waited for, never started twice.
+	d, err := findImport(ctx, o, aws.ToString(in.ClientToken))
 	if err != nil {
-		return fmt.Errorf("migrate: --import: ImportTable: %w", err)
+		return err
 	}
-	d := out.ImportTableDescription
+	attached := d != nil
+	if d == nil {
+		// One attempt: a retried ImportTable is the same import (ClientToken),
+		// but an answer lost is told apart from a refusal only by asking.
+		out, err := o.DB.ImportTable(ctx, in, call)
+		if err != nil {
+			return fmt.Errorf("migrate: --import: ImportTable: %w", err)
+		}
+		d = out.ImportTableDescription
+	}
 	if d == nil || d.ImportArn == nil {
 		return errors.New("migrate: --import: ImportTable did not name the import")
 	}
-	ir := &ImportReport{ARN: *d.ImportArn, Status: string(d.ImportStatus)}
+	ir := &ImportReport{ARN: *d.ImportArn, Status: string(d.ImportStatus), Attached: attached}
 	rep.S3.Import = ir
 	timeout := o.ImportTimeout
 	if timeout <= 0 {
@@ -108,7 +127,7 @@ func importTable(ctx context.Context, o Options, rep *Report) error {
 			case <-wctx.Done():
 				phase.End(false)
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return importGoesOn(o, ir, ctx.Err())
 				}
 				return fmt.Errorf("migrate: --import: import %s is still %s after %s; it goes on: aws dynamodb describe-import --import-arn %s", ir.ARN, ir.Status, timeout, ir.ARN)
 			case <-time.After(importPoll):
@@ -117,7 +136,7 @@ func importTable(ctx context.Context, o Options, rep *Report) error {
 			if err != nil {
 				if ctx.Err() != nil {
 					phase.End(false)
-					return ctx.Err()
+					return importGoesOn(o, ir, ctx.Err())
 				}
 				return fmt.Errorf("migrate: --import: DescribeImport %s: %w", ir.ARN, err)
 			}
@@ -165,4 +184,48 @@ func (ir *ImportReport) describe(d *types.ImportTableDescription) {
 	if d.FailureCode != nil || d.FailureMessage != nil {
 		ir.Failure = aws.ToString(d.FailureCode) + ": " + aws.ToString(d.FailureMessage)
 	}
+}
+
+// importGoesOn is why a run stopped (a signal) while its import runs: an
+// import cannot be cancelled, so it goes on in AWS, and running the same
+// command again waits for it.
+func importGoesOn(o Options, ir *ImportReport, err error) error {
+	return fmt.Errorf("migrate: --import: stopped while import %s is %s: the import goes on in AWS (an import cannot be cancelled) and creates table %s; run migrate --to %s --import again (with --resume when a checkpoint is kept) to wait for it: it is found again by its client token, not started twice (aws dynamodb describe-import --import-arn %s): %w", ir.ARN, ir.Status, o.Table, o.To, ir.ARN, err)
+}
+
+// findImport is the import of the table whose client token is token, when
+// the table exists (nil when it does not); a table that exists without
+// such an import is refused (ImportTable only creates a new table).
+func findImport(ctx context.Context, o Options, token string) (*types.ImportTableDescription, error) {
+	call := dynamo.AttemptTimeout(o.RequestTimeout)
+	id, err := describeTableID(ctx, o.DB, o.Table, call)
+	switch {
+	case errors.Is(err, errNoTable):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	in := &dynamodb.ListImportsInput{TableArn: aws.String(id.ARN)}
+	for {
+		out, err := o.DB.ListImports(ctx, in, call)
+		if err != nil {
+			// Ask ImportTable itself: the same client token within 8
+			// hours is the same import; otherwise it refuses the table.
+			return nil, nil
+		}
+		for _, s := range out.ImportSummaryList {
+			got, err := o.DB.DescribeImport(ctx, &dynamodb.DescribeImportInput{ImportArn: s.ImportArn}, call)
+			if err != nil {
+				return nil, fmt.Errorf("migrate: --import: DescribeImport %s: %w", aws.ToString(s.ImportArn), err)
+			}
+			if d := got.ImportTableDescription; d != nil && aws.ToString(d.ClientToken) == token {
+				return d, nil
+			}
+		}
+		if out.NextToken == nil {
+			break
+		}
+		in.NextToken = out.NextToken
+	}
+	return nil, fmt.Errorf("migrate: --import: table %s already exists, and no import of these objects created it: ImportTable only creates a new table (delete it, or give another --table)", o.Table)
 }

@@ -70,6 +70,11 @@ func (a *importAPI) ImportTable(context.Context, *dynamodb.ImportTableInput, ...
 	return &dynamodb.ImportTableOutput{ImportTableDescription: &types.ImportTableDescription{ImportArn: aws.String("arn:import"), ImportStatus: types.ImportStatusInProgress}}, nil
 }
 
+// DescribeTable: the table does not exist until the import creates it.
+func (a *importAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return nil, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
+}
+
 func (a *importAPI) DescribeImport(context.Context, *dynamodb.DescribeImportInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeImportOutput, error) {
 	a.described++
 	if a.described == 1 {

@@ -178,7 +178,12 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	if o.ShardsDone > 0 {
 		rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
-		return importShards(ctx, o, rep)
+		err := importShards(ctx, o, rep)
+		reportShards(ctx, o, rep) // s3finished.go: the rows and items imported, and the time
+		return err
+	}
+	if done, err := loadFinished(ctx, o, rep, bulk); done { // s3finished.go: a finished run's objects, loaded
+		return err
 	}
 	if o.ObjectSize <= 0 {
 		o.ObjectSize = DefaultObjectSize
