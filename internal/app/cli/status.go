@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,17 @@ are all done belongs to a run that is ending; one saved by a process of this
 host is "running" while that process runs and "stopped" once it is gone (of
 another host: "stopped or running").
 
+A followed migration (migrate --follow) keeps its checkpoint while it
+follows: status says its phase (copy, catch-up, following, stopped), its
+slot and publication (PostgreSQL), the copy's start and the last applied
+position in the source's log, whether it stopped on a change it cannot
+follow, the copy rows in doubt and the changes its follower rejected.
+With the source (--source, $REMODEL_SOURCE, or else the one the
+checkpoint names, without a password) it also says where the source's
+log ends now, how far that is past what was applied, and on PostgreSQL
+how much WAL the slot holds back; a source it cannot reach is noted, not
+an error.
+
 --output json prints the same as JSON; --output-file [FORMAT=]FILE also
 writes it to FILE.`,
 		Example: `  remodel status --prefix orders
@@ -77,6 +89,9 @@ writes it to FILE.`,
 			if err != nil {
 				return err
 			}
+			if rep.Followed() {
+				askSource(cmd.Context(), &o, rep)
+			}
 			werr := report.Write(a.stdout, report.Format(o.out.out), rep)
 			for _, of := range o.out.toFiles {
 				if err := writeReportFile(of, rep); err != nil && werr == nil {
@@ -87,12 +102,34 @@ writes it to FILE.`,
 		},
 	}
 	o.formatFlag(cmd, "also", &migrate.Status{})
+	o.sourceFlag(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&globs, "checkpoint", nil, "a checkpoint file, or a glob of them (quoted); may be repeated")
 	f.StringVar(&prefix, "prefix", "", "read the default checkpoint names of a table: `PREFIX`.remodel-checkpoint.json and PREFIX.shard-*-of-*.remodel-checkpoint.json, PREFIX the table's name (with a folder: runs/orders)")
 	f.StringVar(&table, "table", "", "deprecated: use --prefix")
 	_ = f.MarkHidden("table")
 	return cmd
+}
+
+// askSource asks the source of a followed migration where it stands
+// (migrate.Status.AskSource): the source is --source ($REMODEL_SOURCE),
+// or else the one the checkpoint names. Not reaching it is noted in the
+// report, not an error: the checkpoints say what they say without it.
+func askSource(ctx context.Context, o *common, rep *migrate.Status) {
+	if o.dsn() == "" {
+		o.source = rep.FollowSourceOf()
+	}
+	if o.dsn() == "" {
+		rep.NoSource("the checkpoint names no source: give --source")
+		return
+	}
+	src, err := o.open(ctx)
+	if err != nil {
+		rep.NoSource(err.Error())
+		return
+	}
+	defer src.Close()
+	rep.AskSource(ctx, src)
 }
 
 // readStatus reads the checkpoints the globs name and the finished
