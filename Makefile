@@ -10,7 +10,11 @@
 #               FOLLOW=1 adds migrate --follow on private servers (PostgreSQL :5441 with
 #               logical replication, MariaDB :3341 with a row binlog): the copy's items/s,
 #               the catch-up of a backlog in changes/s beside it, the lag under FOLLOW_RATE=500
-#               changes/s for FOLLOW_SECONDS=60, then verify; FOLLOW_ONLY=1 runs only that;
+#               changes/s for FOLLOW_SECONDS=60, then verify; then the follow soak (issue 34):
+#               FOLLOW_SOAK_SEEDS=50 seeds per engine (0: none) of migrate --follow of 2 000
+#               orders during a copy slowed by a fault proxy with late copy writes, a seeded
+#               workload and busy goroutines, each ending in verify of every item: seeds and
+#               differences (target 0; a difference fails the bench); FOLLOW_ONLY=1 runs only that;
 #               the S3 route (migrate --to a local directory and an in-process S3) beside
 #               the null sink (S3_ROUTE=0 skips it); LARGE=1 LARGE_ROWS=1000000,10000000:
 #               peak RSS per size of the null sink, --to file:// and verify --files

@@ -82,6 +82,19 @@
 #                         lines come once a second, so the catch-up should last seconds)
 #   FOLLOW_RATE           the steady workload's changed rows per second (500)
 #   FOLLOW_SECONDS        how long it runs (60)
+#   FOLLOW_SOAK_SEEDS     then, per engine, the follow soak (cmd/remodel-bench/soak.go; issue 34):
+#                         this many seeds (default 50; 0: none) of migrate --follow --create-table
+#                         (through migrate.Run in the bench) of a fresh table of 2 000 orders
+#                         (CUSTOMER#{customer_id} / ORDER#{created_at}#{order_id}) in the same private
+#                         database, the copy slowed by a fault proxy (every BatchWriteItem held 30 ms,
+#                         8 % of the copy's held past a --request-timeout of 500 ms and carried out
+#                         late), a seeded workload of 200 transactions/s during it (30 % inserts, 30 %
+#                         status and amount, 20 % created_at: the item moves, 10 % deletes, 10 % two
+#                         statements) and busy goroutines on every core; then caught up, the late
+#                         writes landed, the follower stopped as SIGINT does (it must return cleanly),
+#                         and remodel verify of every item. Prints seeds, differences (items missing,
+#                         extra or different; target 0) and seconds; the bench fails if a seed differs
+#   FOLLOW_SOAK_SEED      the soak's first seed (1)
 #
 #   FOLLOW=1 FOLLOW_ONLY=1 ROWS=20000 ENGINE=both scripts/bench.sh
 #
@@ -141,6 +154,11 @@ kill_args() {
 for v in FOLLOW_BACKLOG FOLLOW_RATE FOLLOW_SECONDS FOLLOW_PG_PORT FOLLOW_MARIADB_PORT; do
 	[[ -z "${!v:-}" || "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive whole number, got '${!v}'" >&2; exit 2; }
 done
+for v in FOLLOW_SOAK_SEEDS FOLLOW_SOAK_SEED; do
+	[[ -z "${!v:-}" || "${!v}" =~ ^[0-9]+$ ]] || { echo "bench: $v must be a whole number, got '${!v}'" >&2; exit 2; }
+done
+soak_seeds="${FOLLOW_SOAK_SEEDS:-50}"
+soak_failed=0
 follow_pg_port="${FOLLOW_PG_PORT:-5441}"
 follow_my_port="${FOLLOW_MARIADB_PORT:-3341}"
 [[ "${FOLLOW_ONLY:-}" != 1 || "${FOLLOW:-}" == 1 ]] || { echo "bench: FOLLOW_ONLY=1 needs FOLLOW=1" >&2; exit 2; }
@@ -204,6 +222,13 @@ follow_bench() {
 		-readers "${READERS:-4}" -writers "${WRITERS:-8}" \
 		-follow-backlog "$backlog" -follow-rate "${FOLLOW_RATE:-500}" -follow-seconds "${FOLLOW_SECONDS:-60}s" \
 		-note "examples/personalization/gen -scale $scale; private server on :${dsn##*127.0.0.1:}; DynamoDB Local -Xmx$DYNAMODB_XMX"
+	if ((soak_seeds > 0)); then
+		echo
+		echo "\$ make bench FOLLOW=1 ENGINE=$engine${FOLLOW_ONLY:+ FOLLOW_ONLY=$FOLLOW_ONLY} FOLLOW_SOAK_SEEDS=$soak_seeds${FOLLOW_SOAK_SEED:+ FOLLOW_SOAK_SEED=$FOLLOW_SOAK_SEED}   # $e, follow soak"
+		say "$e (follow soak): $soak_seeds seeds"
+		# A seed that differs fails the bench, after the other engine's soak.
+		bin/remodel-bench -follow-soak "$soak_seeds" -follow-soak-seed "${FOLLOW_SOAK_SEED:-1}" -source "$dsn" -port "$port" || soak_failed=1
+	fi
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 	case "$e" in
 	postgres)
@@ -314,3 +339,7 @@ for e in "${engines[@]}"; do
 	scripts/dynamodb-local.sh stop "$port" >/dev/null
 	[[ "${FOLLOW:-}" != 1 ]] || follow_bench "$e"
 done
+if ((soak_failed)); then
+	echo "bench: the follow soak found differences, or could not run (above)" >&2
+	exit 1
+fi

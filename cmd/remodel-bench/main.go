@@ -40,6 +40,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -89,6 +90,8 @@ type options struct {
 	follow followOptions
 	// capacity: the capacity mode (capacity.go) instead of the measurements.
 	capacity capacityOptions
+	// soak: the follow soak (soak.go) instead of the measurements.
+	soak soakOptions
 }
 
 // defaultKillEmbed is the kill loop's mapping with embedded rows, on the
@@ -138,6 +141,11 @@ func main() {
 	flag.StringVar(&o.largeTable, "large-table", "", "print the large mode's table of the sizes in this file, and nothing else")
 	flag.BoolVar(&o.capacity.on, "capacity", false, "measure instead remodel migrate behind the fault proxy's capacity model of DynamoDB, on an even and a skewed dataset made in -source, as a share of what the model allows (capacity.go)")
 	flag.IntVar(&o.capacity.rows, "capacity-rows", 20000, "-capacity: rows of each dataset (the skewed one has a fifth of them on one partition key)")
+	flag.IntVar(&o.soak.seeds, "follow-soak", 0, "run instead the follow soak (soak.go) of this many seeds: migrate --follow of a fresh table during a slowed copy with late copy writes, a seeded workload and CPU contention, each seed ending in remodel verify of every item; fails if any seed differs. -source needs logical replication (PostgreSQL) or a row binlog (MariaDB)")
+	flag.Uint64Var(&o.soak.first, "follow-soak-seed", 1, "-follow-soak: the first seed (the seeds are it and those after)")
+	flag.IntVar(&o.soak.rows, "follow-soak-rows", 2000, "-follow-soak: the orders of each seed's table")
+	flag.Float64Var(&o.soak.rate, "follow-soak-rate", 200, "-follow-soak: the workload's transactions per second")
+	flag.IntVar(&o.soak.burn, "follow-soak-burn", runtime.NumCPU(), "-follow-soak: busy goroutines, for CPU contention")
 	flag.Parse()
 	if o.largeTable != "" {
 		if err := printLarge(o.largeTable, os.Stdout); err != nil {
@@ -157,7 +165,13 @@ func main() {
 			os.Setenv(k, v)
 		}
 	}
-	if o.follow.on {
+	if o.soak.seeds > 0 {
+		if o.soak.rows < 100 || o.soak.rate <= 0 || o.soak.burn < 0 {
+			fmt.Fprintln(os.Stderr, "bench: -follow-soak-rows must be at least 100, -follow-soak-rate positive, -follow-soak-burn at least 0")
+			os.Exit(2)
+		}
+		err = runSoak(ctx, o, os.Stdout, os.Stderr)
+	} else if o.follow.on {
 		if o.follow.backlog < 1 || o.follow.rate <= 0 || o.follow.seconds <= 0 || o.follow.workers < 1 || o.follow.limit <= 0 {
 			fmt.Fprintln(os.Stderr, "bench: -follow-backlog, -follow-rate, -follow-seconds, -follow-workers and -follow-timeout must be positive")
 			os.Exit(2)
