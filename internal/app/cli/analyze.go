@@ -85,12 +85,14 @@ func (f *analyzeFlags) check(cmd *cobra.Command, c *checks) {
 }
 
 // runAnalyze runs the analysis and prints its report.
-func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, prog *progressFlags, format string, p *mapping.Plan, src source.Source) error {
+func (a *app) runAnalyze(ctx context.Context, f *analyzeFlags, prog *progressFlags, out *outputFlags, p *mapping.Plan, src source.Source) error {
 	rep, err := a.analyze(ctx, f, prog, p, src)
 	if err != nil {
 		return err
 	}
-	return report.Write(a.stdout, report.Format(format), rep)
+	return out.writeOutputs(a.stdout, func(w io.Writer, format string) error {
+		return report.Write(w, report.Format(format), rep)
+	})
 }
 
 // analyze runs the analysis the flags describe, its progress shown as

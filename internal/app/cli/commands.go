@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -45,7 +46,8 @@ func (a *app) previewCmd() *cobra.Command {
 		Long: `preview renders the first --rows rows (in primary-key order) of every entity
 through the mapping and prints the table definition, each entity's key
 patterns and its items in DynamoDB JSON, and rows that would be rejected with
-the reason. Nothing is written anywhere.
+the reason. Nothing is written to DynamoDB; --output-file [FORMAT=]FILE also
+writes what is printed to FILE (repeatable).
 
 --document FILE writes the modeling definition document instead: the
 source's ERD, the table and its indexes, each entity's key patterns and
@@ -90,6 +92,14 @@ every row and the cost (see below), as its sections Analysis and Cost.` + analyz
 			}
 			an.check(cmd, &c)
 			prog.check(&c)
+			for _, of := range o.out.toFiles {
+				switch {
+				case doc != "":
+					c = append(c, "--output-file is for the printed result; with --document the result is the document FILE")
+				case of.format == "markdown" && !an.on:
+					c = append(c, "--output-file "+of.path+": markdown is the analysis's format (with --analyze)")
+				}
+			}
 			previewFiles(&o, &an, doc).check(&c)
 			if err := c.err(); err != nil {
 				return err
@@ -108,7 +118,7 @@ every row and the cost (see below), as its sections Analysis and Cost.` + analyz
 			}
 			defer src.Close()
 			if an.on && doc == "" {
-				return a.runAnalyze(cmd.Context(), &an, &prog, o.out.out, p, src)
+				return a.runAnalyze(cmd.Context(), &an, &prog, &o.out, p, src)
 			}
 			for _, n := range entities {
 				if p.Entity(n) == nil {
@@ -138,12 +148,14 @@ every row and the cost (see below), as its sections Analysis and Cost.` + analyz
 			if err != nil {
 				return err
 			}
-			return report.Write(a.stdout, report.Format(o.out.out), res)
+			return o.out.writeOutputs(a.stdout, func(w io.Writer, format string) error {
+				return report.Write(w, report.Format(format), res)
+			})
 		},
 	}
 	o.sourceFlag(cmd)
 	o.mappingFlag(cmd)
-	o.formatFlag(cmd, "", &analyze.Report{}) // text and JSON of a preview; markdown with --analyze
+	o.formatFlag(cmd, "also", &analyze.Report{}) // text and JSON of a preview; markdown with --analyze
 	cmd.Flags().IntVar(&rows, "rows", 3, "rows to render per entity")
 	cmd.Flags().StringSliceVar(&entities, "entity", nil, "preview only these entities (repeat or comma-separate)")
 	cmd.Flags().StringVar(&doc, "document", "", "write the modeling definition document to this file: .md (Markdown) or .html (self-contained); - for Markdown on stdout")

@@ -335,3 +335,39 @@ func statusTranscript(t *testing.T) string {
 	}
 	return got
 }
+
+// TestOutputFileEverywhere: introspect, preview (and its analysis), status
+// and validate take --output-file [FORMAT=]FILE as migrate and verify do,
+// writing the file in FORMAT, or in the format its extension names.
+func TestOutputFileEverywhere(t *testing.T) {
+	t.Setenv("REMODEL_SOURCE", "")
+	dsn, m := tiny(t, "postgres")
+	dir := t.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"introspect", "--source", dsn, "--output-file", f("erd.json"), "--output-file", "mermaid=" + f("erd.txt")},
+		{"preview", "--source", dsn, "-m", m, "--rows", "1", "--output", "json", "--output-file", "text=" + f("preview.txt")},
+		{"preview", "--source", dsn, "-m", m, "--analyze", "--progress", "none", "--output-file", f("analysis.md")},
+		{"preview", "--source", dsn, "-m", m, "--output-file", f("preview.md")},
+		{"preview", "--source", dsn, "-m", m, "--document", f("d.md"), "--output-file", f("x.json")},
+	} {
+		code, _, stderr := remodel(t, args...)
+		fmt.Fprintf(&b, "$ remodel %s\nexit %d\n%s", strings.Join(args, " "), code, stderr)
+		files, _ := filepath.Glob(f("*"))
+		for _, p := range files {
+			data, _ := os.ReadFile(p)
+			if strings.HasSuffix(p, ".json") { // its first lines say the format
+				data = []byte(strings.Join(strings.SplitN(string(data), "\n", 4)[:3], "\n") + "\n...\n")
+			} else if lines := strings.SplitN(string(data), "\n", 6); len(lines) == 6 {
+				data = []byte(strings.Join(lines[:5], "\n") + "\n...\n")
+			}
+			fmt.Fprintf(&b, "--- %s\n%s", filepath.Base(p), data)
+			os.Remove(p)
+		}
+	}
+	name := dsn[strings.LastIndex(dsn, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	got := normalize(b.String(), dsn, "$DSN", filepath.Dir(m), "$MAPPINGDIR", dir, "$DIR", name, "DB")
+	golden.Check(t, "output_file.golden", []byte(got))
+}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
@@ -24,6 +26,8 @@ partitions (a partitioned table's partitions are listed under it).
 --output json prints the same as JSON; --output mermaid prints an
 entity-relationship diagram (Mermaid erDiagram) whose relationships come from
 the foreign keys, with their cardinality from unique keys and nullability.
+--output-file [FORMAT=]FILE also writes it to FILE (repeatable; the format
+from FORMAT=, else FILE's extension: .json, .mmd, .txt, else --output's).
 
 --include PATTERN keeps only the tables that match (repeat it for several),
 --exclude PATTERN leaves tables out. Patterns are globs (*, ?, [a-z]) matched
@@ -39,6 +43,9 @@ for one release, with a warning: --table names the DynamoDB table.)`,
 			var c checks
 			o.out.check(cmd, a.stderr, &c)
 			tf.check(cmd, a.stderr, &c)
+			var fs files
+			o.out.writes(&fs)
+			fs.check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -47,17 +54,19 @@ for one release, with a warning: --table names the DynamoDB table.)`,
 				return err
 			}
 			defer src.Close()
-			switch o.out.out {
-			case "json":
-				return report.WriteJSON(a.stdout, s)
-			case "mermaid":
-				return erd.Mermaid(a.stdout, s)
-			}
-			return erd.Text(a.stdout, s)
+			return o.out.writeOutputs(a.stdout, func(w io.Writer, format string) error {
+				switch format {
+				case "json":
+					return report.WriteJSON(w, s)
+				case "mermaid":
+					return erd.Mermaid(w, s)
+				}
+				return erd.Text(w, s)
+			})
 		},
 	}
 	o.sourceFlag(cmd)
-	o.out.register(cmd, "", []string{"text", "json", "mermaid"}, "")
+	o.out.register(cmd, "", []string{"text", "json", "mermaid"}, "also")
 	tf.register(cmd)
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -212,7 +213,36 @@ func (f *outputFlags) resolve(cmd *cobra.Command, stderr io.Writer) error {
 }
 
 // extFormats are the formats a file's extension names.
-var extFormats = map[string]string{".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text"}
+var extFormats = map[string]string{".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text", ".mmd": "mermaid"}
+
+// writeOutputs writes a command's result to stdout in --output's format
+// and to every --output-file in its own, render writing it in a format;
+// it returns the first error.
+func (f *outputFlags) writeOutputs(stdout io.Writer, render func(w io.Writer, format string) error) error {
+	err := render(stdout, f.out)
+	for _, of := range f.toFiles {
+		if werr := writeOutputFile(of, render); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// writeOutputFile writes of.path in of.format with render.
+func writeOutputFile(of outputFile, render func(w io.Writer, format string) error) error {
+	file, err := os.Create(of.path)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", of.path, err)
+	}
+	if err := render(file, of.format); err != nil {
+		file.Close()
+		return fmt.Errorf("writing %s: %w", of.path, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", of.path, err)
+	}
+	return nil
+}
 
 // parseFile reads an --output-file value, FILE or FORMAT=FILE; a FILE's
 // format is the one its extension names (byExt), or def ("" leaves it to

@@ -210,6 +210,7 @@ func previewFiles(o *common, an *analyzeFlags, document string) *files {
 	if document != "-" {
 		fs.write("--document", document)
 	}
+	o.out.writes(&fs)
 	return &fs
 }
 
