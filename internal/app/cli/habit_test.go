@@ -371,3 +371,42 @@ func TestOutputFileEverywhere(t *testing.T) {
 	got := normalize(b.String(), dsn, "$DSN", filepath.Dir(m), "$MAPPINGDIR", dir, "$DIR", name, "DB")
 	golden.Check(t, "output_file.golden", []byte(got))
 }
+
+// TestHelpExamples: every command's --help ends in an Examples: section
+// (the golden file holds them all), and every example is a command line
+// the CLI accepts (run as TestReadmeCommands runs the README's).
+func TestHelpExamples(t *testing.T) {
+	t.Setenv("GITHUB_STEP_SUMMARY", "summary.md") // the examples' variables, expanded as they are read
+	for _, v := range []string{"DSN", "PG_DSN", "MYSQL_DSN"} {
+		t.Setenv(v, "postgres://remodel@127.0.0.1:1/none")
+	}
+	var b strings.Builder
+	root := (&app{}).root()
+	for _, c := range root.Commands() {
+		code, help, _ := remodel(t, c.Name(), "--help")
+		_, examples, ok := strings.Cut(help, "\nExamples:\n")
+		if code != 0 || !ok {
+			t.Errorf("%s --help has no Examples: section", c.Name())
+			continue
+		}
+		examples, _, _ = strings.Cut(examples, "\n\n")
+		fmt.Fprintf(&b, "%s\n%s\n\n", c.Name(), examples)
+		for _, line := range strings.Split(examples, "\n") {
+			args := shellWords(strings.TrimSpace(line))
+			if len(args) == 0 {
+				t.Errorf("%s --help: example %q is no remodel command", c.Name(), line)
+				continue
+			}
+			var code int
+			var stderr string
+			t.Run("", func(t *testing.T) {
+				commandWorkspace(t, args[0])
+				code, _, stderr = remodel(t, args...)
+			})
+			if code == exitUsage {
+				t.Errorf("%s --help: example %q exits 2:\n%s", c.Name(), line, stderr)
+			}
+		}
+	}
+	golden.Check(t, "help_examples.golden", []byte(b.String()))
+}
