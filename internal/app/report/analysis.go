@@ -209,6 +209,7 @@ func CostBlocks(r *analyze.Report) []Block {
 		{"load, provisioned", analyze.Money(c.Load.Provisioned), fmt.Sprintf("%d WCU, table and global indexes, for %s: the load takes %s at %s",
 			c.Load.ProvisionedWCU, pluralN(c.Load.ProvisionedHours, "started hour", "started hours"), analyze.Seconds(c.Load.ProvisionedSeconds), rate)},
 		{"load, S3 import", analyze.Money(c.Load.Import), fmt.Sprintf("%.3f GB of uncompressed DynamoDB JSON; no write units", c.Load.ImportGB)},
+		bulkPutRow(c.Load),
 		{"storage, a month, Standard", analyze.Money(c.StorageCost.Standard), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
 		{"storage, a month, Standard-IA", analyze.Money(c.StorageCost.StandardIA), fmt.Sprintf("%.3f GB, table and indexes; no free tier", c.StorageGB)},
 	}}})
@@ -267,4 +268,13 @@ func analysisText(w io.Writer, r *analyze.Report) error {
 func analysisMarkdown(w io.Writer, r *analyze.Report) error {
 	_, err := fmt.Fprintf(w, "## Analysis of table %s (%s)\n\n%s\n## Cost\n\n%s", r.Table, r.Engine, BlocksMarkdown(AnalysisBlocks(r)), BlocksMarkdown(CostBlocks(r)))
 	return err
+}
+
+// bulkPutRow is the cost table's row of the bulk put into an existing
+// table: its price, or why there is none.
+func bulkPutRow(l analyze.LoadCost) []string {
+	if l.BulkPut == nil {
+		return []string{"load, S3 bulk put", "not priced", fmt.Sprintf("%.3f GB, table and indexes; %s", l.BulkPutGB, strings.TrimPrefix(l.BulkPutNote, "not priced: "))}
+	}
+	return []string{"load, S3 bulk put", analyze.Money(*l.BulkPut), fmt.Sprintf("%.3f GB, table and indexes, Standard tier; no write units of the table", l.BulkPutGB)}
 }

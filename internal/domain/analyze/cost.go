@@ -54,6 +54,13 @@ func Estimate(p *pricing.Prices, in CostInput) Cost {
 
 	c.Load.ImportGB = float64(in.ImportBytes) / gb
 	c.Load.Import = c.Load.ImportGB * p.ImportGB
+	c.Load.BulkPutGB = float64(in.StoredBytes) / gb
+	if p.BulkPutGB != nil {
+		v := c.Load.BulkPutGB * *p.BulkPutGB
+		c.Load.BulkPut = &v
+	} else {
+		c.Load.BulkPutNote = "not priced: the price table has no bulk put price (bulk_put_gb); AWS's price of StartBulkPutItems was not published where remodel's prices come from"
+	}
 	c.Load.Routes = compareRoutes(p, in, c.Load)
 	c.StorageGB = float64(in.StoredBytes) / gb
 	c.StorageCost.Standard = c.StorageGB * p.Standard.StorageGBMonth
@@ -86,6 +93,10 @@ func compareRoutes(p *pricing.Prices, in CostInput, l LoadCost) *Routes {
 		}
 	}
 	r.ImportCheaperThanOnDemand = r.Import < r.OnDemand
+	if l.BulkPut != nil {
+		v := *l.BulkPut / n * 1e6
+		r.BulkPut = &v
+	}
 	switch {
 	case l.Import < l.OnDemand && l.Import < l.Provisioned:
 		r.Cheapest = RouteImport
@@ -124,6 +135,11 @@ func (r *Routes) Summary() string {
 		s += fmt.Sprintf(", and less than provisioned capacity below about %d items (its first started hour), more from there on", r.ImportDearerThanProvisionedFrom)
 	} else {
 		s += ", and less than provisioned capacity at every size"
+	}
+	if r.BulkPut != nil {
+		s += fmt.Sprintf("; a bulk put into an existing table (--bulk-put) costs %s a million such items", Money(*r.BulkPut))
+	} else {
+		s += "; a bulk put into an existing table (--bulk-put) is not priced: its price was not published where remodel's prices come from"
 	}
 	return s
 }

@@ -219,6 +219,13 @@ type LoadCost struct {
 	// storage and requests of the files are not counted.
 	Import   float64 `json:"import"`
 	ImportGB float64 `json:"import_gb"`
+	// BulkPut: a bulk put from S3 into an existing table (migrate --to
+	// s3://… --bulk-put), priced per GB the table and its indexes take
+	// (BulkPutGB, the stored size) when the price table has a price for
+	// it; nil, with BulkPutNote saying why, when it has none.
+	BulkPut     *float64 `json:"bulk_put,omitempty"`
+	BulkPutGB   float64  `json:"bulk_put_gb"`
+	BulkPutNote string   `json:"bulk_put_note,omitempty"`
 	// Routes compares the routes for any number of such items (nil when
 	// there is none).
 	Routes *Routes `json:"routes,omitempty"`
@@ -239,6 +246,9 @@ type Routes struct {
 	OnDemand    float64 `json:"on_demand_per_million"`
 	Provisioned float64 `json:"provisioned_per_million"`
 	Import      float64 `json:"import_per_million"`
+	// BulkPut is a million items by bulk put, when the price table prices
+	// it (nil: not published; it is then in no comparison).
+	BulkPut *float64 `json:"bulk_put_per_million,omitempty"`
 	// ImportCheaperThanOnDemand holds at every size: both are priced per
 	// item, with no fixed part.
 	ImportCheaperThanOnDemand bool `json:"import_cheaper_than_on_demand"`

@@ -29,6 +29,10 @@ type Prices struct {
 	// ImportGB is the price of importing one GB of uncompressed source
 	// data from S3 (ImportTable).
 	ImportGB float64 `json:"import_gb"`
+	// BulkPutGB is the price of a GB written by a bulk put from S3 into an
+	// existing table (StartBulkPutItems), table and indexes, Standard
+	// tier; nil where it was not published (the embedded table has none).
+	BulkPutGB *float64 `json:"bulk_put_gb,omitempty"`
 	// File is where the table was read from ("" for the embedded one).
 	File string `json:"-"`
 }
