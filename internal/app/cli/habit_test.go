@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -409,4 +410,26 @@ func TestHelpExamples(t *testing.T) {
 		}
 	}
 	golden.Check(t, "help_examples.golden", []byte(b.String()))
+}
+
+// TestDemoLeavesOthersDatabases: make demo (scripts/demo.sh) with DEMO_DB
+// naming a database it did not create refuses, names it, and leaves it
+// there (before, the demo dropped remodel_demo whoever had made it).
+func TestDemoLeavesOthersDatabases(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("no psql")
+	}
+	dsn := testenv.Engines[0].Fresh(t) // a database of the test's, not the demo's
+	name := dsn[strings.LastIndex(dsn, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	cmd := exec.Command("scripts/demo.sh")
+	cmd.Dir = "../../.."
+	cmd.Env = append(os.Environ(), "DEMO_DB="+name, "DEMO_DYNAMODB_PORT=1")
+	out, err := cmd.CombinedOutput()
+	got := normalize(string(out[max(0, strings.Index(string(out), "demo: ")):]), name, "DB")
+	if err == nil {
+		t.Fatalf("demo.sh with a database it did not create succeeded:\n%s", out)
+	}
+	testenv.Engines[0].Exec(t, dsn, "SELECT 1") // still there
+	golden.Check(t, "demo_refuses.golden", []byte(got))
 }
