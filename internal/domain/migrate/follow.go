@@ -574,7 +574,7 @@ func (f *follower) touch(tc *touched, c source.Change) {
 			}
 			// The item the row rendered: deleted unless a row renders it now.
 			if item, err := e.RenderKey(r); err == nil {
-				tc.dels[f.w.table.KeyString(item)] = pending{item: item, entity: e.Name, del: true}
+				tc.dels[f.w.table.KeyString(item)] = pending{item: item, entity: e.Name, del: true, ent: e, key: e.KeyValues(r)}
 			}
 		}
 	}
@@ -816,6 +816,7 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	// A writer of its own: the copy's counts are the copy's.
 	fw := newWriter(o, &counters{perEntity: map[string]*entityCounters{}}, rej)
 	fw.gate, fw.limit = w.gate, w.limit
+	fw.doubted = tr.followDoubted // its own requests in doubt too: one may land after a newer batch's
 	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{}, items: heldItems(rep, w),
 		rep: &FollowReport{Slot: st.Slot, Publication: st.Publication, Start: st.Start, Applied: st.Applied}}
 	defer func() { rep.Follow = f.report() }()

@@ -136,3 +136,58 @@ func countItems(t *testing.T, db interface {
 	}
 	return n
 }
+
+// TestFollowLateFollowerWrite: the follower's own request that DynamoDB
+// carries out after the follower gave up on it (and wrote its items again)
+// must not leave the table older than the source either: the proxy holds
+// the follower's first BatchWriteItem holding order X's item while the
+// follower retries it and applies a newer change of X; the held request
+// then lands with X's older state and puts back order Y's item a later
+// change deleted. The clean stop writes the rows in doubt again.
+func TestFollowLateFollowerWrite(t *testing.T) {
+	endpoint := testenv.DynamoDB(t)
+	for _, eng := range testenv.FollowEngines {
+		t.Run(eng.Name, func(t *testing.T) {
+			s := newShop(t, eng, 20, 100)
+			direct := newDB(t, endpoint)
+			table := tableName(t, direct)
+			const x, y = 41, 42
+			release := make(chan struct{})
+			var once sync.Once
+			letGo := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(letGo)
+			p, _, db := proxy(t, endpoint, 1)
+			ck := filepath.Join(t.TempDir(), "c.json")
+			o := s.followOptions(db, table, ck)
+			o.CreateTable, o.RequestTimeout = true, time.Second
+			f := startFollow(t, testContext(t), o)
+			f.following(t)
+			xKey, yKey := fmt.Sprintf(`#%09d"`, x), fmt.Sprintf(`#%09d"`, y)
+			if err := p.SetRules(faultproxy.Rule{Fault: faultproxy.Stale, Ops: bwi, First: 1, Release: release,
+				Match: func(_ string, body []byte) bool { return strings.Contains(string(body), xKey) && strings.Contains(string(body), yKey) }}); err != nil {
+				t.Fatal(err)
+			}
+			// One transaction: X and Y in one batch, held, then written again.
+			s.mustExec(t, fmt.Sprintf("UPDATE orders SET note = 'first' WHERE id = %d", x), fmt.Sprintf("UPDATE orders SET note = 'first' WHERE id = %d", y))
+			s.caughtUp(t, direct, table, f)
+			if st := p.Stats(); st.Injected[faultproxy.Stale] != 1 {
+				t.Fatalf("the proxy held %d requests, want the one with orders %d and %d", st.Injected[faultproxy.Stale], x, y)
+			}
+			s.mustExec(t, fmt.Sprintf("UPDATE orders SET note = 'second' WHERE id = %d", x))
+			s.mustExec(t, fmt.Sprintf("DELETE FROM orders WHERE id = %d", y))
+			s.caughtUp(t, direct, table, f)
+			pk := fmt.Sprintf("CUSTOMER#%d", 1+y*7%(s.customers-1))
+			letGo() // the follower's first request lands late
+			for deadline := time.Now().Add(time.Minute); countItems(t, direct, table, pk, fmt.Sprintf("#%09d", y)) == 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the held request did not land within a minute (proxy %+v)", p.Stats())
+				}
+			}
+			rep := f.stop(t)
+			if rep.Follow.Redone == 0 {
+				t.Errorf("the stop wrote no row of the request in doubt again: %+v", rep.Follow)
+			}
+			s.checkExact(t, direct, table)
+		})
+	}
+}

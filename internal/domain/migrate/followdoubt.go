@@ -10,28 +10,30 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
-// Copy writes in doubt (a followed migration). A BatchWriteItem request
-// that got no answer within --request-timeout, a 5xx or a cut connection
-// may still be carried out by DynamoDB after the writer gave up on it and
-// wrote the items again: long after, on a loaded DynamoDB. Such a request
-// holds rows as the copy's snapshot had them; landing after the follower
-// applied a newer change of one of its rows, it would put the older state
-// back, silently. So the copy records the rows of every request in doubt
-// in the checkpoint (they survive a stop and --resume), and the follower
-// writes them again from the source as it is now, at its clean stop, the
-// cutover, after every batch before it: whatever such a request did is
-// undone before the switch. An item whose row is gone since is deleted
-// (the late request may have brought it back).
+// Writes in doubt (a followed migration). A BatchWriteItem request that
+// got no answer within --request-timeout, a 5xx or a cut connection may
+// still be carried out by DynamoDB after the writer gave up on it and wrote
+// the items again: long after, on a loaded DynamoDB. Such a request holds
+// rows as they were when it was made (the copy's snapshot, or an earlier
+// batch of the follower); landing after the follower applied a newer
+// change of one of its rows, it would put the older state back (or delete
+// an item a newer change put), silently. So the copy and the follower
+// record the rows of every request in doubt in the checkpoint (they
+// survive a stop and --resume), and the follower writes them again from
+// the source as it is now at its clean stop, the cutover, after every
+// batch before it: whatever such a request did is undone before the
+// switch. An item whose row is gone since is deleted (the late request
+// may have brought it back).
 
-// doubtRow is a row of a copy request in doubt: its entity, its source key
-// and the key of the item the copy rendered from it.
+// doubtRow is a row of a request in doubt: its entity, its source key and
+// the key of the item rendered from it (put or deleted).
 type doubtRow struct {
 	Entity string     `json:"entity"`
 	Key    []keyValue `json:"key"`
 	Item   []keyValue `json:"item"` // the item key's attributes, PK then SK: T is S, N or B
 }
 
-// followDoubted records the rows of a copy request in doubt (writer.doubted).
+// followDoubted records the rows of a request in doubt (writer.doubted).
 func (tr *tracker) followDoubted(items []pending) error {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
@@ -46,8 +48,8 @@ func (tr *tracker) followDoubted(items []pending) error {
 		}
 	}
 	for _, p := range items {
-		if p.del || p.ent == nil {
-			continue
+		if p.ent == nil || p.key == nil {
+			continue // not a row's item (none of the copy's or the follower's)
 		}
 		key, err := encodeKey(p.key)
 		if err != nil {
@@ -114,7 +116,7 @@ func decodeDoubtKey(kv []keyValue, t *mapping.Table) (mapping.Item, error) {
 	return k, nil
 }
 
-// doubtful is the checkpoint's copy rows in doubt, as a touched set: the
+// doubtful is the checkpoint's rows in doubt, as a touched set: the
 // rows to read again, the item keys to delete unless a row renders them.
 func (f *follower) doubtful() (touched, error) {
 	tc := touched{rows: map[*mapping.Entity]map[string]source.KeyBound{}, dels: map[string]pending{}, n: map[string]int64{}}
@@ -129,15 +131,15 @@ func (f *follower) doubtful() (touched, error) {
 	for _, d := range st.Doubtful {
 		e := byName[d.Entity]
 		if e == nil {
-			return tc, fmt.Errorf("migrate: the checkpoint's copy rows in doubt name entity %s, which the mapping does not have", d.Entity)
+			return tc, fmt.Errorf("migrate: the checkpoint's rows in doubt name entity %s, which the mapping does not have", d.Entity)
 		}
 		k, err := decodeKey(d.Key)
 		if err != nil {
-			return tc, fmt.Errorf("migrate: the checkpoint's copy rows in doubt: %w", err)
+			return tc, fmt.Errorf("migrate: the checkpoint's rows in doubt: %w", err)
 		}
 		item, err := decodeDoubtKey(d.Item, f.w.table)
 		if err != nil {
-			return tc, fmt.Errorf("migrate: the checkpoint's copy rows in doubt: %w", err)
+			return tc, fmt.Errorf("migrate: the checkpoint's rows in doubt: %w", err)
 		}
 		addRow(&tc, e, k)
 		tc.dels[f.w.table.KeyString(item)] = pending{item: item, entity: e.Name, del: true}
@@ -145,7 +147,7 @@ func (f *follower) doubtful() (touched, error) {
 	return tc, nil
 }
 
-// settleDoubts writes the copy's rows in doubt again from the source as it
+// settleDoubts writes the rows in doubt again from the source as it
 // is now (see the top of this file); it returns how many rows it read
 // again.
 func (f *follower) settleDoubts(ctx context.Context) (int, error) {
@@ -154,7 +156,7 @@ func (f *follower) settleDoubts(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if _, err := f.redo(ctx, &tc); err != nil {
-		return 0, fmt.Errorf("migrate: --follow: writing again the %d rows of copy requests in doubt: %w", len(tc.dels), err)
+		return 0, fmt.Errorf("migrate: --follow: writing again the %d rows of requests in doubt: %w", len(tc.dels), err)
 	}
 	return len(tc.dels), nil
 }

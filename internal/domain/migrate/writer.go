@@ -291,7 +291,7 @@ func (w *writer) put(ctx, inflight context.Context, items []pending) (err error)
 		throttled := false
 		if err != nil && mayHaveActed(err) {
 			doubt = true
-			if w.doubted != nil && !items[0].del {
+			if w.doubted != nil {
 				if derr := w.doubted(items); derr != nil {
 					return false, derr
 				}
