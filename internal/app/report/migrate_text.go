@@ -84,7 +84,7 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 			}
 		}
 		if f.Redone > 0 {
-			fmt.Fprintf(w, "  %d rows of copy requests in doubt (no answer, or one that does not say whether DynamoDB wrote them) written again from the source at the stop\n", f.Redone)
+			fmt.Fprintf(w, "  %d rows of requests in doubt (no answer, or one that does not say whether DynamoDB wrote them) written again from the source at the stop\n", f.Redone)
 		}
 		switch {
 		case r.Checkpoint == "":
