@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -86,6 +87,10 @@ func TestS3ImportFinished(t *testing.T) {
 		if strings.HasPrefix(k, "fin/") && !strings.HasSuffix(k, ".json") {
 			t.Errorf("object %s: not named as uncompressed", k)
 		}
+	}
+	// Checked before paying: verify --files reads the uncompressed objects.
+	if v, err := verify.Run(testContext(t), verify.Options{Plan: fx.plan, Source: fx.src, Samples: 3, Seed: 1, Files: o.To, S3: f.store}); err != nil || !v.OK {
+		t.Fatalf("verify --files: %v, %+v", err, v)
 	}
 	imp := &heldImporter{importer: &importer{API: db, t: t, f: f}, held: true}
 	o = fx.s3Options(f, "fin/")

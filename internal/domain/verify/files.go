@@ -310,14 +310,11 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 		out.Items += m.Items
 		out.Objects = append(out.Objects, m.Objects...)
 	}
-	switch strings.ToUpper(out.Compression) {
-	case "ZSTD":
-		f.comp = s3out.Zstd
-	case "GZIP":
-		f.comp = s3out.Gzip
-	default:
-		return out, fmt.Errorf("verify: the manifest %s names compression %q: GZIP or ZSTD", urls[0], out.Compression)
+	comp, ok := s3out.CompressionOfImportType(out.Compression)
+	if !ok {
+		return out, fmt.Errorf("verify: the manifest %s names compression %q: GZIP, ZSTD or NONE", urls[0], out.Compression)
 	}
+	f.comp = comp
 	fc.Objects, fc.MappingDigest = len(out.Objects), out.MappingDigest
 	if v.o.MappingDigest != "" {
 		fc.MappingChecked = true
