@@ -267,6 +267,10 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 	if r.KeyProof == nil && !r.KeysDistinct && !r.KeyCheckForced {
 		return // the run stopped before
 	}
+	if r.OK {
+		migrateKeyCheckLine(w, r)
+		return
+	}
 	switch {
 	case r.KeyCheckForced && r.S3 != nil:
 		fmt.Fprintln(w, "  key collision check: on (always, into S3: ImportTable keeps one of two items with one key without a word):")
@@ -291,6 +295,29 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
 			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
 	}
+}
+
+// migrateKeyCheckLine is the key collision check of a run that succeeded,
+// in one line: what was decided and, when it ran, what it held; its
+// reasons are in the JSON report and remodel validate --source.
+func migrateKeyCheckLine(w io.Writer, r *migrate.Report) {
+	var verdict string
+	switch {
+	case r.KeyCheckForced && r.S3 != nil:
+		verdict = "on (always, into S3)"
+	case r.KeyCheckForced:
+		verdict = "on (--key-check always)"
+	case r.KeysOnData:
+		verdict = "skipped, proven unnecessary on this snapshot's data"
+	case r.KeysDistinct:
+		verdict = "skipped, proven unnecessary"
+	default:
+		verdict = "on (the keys are not proven distinct)"
+	}
+	if k := r.KeyCheck; k != nil {
+		verdict += fmt.Sprintf(": %d keys, %.1f MiB in memory, %.1f MiB on disk, %d looked up", k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
+	}
+	fmt.Fprintf(w, "  key collision check: %s (why: remodel validate --source, or the JSON report's key_proof)\n", verdict)
 }
 
 // migrateMarkdown writes migrate's report for a CI job summary: a headline

@@ -82,11 +82,12 @@ func TestKeyCheck(t *testing.T) {
 			}
 			var text bytes.Buffer
 			report.Write(&text, report.Text, rep)
-			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct):\n    entity event: the key column tenant is not in the key") {
+			if rep.KeysDistinct || !strings.Contains(text.String(), "key collision check: on (the keys are not proven distinct): ") ||
+				!strings.HasPrefix(strings.Join(rep.KeyProof, "\n"), "entity event: the key column tenant is not in the key") {
 				t.Errorf("keys distinct %v; report:\n%s", rep.KeysDistinct, text.String())
 			}
 			if k := rep.KeyCheck; k == nil || k.Keys != rep.ItemsWritten || k.MemoryBytes == 0 || k.DiskBytes == 0 ||
-				!strings.Contains(text.String(), fmt.Sprintf("    %d keys checked: ", rep.ItemsWritten)) {
+				!strings.Contains(text.String(), fmt.Sprintf(": %d keys, ", rep.ItemsWritten)) {
 				t.Errorf("the check's figures %+v, want one key an item written; report:\n%s", k, text.String())
 			}
 
@@ -102,7 +103,8 @@ func TestKeyCheck(t *testing.T) {
 			text.Reset()
 			report.Write(&text, report.Text, rep)
 			if !rep.KeysDistinct || rep.ItemsWritten != fx.total || n != fx.total || rep.Rejected != 0 ||
-				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary:\n    entity event: the primary key (tenant, id)") {
+				!strings.Contains(text.String(), "key collision check: skipped, proven unnecessary (") ||
+				!strings.HasPrefix(strings.Join(rep.KeyProof, "\n"), "entity event: the primary key (tenant, id)") {
 				t.Errorf("proven: keys distinct %v, %d items written, %d in the table, of %d rows; report:\n%s", rep.KeysDistinct, rep.ItemsWritten, n, fx.total, text.String())
 			}
 			if rep.KeyCheck != nil {
@@ -185,8 +187,8 @@ func TestKeyCheckOnData(t *testing.T) {
 			}
 
 			rep, text := run(settingsMapping)
-			if !rep.KeysDistinct || !rep.KeysOnData || rep.Rejected != 0 || !strings.Contains(text,
-				"key collision check: skipped, proven unnecessary on the data of this snapshot:\n    proven on the data of this snapshot: entity setting: service holds no \"#\"\n") {
+			if !rep.KeysDistinct || !rep.KeysOnData || rep.Rejected != 0 || !strings.Contains(text, "key collision check: skipped, proven unnecessary on this snapshot's data (") ||
+				!slices.Contains(rep.KeyProof, "proven on the data of this snapshot: entity setting: service holds no \"#\"") {
 				t.Errorf("clean data: keys distinct %v, on data %v; report:\n%s", rep.KeysDistinct, rep.KeysOnData, text)
 			}
 
@@ -198,8 +200,8 @@ func TestKeyCheckOnData(t *testing.T) {
 			}
 
 			rep, text = run(settingsMapping)
-			if rep.KeysDistinct || rep.KeysOnData || !strings.Contains(text,
-				"key collision check: on (the keys are not proven distinct):\n    entity setting: service holds \"#\" in a value, and the key needs it not to\n") {
+			if rep.KeysDistinct || rep.KeysOnData || !strings.Contains(text, "key collision check: on (the keys are not proven distinct)") ||
+				!slices.Contains(rep.KeyProof, "entity setting: service holds \"#\" in a value, and the key needs it not to") {
 				t.Errorf("a service with \"#\": keys distinct %v; report:\n%s", rep.KeysDistinct, text)
 			}
 			if len(rep.Rejections) != 1 || rep.Rejections[0].Row != "user_id=7, service=a#b, kind=c" ||
