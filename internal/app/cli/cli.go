@@ -166,6 +166,7 @@ Typical flow:
 		a.verifyCmd(),
 		a.statusCmd(),
 		a.followCleanupCmd(),
+		a.followBackCmd(),
 		a.exportCmd(),
 		a.versionCmd(),
 	)

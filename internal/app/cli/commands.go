@@ -423,6 +423,9 @@ start).`,
 				}
 				m.WarmThroughput = wt
 			}
+			if m.Stream && !m.CreateTable {
+				c = append(c, "--stream needs --create-table: the stream is enabled when the table is created (on an existing table: follow-back --enable-stream)")
+			}
 			c.atLeast("readers", int64(m.Readers), 1)
 			c.atLeast("ranges", int64(m.Ranges), 1)
 			c.atLeast("render-workers", int64(m.RenderWorkers), 1)
@@ -508,6 +511,7 @@ start).`,
 	d.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&m.CreateTable, "create-table", false, "create the table with its indexes and wait until it is ACTIVE")
+	f.BoolVar(&m.Stream, "stream", false, "with --create-table: enable the table's stream (NEW_AND_OLD_IMAGES) as it is created, for follow-back")
 	f.BoolVar(&m.AllowNonEmpty, "allow-non-empty", false, "write into a table that already holds items (items with the same key are replaced)")
 	f.IntVar(&m.Writers, "writers", 8, "the most BatchWriteItem requests in flight at once: how many adapts to throttling, up to this")
 	f.StringVar(&warm, "warm-throughput", "", "with --create-table: the table's warm throughput, WRITES or WRITES,READS units a second it takes at once (CreateTable's WarmThroughput)")

@@ -251,6 +251,7 @@ func (a *app) validateAgainst(ctx context.Context, o *common, f *mapping.File, c
 	}
 	c.KeyCheck = &report.KeyCheck{Needed: !proof.Proven, Text: proof.String()}
 	c.Follow = migrate.FollowSupport(plan)
+	c.FollowBack = plan.FollowBackSupport()
 	return nil, open, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
+	"github.com/remodel-dev/remodel/internal/domain/followback"
 	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
 	"github.com/remodel-dev/remodel/internal/domain/verify"
@@ -30,7 +31,7 @@ func Formats(result any) []Format {
 	switch result.(type) {
 	case *verify.Report:
 		return []Format{Text, JSON, JUnit, Markdown}
-	case *migrate.Report, *analyze.Report:
+	case *migrate.Report, *analyze.Report, *followback.Report:
 		return []Format{Text, JSON, Markdown}
 	}
 	return []Format{Text, JSON}
@@ -66,6 +67,13 @@ func Write(w io.Writer, f Format, result any) error {
 			return analysisText(w, r)
 		case Markdown:
 			return analysisMarkdown(w, r)
+		}
+	case *followback.Report:
+		switch f {
+		case Text:
+			return followBackText(w, r)
+		case Markdown:
+			return followBackMarkdown(w, r)
 		}
 	case *preview.Result:
 		if f == Text {

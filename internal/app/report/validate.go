@@ -44,7 +44,9 @@ type ValidationCheck struct {
 	KeyCheck *KeyCheck `json:"key_collision_check,omitempty"`
 	// Follow says which entities migrate --follow follows.
 	Follow string `json:"follow,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// FollowBack says which entities follow-back writes back, and why not the others.
+	FollowBack string `json:"follow_back,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // KeyCheck is whether migrate's key collision check is needed: Text is the
@@ -88,6 +90,9 @@ func validationText(w io.Writer, v *Validation) error {
 		}
 		if c.Follow != "" {
 			ew.printf("%s\n", c.Follow)
+		}
+		if c.FollowBack != "" {
+			ew.printf("%s\n", c.FollowBack)
 		}
 	}
 	return ew.err

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/remodel-dev/remodel/internal/app/report"
+	"github.com/remodel-dev/remodel/internal/domain/followback"
+)
+
+// followBackCmd is remodel follow-back: the way back from DynamoDB.
+func (a *app) followBackCmd() *cobra.Command {
+	var o common
+	var d dynamoFlags
+	var fo followback.Options
+	var prog progressFlags
+	cmd := &cobra.Command{
+		Use:   "follow-back",
+		Short: "Apply the changes written to the DynamoDB table back to the source database (the rollback window)",
+		Long: `follow-back reads the table's DynamoDB Stream (NEW_AND_OLD_IMAGES) and applies every
+item change to the source database through the inverse of the mapping, until
+SIGINT or SIGTERM: key templates are parsed back into their columns,
+attributes into column values, embedded lists into child row inserts,
+updates and deletes. Start it at the switch, before the application writes to
+DynamoDB: a first run starts at the stream's end (what was written before,
+the copy and migrate --follow's changes, is never applied back), and refuses
+to start while a migrate run holds the table's lock.
+
+An update or delete applies only where the source row still holds the
+item's old image; otherwise it is a conflict, written to --dead-letter (a
+JSON line: the stream record, the entity, the reason) and never overwritten.
+So are items of entities read from a view or a query:, items that match no
+entity or several, and items the mapping cannot make of any row. More than
+--max-dead-letters (default 0: the first) stop the run, exit status 1. A
+change the source's foreign keys refuse for now is retried for --defer-for,
+other changes of the same item waiting behind it.
+
+--resume goes on from --checkpoint (one position per stream shard) after
+any stop; a checkpoint older than the stream's 24 hours, or a stream enabled
+again since, is refused as lost changes. The stream is created with the table
+by migrate --create-table --stream; --enable-stream enables it on an existing
+table (and accepts a stream enabled after the table was created: give it only
+before the application writes to the table).`,
+		Example: `  remodel follow-back -m mapping.yaml --source $DSN --progress plain
+  remodel follow-back -m mapping.yaml --resume --checkpoint shop.remodel-followback.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var c checks
+			o.out.check(cmd, a.stderr, &c)
+			c.atLeast("max-dead-letters", fo.MaxDeadLetters, 0)
+			c.positive("defer-for", fo.DeferFor)
+			c.replaceable("checkpoint", fo.CheckpointPath)
+			d.check(&c)
+			prog.check(&c)
+			if err := c.err(); err != nil {
+				return err
+			}
+			p, src, err := o.plan(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			db, st, err := followback.Connect(cmd.Context(), followback.Config{Profile: d.profile, Region: d.region, Endpoint: d.endpoint})
+			if err != nil {
+				return err
+			}
+			fo.Plan, fo.Source, fo.DB, fo.Streams, fo.Table = p, src, db, st, d.table
+			if fo.Table == "" {
+				fo.Table = p.Table.Name
+			}
+			if fo.CheckpointPath == "" {
+				fo.CheckpointPath = fo.Table + ".remodel-followback.json"
+			}
+			tracker, stopProgress, err := prog.start(a, "follow-back")
+			if err != nil {
+				return err
+			}
+			fo.Progress = tracker
+			rep, runErr := followback.Run(cmd.Context(), fo)
+			stopProgress()
+			var many *followback.TooManyError
+			if errors.As(runErr, &many) {
+				runErr = failedError{runErr}
+			}
+			for _, of := range o.out.toFiles {
+				if err := writeReportFile(of, rep); err != nil && runErr == nil {
+					runErr = err
+				}
+			}
+			if err := report.Write(a.stdout, report.Format(o.out.out), rep); err != nil && runErr == nil {
+				return err
+			}
+			return runErr
+		},
+	}
+	o.sourceFlag(cmd)
+	o.mappingFlag(cmd)
+	o.formatFlag(cmd, "also", &followback.Report{})
+	d.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&fo.CheckpointPath, "checkpoint", "", "the file recording each stream shard's position, to --resume from (default <table>.remodel-followback.json)")
+	f.BoolVar(&fo.Resume, "resume", false, "go on from --checkpoint after any stop")
+	f.BoolVar(&fo.EnableStream, "enable-stream", false, "enable the table's stream (NEW_AND_OLD_IMAGES) if it is off, and accept a stream enabled after the table was created: only before the application writes to the table")
+	f.StringVar(&fo.DeadLetterPath, "dead-letter", "remodel-dead-letters.jsonl", "file that receives every item change not applied, as a JSON line (the stream record, the entity, the reason)")
+	f.Int64Var(&fo.MaxDeadLetters, "max-dead-letters", 0, "dead letters allowed before the run stops (exit status 1)")
+	f.DurationVar(&fo.DeferFor, "defer-for", followback.DefaultDeferFor, "how long a change the source's foreign keys refuse is retried before it is a dead letter")
+	fo.LockStale = time.Duration(0)
+	prog.register(cmd, false)
+	return cmd
+}
