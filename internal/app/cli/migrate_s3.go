@@ -48,11 +48,6 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 		}
 		return
 	}
-	if s.bulkPut {
-		s.checkBulk(c, cmd, m)
-	} else if changed("bulk-tier") {
-		*c = append(*c, "--bulk-tier needs --bulk-put")
-	}
 	loc, err := s3out.Parse(s.to)
 	if err != nil {
 		*c = append(*c, "--to: "+err.Error())
@@ -61,6 +56,11 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 		if loc.Dir && changed("import", "shards-done") {
 			*c = append(*c, "--import does not go with a local directory (--to file://): ImportTable reads its objects from S3; give --to s3://bucket/prefix/")
 		}
+	}
+	if s.bulkPut {
+		s.checkBulk(c, cmd, m)
+	} else if changed("bulk-tier") {
+		*c = append(*c, "--bulk-tier needs --bulk-put")
 	}
 	comp, err := s3out.ParseCompression(s.compression)
 	if err != nil {
