@@ -81,12 +81,16 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 			*c = append(*c, "--shards-done does not go with --resume: it copies nothing (resume the shard that stopped, with --shard)")
 		}
 	}
+	followed := changed("follow") && (m.Import || s.bulkPut) // large and live: the follower writes into the table the import or bulk put made
 	for _, f := range []string{"create-table", "allow-non-empty", "follow", "delete-stale", "slot", "publication", "rate-limit"} {
 		if s.bulkPut && (f == "allow-non-empty" || f == "rate-limit") {
 			continue // into an existing table: checkBulk
 		}
+		if followed && (f == "follow" || f == "slot" || f == "publication" || f == "rate-limit") {
+			continue
+		}
 		if changed(f) {
-			*c = append(*c, "--"+f+" does not go with --to: the items go to S3 objects for ImportTable, not into a table")
+			*c = append(*c, "--"+f+" does not go with --to: the items go to S3 objects for ImportTable, not into a table (--follow goes with --to and --import or --bulk-put)")
 		}
 	}
 }

@@ -164,7 +164,9 @@ func TestFollowLateFollowerWrite(t *testing.T) {
 			f.following(t)
 			xKey, yKey := fmt.Sprintf(`#%09d"`, x), fmt.Sprintf(`#%09d"`, y)
 			if err := p.SetRules(faultproxy.Rule{Fault: faultproxy.Stale, Ops: bwi, First: 1, Release: release,
-				Match: func(_ string, body []byte) bool { return strings.Contains(string(body), xKey) && strings.Contains(string(body), yKey) }}); err != nil {
+				Match: func(_ string, body []byte) bool {
+					return strings.Contains(string(body), xKey) && strings.Contains(string(body), yKey)
+				}}); err != nil {
 				t.Fatal(err)
 			}
 			// One transaction: X and Y in one batch, held, then written again.

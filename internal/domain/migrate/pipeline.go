@@ -201,62 +201,25 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, err
 }
 
+// run is the route into a DynamoDB table: the checkpoint, the follower's
+// set-up, the table and its lock, the copy from one snapshot, then (with
+// --follow) the changes since it (runparts.go holds the parts).
 func run(ctx context.Context, o Options, rep *Report) (err error) {
 	call := dynamo.AttemptTimeout(o.RequestTimeout)
-	for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
-		if err := CheckReplaceable(p.path); err != nil {
-			return fmt.Errorf("migrate: the %s: %w", p.what, err)
-		}
+	if err := checkOwnFiles(o); err != nil {
+		return err
 	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
-	var fp *followPlan
-	var fol source.Follower
-	if o.Follow {
-		if o.CheckpointPath == "" {
-			return errors.New("migrate: --follow needs a checkpoint file: it records the replication slot and how far the changes are applied")
-		}
-		if o.Publication != "" && !o.Source.Engine().Dialect().NeedsPublication() {
-			return errors.New("migrate: --publication names a PostgreSQL publication; a MySQL binlog has none")
-		}
-		if fp, err = newFollowPlan(o.Plan, o.Slot, o.Publication, o.FollowTxnPart); err != nil {
-			return err
-		}
-		if fol, err = source.AsFollower(o.Source); err != nil {
-			return err
-		}
-	}
 	tr, err := startCheckpoint(ctx, &o, rep, rej) // --resume: refused before anything is done if it is another job's or its table is gone
 	if err != nil {
 		return err
 	}
-	if fol != nil { // before anything is created: the source must be able to keep the changes
-		if why := tr.file.Follow.Refused; o.Resume && why != "" {
-			return fmt.Errorf("migrate: --follow --resume: refused: the follower stopped on a change it cannot follow (%s); going on cannot make the table exact: run remodel follow-cleanup and migrate again", why)
-		}
-		fp.opts.Slot, fp.opts.Publication = tr.file.Follow.Slot, tr.file.Follow.Publication
-		rep.FollowSlot, rep.FollowKeeps = fp.opts.Slot, o.Source.Engine().Dialect().KeepsStreamPosition()
-		if err := fol.CheckFollow(ctx, fp.opts); err != nil {
-			return err
-		}
-	}
-	if o.CreateTable && !o.Resume && o.Shard.Sharded() { // one shard creates it, the others wait for it
-		if rep.CreatedTable, err = createShared(ctx, o); err != nil {
-			return err
-		}
-	} else if o.CreateTable && !o.Resume { // a resumed job's table exists: startCheckpoint checked it is the job's
-		if err := createTable(ctx, o.DB, &o.Plan.Table, o.Table, o.WarmThroughput, o.Stream, o.TableTimeout, o.RequestTimeout); err != nil {
-			return err
-		}
-		rep.CreatedTable = true
-	} else if err := CheckTable(ctx, o.DB, &o.Plan.Table, o.Table, call); err != nil {
+	sf, err := startFollowing(ctx, o, rep, tr) // before anything is created: the source must be able to keep the changes
+	if err != nil {
 		return err
 	}
-	if tr != nil && !o.Resume {
-		id, err := describeTableID(ctx, o.DB, o.Table, call)
-		if err != nil {
-			return err
-		}
-		tr.wroteInto(id)
+	if err := prepareTable(ctx, o, rep, tr, call); err != nil {
+		return err
 	}
 
 	// The lock: one run at a time writes into the table. The heartbeat
@@ -268,7 +231,8 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	// The heartbeat goes on after a signal, until the run has unwound:
-	// a followed run's diff pass (followdiff.go) writes after the stop.
+	// a followed run's stop (drain, rows in doubt, diff pass) writes after
+	// the signal.
 	stopHeartbeat := lk.keepAlive(context.WithoutCancel(ctx), stopRun)
 	defer func() {
 		stopHeartbeat()
@@ -287,54 +251,17 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 			}
 		}
 	}()
-
-	switch {
-	case o.Shard.Sharded():
-		// The items the table holds may be the sibling shards': a shard
-		// cannot tell them from others, and leaves the table's check to
-		// verify (docs/cli.md, Sharded runs).
-	case o.Resume:
-		rep.ItemsBefore = tr.file.ItemsBefore
-	case !o.AllowNonEmpty:
-		empty, err := IsEmpty(ctx, o.DB, &o.Plan.Table, o.Table, call)
-		if err != nil {
-			return err
-		}
-		if !empty {
-			return fmt.Errorf("migrate: table %s already holds items: refusing to write into it (--allow-non-empty writes anyway; items with the same key are replaced)", o.Table)
-		}
-	default:
-		if rep.ItemsBefore, err = countItems(ctx, o, call); err != nil {
-			return err
-		}
-		if tr != nil {
-			tr.file.ItemsBefore = rep.ItemsBefore
-		}
+	if err := checkItemsBefore(ctx, o, rep, tr, call); err != nil {
+		return err
 	}
 
 	source.AllowStall(o.Source, o.Backoff.Deadline+o.RequestTimeout) // the readers wait while a batch is retried
-	readers := o.Readers + embedread.Readers(o.Plan, o.Readers)
 	var snap source.Snapshot
-	switch {
-	case fol != nil && !o.Resume:
-		// The slot and the copy's snapshot start at one point; the
-		// checkpoint names the slot at once, so that no slot is left
-		// unknown.
-		var start source.FollowStart
-		if start, err = fol.StartFollow(ctx, fp.opts, readers); err != nil {
-			return err
+	if !sf.copyDone(o, tr) { // else only the changes are left to apply
+		if tr != nil {
+			tr.file.Owners = []string{lk.held.owner} // before the slot's first save
 		}
-		snap = start.Snapshot
-		tr.file.Follow.Start, tr.file.Follow.PublicationCreated = string(start.Position), start.PublicationCreated
-		tr.file.Owners = []string{lk.held.owner}
-		if err := tr.save(); err != nil {
-			snap.Close()
-			return err
-		}
-	case fol != nil && tr.file.Follow.CopyDone:
-		// The copy is done: only the changes are left to apply.
-	default:
-		if snap, err = o.Source.Snapshot(ctx, readers); err != nil {
+		if snap, err = sf.snapshot(ctx, o, tr, o.Readers+embedread.Readers(o.Plan, o.Readers)); err != nil {
 			return err
 		}
 	}
@@ -346,21 +273,12 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 		rep.SnapshotWarning = snap.Warning()
 	}
 
-	c := &counters{perEntity: map[string]*entityCounters{}}
-	for _, e := range o.Plan.Entities {
-		c.perEntity[e.Name] = &entityCounters{}
-	}
+	c := newCounters(o.Plan)
 	if err := rej.start(o.Resume); err != nil { // empty until a row is rejected; an earlier run's file is replaced
 		return err
 	}
-	w := newWriter(o, c, rej)
-	if fol != nil && tr != nil {
-		w.doubted = tr.followDoubted // the follower writes them again (followdoubt.go)
-	}
-	if (rep.ItemsBefore > 0 || o.Resume) && !o.Shard.Sharded() { // to find the items this run (this job) did not write; a shard's job is all shards
-		w.written = newKeySet()
-		defer w.written.close() // its files
-	}
+	w, closeWriter := newRunWriter(o, rep, sf, tr, c, rej)
+	defer closeWriter()
 	if tr != nil { // the checkpoint names this run's lock from now on
 		tr.file.Owners = []string{lk.held.owner}
 		if err := tr.save(); err != nil {
@@ -371,58 +289,15 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 
 	var splitDigest string // a shard's: the job's split plan (splitplan.go)
 	if snap != nil {
-		// A failure before the pipeline goes on to stopSaving below, as
-		// the pipeline's does: the checkpoint's saver stops with the run.
-		err = keyCheck(ctx, &o, rep, snap.Readers()[:o.Readers], snap.Warning()) // before the goroutines that read o
-		var reads []plannedRead
-		if err == nil {
-			reads, err = splitReads(ctx, o, snap.Readers()[0], tr)
-		}
-		if err == nil && o.Shard.Sharded() { // before any item is written: the shards of the job read one split
-			splitDigest, err = shardSplit(ctx, o, rep, reads, tr)
-			rep.SplitDigest = splitDigest
-		}
-		var phase *progress.Phase
-		if err == nil {
-			phase, err = copyPhase(ctx, o, snap.Readers(), c, tr)
-		}
-		if err == nil {
-			rep.writing = true
-			err = rejectsAlone(pipeline(ctx, o, rep, reads, snap.Readers(), w, rej, c, tr))
-			phase.End(err == nil)
-			if err == nil {
-				rep.writing = false // every row is written or rejected: what follows cannot leave the table partial
-				if w.written != nil {
-					err = strays(ctx, o, w, rep, tr, call)
-				}
-			}
-		}
+		// A failure here goes on to finishRun, as the pipeline's does:
+		// the checkpoint's saver stops with the run.
+		splitDigest, err = copyRows(ctx, o, rep, snap, w, rej, c, tr, call)
 		closeSnap() // the copy's transactions end: the follower reads the source as it is
 	}
-	if err == nil && fol != nil {
-		err = runFollow(ctx, o, rep, fol, fp, w, rej, tr)
+	if err == nil && sf != nil {
+		err = runFollow(ctx, o, rep, sf.fol, sf.fp, w, rej, tr)
 	}
-	if cerr := stopSaving(err == nil); cerr != nil {
-		if err == nil || errors.Is(err, context.Canceled) {
-			err = cerr
-		} else {
-			err = fmt.Errorf("%w; and %w", err, cerr)
-		}
-	}
-	if cerr := rej.close(); err == nil {
-		err = cerr
-	}
-	if err == nil && splitDigest != "" {
-		if warning := splitDone(ctx, o, splitDigest); warning != "" {
-			rep.Warnings = append(rep.Warnings, warning)
-		}
-	}
-	rep.finish(o.Plan, c, rej)
-	tr.report(rep)
-	if rej.n > 0 && o.RejectsPath != "" {
-		rep.RejectsFile = o.RejectsPath
-	}
-	return err
+	return finishRun(ctx, o, rep, err, stopSaving, rej, splitDigest, c, tr)
 }
 
 func pipeline(ctx context.Context, o Options, rep *Report, reads []plannedRead, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {

@@ -21,21 +21,24 @@ import (
 // with its client token (the same import, not a second one), and once the
 // copy is marked done only the changes are left.
 
-// s3Follow is what a followed run into S3 needs: the plan of what is
-// followed and the source that follows.
-type s3Follow struct {
+// followSetup is what a followed run needs, on either route: the plan of
+// what is followed and the source that follows.
+type followSetup struct {
 	fp  *followPlan
 	fol source.Follower
 }
 
-// startS3Follow checks that the source can follow the plan's tables, before
-// anything is created; nil when the run does not follow.
-func startS3Follow(ctx context.Context, o Options, tr *tracker) (*s3Follow, error) {
+// startFollowing checks that the source can follow the plan's tables,
+// before anything is created; nil when the run does not follow.
+func startFollowing(ctx context.Context, o Options, rep *Report, tr *tracker) (*followSetup, error) {
 	if !o.Follow {
 		return nil, nil
 	}
 	if tr == nil {
 		return nil, errors.New("migrate: --follow needs a checkpoint file: it records the replication slot and how far the changes are applied")
+	}
+	if o.Publication != "" && !o.Source.Engine().Dialect().NeedsPublication() {
+		return nil, errors.New("migrate: --publication names a PostgreSQL publication; a MySQL binlog has none")
 	}
 	fp, err := newFollowPlan(o.Plan, o.Slot, o.Publication, o.FollowTxnPart)
 	if err != nil {
@@ -49,23 +52,24 @@ func startS3Follow(ctx context.Context, o Options, tr *tracker) (*s3Follow, erro
 		return nil, fmt.Errorf("migrate: --follow --resume: refused: the follower stopped on a change it cannot follow (%s); going on cannot make the table exact: run remodel follow-cleanup and migrate again", why)
 	}
 	fp.opts.Slot, fp.opts.Publication = tr.file.Follow.Slot, tr.file.Follow.Publication
+	rep.FollowSlot, rep.FollowKeeps = fp.opts.Slot, o.Source.Engine().Dialect().KeepsStreamPosition()
 	if err := fol.CheckFollow(ctx, fp.opts); err != nil {
 		return nil, err
 	}
-	return &s3Follow{fp: fp, fol: fol}, nil
+	return &followSetup{fp: fp, fol: fol}, nil
 }
 
 // copyDone says that the followed copy and its import are done: a resumed
 // run only follows.
-func (sf *s3Follow) copyDone(o Options, tr *tracker) bool {
+func (sf *followSetup) copyDone(o Options, tr *tracker) bool {
 	return sf != nil && o.Resume && tr.file.Follow.CopyDone
 }
 
 // snapshot opens the copy's readers: at the stream's start for a new
-// followed run (the checkpoint names the start at once), else a snapshot
-// of its own (a resumed copy: the changes since the first run's start are
-// applied from the stream anyway).
-func (sf *s3Follow) snapshot(ctx context.Context, o Options, tr *tracker, n int) (source.Snapshot, error) {
+// followed run (the checkpoint names the start at once, so that no slot is
+// left unknown), else a snapshot of its own (a resumed copy: the changes
+// since the first run's start are applied from the stream anyway).
+func (sf *followSetup) snapshot(ctx context.Context, o Options, tr *tracker, n int) (source.Snapshot, error) {
 	if sf == nil || o.Resume {
 		return o.Source.Snapshot(ctx, n)
 	}
@@ -85,7 +89,7 @@ func (sf *s3Follow) snapshot(ctx context.Context, o Options, tr *tracker, n int)
 // it records the table in the checkpoint (a resumed run checks it is the
 // job's), takes the table's lock as a run writing into it does, and
 // follows until ctx is done.
-func (sf *s3Follow) follow(ctx context.Context, o Options, rep *Report, w *writer, rej *rejects, tr *tracker) (err error) {
+func (sf *followSetup) follow(ctx context.Context, o Options, rep *Report, w *writer, rej *rejects, tr *tracker) (err error) {
 	id, err := describeTableID(ctx, o.DB, o.Table, dynamo.AttemptTimeout(o.RequestTimeout))
 	if err != nil {
 		return fmt.Errorf("migrate: --follow after the import: %w", err)
@@ -107,7 +111,6 @@ func (sf *s3Follow) follow(ctx context.Context, o Options, rep *Report, w *write
 		}
 	}()
 	tr.followsInto(id, lk.held.owner)
-	rep.FollowSlot, rep.FollowKeeps = sf.fp.opts.Slot, o.Source.Engine().Dialect().KeepsStreamPosition()
 	return runFollow(ctx, o, rep, sf.fol, sf.fp, w, rej, tr)
 }
 

@@ -51,13 +51,13 @@ type S3Report struct {
 	Import      *ImportReport `json:"import,omitempty"`
 	// ShardsImported is the n of --import --shards-done n: the objects of
 	// that many shards were imported, and none copied.
-	ShardsImported int            `json:"shards_imported,omitempty"`
+	ShardsImported int `json:"shards_imported,omitempty"`
 	// Bulk is what --bulk-put did (s3bulk.go).
-	Bulk *BulkReport `json:"bulk_put,omitempty"`
-	objects        []s3Object     // the manifest's
-	params         *tableCreation // the manifest's table
-	manifest       []byte         // the objects and the table, for the import's client token
-	items          int64          // in the objects
+	Bulk     *BulkReport    `json:"bulk_put,omitempty"`
+	objects  []s3Object     // the manifest's
+	params   *tableCreation // the manifest's table
+	manifest []byte         // the objects and the table, for the import's client token
+	items    int64          // in the objects
 }
 
 // objectName is the name of an object remodel writes under the prefix:
@@ -138,8 +138,8 @@ func refuseS3(o Options, bulk *BulkPut) error {
 	if o.DeleteStale {
 		bad = append(bad, "--delete-stale")
 	}
-	if o.Follow && !o.Import {
-		bad = append(bad, "--follow without --import (the changes are written into a table: ImportTable creates it)")
+	if o.Follow && !o.Import && bulk == nil {
+		bad = append(bad, "--follow without --import or --bulk-put (the changes are written into a table: ImportTable creates it, or the bulk put loads one)")
 	}
 	if o.Follow && o.Shard.Sharded() {
 		bad = append(bad, "--follow in a shard (a followed copy into S3 is one run: the slot starts at its one snapshot)")
@@ -206,7 +206,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	if err != nil {
 		return err
 	}
-	sf, err := startS3Follow(ctx, o, tr) // before anything is created: the source must be able to keep the changes
+	sf, err := startFollowing(ctx, o, rep, tr) // before anything is created: the source must be able to keep the changes
 	if err != nil {
 		return err
 	}
