@@ -126,8 +126,8 @@ func complexity(body ast.Node) int {
 
 var (
 	postgresName = regexp.MustCompile(`^pg[A-Z]`)
-	mysqlName = regexp.MustCompile(`^my[A-Z]`)
-	drivers = map[string]string{
+	mysqlName    = regexp.MustCompile(`^my[A-Z]`)
+	drivers      = map[string]string{
 		"github.com/jackc/pgx/v5": "postgres", "github.com/jackc/pglogrepl": "postgres", "github.com/jackc/pgx/v5/pgconn": "postgres",
 		"github.com/go-sql-driver/mysql": "mysql", "github.com/go-mysql-org/go-mysql/replication": "mysql", "github.com/go-mysql-org/go-mysql/mysql": "mysql",
 	}
