@@ -123,7 +123,12 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 			add(Block{Table: t})
 		} else if len(r.Collections.Largest) > 0 {
 			c := r.Collections.Largest[0]
-			add(Block{Para: fmt.Sprintf("No item collection stands out: the largest, %s, holds %s (%s of the table's).", c.Key, analyze.Bytes(c.Weight), analyze.Percent(c.Share))})
+			holds := fmt.Sprintf("holds %s (%s of the table's)", analyze.Bytes(c.Weight), analyze.Percent(c.Share))
+			if c.Error > 0 {
+				holds = fmt.Sprintf("holds at most %s (%s of the table's; at least %s: the summary may overstate it by up to %s)",
+					analyze.Bytes(c.Weight), analyze.Percent(c.Share), analyze.Bytes(max(0, c.Weight-c.Error)), analyze.Bytes(c.Error))
+			}
+			add(Block{Para: fmt.Sprintf("No item collection stands out: the largest, %s, %s.", c.Key, holds)})
 		}
 	}
 
@@ -181,8 +186,15 @@ func noneStandsOut(is analyze.IndexStats) string {
 	if is.Estimated {
 		about = "about "
 	}
-	return fmt.Sprintf("No partition stands out (one does with at least %d times the mean partition's weight and %s of the total): the largest, %s, holds %s (%s), against a mean of %.1f items over %s%d partitions.",
-		analyze.StandOut, analyze.Percent(analyze.StandOutShare), p.Key, pluralN(p.Weight, "item", "items"), analyze.Percent(p.Share), is.MeanItems, about, is.Partitions)
+	holds := fmt.Sprintf("holds %s (%s)", pluralN(p.Weight, "item", "items"), analyze.Percent(p.Share))
+	if p.Error > 0 {
+		// The summary's count is an upper bound (Space-Saving): say so,
+		// with the count it surely has.
+		holds = fmt.Sprintf("holds at most %s (%s; at least %d: the summary that counts partitions may overstate it by up to %d)",
+			pluralN(p.Weight, "item", "items"), analyze.Percent(p.Share), max(0, p.Weight-p.Error), p.Error)
+	}
+	return fmt.Sprintf("No partition stands out (one does with at least %d times the mean partition's weight and %s of the total): the largest, %s, %s, against a mean of %.1f items over %s%d partitions.",
+		analyze.StandOut, analyze.Percent(analyze.StandOutShare), p.Key, holds, is.MeanItems, about, is.Partitions)
 }
 
 // CostBlocks is the analysis's cost: the load by each route, storage, and

@@ -151,8 +151,16 @@ func (a *aggregate) indexWarnings(is *IndexStats, ia *indexAgg) []Warning {
 		mean := total / float64(is.Partitions)
 		low := float64(p.Weight - p.Error) // what it surely has
 		if low >= hotFactor*mean && low >= hotShare*total {
-			msg := fmt.Sprintf("%s: partition %s = %s takes %.0f%% of its write units (%d), %.0f times the mean of its %d partitions: a hot partition",
-				what, is.PK, p.Key, 100*p.Share, p.Weight, low/mean, is.Partitions)
+			takes, times := fmt.Sprintf("takes %.0f%% of its write units (%d)", 100*p.Share, p.Weight), ""
+			if p.Error > 0 {
+				times = "at least "
+				// The summary's weight is an upper bound: the share it
+				// surely has, and at most.
+				takes = fmt.Sprintf("takes %.0f%% to %.0f%% of its write units (%d to %d: the summary that counts partitions may overstate it by up to %d)",
+					100*low/total, 100*p.Share, p.Weight-p.Error, p.Weight, p.Error)
+			}
+			msg := fmt.Sprintf("%s: partition %s = %s %s, %s%.0f times the mean of its %d partitions: a hot partition",
+				what, is.PK, p.Key, takes, times, low/mean, is.Partitions)
 			w = append(w, Warning{Kind: "hot-partition", Index: is.Name, Entity: p.Entity, Message: msg + a.rateNote(is)})
 		}
 	}
