@@ -37,7 +37,12 @@ file. The design it writes:
     adjacency items (PK = A#{a}, SK = B#{b}), read from the other side
     through the inverted index GSI1 (pk SK, sk PK);
   - every other foreign key and every unique key gets a path through an
-    overloaded global index (GSI2, GSI3, ...: attributes GSInPK, GSInSK);
+    overloaded global index (GSI2, GSI3, ...: attributes GSInPK, GSInSK),
+    except a foreign key whose column has at most 10 values with 100 rows
+    each or more (a hot index partition): init counts the distinct values
+    itself (every row of a table of at most 1000000 rows, the first 1000000
+    of a larger one), so the design does not depend on whether the source
+    was analysed, and the comments say which figures it counted and how;
   - access patterns with their SQL: each entity by its key, a parent with
     its item collection, the children by parent on both sides of each
     relationship, and each unique key's lookup.
@@ -98,7 +103,14 @@ given.`,
 			if err != nil {
 				return err
 			}
-			out := initmap.Generate(s, initmap.Options{Table: name, Statistics: &st, PartitionKeys: keys})
+			// Init's own counts of the distinct values it decides on: the
+			// source's statistics are missing before ANALYZE, and stale
+			// after a load.
+			measured, err := initmap.MeasureDistinct(cmd.Context(), src, s, &st)
+			if err != nil {
+				return err
+			}
+			out := initmap.Generate(s, initmap.Options{Table: name, Statistics: &st, PartitionKeys: keys, Measured: measured})
 			if output == "" {
 				_, err := a.stdout.Write(out)
 				return err

@@ -98,6 +98,7 @@ type design struct {
 	numeric  []*numIndex // indexes of their own with a number sort key (NUM1, ...), derived from statements
 	byTable  map[*introspect.Table]*entity
 	prefixes map[*introspect.Table]string
+	measured Measured // init's own counts of distinct values
 }
 
 var safeColumn = regexp.MustCompile(`^[^{}|:\s]+$`)
@@ -209,8 +210,8 @@ func prefixOf(name string) string {
 	return string(r)
 }
 
-func newDesign(s *introspect.Schema) *design {
-	d := &design{s: s, byTable: map[*introspect.Table]*entity{}, prefixes: map[*introspect.Table]string{}}
+func newDesign(s *introspect.Schema, measured Measured) *design {
+	d := &design{s: s, byTable: map[*introspect.Table]*entity{}, prefixes: map[*introspect.Table]string{}, measured: measured}
 	used := map[string]bool{}
 	for _, t := range s.Tables {
 		p := prefixOf(t.Name)
@@ -419,6 +420,7 @@ func (d *design) relate() {
 				target: fmt.Sprintf("the %s row with a value of unique key %s", e.name, uk.Name)})
 		}
 	}
+	d.dropStandOut()
 	limit := MaxGlobalIndexes
 	for _, e := range d.entities {
 		if e.inGSI1() {
@@ -456,9 +458,22 @@ func (d *design) place(e *entity, pairs map[[2]*entity]bool, used map[string]boo
 		if p == nil || p == e || p.place != nil || !notNull(e.t, fk.Columns) || (only != nil && p != only) {
 			continue
 		}
-		if cols, ok := refersTo(e, fk, p); ok {
-			cands = append(cands, cand{fk, p, cols})
+		cols, ok := refersTo(e, fk, p)
+		if !ok {
+			continue
 		}
+		if len(fk.Columns) == 1 {
+			if f, ok := d.distinctOf(e.t, fk.Columns[0], p.t); ok && lowCardinality(f) {
+				// One partition per value would take a large share of
+				// the table's writes: not a collection to place it in,
+				// nor, for a join table, a side to read it from.
+				e.notes = append(e.notes, fmt.Sprintf("not placed in the item collection of %s (foreign key %s): %s, about %d rows a value: "+
+					"each of its %d partitions would take about 1/%d of the %s writes (a hot partition)",
+					p.name, fk.Name, f.text(fk.Columns[0]), (f.rows+f.n/2)/f.n, f.n, f.n, e.name))
+				continue
+			}
+		}
+		cands = append(cands, cand{fk, p, cols})
 	}
 	if len(cands) == 0 {
 		return
@@ -808,28 +823,107 @@ const (
 // statsSource names where the distinct counts of the engine come from.
 func statsSource(eng introspect.Engine) string { return eng.Dialect().DistinctStatistics() }
 
-// cardinality gives the figures of a foreign key of one column from the
-// source's statistics: the distinct values of the column and the rows of
-// the table, and whether they are so few values for so many rows that the
-// foreign key gets no index (then the text is the comment saying why, with
-// what serves the path instead). Without statistics (several columns, a
-// table never analysed) it is "", false: the foreign key gets its index.
+// figure is what is known of the distinct values of one column: n
+// values in rows rows, how it is known (for the comments), and whether n
+// is a lower bound (a sample's count) or rows an estimate.
+type figure struct {
+	n, rows int64
+	entries int64  // rows with a value (not NULL): an index's entries
+	atLeast bool   // n is a lower bound: the count of a sample
+	about   bool   // n and rows are the source's estimates
+	how     string // where the figures come from
+}
+
+// text is "c has about N distinct values in about R rows (how)".
+func (f figure) text(col string) string {
+	vals, rows := fmt.Sprintf("%d", f.n), fmt.Sprintf("%d", f.rows)
+	switch {
+	case f.atLeast:
+		vals = "at least " + vals
+		if f.about {
+			rows = "about " + rows
+		}
+	case f.about:
+		vals, rows = "about "+vals, "about "+rows
+	}
+	return fmt.Sprintf("%s has %s distinct values in %s rows (%s)", col, vals, rows, f.how)
+}
+
+// distinctOf gives the figures of column col of table t: init's own count
+// (Measured) when it has one, every row counted; a sample's count, raised
+// to the source's estimate when that is higher; else the source's
+// statistics (introspect.Column.Distinct). A count above the rows of the
+// table the column refers to (parent, may be nil), which InnoDB's
+// estimates give, is capped at them. ok is false when nothing is known.
+func (d *design) distinctOf(t *introspect.Table, col string, parent *introspect.Table) (f figure, ok bool) {
+	c := t.Column(col)
+	if c == nil {
+		return figure{}, false
+	}
+	rows, exact, known := t.Rows()
+	m, measured := d.measured.Get(t, col)
+	switch {
+	case measured && !m.Sample:
+		f = figure{n: m.Distinct, rows: m.Rows, entries: m.NonNull, how: m.how()}
+	case measured:
+		f = figure{n: m.Distinct, rows: max(m.Rows, rows), atLeast: true, about: !exact || !known || rows < m.Rows, how: m.how()}
+		f.entries = f.rows * m.NonNull / max(1, m.Rows)
+		if c.Distinct != nil && *c.Distinct > m.Distinct {
+			f.n = *c.Distinct
+			f.how = fmt.Sprintf("%s; %s says about %d", m.how(), statsSource(d.s.Engine), *c.Distinct)
+			f.atLeast = false
+		}
+	case c.Distinct != nil && known:
+		f = figure{n: *c.Distinct, rows: rows, entries: rows, about: true, how: statsSource(d.s.Engine)}
+	default:
+		return figure{}, false
+	}
+	if parent != nil {
+		if pr, _, pk := parent.Rows(); pk && f.n > pr && f.about {
+			f.how += fmt.Sprintf(", capped at the %d rows of %s: each value is one of its keys", pr, parent.Name)
+			f.n = pr
+		}
+	}
+	return f, true
+}
+
+// lowCardinality says whether figures f are so few values for so many rows
+// that an index partition per value would be hot: at most FewValues
+// values with RowsPerValue rows each or more. A lower bound above
+// FewValues is many; one at or below it counts as few (the sample says
+// so).
+func lowCardinality(f figure) bool {
+	return f.n > 0 && f.n <= FewValues && f.rows >= RowsPerValue*f.n
+}
+
+// cardinality gives the figures of a foreign key of one column (init's own
+// count, else the source's statistics): the distinct values of the column
+// and the rows of the table, and whether they are so few values for so
+// many rows that the foreign key gets no index (then the text is the
+// comment saying why, with what serves the path instead). Without figures
+// (several columns, a table neither counted nor analysed) the text says
+// the index is kept without them, and few is false.
 func (d *design) cardinality(e *entity, fk introspect.ForeignKey) (string, bool) {
 	if len(fk.Columns) != 1 {
-		return "", false
+		return fmt.Sprintf("kept without figures: a foreign key of %d columns, whose distinct values init does not count", len(fk.Columns)), false
 	}
 	col := fk.Columns[0]
-	c := e.t.Column(col)
-	rows, _, known := e.t.Rows()
-	if c == nil || c.Distinct == nil || !known {
-		return "", false
+	f, ok := d.distinctOf(e.t, col, d.parentOf(fk))
+	if !ok {
+		return fmt.Sprintf("kept without figures: init has no count of the values of %s, and %s says nothing of them (a table never analysed): "+
+			"check that its values are many before you keep the index", col, statsSource(d.s.Engine)), false
 	}
-	n := *c.Distinct
-	figures := fmt.Sprintf("%s has about %d distinct values in about %d rows (%s)", col, n, rows, statsSource(d.s.Engine))
-	if n == 0 && rows > 0 {
-		return fmt.Sprintf("%s is NULL in every one of about %d rows (%s): the index holds none of them until one has a value", col, rows, statsSource(d.s.Engine)), false
+	figures := f.text(col)
+	if f.n == 0 && f.rows > 0 {
+		about := ""
+		if f.about {
+			about = "about "
+		}
+		return fmt.Sprintf("%s is NULL in every one of %s%d rows (%s): the index holds none of them until one has a value",
+			col, about, f.rows, f.how), false
 	}
-	if n == 0 || n > FewValues || rows < RowsPerValue*n {
+	n, rows := f.n, f.rows
+	if !lowCardinality(f) {
 		if n > 0 {
 			if per := max(1, (rows+n/2)/n); per == 1 {
 				figures += ": about 1 item an index partition"
@@ -849,6 +943,110 @@ func (d *design) cardinality(e *entity, fk introspect.ForeignKey) (string, bool)
 		fk.Name, figures, (rows+n/2)/n, e.name, n, n, serves), true
 }
 
+// pathLoad is what a path of an overloaded index puts into it: its
+// entries and their partitions (distinct values), when known: a unique
+// key's one row a partition, a one-column foreign key's or statement's
+// figures (distinctOf).
+func (d *design) pathLoad(e *entity, l *lookup) (entries, parts int64, ok bool) {
+	switch {
+	case l.uk != nil:
+		n, _, known := e.t.Rows()
+		return n, n, known && n > 0
+	case len(l.cols) == 1:
+		var parent *introspect.Table
+		if l.fk != nil {
+			parent = d.parentOf(*l.fk)
+		}
+		f, known := d.distinctOf(e.t, l.cols[0], parent)
+		if !known || f.n == 0 {
+			return 0, 0, false
+		}
+		return max(f.entries, f.n), f.n, true
+	}
+	return 0, 0, false
+}
+
+// standsOut says whether a path of entries spread over parts partitions
+// would stand out in an index that holds total entries in all partitions,
+// as preview --analyze judges a partition (package analyze: at least
+// StandOut times the mean partition and StandOutShare of the total), its
+// values taken as even; and the figures, for the comment.
+func standsOut(entries, parts, total, all int64) (bool, string) {
+	if parts == 0 || all < 2 || total == 0 {
+		return false, ""
+	}
+	per := float64(entries) / float64(parts)
+	mean := float64(total) / float64(all)
+	return per >= standOutFactor*mean && per >= standOutShare*float64(total),
+		fmt.Sprintf("its partitions would hold about %.0f entries each, %.0f times the mean of the index's %d partitions (%.1f entries) and %.1f%% of its %d entries",
+			per, per/mean, all, mean, 100*per/float64(total), total)
+}
+
+// The analysis's rule for a partition that stands out (analyze.StandOut,
+// analyze.StandOutShare), which init applies to its paths beforehand.
+const (
+	standOutFactor = 3
+	standOutShare  = 0.01
+)
+
+// slotLoad is the known entries and partitions of overloaded index slot i
+// (GSI(i+2)) over every entity's path there, leaving out skip.
+func (d *design) slotLoad(i int, skip *lookup) (total, all int64) {
+	for _, e := range d.entities {
+		if i >= len(e.slots) || e.slots[i] == skip {
+			continue
+		}
+		if n, p, ok := d.pathLoad(e, e.slots[i]); ok {
+			total, all = total+n, all+p
+		}
+	}
+	return total, all
+}
+
+// dropStandOut takes out of the overloaded indexes, one at a time, the
+// path whose partitions would stand out most in its index (standsOut,
+// with the other paths' figures): a hot partition the analysis would find.
+// The entity's note says why, with what serves the path instead.
+func (d *design) dropStandOut() {
+	for {
+		var worst *entity
+		var wl *lookup
+		var wi int
+		var wper float64
+		var why string
+		for _, e := range d.entities {
+			for i, l := range e.slots {
+				n, p, ok := d.pathLoad(e, l)
+				if !ok {
+					continue
+				}
+				total, all := d.slotLoad(i, nil)
+				if out, figures := standsOut(n, p, total, all); out && float64(n)/float64(p) > wper {
+					worst, wl, wi, wper, why = e, l, i, float64(n)/float64(p), figures
+				}
+			}
+		}
+		if worst == nil {
+			return
+		}
+		worst.slots = slices.Delete(worst.slots, wi, wi+1)
+		what := "the path by " + strings.Join(wl.cols, ", ")
+		if wl.uk != nil {
+			what = "unique key " + wl.uk.Name
+		}
+		if wl.fk != nil {
+			what = "foreign key " + wl.fk.Name
+		}
+		serves := fmt.Sprintf("a Scan with a filter on %s serves it", strings.Join(wl.cols, ", "))
+		if p := worst.place; p != nil && p.other == nil {
+			serves = fmt.Sprintf("a Query of the item collection of one %s with a filter on %s serves it there (a Scan with a filter, across the table)",
+				p.parent.name, strings.Join(wl.cols, ", "))
+		}
+		worst.notes = append(worst.notes, fmt.Sprintf("%s: no index: in GSI%d %s: a partition that stands out (at least %d times the mean and %.0f%% of the index), "+
+			"a hot partition when the table is written fast; %s", what, wi+2, why, standOutFactor, 100*standOutShare, serves))
+	}
+}
+
 // atPrefix is the beginning of the sort key of a time-sorted child's items
 // of one time: NAME#{at|iso}#.
 func (e *entity) atPrefix() string {
@@ -857,8 +1055,8 @@ func (e *entity) atPrefix() string {
 
 // inGSI1 says whether the entity's items are in GSI1: a join table's (for
 // the other side), and a placed child's unless the table's key already
-// holds its whole key (its key columns are the parent's foreign key and
-// the time its sort key begins with: a GetItem reads it).
+// holds its whole key (its key holds the parent's foreign key, and the
+// time its sort key begins with: a GetItem with its key reads it).
 func (e *entity) inGSI1() bool {
 	p := e.place
 	if p == nil {
@@ -867,15 +1065,13 @@ func (e *entity) inGSI1() bool {
 	return p.other != nil || !e.keyInTable()
 }
 
-// keyInTable says whether a placed child's key columns are all in its
-// table key: the foreign key to its parent and its time.
+// keyInTable says whether a placed child's table key is made of its key
+// columns alone: its key holds the foreign key to its parent (the
+// partition key) and the time its sort key begins with (the sort key
+// holds every key column), so that its key gives a GetItem (employees'
+// titles: emp_no, title, from_date).
 func (e *entity) keyInTable() bool {
-	for _, k := range e.key {
-		if !slices.Contains(e.place.fkCols, k) && k != e.at {
-			return false
-		}
-	}
-	return true
+	return containsAll(e.key, e.place.fkCols) && (e.at == "" || slices.Contains(e.key, e.at))
 }
 
 // gsi1Projection chooses GSI1's projection and says why. Every pattern on

@@ -30,13 +30,17 @@ type Options struct {
 	// row of the other partitions keeps is taken as the table's. Without
 	// it, no such key is.
 	PartitionKeys PartitionKeys
+	// Measured are init's own counts of distinct values (MeasureDistinct):
+	// where a column has one, the design decides on it rather than on the
+	// source's statistics, and says so.
+	Measured Measured
 }
 
 // Generate writes a starting mapping for the tables of s. The same schema
 // and options give the same bytes.
 func Generate(s *introspect.Schema, o Options) []byte {
 	s, keyNotes := adoptPartitionKeys(s, o.PartitionKeys)
-	d := newDesign(s)
+	d := newDesign(s, o.Measured)
 	for _, e := range d.entities {
 		e.notes = append(keyNotes[e.t.QualifiedName()], e.notes...)
 	}
@@ -135,6 +139,9 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		"19 for bigint), so that keys sort as the numbers do (RENTAL#0000000002 before RENTAL#0000010437, which unpadded would sort first); "+
 		"a negative number cannot be padded in order, and migrate rejects its row. A text key holding # can make two rows one key "+
 		"(migrate rejects the second).")
+	if n := w.measuredNote(o.Measured); n != "" {
+		w.comment(0, n)
+	}
 	if o.Statistics != nil {
 		w.statistics(o.Statistics, verdicts)
 	}
@@ -171,8 +178,8 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 		if d.slots > 0 {
 			w.comment(2, "Overloaded indexes: each entity writes GSInPK and GSInSK for one more path to its items, the children "+
 				"of a parent by a foreign key or a row by a unique key (see the comments of each entity's set:). "+
-				fmt.Sprintf("A foreign key whose column has at most %d distinct values, with %d rows a value or more (the source's statistics, %s), "+
-					"gets no index: its few partitions would take every write of the table and a Query of one would read a large "+
+				fmt.Sprintf("A foreign key whose column has at most %d distinct values, with %d rows a value or more (init's own count, "+
+					"else the source's statistics, %s), gets no index: its few partitions would take every write of the table and a Query of one would read a large "+
 					"share of it; nor does a unique key that a Query of the item collection answers. ", FewValues, RowsPerValue, statsSource(d.s.Engine))+
 				"An item without the attribute (a NULL column) is not in the index; where a column of one half of an index key is nullable, "+
 				"the other half is written only where it is not NULL (when:), so that no item holds half an index key, which would be "+
@@ -701,4 +708,43 @@ func ident(eng introspect.Engine, name string) string {
 		return name
 	}
 	return d.QuoteIdent(name)
+}
+
+// measuredNote says which figures init counted itself, and how, or "".
+func (w *writer) measuredNote(m Measured) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var whole, sampled []string
+	cols := 0
+	for _, e := range w.d.entities {
+		counted, sample := false, false
+		for _, c := range e.t.Columns {
+			if n, ok := m.Get(e.t, c.Name); ok {
+				counted, sample = true, sample || n.Sample
+				cols++
+			}
+		}
+		switch {
+		case sample:
+			sampled = append(sampled, e.t.Name)
+		case counted:
+			whole = append(whole, e.t.Name)
+		}
+	}
+	if cols == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("Figures: init counted the distinct values of %d columns of %d tables itself (the columns of the foreign keys, "+
+		"the first column of each index, the columns a statement compares), with count(DISTINCT ...) in one snapshot, so that the design "+
+		"does not depend on the source's statistics (%s), which a database never analysed lacks and one loaded since its last ANALYZE "+
+		"has stale: the same design before and after ANALYZE. ", cols, len(whole)+len(sampled), statsSource(w.d.s.Engine))
+	if len(whole) > 0 {
+		text += fmt.Sprintf("Every row was counted in %s. ", strings.Join(whole, ", "))
+	}
+	if len(sampled) > 0 {
+		text += fmt.Sprintf("In %s, larger than %d rows, the first %d rows the source returned were counted: a lower bound "+
+			"(\"at least\"), raised to the source's estimate where that is higher. ", strings.Join(sampled, ", "), MeasureRows, MeasureRows)
+	}
+	return text + "A figure marked (" + statsSource(w.d.s.Engine) + ") is the source's own estimate, for a column init did not count."
 }
