@@ -17,7 +17,8 @@ func migrateReports() map[string]*migrate.Report {
 	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2}, {Name: "customer", Rows: 10, Items: 10}}
 	return map[string]*migrate.Report{
 		"ok": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", OK: true, CreatedTable: true,
-			Seconds: 1.5, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 72, WriteUnits: 108, Entities: ents,
+			Concurrency: &migrate.ConcurrencyReport{Writers: 16, Peak: 12, Cuts: 3, Pauses: 2, Paused: 1.25},
+			Seconds:     1.5, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 72, WriteUnits: 108, Entities: ents,
 			Rejections:  []migrate.Rejection{{Entity: "order", Row: "id=7", Reason: "rendering PK: column customer_id is NULL"}, {Entity: "order", Row: "id=9", Reason: "the item is over 400 KB | ``` <b>"}},
 			RejectsFile: "shop.remodel-rejects.jsonl", KeysDistinct: true,
 			KeyProof: []string{"entity order: the primary key (id) is rendered whole into a key that can be read back", "entity customer: the primary key (id) is rendered whole into a key that can be read back",

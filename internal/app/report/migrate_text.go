@@ -107,6 +107,10 @@ func migrateText(w io.Writer, r *migrate.Report) error {
 	fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", "total", r.RowsRead, r.ItemsWritten, r.Rejected)
 	fmt.Fprintf(w, "  duration %.2fs, %.0f items/s, %d retries (%d throttled), %.1f write units\n",
 		r.Seconds, r.ItemsPerSecond, r.Retries, r.Throttled, r.WriteUnits)
+	if cc := r.Concurrency; cc != nil {
+		fmt.Fprintf(w, "  adaptive concurrency: up to %d of %d requests in flight; throttling cut it %d times and paused every writer %d times, %.1fs in all\n",
+			cc.Peak, cc.Writers, cc.Cuts, cc.Pauses, cc.Paused)
+	}
 	for _, rj := range r.Rejections {
 		fmt.Fprintf(w, "  rejected: entity %s, row %s: %s\n", rj.Entity, rj.Row, rj.Reason)
 	}

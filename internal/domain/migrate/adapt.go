@@ -100,6 +100,13 @@ func (a *adaptive) release(sent time.Time, answered, throttled bool) {
 	a.changed = make(chan struct{})
 }
 
+// inFlight is how many requests are in flight now (progress).
+func (a *adaptive) inFlight() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int64(a.flying)
+}
+
 // window is the current limit (for tests and progress).
 func (a *adaptive) window() int {
 	a.mu.Lock()

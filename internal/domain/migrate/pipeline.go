@@ -297,7 +297,7 @@ func run(ctx context.Context, o Options, rep *Report) (err error) {
 	if err == nil && sf != nil {
 		err = runFollow(ctx, o, rep, sf.fol, sf.fp, w, rej, tr)
 	}
-	return finishRun(ctx, o, rep, err, stopSaving, rej, splitDigest, c, tr)
+	return finishRun(ctx, o, rep, err, stopSaving, rej, splitDigest, c, w, tr)
 }
 
 func pipeline(ctx context.Context, o Options, rep *Report, reads []plannedRead, readers []source.Reader, w *writer, rej *rejects, c *counters, tr *tracker) (err error) {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -19,10 +20,12 @@ import (
 // without an ETA; with
 // Options.ExactCounts every entity is first counted in the snapshot (SELECT
 // count(*) with its where: a "count" phase), and the totals are exact.
-// The phase's tallies are the rows rejected and the retries. A resumed run
+// The phase's tallies are the rows rejected and the retries, and with the
+// writers' adaptive concurrency (w.conc) the requests in flight and how
+// long throttling paused the writers. A resumed run
 // counts from the rows its earlier runs settled (tr), so that its percent
 // and ETA are of the whole entity. Without a tracker it does nothing.
-func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *counters, tr *tracker) (*progress.Phase, error) {
+func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *counters, tr *tracker, w *writer) (*progress.Phase, error) {
 	if o.Progress == nil {
 		return nil, nil
 	}
@@ -47,6 +50,10 @@ func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *count
 	}
 	ph := o.Progress.Phase("copy", "rows", tasks)
 	ph.Tally(progress.Tally{Name: "rejected", Count: c.rejected.Load}, progress.Tally{Name: "retries", Count: c.retries.Load})
+	if w != nil && w.conc != nil && w.to == nil {
+		ph.Tally(progress.Tally{Name: "requests in flight", Count: w.conc.inFlight},
+			progress.Tally{Name: "s paused by throttling", Count: func() int64 { return w.gate.paused.Load() / int64(time.Second) }})
+	}
 	return ph, nil
 }
 

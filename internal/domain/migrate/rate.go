@@ -94,6 +94,7 @@ type gate struct {
 	until   time.Time // when it ends
 	streak  int
 	pauses  atomic.Int64
+	paused  atomic.Int64 // how long the writers were paused, in all (nanoseconds)
 }
 
 func newGate(b Backoff) *gate { return &gate{backoff: b} }
@@ -110,7 +111,13 @@ func (g *gate) throttled(sent time.Time) {
 		return // sent before the current pause began, which covers it
 	}
 	g.streak = max(g.streak, 1)
-	g.since, g.until = now, now.Add(pause(g.backoff, g.streak))
+	until := now.Add(pause(g.backoff, g.streak))
+	from := now
+	if g.until.After(now) {
+		from = g.until // what this pause adds to the one under way
+	}
+	g.paused.Add(int64(until.Sub(from)))
+	g.since, g.until = now, until
 	g.pauses.Add(1)
 }
 

@@ -91,6 +91,9 @@ type Report struct {
 	// table.name), which the resume hint repeats: without it, migrate
 	// --resume would write into the mapping's table.
 	TableFlag string `json:"-"`
+	// Concurrency is what the writers' adaptive concurrency did (nil: it
+	// did not adapt: --fixed-writers, or not into a table).
+	Concurrency *ConcurrencyReport `json:"concurrency,omitempty"`
 	// Follow is what the follower (--follow) did after the copy.
 	Follow *FollowReport `json:"follow,omitempty"`
 	// FollowSlot names what keeps the changes of a followed migration
@@ -148,4 +151,30 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 	rej.mu.Lock()
 	r.Rejections = append([]Rejection(nil), rej.first...)
 	rej.mu.Unlock()
+}
+
+// ConcurrencyReport is what the writers' adaptive concurrency did: the
+// most requests it let be in flight at once (of Writers), how often
+// throttling cut that, and how often and how long a throttled answer
+// paused every writer.
+type ConcurrencyReport struct {
+	Writers int     `json:"writers"`
+	Peak    int64   `json:"peak_in_flight"`
+	Cuts    int64   `json:"cuts"`
+	Pauses  int64   `json:"pauses"`
+	Paused  float64 `json:"paused_s"`
+}
+
+// concurrency is the writer's adaptive concurrency for the report; nil
+// when it has none.
+func (w *writer) concurrency() *ConcurrencyReport {
+	if w == nil || w.conc == nil || w.to != nil {
+		return nil
+	}
+	r := &ConcurrencyReport{Writers: w.conc.max, Peak: w.conc.peak.Load(), Cuts: w.conc.cuts.Load()}
+	if w.gate != nil {
+		r.Pauses = w.gate.pauses.Load()
+		r.Paused = time.Duration(w.gate.paused.Load()).Seconds()
+	}
+	return r
 }

@@ -128,7 +128,7 @@ func copyRows(ctx context.Context, o Options, rep *Report, snap source.Snapshot,
 		}
 	}
 	var phase *progress.Phase
-	if phase, err = copyPhase(ctx, o, snap.Readers(), c, tr); err != nil {
+	if phase, err = copyPhase(ctx, o, snap.Readers(), c, tr, w); err != nil {
 		return splitDigest, err
 	}
 	rep.writing = true
@@ -148,7 +148,7 @@ func copyRows(ctx context.Context, o Options, rep *Report, snap source.Snapshot,
 // saver stops (the checkpoint removed when the job is finished), the
 // rejected-rows file is closed, a shard's split plan marked done, and the
 // report completed. It returns err, or the first error of these.
-func finishRun(ctx context.Context, o Options, rep *Report, err error, stopSaving func(bool) error, rej *rejects, splitDigest string, c *counters, tr *tracker) error {
+func finishRun(ctx context.Context, o Options, rep *Report, err error, stopSaving func(bool) error, rej *rejects, splitDigest string, c *counters, w *writer, tr *tracker) error {
 	if cerr := stopSaving(err == nil); cerr != nil {
 		if err == nil || errors.Is(err, context.Canceled) {
 			err = cerr
@@ -165,6 +165,7 @@ func finishRun(ctx context.Context, o Options, rep *Report, err error, stopSavin
 		}
 	}
 	rep.finish(o.Plan, c, rej)
+	rep.Concurrency = w.concurrency()
 	tr.report(rep)
 	if rej.n > 0 && o.RejectsPath != "" {
 		rep.RejectsFile = o.RejectsPath

@@ -315,7 +315,7 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 		}
 	}
 	if err == nil {
-		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr)
+		phase, perr := copyPhase(ctx, o, snap.Readers(), c, tr, nil)
 		err = perr
 		if err == nil {
 			rep.writing = true
