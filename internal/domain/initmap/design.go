@@ -411,6 +411,14 @@ func (d *design) relate() {
 				e.notes = append(e.notes, fmt.Sprintf("unique key %s: no index for it: %s", uk.Name, why))
 				continue
 			}
+			if l := e.fkPathOn(uk.Columns); l != "" {
+				// A foreign key that is also unique: its path's partition
+				// holds the one row, so the lookup by the unique key is
+				// that path's Query (Sakila's store manager).
+				e.notes = append(e.notes, fmt.Sprintf("unique key %s (%s): no index of its own: %s has the same columns, and its partition "+
+					"of one value holds the one row", uk.Name, strings.Join(uk.Columns, ", "), l))
+				continue
+			}
 			var names []string
 			for _, c := range uk.Columns {
 				names = append(names, prefixOf(c))
@@ -941,6 +949,21 @@ func (d *design) cardinality(e *entity, fk introspect.ForeignKey) (string, bool)
 	return fmt.Sprintf("foreign key %s: no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
 		"(a hot partition when the table is written fast) and a Query of one would read about 1/%d of the table; %s",
 		fk.Name, figures, (rows+n/2)/n, e.name, n, n, serves), true
+}
+
+// fkPathOn names the path of a foreign key of e on exactly the columns
+// cols (its placement in a parent's collection, or its overloaded index
+// slot), or "".
+func (e *entity) fkPathOn(cols []string) string {
+	if p := e.place; p != nil && p.other == nil && sameSet(p.fk.Columns, cols) {
+		return fmt.Sprintf("foreign key %s, which places it in the collection of %s,", p.fk.Name, p.parent.name)
+	}
+	for _, l := range e.slots {
+		if l.fk != nil && sameSet(l.fk.Columns, cols) {
+			return fmt.Sprintf("foreign key %s, whose path is an overloaded index,", l.fk.Name)
+		}
+	}
+	return ""
 }
 
 // pathLoad is what a path of an overloaded index puts into it: its

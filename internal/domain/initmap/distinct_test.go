@@ -107,3 +107,35 @@ func TestEmployeesDesign(t *testing.T) {
 		t.Errorf("the header does not say what init counted:\n%s", out[:2000])
 	}
 }
+
+// TestUniqueForeignKeyOnePath (issue 33 §1.4): Sakila's store.manager_staff_id
+// is a foreign key to staff and a unique key: one index path (the foreign
+// key's, whose partition of one value holds the one store), not a second
+// index for the unique key.
+func TestUniqueForeignKeyOnePath(t *testing.T) {
+	s := &introspect.Schema{Engine: introspect.Postgres, Database: "sakila", Tables: []*introspect.Table{{
+		Schema: "public", Name: "staff", PrimaryKey: []string{"staff_id"}, Size: introspect.ExactRows(2),
+		Columns: []*introspect.Column{{Name: "staff_id", Kind: introspect.KindInt, Type: "integer"}, {Name: "store_id", Kind: introspect.KindInt, Type: "integer"}},
+		ForeignKeys: []introspect.ForeignKey{{Name: "staff_store_fk", Columns: []string{"store_id"}, RefSchema: "public", RefTable: "store", RefColumns: []string{"store_id"}}},
+	}, {
+		Schema: "public", Name: "store", PrimaryKey: []string{"store_id"}, Size: introspect.ExactRows(2),
+		Columns:     []*introspect.Column{{Name: "store_id", Kind: introspect.KindInt, Type: "integer"}, {Name: "manager_staff_id", Kind: introspect.KindInt, Type: "integer"}},
+		ForeignKeys: []introspect.ForeignKey{{Name: "store_manager_fk", Columns: []string{"manager_staff_id"}, RefSchema: "public", RefTable: "staff", RefColumns: []string{"staff_id"}}},
+		UniqueKeys:  []introspect.UniqueKey{{Name: "store_manager_key", Columns: []string{"manager_staff_id"}}},
+	}}}
+	out := string(initmap.Generate(s, initmap.Options{}))
+	st := entityBlock(out, "store")
+	if n := len(regexp.MustCompile(`GSI\d+PK: `).FindAllString(st, -1)); n != 1 {
+		t.Errorf("store has %d index paths on manager_staff_id, want 1:\n%s", n, st)
+	}
+	if !strings.Contains(st, "unique key store_manager_key (manager_staff_id): no index of its own: foreign key store_manager_fk") {
+		t.Errorf("store: no comment on the unique key's path:\n%s", st)
+	}
+	f, err := mapping.Parse("sakila.yaml", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mapping.Compile(f, s); err != nil {
+		t.Fatalf("the mapping does not compile: %v\n%s", err, out)
+	}
+}
