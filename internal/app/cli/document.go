@@ -33,6 +33,11 @@ func documentFormat(path string) (string, error) {
 // extension says (- is stdout).
 func (a *app) writeDocument(path, format, mappingFile string, o document.Options, p *mapping.Plan, res *preview.Result, rep *analyze.Report) error {
 	o.MappingFile = filepath.Base(mappingFile)
+	// The file's comments (init's reasons) go into the document; the
+	// mapping was read a moment ago, so a failure here only loses them.
+	if src, err := os.ReadFile(mappingFile); err == nil {
+		o.MappingSource = src
+	}
 	d := document.Build(p, res, o)
 	with := ""
 	if rep != nil {

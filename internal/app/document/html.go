@@ -14,10 +14,12 @@ var css string
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("document").Funcs(template.FuncMap{
-	"css":    func() template.CSS { return template.CSS(css) },
-	"join":   strings.Join,
-	"plural": plural,
-	"first":  firstItems,
+	"css":          func() template.CSS { return template.CSS(css) },
+	"join":         strings.Join,
+	"plural":       plural,
+	"first":        firstItems,
+	"maxGroupRows": func() int { return maxGroupRows },
+	"maxGridRows":  func() int { return maxGridRows },
 	"dash": func(s string) string {
 		if s == "" {
 			return "—"

@@ -56,8 +56,13 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 		p("- TTL: none\n")
 	}
 	p("- entity attribute: %s (every item's entity name)\n\n", code(t.EntityAttr))
+	notes(p, "The design, as the mapping file explains it:", t.Notes)
+	for _, k := range t.Keys {
+		notes(p, "Why "+k.Name+":", k.Notes)
+	}
 
 	p("## Entities\n\n")
+	notes(p, "Not mapped, as the mapping file says:", d.NotMapped)
 	for _, e := range d.Entities {
 		p("### %s\n\n", e.Name)
 		p("- source: %s\n", e.Source)
@@ -74,6 +79,10 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 		p("\n")
 		for _, r := range e.Rejected {
 			p("  - rejected %s\n", cell(r))
+		}
+		if len(e.Notes) > 0 {
+			p("\n")
+			notes(p, "", e.Notes)
 		}
 		if e.Query != "" {
 			p("\n```sql\n%s\n```\n", e.Query)
@@ -117,6 +126,7 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 		if ap.Params != "" {
 			p("Parameters sampled by:\n\n```sql\n%s\n```\n\n", strings.TrimSpace(ap.Params))
 		}
+		notes(p, "", ap.Notes)
 	}
 
 	p("## Example data\n\n")
@@ -127,7 +137,11 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 			p("No previewed item has every key attribute of %s.\n\n", g.Name)
 			continue
 		}
-		p("%s in %s.\n\n", plural(g.Items, "item"), plural(len(g.Groups), "partition"))
+		p("%s in %s", plural(g.Items, "item"), plural(len(g.Groups), "partition"))
+		if g.Hidden > 0 {
+			p("; %d of them not shown (at most %d a partition, %d a grid)", g.Hidden, maxGroupRows, maxGridRows)
+		}
+		p(".\n\n")
 		pkH, skH := strings.Join(g.PK, ", "), strings.Join(g.SK, ", ")
 		if skH == "" {
 			p("| %s | entity | attributes |\n|---|---|---|\n", cell(pkH))
@@ -148,6 +162,14 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 					p("| %s | %s | %s |\n", pkCell, cell(r.Entity), cell(strings.Join(attrs, "; ")))
 				} else {
 					p("| %s | %s | %s | %s |\n", pkCell, cell(r.SK), cell(r.Entity), cell(strings.Join(attrs, "; ")))
+				}
+			}
+			if grp.Hidden > 0 {
+				more := fmt.Sprintf("… %s of %s not shown: %s", plural(grp.Hidden, "more item"), grp.PK, grp.HiddenByEnt)
+				if skH == "" {
+					p("| | | %s |\n", cell(more))
+				} else {
+					p("| | | | %s |\n", cell(more))
 				}
 			}
 		}
@@ -237,4 +259,19 @@ func (d *Document) dataSource(quote func(string) string) string {
 		keys[i] = quote(k)
 	}
 	return fmt.Sprintf("the item collections of %s (every item with that partition key, of every entity, among the first %d rows of each)", strings.Join(keys, ", "), d.ScanRows)
+}
+
+// notes writes a list of the mapping file's notes, after a lead line when
+// lead is not empty; nothing when there is none.
+func notes(p func(string, ...any), lead string, ns []string) {
+	if len(ns) == 0 {
+		return
+	}
+	if lead != "" {
+		p("%s\n\n", lead)
+	}
+	for _, n := range ns {
+		p("- %s\n", cell(n))
+	}
+	p("\n")
 }

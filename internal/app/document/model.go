@@ -39,6 +39,9 @@ type Document struct {
 	Patterns []PatternView
 	// Grids are the example data: the table's first, then one per index.
 	Grids []Grid
+	// NotMapped are the mapping file's notes on the tables it leaves out
+	// (init lists them, with why).
+	NotMapped []string
 	// Sections are added by other packages (AddSection) and rendered after
 	// the built-in sections.
 	Sections []Section
@@ -61,6 +64,8 @@ func (d *Document) AddSection(s Section) { d.Sections = append(d.Sections, s) }
 // ERD is the source's entity-relationship diagram: Mermaid's text and the
 // same facts as tables.
 type ERD struct {
+	// Diagram is the ERD drawn as SVG (erdSVG).
+	Diagram       template.HTML
 	Mermaid       string
 	Tables        []ERDTable
 	Relationships []ERDRelationship
@@ -95,6 +100,9 @@ type TableView struct {
 	Billing    string
 	TTL        string // the TTL attribute, "" for none
 	EntityAttr string
+	// Notes are the mapping file's header and its comments on the table:
+	// the design as its author (or init) explains it.
+	Notes []string
 }
 
 // KeyRow is the key schema of the table or one index.
@@ -103,6 +111,7 @@ type KeyRow struct {
 	Kind       string // table, global index, local index
 	PK, SK     string // "PK (S)", "game (S), week (N)"
 	Projection string
+	Notes      []string // the mapping file's comments on the index
 }
 
 // EntityView is one entity: where its rows come from and what its items
@@ -117,6 +126,9 @@ type EntityView struct {
 	Attrs    []AttrRow
 	Items    int      // items previewed
 	Rejected []string // rows previewed that would be rejected, with the reason
+	// Notes are the mapping file's comments on the entity: why init
+	// placed it there, why a foreign key has no index (notes.go).
+	Notes []string
 }
 
 // KeyTemplate is one key attribute of an entity's items and its template.
@@ -142,6 +154,12 @@ type PatternView struct {
 	Limit        string
 	Params       string // the params SQL, if any
 	SQL          []EntitySQL
+	Notes        []string // the mapping file's comments on the pattern
+	// Diagram is the pattern's Query drawn on a previewed partition of
+	// its table or index, the items it returns highlighted (patternSVG);
+	// "" when no previewed partition answers it.
+	Diagram template.HTML
+	query   *patternQuery
 }
 
 // EntitySQL is the SQL that returns one entity's rows of a pattern.
@@ -157,12 +175,20 @@ type Grid struct {
 	PK, SK []string
 	Groups []Group
 	Items  int
+	// Hidden are the items of the previewed partitions not shown, past
+	// maxGroupRows in a partition or maxGridRows in the grid.
+	Hidden int
 }
 
 // Group is the items of one partition key value.
 type Group struct {
 	PK   string
 	Rows []GridRow
+	// Hidden are the partition's items not shown (maxGroupRows), by
+	// entity: "rental 3 120, payment 2 980".
+	Hidden      int
+	HiddenByEnt string
+	pks         []string // the partition key's values as text, one per attribute
 }
 
 // GridRow is one item.
@@ -170,6 +196,7 @@ type GridRow struct {
 	SK     string
 	Entity string
 	Attrs  []Attr
+	sk     []string // the sort key's values as text, one per attribute
 }
 
 // Attr is one attribute's name, type and value as text.
@@ -185,6 +212,9 @@ type Options struct {
 	// collections (preview.Collections), not each entity's first rows.
 	Partitions []string
 	ScanRows   int
+	// MappingSource is the mapping file's text, whose comments (init's
+	// reasons) the document carries (notes.go); nil: none.
+	MappingSource []byte
 }
 
 // Build gathers the document of a plan and its preview (of each entity's
@@ -213,6 +243,27 @@ func Build(p *mapping.Plan, res *preview.Result, o Options) *Document {
 		d.Patterns = append(d.Patterns, buildPattern(ap, patternDef(p.File, ap.Name)))
 	}
 	d.Grids = buildGrids(p, res)
+	for i := range d.Patterns {
+		pv := &d.Patterns[i]
+		target := p.Table.Name
+		if pv.Target != "table" {
+			target = pv.Target
+		}
+		for gi := range d.Grids {
+			if g := &d.Grids[gi]; g.Name == target && pv.query != nil {
+				if h := pv.query.run(g); h != nil {
+					pv.Diagram = patternSVG(pv.Name, pv.query, h, p.Table.EntityAttr)
+				}
+			}
+		}
+	}
+	for i := range d.Grids {
+		capGrid(&d.Grids[i])
+	}
+	d.ERD.Diagram = erdSVG(d.ERD)
+	if o.MappingSource != nil {
+		d.addNotes(o.MappingSource)
+	}
 	return d
 }
 
@@ -370,6 +421,7 @@ func buildPattern(ap *mapping.AccessPattern, def *mapping.AccessPatternDef) Patt
 		}
 	}
 	pv.KeyCondition = strings.Join(conds, " AND ")
+	pv.query = newPatternQuery(ap, def)
 	for _, q := range ap.Queries {
 		pv.SQL = append(pv.SQL, EntitySQL{Entity: q.Entity.Name, SQL: strings.TrimSpace(q.SQL.Src)})
 	}
@@ -447,9 +499,9 @@ func grid(t *mapping.Table, name, kind string, pk, sk []mapping.KeyAttr, all []e
 	for _, ei := range in {
 		pkText := joinKey(ei.item, pk)
 		if len(g.Groups) == 0 || g.Groups[len(g.Groups)-1].PK != pkText {
-			g.Groups = append(g.Groups, Group{PK: pkText})
+			g.Groups = append(g.Groups, Group{PK: pkText, pks: keyTexts(ei.item, pk)})
 		}
-		row := GridRow{SK: joinKey(ei.item, sk), Entity: ei.entity}
+		row := GridRow{SK: joinKey(ei.item, sk), Entity: ei.entity, sk: keyTexts(ei.item, sk)}
 		names := make([]string, 0, len(ei.item))
 		for n := range ei.item {
 			if !isKey[n] {
@@ -469,11 +521,101 @@ func grid(t *mapping.Table, name, kind string, pk, sk []mapping.KeyAttr, all []e
 }
 
 func joinKey(item mapping.Item, ks []mapping.KeyAttr) string {
+	return strings.Join(keyTexts(item, ks), " | ")
+}
+
+func keyTexts(item mapping.Item, ks []mapping.KeyAttr) []string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
 		parts[i] = av.KeyText(item[k.Name])
 	}
-	return strings.Join(parts, " | ")
+	return parts
+}
+
+// The example data is bounded, whatever the partitions hold: a giant
+// partition (every row of an entity under one key) would make a page of
+// megabytes that a browser takes a minute to lay out.
+const (
+	maxGroupRows = 25  // items shown of one partition
+	maxGridRows  = 300 // items shown of one table or index
+)
+
+// capGrid keeps the first maxGroupRows items of each partition and
+// maxGridRows of the grid, counting the others (by entity) in the
+// partition's last row.
+func capGrid(g *Grid) {
+	shown := 0
+	for gi := range g.Groups {
+		grp := &g.Groups[gi]
+		keep := min(len(grp.Rows), maxGroupRows, max(0, maxGridRows-shown))
+		if keep == 0 {
+			g.Hidden += len(grp.Rows)
+			grp.Rows, grp.Hidden = nil, len(grp.Rows)
+			continue
+		}
+		if keep < len(grp.Rows) {
+			counts := map[string]int{}
+			var order []string
+			for _, r := range grp.Rows[keep:] {
+				if counts[r.Entity] == 0 {
+					order = append(order, r.Entity)
+				}
+				counts[r.Entity]++
+			}
+			parts := make([]string, len(order))
+			for i, e := range order {
+				parts[i] = fmt.Sprintf("%s %d", e, counts[e])
+			}
+			grp.Hidden, grp.HiddenByEnt = len(grp.Rows)-keep, strings.Join(parts, ", ")
+			g.Hidden += grp.Hidden
+			grp.Rows = grp.Rows[:keep]
+		}
+		shown += keep
+	}
+	// Partitions with nothing shown are left out.
+	g.Groups = slices.DeleteFunc(g.Groups, func(grp Group) bool { return len(grp.Rows) == 0 })
+}
+
+// newPatternQuery is a pattern's Query as templates (patternsvg.go).
+func newPatternQuery(ap *mapping.AccessPattern, def *mapping.AccessPatternDef) *patternQuery {
+	if len(def.PK) != len(ap.PK) {
+		return nil
+	}
+	q := &patternQuery{order: ap.Order, limit: ap.Limit}
+	for i, s := range def.PK {
+		q.pkNames = append(q.pkNames, ap.PK[i].Name)
+		q.pk = append(q.pk, parseKeyTemplate(s.Value))
+	}
+	for _, k := range ap.SK {
+		q.skNames = append(q.skNames, k.Name)
+		q.skNumber = append(q.skNumber, k.Type == "N")
+	}
+	if c := def.SK; c != nil {
+		for _, s := range c.Eq {
+			q.skEq = append(q.skEq, parseKeyTemplate(s.Value))
+		}
+		if c.Op != "" {
+			q.op = c.Op
+			for _, s := range c.Values {
+				q.opVals = append(q.opVals, parseKeyTemplate(s.Value))
+			}
+		}
+	}
+	if len(q.skEq) > len(q.skNames) || (q.op != "" && len(q.skEq) >= len(q.skNames)) {
+		return nil
+	}
+	return q
+}
+
+// compareNumberText compares two numbers written as text; as text when
+// one is not a number.
+func compareNumberText(a, b string) int {
+	x, _, errX := big.ParseFloat(a, 10, 200, big.ToNearestEven)
+	y, _, errY := big.ParseFloat(b, 10, 200, big.ToNearestEven)
+	if errX != nil || errY != nil {
+		return strings.Compare(a, b)
+	}
+	return x.Cmp(y)
 }
 
 // compareAV orders two key values as DynamoDB does: numbers by value,

@@ -19,9 +19,10 @@ type CollectionOptions struct {
 	// Partitions are table partition key values (as text: a number's
 	// digits, binary as base64); none: Count are chosen.
 	Partitions []string
-	// Count is how many partitions are chosen when Partitions is empty:
-	// the partition of the first item of each entity whose items no chosen
-	// partition holds yet, in mapping order (0: 3).
+	// Count is how many partitions are chosen when Partitions is empty
+	// (0: 3): among the first ScanRows rows of each entity, the most
+	// varied and largest item collections, one at a time, each preferring
+	// the entities the ones chosen before do not show (choose).
 	Count int
 	// ScanRows is how many rows of each entity are read, in key order, to
 	// find the items of the partitions (0: 10 000).
@@ -50,34 +51,36 @@ func Collections(ctx context.Context, p *mapping.Plan, src source.Source, o Coll
 	pkName := p.Table.PK.Name
 	chosen := slices.Clone(o.Partitions)
 	if len(chosen) == 0 {
-		for _, e := range p.Entities {
-			if len(chosen) == o.Count {
-				break
-			}
-			// One read of the entity's first rows: its first item's
-			// partition, and whether a chosen partition holds its items.
-			var first string
-			held, n := false, 0
-			err := embedread.StreamFirst(ctx, r, kr, e, heldRows, func(row []any, kids [][][]any, dup *mapping.RowError) error {
-				n++
+		stats := map[string]*partitionStats{}
+		phase := prog.Phase("choose", "rows", renderTasks(p.Entities, o.ScanRows))
+		for n, e := range p.Entities {
+			err := embedread.StreamFirst(ctx, r, kr, e, o.ScanRows, func(row []any, kids [][][]any, dup *mapping.RowError) error {
+				defer phase.Counter(n).Add(1)
 				item, _, err := e.RenderRead(row, kids, dup)
 				if err != nil {
-					return nil // a row of no partition
+					return nil // a rejected row is in no partition
 				}
 				pk := keyText(item[pkName])
-				if n == 1 {
-					first = pk
+				if pk == "" {
+					return nil
 				}
-				held = held || slices.Contains(chosen, pk)
+				st := stats[pk]
+				if st == nil {
+					st = &partitionStats{key: pk, seen: len(stats), entities: map[string]bool{}}
+					stats[pk] = st
+				}
+				st.items++
+				st.entities[e.Name] = true
 				return nil
 			})
 			if err != nil {
+				phase.End(false)
 				return nil, nil, fmt.Errorf("preview: reading entity %s: %w", e.Name, err)
 			}
-			if first != "" && !held {
-				chosen = append(chosen, first)
-			}
+			phase.Counter(n).Finish()
 		}
+		phase.End(true)
+		chosen = choose(stats, o.Count)
 	}
 	want := map[string]bool{}
 	for _, pk := range chosen {
@@ -97,9 +100,64 @@ func Collections(ctx context.Context, p *mapping.Plan, src source.Source, o Coll
 	return res, chosen, nil
 }
 
-// heldRows is how many of an entity's first rows tell whether a chosen
-// partition already holds its items.
-const heldRows = 100
+// partitionStats is one partition key value among the rows read: its
+// items and their entities.
+type partitionStats struct {
+	key      string
+	seen     int // the order it was first seen in
+	items    int
+	entities map[string]bool
+}
+
+// choose picks count partitions, one at a time: the one with the most
+// entities the partitions chosen before do not show, then the most
+// entities, then the most items, then the first seen. So the example data
+// shows the largest, most varied item collections and, between them, as
+// many entities as it can (a mapping whose first entity is a lookup table
+// does not show only its rows).
+func choose(stats map[string]*partitionStats, count int) []string {
+	var chosen []string
+	shown := map[string]bool{}
+	taken := map[string]bool{}
+	for len(chosen) < count {
+		var best *partitionStats
+		bestNew := 0
+		for _, st := range stats {
+			if taken[st.key] {
+				continue
+			}
+			fresh := 0
+			for e := range st.entities {
+				if !shown[e] {
+					fresh++
+				}
+			}
+			better := best == nil || fresh > bestNew
+			if !better && fresh == bestNew {
+				switch {
+				case len(st.entities) != len(best.entities):
+					better = len(st.entities) > len(best.entities)
+				case st.items != best.items:
+					better = st.items > best.items
+				default:
+					better = st.seen < best.seen
+				}
+			}
+			if better {
+				best, bestNew = st, fresh
+			}
+		}
+		if best == nil {
+			break
+		}
+		taken[best.key] = true
+		for e := range best.entities {
+			shown[e] = true
+		}
+		chosen = append(chosen, best.key)
+	}
+	return chosen
+}
 
 // keyText is a key attribute's value as text: a string as it is, a
 // number's digits, binary as base64; "" for none.
