@@ -13,6 +13,18 @@
 // partition key and sorted by sort key, each labelled with its entity
 // (NoSQL Workbench's aggregate view).
 //
+// The HTML draws what reviewers would rather look at, as inline SVG
+// written here (no script, no library, nothing fetched): the ERD as a
+// diagram (erdsvg.go), each access pattern's Query on a previewed
+// partition with the items it returns highlighted (patternsvg.go), and,
+// with the analysis, the heaviest partitions of the table and each index
+// on one 0–100 % scale, the item sizes and the cost per route
+// (charts.go). The mapping file's comments (init's reasons: why this
+// placement, why no index) are carried beside what they explain
+// (notes.go). The example data is bounded (capGrid): a giant partition
+// shows its first items and counts the rest. The style sheet's font stack
+// lists each platform's CJK fonts, so Korean text renders.
+//
 // A Document is plain data; WriteMarkdown and WriteHTML render it. More
 // sections are added as Sections: each brings its own Markdown and HTML
 // body and is rendered after the built-in ones, listed in the table of
