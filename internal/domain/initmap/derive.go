@@ -169,8 +169,17 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
 		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", "", false, ""
 	}
+	if name, ok := d.inCollection(e, s, q, pats); ok {
+		return name, "", true, ""
+	}
 	if why := templatableAll(e.t, q.eq); why != "" {
 		return "", "", false, "an index partition key cannot hold it: " + why
+	}
+	if len(q.eq) == 1 {
+		if f, ok := d.distinctOf(e.t, q.eq[0], nil); ok && lowCardinality(f) {
+			return "", "", false, fmt.Sprintf("no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
+				"(a hot partition) and a Query of one would read about 1/%d of the table", f.text(q.eq[0]), (f.rows+f.n/2)/f.n, e.name, f.n, f.n)
+		}
 	}
 	sortCol := q.sortCol()
 	if sortCol != "" {
@@ -212,6 +221,13 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 		}
 		slot := slices.IndexFunc(e.slots, func(l *lookup) bool { return l.from != nil && l.pk == pk && l.sk == sk })
 		if slot < 0 {
+			l := &lookup{cols: q.eq, pk: pk, sk: sk}
+			if n, p, ok := d.pathLoad(e, l); ok {
+				total, all := d.slotLoad(len(e.slots), nil)
+				if out, figures := standsOut(n, p, total+n, all+p); out {
+					return "", "", false, fmt.Sprintf("no index: in GSI%d %s: a partition that stands out (a hot partition)", len(e.slots)+2, figures)
+				}
+			}
 			// A slot past every entity's last one is one more index.
 			if len(e.slots) >= d.maxSlots() && d.globalIndexes() >= MaxGlobalIndexes {
 				return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
@@ -286,4 +302,68 @@ func calls(n int64) string {
 		return "1 call"
 	}
 	return fmt.Sprintf("%d calls", n)
+}
+
+// inCollection derives the pattern of a statement that the item collection
+// of e's parent answers without an index: e is placed there (not a join
+// table), the statement's equalities are the foreign key that places it,
+// and its range and order, if any, are on the time its sort key begins
+// with (Pagila's rental by customer_id ORDER BY rental_date DESC; payment
+// by customer_id and payment_date >= $2). A range becomes a between of
+// the entity's own sort keys, so that no other entity's item of the
+// collection is read.
+func (d *design) inCollection(e *entity, s Statement, q parsed, pats *writer) (string, bool) {
+	p := e.place
+	if p == nil || p.other != nil || !sameSet(q.eq, p.fkCols) ||
+		(q.rangeCol != "" && q.rangeCol != e.at) || (q.orderCol != "" && q.orderCol != e.at) {
+		return "", false
+	}
+	own := keyTemplate(e.prefix, e.t, nil) // NAME
+	sk := beginsWith(e.prefix)
+	sql := pats.selectWhere(e, q.eq, q.eq)
+	eng := d.s.Engine
+	base := "find" + camel(e.name) + "By" + camel(strings.Join(q.eq, "_"))
+	if q.rangeCol != "" {
+		at := own + "#" + atPlaceholder(e.t, e.at)
+		// SK = NAME#{at}#{key}: "#~" sorts after every key of one time,
+		// "$" after every NAME# key.
+		b := map[string][2]string{
+			"gt":  {at + "#~", own + "$"},
+			"gte": {at, own + "$"},
+			"lt":  {own + "#", at},
+			"lte": {own + "#", at + "#~"},
+		}[q.rangeOp]
+		sk = fmt.Sprintf("{between: [%s, %s]}", yq(b[0]), yq(b[1]))
+		op := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[q.rangeOp]
+		sql += fmt.Sprintf(" AND %s %s {%s}", ident(eng, q.rangeCol), op, q.rangeCol)
+		base += "And" + camel(q.rangeCol) + "Range"
+	}
+	order := ""
+	if q.orderCol != "" {
+		// The collection's order: the time, then the key.
+		order = "asc"
+		sql += " ORDER BY " + ident(eng, e.at)
+		if q.desc {
+			order = "desc"
+			sql += " DESC"
+		}
+		for _, k := range e.key {
+			if k != e.at {
+				sql += ", " + ident(eng, k)
+				if q.desc {
+					sql += " DESC"
+				}
+			}
+		}
+		base += "OrderBy" + camel(q.orderCol)
+		if q.desc {
+			base += "Desc"
+		}
+	}
+	comment := fmt.Sprintf("from statement statistics: %s: %s. The item collection of one %s answers it: no index", calls(s.Calls), oneLine(s.SQL), p.parent.name)
+	if q.limit {
+		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
+	}
+	pats.pattern(pattern{name: base, entity: e.name, pk: e.pk(), sk: sk, order: order, sql: sql, comment: comment, shape: &q})
+	return pats.lastName, true
 }

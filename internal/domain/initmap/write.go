@@ -495,6 +495,8 @@ func (w *writer) statistics(st *Statistics, verdicts []verdict) {
 	for _, v := range verdicts {
 		var what string
 		switch {
+		case v.derived && v.index == "":
+			what = fmt.Sprintf("%s (derived from it: a Query of the item collection, no index)", v.pattern)
 		case v.derived:
 			what = fmt.Sprintf("%s (derived from it, through %s)", v.pattern, v.index)
 		case v.pattern != "":
