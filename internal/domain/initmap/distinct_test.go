@@ -115,7 +115,7 @@ func TestEmployeesDesign(t *testing.T) {
 func TestUniqueForeignKeyOnePath(t *testing.T) {
 	s := &introspect.Schema{Engine: introspect.Postgres, Database: "sakila", Tables: []*introspect.Table{{
 		Schema: "public", Name: "staff", PrimaryKey: []string{"staff_id"}, Size: introspect.ExactRows(2),
-		Columns: []*introspect.Column{{Name: "staff_id", Kind: introspect.KindInt, Type: "integer"}, {Name: "store_id", Kind: introspect.KindInt, Type: "integer"}},
+		Columns:     []*introspect.Column{{Name: "staff_id", Kind: introspect.KindInt, Type: "integer"}, {Name: "store_id", Kind: introspect.KindInt, Type: "integer"}},
 		ForeignKeys: []introspect.ForeignKey{{Name: "staff_store_fk", Columns: []string{"store_id"}, RefSchema: "public", RefTable: "store", RefColumns: []string{"store_id"}}},
 	}, {
 		Schema: "public", Name: "store", PrimaryKey: []string{"store_id"}, Size: introspect.ExactRows(2),
