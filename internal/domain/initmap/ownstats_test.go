@@ -236,7 +236,13 @@ func TestInitStatisticsMigrateVerify(t *testing.T) {
 			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
 				t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
 			}
-			for _, p := range []string{"findUsersByNickname", "findPostsByUserIdKindState", "findPostsByCategoryIdOrderByCreatedAtDesc", "findPostsByUserIdOrderByPostIdDesc"} {
+			// The newest posts of a category: 8 categories for 1739 posts,
+			// which init counts itself: a hot index partition, so no
+			// pattern, and the comment says why (issue 33 §1.3).
+			if !regexp.MustCompile(`created_at.? DESC LIMIT \S+ → no pattern: no index: category_id has 8 distinct values in 1739 rows \(counted by init`).Match(g) {
+				t.Errorf("the statement on a category's posts is not refused with the figures:\n%s", m)
+			}
+			for _, p := range []string{"findUsersByNickname", "findPostsByUserIdKindState", "findPostsByUserIdOrderByPostIdDesc"} {
 				if !regexp.MustCompile(`(?m)^\s*PASS\s+` + p + `\s+on index (GSI|NUM)\d+\s+5 samples,\s+[1-9]\d* items$`).MatchString(out) {
 					t.Errorf("verify does not report the derived pattern %s:\n%s", p, out)
 				}
