@@ -56,9 +56,10 @@ and example data laid out per table and index, grouped by partition key:
 a few item collections whole, every item of every entity whose table
 partition key is one of them, as DynamoDB holds a partition (found among
 the first --scan-rows rows of each entity). --partition VALUE (repeatable)
-names them; without it --partitions N are chosen: the partition of the
-first item of each entity whose items no chosen partition holds yet, in
-mapping order. FILE ending in .md is Markdown (the ERD as a mermaid block),
+names them; without it --partitions N are chosen one at a time: the
+partition holding most entities not shown yet, then the most entities,
+then the most items (a partition larger than 25 items, or a grid of more
+than 300, is cut, and what is not shown is counted). FILE ending in .md is Markdown (the ERD as a mermaid block),
 in .html one self-contained HTML file that works offline; - writes Markdown
 on stdout. With --analyze too, the document also holds the analysis of
 every row and the cost (see below), as its sections Analysis and Cost.` + analyzeHelp,
