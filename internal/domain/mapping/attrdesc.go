@@ -94,6 +94,7 @@ const (
 	FromTemplate                     // attributes.set (Template, When)
 	FromTTL                          // the entity's ttl (TTLColumn, TTLAfter)
 	FromEmbed                        // embedded child rows (Embed)
+	FromMarker                       // a library's marker attribute (table.markers; Marker)
 )
 
 // AttributeDesc describes one attribute of an entity's items, besides
@@ -112,13 +113,14 @@ type AttributeDesc struct {
 	// TTLColumn is the column a TTL attribute's epoch seconds come from,
 	// TTLAfter the offset added ("" for none).
 	TTLColumn, TTLAfter string
-	Embed               *Embed // FromEmbed
+	Embed               *Embed  // FromEmbed
+	Marker              *Marker // FromMarker
 }
 
 // Attributes describes the attributes of entity e's items other than the
-// table's key attributes, in this order: the entity attribute, the column
-// attributes (column order), the set attributes and the TTL (file order),
-// the embeds (file order).
+// table's key attributes, in this order: the entity attribute, the
+// markers (table.markers), the column attributes (column order), the set
+// attributes and the TTL (file order), the embeds (file order).
 func (p *Plan) Attributes(e *Entity) []AttributeDesc {
 	t := &p.Table
 	keyTypes := t.KeyTypes()
@@ -129,6 +131,10 @@ func (p *Plan) Attributes(e *Entity) []AttributeDesc {
 		return typ
 	}
 	out := []AttributeDesc{{Name: t.EntityAttr, Type: typed(t.EntityAttr, "S"), Source: FromEntityName}}
+	for i := range t.Markers {
+		m := &t.Markers[i]
+		out = append(out, AttributeDesc{Name: m.Name, Type: m.Type, Source: FromMarker, Marker: m})
+	}
 	for _, a := range e.ColumnAttributes() {
 		out = append(out, AttributeDesc{Name: a.Attr, Type: typed(a.Attr, a.DynamoType()), Source: FromColumn, Column: a})
 	}

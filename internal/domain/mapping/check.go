@@ -98,10 +98,7 @@ func (c *compiler) checkEntity(ed *EntityDef) {
 	case t.SK != nil:
 		c.parseTemplate(ed.SK, path+".sk")
 	}
-	reserved := map[string]string{t.PK.Name: "the table's partition key", t.EntityAttr: "the entity attribute"}
-	if t.SK != nil {
-		reserved[t.SK.Name] = "the table's sort key"
-	}
+	reserved := t.reserved()
 	for _, kv := range ed.Rename {
 		if why, ok := reserved[kv.Value.Value]; ok {
 			c.errorf(kv.Value.Pos, path+".attributes.rename."+kv.Key.Value, "attribute %s collides with %s: rename it", kv.Value.Value, why)

@@ -37,6 +37,10 @@ type Table struct {
 	TTL        string
 	EntityAttr string
 	Indexes    []*Index
+	// Markers are the attributes of the data libraries every item carries
+	// (table.markers; markers.go), in file order.
+	Markers        []Marker
+	oneTableMarker bool // onetable is listed and the entity attribute is _type
 }
 
 // Index is a secondary index. A local index has PK equal to the table's.
@@ -193,6 +197,7 @@ func (c *compiler) table() {
 		projected = c.projection(&t, ix, ixd, path+".projection", projected)
 		t.Indexes = append(t.Indexes, ix)
 	}
+	c.markers(&t)
 	c.plan.Table = t
 }
 
@@ -410,10 +415,7 @@ func (c *compiler) entity(ed *EntityDef) *Entity {
 
 	keyAttrs := t.KeyTypes()
 	limits := t.indexKeyLimits()
-	reserved := map[string]string{t.PK.Name: "the table's partition key", t.EntityAttr: "the entity attribute"}
-	if t.SK != nil {
-		reserved[t.SK.Name] = "the table's sort key"
-	}
+	reserved := t.reserved()
 	if t.TTL != "" {
 		keyAttrs[t.TTL] = "N"
 	}

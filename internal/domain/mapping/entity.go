@@ -59,6 +59,7 @@ type Entity struct {
 	// values of the row it can hand out of one allocation each, and the
 	// bytes of the row's texts.
 	nameAV   types.AttributeValue
+	markers  []markerItem // table.markers, with their values
 	nS, nN   int
 	textHint int
 }
@@ -66,6 +67,7 @@ type Entity struct {
 // prepare counts what RenderSized allocates for a row of e.
 func (e *Entity) prepare() {
 	e.nameAV = &types.AttributeValueMemberS{Value: e.Name}
+	e.markers = e.markerItems()
 	e.nS, e.nN, e.textHint = 0, 0, 0
 	count := func(keyType string) {
 		if keyType == "N" {
@@ -306,7 +308,7 @@ var checkSizes = false
 // attribute, BOOL and NULL) and with one another's texts: an item's values
 // are never changed once made, by this package or by any other.
 func (e *Entity) RenderSized(row []any) (Item, int, error) {
-	item := make(Item, len(e.attrs)+len(e.sets)+3)
+	item := make(Item, len(e.attrs)+len(e.sets)+len(e.markers)+3)
 	ra := &rowAlloc{nS: e.nS, nN: e.nN}
 	ra.text.Grow(e.textHint)
 	if err := e.renderKeyTo(row, item, ra); err != nil {
@@ -319,6 +321,11 @@ func (e *Entity) RenderSized(row []any) (Item, int, error) {
 	size, puts := len(t.PK.Name)+avSize(item[t.PK.Name])+len(t.EntityAttr)+len(e.Name), 2
 	if t.SK != nil {
 		size += len(t.SK.Name) + avSize(item[t.SK.Name])
+		puts++
+	}
+	for _, m := range e.markers {
+		item[m.name] = m.av
+		size += m.size
 		puts++
 	}
 	recount := len(item) != puts // a name put twice: ItemSize counts

@@ -34,6 +34,7 @@ type TableDef struct {
 	TTL             Str // attribute that DynamoDB's TTL watches; empty for none
 	EntityAttribute Str // attribute naming every item's entity; "_type" by default
 	Indexes         []*IndexDef
+	Markers         *MarkersDef // nil when the file lists none (markers.go)
 }
 
 // Str is a string with its position.
@@ -437,6 +438,7 @@ func (p *parser) table(n *yaml.Node, path string, t *TableDef) {
 		"entity_attribute": func(v *yaml.Node, path string) {
 			t.EntityAttribute = p.nonEmpty(v, path)
 		},
+		"markers": func(v *yaml.Node, path string) { t.Markers = p.markers(v, path) },
 		"indexes": func(v *yaml.Node, path string) {
 			if v.Kind != yaml.SequenceNode {
 				p.errorf(v, path, "expected a list of indexes, got %s", describe(v))
