@@ -148,7 +148,9 @@ func TestFollowBackKilledAndResumed(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			for seen := time.Now(); !resumed.stderr.caughtUp(seen); time.Sleep(20 * time.Millisecond) {
+			// (A line half a second later: the state of a round that began
+			// after the sentinel was applied, not of the one before.)
+			for seen := time.Now().Add(500 * time.Millisecond); !resumed.stderr.caughtUp(seen); time.Sleep(20 * time.Millisecond) {
 				if resumed.Exited() || time.Now().After(deadline) {
 					t.Fatalf("no progress line says follow-back caught up (exited %v: %v):\n%s", resumed.Exited(), resumed.Err(), resumed.stderr.String())
 				}
