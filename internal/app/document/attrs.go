@@ -42,6 +42,12 @@ func attrRow(e *mapping.Entity, d mapping.AttributeDesc, note func(name string, 
 		extra = append(extra, "the table's TTL")
 	case mapping.FromEmbed:
 		r.From, extra = embedFrom(d.Embed), append(extra, embedNote(d.Embed)...)
+	case mapping.FromMarker:
+		v := d.Marker.Value
+		if v == "" {
+			v = "the entity's name, " + e.Name
+		}
+		r.From = fmt.Sprintf("%s marker (table.markers): %s", d.Marker.Set, v)
 	}
 	r.Type, r.Note = typ, note(d.Name, extra...)
 	return r

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
@@ -272,7 +273,7 @@ func (g *electro) write(w io.Writer) ([]string, error) {
 			continue
 		}
 		fmt.Fprintf(b, "  %s: {\n", jsProp(le.E.Name))
-		fmt.Fprintf(b, "    model: { entity: %s, version: \"1\", service: %s },\n", jsString(le.E.Name), jsString(lp.Table))
+		fmt.Fprintf(b, "    model: { entity: %s, version: %s, service: %s },\n", jsString(le.E.Name), jsString(lp.P.Table.ElectroDBVersion()), jsString(lp.Table))
 		fmt.Fprintf(b, "    attributes: {\n")
 		required := map[string]bool{}
 		for _, ei := range g.keys[le] {
@@ -305,6 +306,15 @@ func (g *electro) write(w io.Writer) ([]string, error) {
 			switch a.Source {
 			case mapping.FromEntityName:
 				def += ", default: " + jsString(le.E.Name) + ", readOnly: true"
+			case mapping.FromMarker:
+				if a.Marker.Set == mapping.MarkersElectroDB {
+					continue // ElectroDB's own, which it writes and hides
+				}
+				if a.Marker.Value == "" {
+					def += ", default: " + jsString(le.E.Name) + ", readOnly: true"
+				} else {
+					def += ", default: " + a.Marker.Value // version: 1
+				}
 			case mapping.FromColumn:
 				if required[a.Name] {
 					def += ", required: true"
@@ -369,8 +379,17 @@ func (g *electro) write(w io.Writer) ([]string, error) {
 	}
 	fmt.Fprintf(b, "  };\n}\n\nexport type Entities = ReturnType<typeof entities>;\n\n")
 	fmt.Fprintf(b, "export function service(client: DynamoDBDocumentClient, table: string = tableName) {\n  return new Service(entities(client, table));\n}\n\n")
-	fmt.Fprintf(b, "// remodel's items carry no ElectroDB markers (__edb_e__, __edb_v__):\n// reads ignore ownership, and read every page.\n")
-	fmt.Fprintf(b, "const read = { ignoreOwnership: true, pages: \"all\" } as const;\n")
+	if !lp.P.Table.HasMarkers(mapping.MarkersElectroDB) {
+		fmt.Fprintf(b, "// remodel's items carry no ElectroDB markers (__edb_e__, __edb_v__):\n// reads ignore ownership, and read every page.\n")
+		fmt.Fprintf(b, "const read = { ignoreOwnership: true, pages: \"all\" } as const;\n")
+	} else {
+		fmt.Fprintf(b, "// remodel writes ElectroDB's markers (__edb_e__, __edb_v__) on every item\n// (table.markers): reads check ownership, and read every page.\n")
+		fmt.Fprintf(b, "const read = { pages: \"all\" } as const;\n")
+		if slices.ContainsFunc(lp.P.Table.Indexes, g.unowned) {
+			fmt.Fprintf(b, "// An index that does not project the markers is read ignoring ownership.\n")
+			fmt.Fprintf(b, "const readUnowned = { ignoreOwnership: true, pages: \"all\" } as const;\n")
+		}
+	}
 	var names []string
 	for _, pat := range lp.Patterns {
 		fn, why := g.pattern(pat)
@@ -541,6 +560,9 @@ func (g *electro) pattern(pat *libPattern) (string, string) {
 			tail = "." + op + "(" + strings.Join(args, ", ") + ")"
 		}
 		opts := "read"
+		if g.unowned(ap.Index) {
+			opts = "readUnowned"
+		}
 		var extra []string
 		if ap.Order == "desc" {
 			extra = append(extra, `order: "desc"`)
@@ -549,7 +571,7 @@ func (g *electro) pattern(pat *libPattern) (string, string) {
 			extra = append(extra, fmt.Sprintf("limit: %d", ap.Limit))
 		}
 		if len(extra) > 0 {
-			opts = "{ ...read, " + strings.Join(extra, ", ") + " }"
+			opts = "{ ..." + opts + ", " + strings.Join(extra, ", ") + " }"
 		}
 		expr := fmt.Sprintf("(await %s.query[%s](%s)%s.go(%s)).data", jsAccess("e", le.E.Name), jsString(accessor), obj(propOrder, props), tail, opts)
 		calls = append(calls, call{le.E.Name, expr})
@@ -622,4 +644,13 @@ func describeQuery(pat *libPattern) string {
 		s += fmt.Sprintf(", first %d", pat.AP.Limit)
 	}
 	return s
+}
+
+// unowned says whether reads of the index (nil: the table) must ignore
+// ownership although the items carry ElectroDB's markers: the index does
+// not project them, so ElectroDB would take its items for another
+// entity's.
+func (g *electro) unowned(ix *mapping.Index) bool {
+	return ix != nil && g.lp.P.Table.HasMarkers(mapping.MarkersElectroDB) &&
+		!(ix.Projects(mapping.ElectroDBEntityAttr) && ix.Projects(mapping.ElectroDBVersionAttr))
 }

@@ -48,6 +48,23 @@ func TestLibraryExportsGolden(t *testing.T) {
 		golden.Check(t, c.file, []byte(strings.ReplaceAll(out, db, "DB")))
 		golden.Check(t, strings.TrimSuffix(c.file, filepath.Ext(c.file))+".stderr", []byte(errOut))
 	}
+	// With every marker (table.markers), an ElectroDB version given, an
+	// entity attribute that is not OneTable's type field, and an index that
+	// projects no marker: ElectroDB checks ownership (but on that index),
+	// OneTable's typeField is _type, the fixed attributes have defaults.
+	marked := testenv.EditedFile(t, personalizationMapping,
+		"entity_attribute: _type", "entity_attribute: kind\n  markers: [{electrodb: {version: \"2\"}}, onetable, version]",
+		"{name: GSI1, pk: SK, sk: PK}", "{name: GSI1, pk: SK, sk: PK, projection: KEYS_ONLY}")
+	for _, c := range []struct{ format, file string }{
+		{"electrodb", "personalization.markers.electrodb.ts"},
+		{"onetable", "personalization.markers.onetable.json"},
+	} {
+		code, out, errOut := remodel(t, "export", "--source", dsn, "-m", marked, "--output", c.format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.format, code, errOut)
+		}
+		golden.Check(t, c.file, []byte(strings.ReplaceAll(strings.ReplaceAll(out, db, "DB"), marked, "mapping.yaml")))
+	}
 	// What the libraries cannot express.
 	odd := testenv.EditedFile(t, personalizationMapping,
 		`sk: "PERSONAL#{service}#{setting_type}"`, `sk: "PERSONAL#{service}#{updated_at|desc}"`,
@@ -193,13 +210,9 @@ func TestLibrariesReadTheMigratedTable(t *testing.T) {
 			if code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", personalizationMapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "checkpoint.json")); code != 0 {
 				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 			}
-			tmp := t.TempDir()
-			electro, onetable := filepath.Join(tmp, "schema.ts"), filepath.Join(tmp, "onetable.json")
-			for f, format := range map[string]string{electro: "electrodb", onetable: "onetable"} {
-				export1(t, "--source", dsn, "-m", personalizationMapping, "--output", format, "--table", table, "--output-file", f)
-			}
+			electro, onetable := exportLibs2(t, dsn, personalizationMapping, table)
 			ctx := context.Background()
-			p := compile(t, ctx, dsn)
+			p := compile(t, ctx, dsn, personalizationMapping)
 			calls, want := samplePatterns(t, ctx, p, engine, dsn, db, table)
 			if len(calls) < len(p.AccessPatterns) {
 				t.Fatalf("%d samples for %d access patterns", len(calls), len(p.AccessPatterns))
@@ -220,6 +233,13 @@ func TestLibrariesReadTheMigratedTable(t *testing.T) {
 			}
 			if t.Failed() {
 				return
+			}
+			if engine == "postgres" {
+				// One engine is enough for the markers: they do not depend
+				// on the source.
+				t.Run("markers", func(t *testing.T) {
+					librariesReadTheMarkers(t, dir, node, dsn, endpoint, table)
+				})
 			}
 			// Broken on purpose: a prefix in ElectroDB's module, a pad
 			// width in OneTable's schema; the comparison must fail.
@@ -261,9 +281,102 @@ func TestLibrariesReadTheMigratedTable(t *testing.T) {
 	}
 }
 
-func compile(t *testing.T, ctx context.Context, dsn string) *mapping.Plan {
+// exportLibs2 exports the ElectroDB module and the OneTable schema of the
+// mapping for the table into a temporary folder.
+func exportLibs2(t *testing.T, dsn, mappingFile, table string) (electro, onetable string) {
 	t.Helper()
-	f, err := mapping.ParseFile(personalizationMapping)
+	tmp := t.TempDir()
+	electro, onetable = filepath.Join(tmp, "schema.ts"), filepath.Join(tmp, "onetable.json")
+	for f, format := range map[string]string{electro: "electrodb", onetable: "onetable"} {
+		export1(t, "--source", dsn, "-m", mappingFile, "--output", format, "--table", table, "--output-file", f)
+	}
+	return electro, onetable
+}
+
+// librariesReadTheMarkers migrates the example again, with every marker
+// (table.markers), into a table of its own: the ElectroDB module reads
+// without ignoreOwnership, and both libraries return exactly the rows and
+// items they must, every access pattern; the same module on the table
+// migrated without markers (plain, its module plainElectro) finds nothing
+// where there is something to find.
+func librariesReadTheMarkers(t *testing.T, dir, node, dsn, endpoint, plain string) {
+	marked := testenv.EditedFile(t, personalizationMapping, "entity_attribute: _type", "entity_attribute: _type\n  markers: [electrodb, onetable, version]")
+	db, table := testenv.DynamoDBTable(t)
+	if code, out, errOut := remodel(t, "migrate", "--source", dsn, "-m", marked, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "checkpoint.json")); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+	electro, onetable := exportLibs2(t, dsn, marked, table)
+	b, err := os.ReadFile(electro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "ignoreOwnership") {
+		t.Errorf("the ElectroDB module of a mapping with markers ignores ownership")
+	}
+	ctx := context.Background()
+	p := compile(t, ctx, dsn, marked)
+	calls, want := samplePatterns(t, ctx, p, "postgres", dsn, db, table)
+	r := runLibs(t, dir, node, endpoint, table, electro, onetable, calls, true)
+	if len(r.TypeErrors) > 0 {
+		t.Errorf("the ElectroDB module does not type-check:\n%s", strings.Join(r.TypeErrors, "\n"))
+	}
+	found := 0
+	for lib, results := range map[string][]libResult{"ElectroDB": r.ElectroDB, "OneTable": r.OneTable} {
+		if len(results) != len(calls) {
+			t.Fatalf("%s: %d results for %d calls", lib, len(results), len(calls))
+		}
+		for i, c := range calls {
+			if msg := compareLib(lib, want[i], results[i]); msg != "" {
+				t.Errorf("%s %s %v: %s", lib, c.Pattern, c.Params, msg)
+			}
+			for _, items := range want[i].items {
+				found += len(items)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("the access patterns' samples find no item: the comparison proves nothing")
+	}
+	if t.Failed() {
+		return
+	}
+	// The module that checks ownership reads nothing of the table migrated
+	// without markers.
+	br := runLibs(t, dir, node, endpoint, plain, electro, onetable, calls, false)
+	read := 0
+	for i, res := range br.ElectroDB {
+		if res.Error != "" {
+			t.Fatalf("%s on the table without markers: %s", calls[i].Pattern, res.Error)
+		}
+		read += countItems(t, res.Items)
+	}
+	if read != 0 {
+		t.Errorf("the module with markers reads %d items of the table without them: it does not check ownership", read)
+	}
+}
+
+// countItems counts the items of a library's result: a list, or an object
+// of lists (one per entity).
+func countItems(t *testing.T, raw json.RawMessage) int {
+	t.Helper()
+	var list []any
+	if json.Unmarshal(raw, &list) == nil {
+		return len(list)
+	}
+	var per map[string][]any
+	if err := json.Unmarshal(raw, &per); err != nil {
+		t.Fatalf("a result of neither shape: %s", raw)
+	}
+	n := 0
+	for _, l := range per {
+		n += len(l)
+	}
+	return n
+}
+
+func compile(t *testing.T, ctx context.Context, dsn, mappingFile string) *mapping.Plan {
+	t.Helper()
+	f, err := mapping.ParseFile(mappingFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +485,9 @@ func samplePatterns(t *testing.T, ctx context.Context, p *mapping.Plan, engine, 
 // the table's and the indexes' key attributes that templates build, and
 // without the entity attribute, in JSON.
 func libView(p *mapping.Plan, it map[string]types.AttributeValue) any {
-	drop := map[string]bool{p.Table.PK.Name: true, p.Table.EntityAttr: true, "data": true}
+	drop := map[string]bool{p.Table.PK.Name: true, p.Table.EntityAttr: true, "data": true,
+		// ElectroDB's markers, which both libraries hide.
+		mapping.ElectroDBEntityAttr: true, mapping.ElectroDBVersionAttr: true}
 	if p.Table.SK != nil {
 		drop[p.Table.SK.Name] = true
 	}

@@ -226,6 +226,9 @@ func DynamoDBMCPModel(p *mapping.Plan, o Options) (*MCPSchema, []string, error) 
 			me.Fields = append(me.Fields, f)
 		}
 		for _, a := range le.Attrs {
+			if a.Source == mapping.FromMarker {
+				continue // the libraries' own (version: the generated layer's counter)
+			}
 			if a.Source == mapping.FromEntityName {
 				notes.add("the entity attribute %s (remodel writes each item's entity name) is not a field of any entity: the generated layer neither reads nor writes it", a.Name)
 				continue

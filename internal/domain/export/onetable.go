@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/introspect"
@@ -38,6 +39,7 @@ type OneTableField struct {
 	Value    string `json:"value,omitempty"`
 	Required bool   `json:"required,omitempty"`
 	Default  any    `json:"default,omitempty"`
+	Hidden   bool   `json:"hidden,omitempty"`
 }
 
 // OneTableParams are the schema's params.
@@ -115,7 +117,7 @@ func OneTableModel(p *mapping.Plan, o Options) (*OneTableSchema, []string, error
 		Description: fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s: one model per entity, its keys as remodel writes them.", lp.Table, orDash(o.MappingFile)),
 		Indexes:     map[string]OneTableIndex{},
 		Models:      map[string]map[string]OneTableField{},
-		Params:      OneTableParams{TypeField: t.EntityAttr, IsoDates: true},
+		Params:      OneTableParams{TypeField: t.OneTableTypeField(), IsoDates: true},
 		Queries:     map[string]OneTableQuery{},
 		Items:       []any{},
 	}
@@ -257,11 +259,15 @@ func OneTableModel(p *mapping.Plan, o Options) (*OneTableSchema, []string, error
 			if _, isKey := m[a.Name]; isKey {
 				continue
 			}
-			if a.Source == mapping.FromEntityName {
+			if a.Name == s.Params.TypeField {
 				continue // OneTable's typeField, which it writes itself
 			}
 			if !oneTableName.MatchString(a.Name) {
 				notes.add("entity %s: attribute %s is left out of its model: not a OneTable field name", name, a.Name)
+				continue
+			}
+			if f, ok := oneTableFixed(a, name); ok {
+				m[a.Name] = f
 				continue
 			}
 			m[a.Name] = OneTableField{Type: oneTableType(a.Type)}
@@ -429,4 +435,25 @@ func oneTablePattern(lp *libPlan, pat *libPattern, inIndex map[*libEntity]map[st
 		q.Type, q.Model = "Entity", finds[0].Model
 	}
 	return finds, q, ""
+}
+
+// oneTableFixed is the field of an attribute whose value remodel fixes per
+// entity: the entity attribute and the markers (table.markers) other than
+// OneTable's type field, with their value as the default a create writes;
+// ElectroDB's markers are hidden from what reads return.
+func oneTableFixed(a mapping.AttributeDesc, entity string) (OneTableField, bool) {
+	switch {
+	case a.Source == mapping.FromEntityName:
+		return OneTableField{Type: "string", Default: entity}, true
+	case a.Source != mapping.FromMarker:
+		return OneTableField{}, false
+	}
+	m := a.Marker
+	f := OneTableField{Type: oneTableType(m.Type), Default: m.Value, Hidden: m.Set == mapping.MarkersElectroDB}
+	if m.Value == "" {
+		f.Default = entity
+	} else if m.Type == "N" {
+		f.Default, _ = strconv.Atoi(m.Value)
+	}
+	return f, true
 }
