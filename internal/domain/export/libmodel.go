@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -527,16 +526,6 @@ func ident(s string) bool {
 		}
 	}
 	return true
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func atoi(s string) int {
