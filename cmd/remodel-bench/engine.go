@@ -28,6 +28,11 @@ type benchEngine interface {
 	// insertIgnore inserts values ("(cols) VALUES (...)") into table,
 	// or nothing when a row with its key is there.
 	insertIgnore(table, values string) string
+	// timestamp6 is the type of a timestamp with microseconds.
+	timestamp6() string
+	// fullRows is the statement that makes the change stream carry the
+	// table's rows whole before a change ("": the engine's always does).
+	fullRows(table string) string
 }
 
 // benchEngines are the engines' benchEngine, by engine.

@@ -15,6 +15,10 @@ type myBench struct{}
 
 func (myBench) readDriver() string { return "mysql, prepared" }
 
+func (myBench) timestamp6() string { return "datetime(6)" }
+
+func (myBench) fullRows(string) string { return "" } // a row binlog with binlog_row_image=FULL
+
 func (myBench) rawReader(dsn string) (func(context.Context) (scanner, error), func(), error) {
 	cfg, err := mysqlConfig(dsn)
 	if err != nil {

@@ -14,6 +14,12 @@ type pgBench struct{}
 
 func (pgBench) readDriver() string { return "pgx, text" }
 
+func (pgBench) timestamp6() string { return "timestamp(6)" }
+
+func (pgBench) fullRows(table string) string {
+	return "ALTER TABLE " + table + " REPLICA IDENTITY FULL"
+}
+
 func (pgBench) rawReader(dsn string) (func(context.Context) (scanner, error), func(), error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {

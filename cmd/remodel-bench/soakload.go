@@ -43,18 +43,16 @@ func soakTime(t time.Time) string { return "'" + t.UTC().Format("2006-01-02 15:0
 // orders (ids 1 to rows) and the sentinel (id 0, customer 0), whose items
 // column only the bench changes (soakSentinel).
 func soakSchema(engine introspect.Engine, rows int) []string {
-	ts := "timestamp(6)"
-	if engine == introspect.MySQL {
-		ts = "datetime(6)"
-	}
+	be := benchEngineOf(engine)
+	ts := be.timestamp6()
 	stmts := []string{
 		"DROP TABLE IF EXISTS " + soakTable,
 		fmt.Sprintf("CREATE TABLE %s (order_id int PRIMARY KEY, customer_id int NOT NULL, created_at %s NOT NULL, status varchar(10) NOT NULL, amount decimal(12,2) NOT NULL, items int NOT NULL)", soakTable, ts),
 	}
-	if engine != introspect.MySQL {
+	if q := be.fullRows(soakTable); q != "" {
 		// The item key reads columns besides the primary key: the stream
 		// must carry whole rows before a change.
-		stmts = append(stmts, "ALTER TABLE "+soakTable+" REPLICA IDENTITY FULL")
+		stmts = append(stmts, q)
 	}
 	var b strings.Builder
 	for id := 0; id <= rows; id++ {

@@ -87,36 +87,48 @@ type Outcome struct {
 	Already int
 }
 
+// writebacker is a Source that can write rows back: each engine's.
+type writebacker interface {
+	openWriteback(ctx context.Context) (Writeback, error)
+}
+
 // OpenWriteback opens a connection to src's database for writing rows
 // back. src must be a Source this package opened.
 func OpenWriteback(ctx context.Context, src Source) (Writeback, error) {
-	switch s := src.(type) {
-	case *pgSource:
-		cfg := s.cfg.Copy()
-		// Values are sent as text literals the server reads in the column's
-		// type (an unknown-typed literal), whatever the column.
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-		c, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s to write back: %w", cfg.Host, cfg.Port, cfg.User, unwrapPG(err))
-		}
-		return &pgWriteback{c: c}, nil
-	case *mySource:
-		cfg := s.cfg.Clone()
-		cfg.ClientFoundRows = true // an UPDATE that changes nothing still counts the row it found
-		conn, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("source: configuring MySQL to write back: %w", err)
-		}
-		db := sql.OpenDB(conn)
-		db.SetMaxOpenConns(1)
-		if err := db.PingContext(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("source: connecting to MySQL at %s as %s to write back: %w", cfg.Addr, cfg.User, err)
-		}
-		return &myWriteback{db: db}, nil
+	if w, ok := src.(writebacker); ok {
+		return w.openWriteback(ctx)
 	}
-	return nil, fmt.Errorf("source: writing back into a %T is not supported", src)
+	return nil, fmt.Errorf("source: writing back into %s is not supported", src.Engine())
+}
+
+// openWriteback is PostgreSQL's writeback connection.
+func (s *pgSource) openWriteback(ctx context.Context) (Writeback, error) {
+	cfg := s.cfg.Copy()
+	// Values are sent as text literals the server reads in the column's
+	// type (an unknown-typed literal), whatever the column.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s to write back: %w", cfg.Host, cfg.Port, cfg.User, unwrapPG(err))
+	}
+	return &pgWriteback{c: c}, nil
+}
+
+// openWriteback is MySQL's writeback connection.
+func (s *mySource) openWriteback(ctx context.Context) (Writeback, error) {
+	cfg := s.cfg.Clone()
+	cfg.ClientFoundRows = true // an UPDATE that changes nothing still counts the row it found
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: configuring MySQL to write back: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("source: connecting to MySQL at %s as %s to write back: %w", cfg.Addr, cfg.User, err)
+	}
+	return &myWriteback{db: db}, nil
 }
 
 // stmtSQL is the SQL of one write, and its check: the statements of a
