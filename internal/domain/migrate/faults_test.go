@@ -78,8 +78,13 @@ func TestFaults(t *testing.T) {
 			if copied := tracker.Snapshot().Phases[0].Sum(); copied.Done != rep.RowsRead || copied.Total != rep.RowsRead {
 				t.Errorf("progress ends at %d of %d rows, the report read %d", copied.Done, copied.Total, rep.RowsRead)
 			}
-			if tl := tracker.Snapshot().Phases[0].Tallies; len(tl) != 2 || tl[1] != (progress.TallyState{Name: "retries", Count: rep.Retries}) || rep.Retries == 0 {
+			tl := tracker.Snapshot().Phases[0].Tallies
+			if len(tl) != 4 || tl[1] != (progress.TallyState{Name: "retries", Count: rep.Retries}) || rep.Retries == 0 {
 				t.Errorf("progress ends with tallies %+v, the report has %d retries", tl, rep.Retries)
+			}
+			if c := rep.Concurrency; c == nil || len(tl) != 4 || tl[2] != (progress.TallyState{Name: "requests in flight", Count: 0}) ||
+				tl[3] != (progress.TallyState{Name: "s paused by throttling", Count: int64(c.Paused)}) || c.Pauses == 0 || c.Cuts == 0 {
+				t.Errorf("progress ends with tallies %+v; the report's adaptive concurrency %+v (throttled: it paused and was cut)", tl, c)
 			}
 		})
 	}
