@@ -224,6 +224,10 @@ type follower struct {
 	// wrote), for the diff pass's scan.
 	items int64
 	acked string // the last position given to the stream's Ack
+	// unrecorded is a position applied and not yet recorded (checkpoint,
+	// Ack); recorded is when the last one was.
+	unrecorded source.Position
+	recorded   time.Time
 	// The batch being applied (f.mu): its transactions (0: none), since
 	// when, and the writer's retries then (followwatch.go).
 	busyTxns    int
@@ -262,7 +266,7 @@ func (f *follower) follow(ctx context.Context, stream source.Stream) error {
 			}
 			return recvErr
 		}
-		if err := f.applyBatch(ctx, stream, batch); err != nil {
+		if err := f.applyBatch(ctx, stream, batch, false); err != nil {
 			if ctx.Err() != nil {
 				// Not acknowledged: the drain applies it again.
 				return f.stop(ctx, stream, txns, batch, &recvErr)
@@ -302,20 +306,24 @@ func receive(ctx context.Context, stream source.Stream, txns chan<- *source.Txn)
 }
 
 // followIdle is how long the follower waits for a transaction before it
-// records what the stream says is applied without one (a transaction of
-// no followed table).
-const followIdle = time.Second
+// records what waits to be recorded, or what the stream says is applied
+// without one (a transaction of no followed table).
+const followIdle = 250 * time.Millisecond
+
+// followSaveEvery is how often at most the follower records how far the
+// changes are applied (the checkpoint saved, then the source told), but
+// at its stop, which records at once.
+const followSaveEvery = 250 * time.Millisecond
 
 // followDrain is how long a stopped follower waits for what the source
 // committed before the stop (a variable for the tests).
 var followDrain = 30 * time.Second
 
 // applyBatch applies a batch (empty: none came) and records how far the
-// changes are applied: in the checkpoint first, then in the stream, which
-// tells the source (so the source never keeps less than the checkpoint
-// needs).
-func (f *follower) applyBatch(ctx context.Context, stream source.Stream, batch []*source.Txn) error {
-	var end source.Position
+// changes are applied, at most every followSaveEvery unless force: in the
+// checkpoint first, then in the stream, which tells the source (so the
+// source never keeps less than the checkpoint needs).
+func (f *follower) applyBatch(ctx context.Context, stream source.Stream, batch []*source.Txn, force bool) error {
 	if len(batch) > 0 {
 		f.busy(len(batch))
 		err := f.apply(ctx, batch)
@@ -328,21 +336,24 @@ func (f *follower) applyBatch(ctx context.Context, stream source.Stream, batch [
 		// whole again after a stop before its last part.
 		for _, t := range batch {
 			if t.End != "" {
-				end = t.End
+				f.unrecorded = t.End
 			}
 		}
 	}
-	if end == "" {
-		// Nothing whole applied: what the stream says is applied (past
+	if f.unrecorded == "" {
+		// Nothing applied waits: what the stream says is applied (past
 		// the transactions of no followed table), when it moved.
-		if end = stream.Status().Applied; end == "" || string(end) == f.acked {
-			return nil
+		if a := stream.Status().Applied; a != "" && string(a) != f.acked {
+			f.unrecorded = a
 		}
 	}
+	if f.unrecorded == "" || !force && time.Since(f.recorded) < followSaveEvery {
+		return nil
+	}
+	end := f.unrecorded
 	f.mu.Lock()
 	f.rep.Applied = string(end)
 	f.mu.Unlock()
-	f.acked = string(end)
 	if f.tr != nil {
 		f.tr.followApplied(end)
 		if err := f.tr.save(); err != nil {
@@ -350,6 +361,7 @@ func (f *follower) applyBatch(ctx context.Context, stream source.Stream, batch [
 		}
 	}
 	stream.Ack(end)
+	f.acked, f.unrecorded, f.recorded = string(end), "", time.Now()
 	return nil
 }
 
@@ -387,7 +399,7 @@ func (f *follower) stop(ctx context.Context, stream source.Stream, txns <-chan *
 	if ka, ok := stream.(source.KeepAliver); ok {
 		_ = ka.KeepAlive(dctx) // the server says where it is (its answer covers the head)
 	}
-	if err := f.applyBatch(dctx, stream, held); err != nil {
+	if err := f.applyBatch(dctx, stream, held, true); err != nil {
 		return f.stopFailed(dctx, stream, head, err)
 	}
 	defer func() {
@@ -403,7 +415,7 @@ func (f *follower) stop(ctx context.Context, stream source.Stream, txns <-chan *
 			}
 			return f.stopFailed(dctx, stream, head, dctx.Err())
 		}
-		if err := f.applyBatch(dctx, stream, batch); err != nil {
+		if err := f.applyBatch(dctx, stream, batch, true); err != nil {
 			return f.stopFailed(dctx, stream, head, err)
 		}
 	}
