@@ -384,20 +384,17 @@ func (f *follower) busy(n int) {
 // It returns nil only when it did, so a stop never says "done" with a
 // change committed before it left out.
 func (f *follower) stop(ctx context.Context, stream source.Stream, txns <-chan *source.Txn, held []*source.Txn, recvErr *error) error {
-	f.mu.Lock()
-	f.rep.Stopped = true
-	f.mu.Unlock()
-	if !errors.Is(context.Cause(ctx), context.Canceled) {
-		return nil // the run's own end (a lost lock): it says why
+	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+		return cause // the run's own end (a lost lock): no clean stop
 	}
+	f.mu.Lock()
+	f.rep.Stopped = true // by a signal
+	f.mu.Unlock()
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), followDrain)
 	defer cancel()
 	head, err := stream.Head(dctx)
 	if err != nil {
 		return &StoppedBehindError{Applied: string(stream.Status().Applied), Cause: fmt.Sprintf("the source's position could not be read at the stop (%v)", err)}
-	}
-	if ka, ok := stream.(source.KeepAliver); ok {
-		_ = ka.KeepAlive(dctx) // the server says where it is (its answer covers the head)
 	}
 	if err := f.applyBatch(dctx, stream, held, true); err != nil {
 		return f.stopFailed(dctx, stream, head, err)
@@ -410,7 +407,7 @@ func (f *follower) stop(ctx context.Context, stream source.Stream, txns <-chan *
 	for !stream.Status().CaughtUp {
 		batch, ok := f.gather(dctx, txns, 100*time.Millisecond)
 		if !ok {
-			if *recvErr != nil {
+			if dctx.Err() == nil && *recvErr != nil { // the stream ended (txns closed after recvErr was set)
 				return fmt.Errorf("migrate: --follow: stopping: %w", *recvErr)
 			}
 			return f.stopFailed(dctx, stream, head, dctx.Err())
@@ -838,9 +835,12 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	}
 	stream, err := fol.OpenStream(ctx, fp.opts)
 	if err != nil {
-		if ctx.Err() != nil {
+		if cause := context.Cause(ctx); ctx.Err() != nil && !errors.Is(cause, context.Canceled) {
+			return cause // a lost lock
+		}
+		if ctx.Err() != nil { // a signal before the stream was open: whether changes wait is not known
 			f.rep.Stopped = true
-			return nil
+			return &StoppedBehindError{Applied: st.Applied, Cause: "stopped before the change stream was open: the changes since are not known to be applied"}
 		}
 		return err
 	}
