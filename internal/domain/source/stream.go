@@ -72,8 +72,8 @@ type Txn struct {
 
 // Stream is a source's change stream: the committed transactions to the
 // followed tables, in commit order, from where the last run acknowledged.
-// It is not safe for concurrent use, but Ack and Status may be called
-// while Next waits.
+// It is not safe for concurrent use, but Ack, Status and Head may be
+// called while Next waits.
 type Stream interface {
 	// Next returns the next committed transaction, waiting for one until
 	// ctx is done. A stream never waits without a deadline: a connection
