@@ -150,6 +150,12 @@ func (w writebackSQL) apply(ctx context.Context, t tx, ws []RowWrite) (Outcome, 
 	for i, rw := range ws {
 		q, args := w.statement(rw)
 		n, err := t.exec(ctx, q, args)
+		if err != nil && rw.Op == WriteInsert && duplicateKey(err) {
+			// MySQL's insert of a key that exists (PostgreSQL's does
+			// nothing): the row may be this very insert, applied before a
+			// restart; checked below as an insert that changed nothing.
+			n, err = 0, nil
+		}
 		if err != nil {
 			if why := w.deferral(err); why != "" {
 				return Outcome{Kind: Deferred, Write: i, Reason: fmt.Sprintf("%s %s: %s", opName(rw.Op), rw.Row, why)}, nil
@@ -415,6 +421,13 @@ func (t myTx) exists(ctx context.Context, q string, args []any) (bool, error) {
 	found := rows.Next()
 	rows.Close()
 	return found, rows.Err()
+}
+
+// duplicateKey says whether err is MySQL's refusal of a key another row
+// holds (the statement alone is undone; the transaction goes on).
+func duplicateKey(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062
 }
 
 // deferral is why the database refused a write for now (a foreign key, a
