@@ -79,7 +79,7 @@ func migratedExample(t *testing.T, name string) (dsn, endpoint string, db dynamo
 	dsn = testenv.Postgres(t)
 	testenv.LoadExample(t, "postgres", dsn, name)
 	db, table = testenv.DynamoDBTable(t)
-	if code, out := remodel(t, "migrate", "--source", dsn, "-m", name+"/mapping.yaml", "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl")); code != 0 {
+	if code, out := remodel(t, "migrate", "--source", dsn, "-m", name+"/mapping.yaml", "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "c.json")); code != 0 { // the checkpoint and the finished record out of the source tree
 		t.Fatalf("migrate: exit %d\n%s", code, out)
 	}
 	return dsn, endpoint, db, table
@@ -125,7 +125,7 @@ func TestExamples(t *testing.T) {
 					t.Fatalf("remodel %s: exit %d\n%s", step[0], code, out)
 				}
 			}
-			code, out := remodel(t, "migrate", "--source", dsn, "-m", ex.mapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"))
+			code, out := remodel(t, "migrate", "--source", dsn, "-m", ex.mapping, "--endpoint", endpoint, "--table", table, "--create-table", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "c.json")) // its files out of the source tree
 			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
 			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] != strconv.Itoa(ex.rows) {
 				t.Fatalf("migrate: exit %d, want %d rows read and written, none rejected:\n%s", code, ex.rows, out)

@@ -141,7 +141,7 @@ func TestInitMigrateVerify(t *testing.T) {
 			if db.name != "tricky" { // tricky has a table without a key on purpose: not read, a warning
 				strict(t, dsn, file)
 			}
-			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table", "--progress", "none", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"))
+			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table", "--progress", "none", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "c.json")) // its files out of the source tree
 			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
 			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] == "0" {
 				t.Fatalf("migrate: exit %d, want every row read written and none rejected:\n%s\n%s", code, out, m)
