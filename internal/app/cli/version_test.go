@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -54,8 +55,11 @@ func TestVersionOf(t *testing.T) {
 	}
 }
 
-// TestVersionOfSourceBuild: remodel built with go build from this tree
-// prints the commit HEAD names (and dirty when the tree has changes).
+// TestVersionOfSourceBuild: remodel built with go build from a checkout of
+// this tree's HEAD prints that commit, without "dirty"; with a tracked file
+// changed, "dirty". The checkout is a clone of its own, so that the files
+// other packages' tests make in this tree while it builds cannot change
+// what go sees.
 func TestVersionOfSourceBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds remodel")
@@ -64,31 +68,46 @@ func TestVersionOfSourceBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
+	git := func(dir string, args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
 		if err != nil {
 			t.Skipf("git %s: %v (not a git checkout)", strings.Join(args, " "), err)
 		}
 		return strings.TrimSpace(string(out))
 	}
-	head := git("rev-parse", "HEAD")
-	bin := filepath.Join(t.TempDir(), "remodel")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "./cmd/remodel") // whatever GOFLAGS says
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	head := git(root, "rev-parse", "HEAD")
+	clone := filepath.Join(t.TempDir(), "src")
+	if out, err := exec.Command("git", "clone", "-q", root, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
 	}
-	out, err := exec.Command(bin, "version").Output()
+	git(clone, "checkout", "-q", head)
+	version := func() string {
+		bin := filepath.Join(t.TempDir(), "remodel")
+		build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "./cmd/remodel") // whatever GOFLAGS says
+		build.Dir = clone
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		out, err := exec.Command(bin, "version").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	want := regexp.MustCompile(`^remodel dev \(commit ` + head[:12] + ` of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ(, dirty)?; mapping format version 1\)\n$`)
+	clean := version()
+	if !want.MatchString(clean) || strings.Contains(clean, ", dirty") {
+		t.Fatalf("version of a clean source build: %q, want it to match %s without dirty", clean, want)
+	}
+	main := filepath.Join(clone, "cmd", "remodel", "main.go")
+	b, err := os.ReadFile(main)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := regexp.MustCompile(`^remodel dev \(commit ` + head[:12] + ` of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ(, dirty)?; mapping format version 1\)\n$`)
-	if !want.Match(out) {
-		t.Fatalf("version of a source build: %q, want it to match %s", out, want)
+	if err := os.WriteFile(main, append(b, "\n// changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	// A tree with changes (other than untracked files, which go does not
-	// count either way here) is marked dirty; a clean one is not.
-	if dirty := git("status", "--porcelain", "--untracked-files=no") != ""; dirty != strings.Contains(string(out), ", dirty") {
-		t.Errorf("version %q, but git status says dirty=%v", out, dirty)
+	if dirty := version(); !want.MatchString(dirty) || !strings.Contains(dirty, ", dirty") {
+		t.Errorf("version of a build with a tracked file changed: %q, want it to match %s with dirty", dirty, want)
 	}
 }
