@@ -196,10 +196,8 @@ func runS3(ctx context.Context, o Options, rep *Report) (err error) {
 	}
 	o.KeyCheckAlways = true // ImportTable keeps one of two items with one key, silently
 	rep.S3 = &S3Report{URL: o.To.String(), Compression: string(o.Compression)}
-	for _, p := range []struct{ what, path string }{{"rejected-rows file", o.RejectsPath}, {"checkpoint file", o.CheckpointPath}} {
-		if err := CheckReplaceable(p.path); err != nil {
-			return fmt.Errorf("migrate: the %s: %w", p.what, err)
-		}
+	if err := checkOwnFiles(o); err != nil {
+		return err
 	}
 	rej := &rejects{path: o.RejectsPath, max: o.MaxRejects}
 	tr, err := startCheckpoint(ctx, &o, rep, rej)
