@@ -495,9 +495,14 @@ type touched struct {
 	n    map[string]int64   // changes per entity
 }
 
+// newTouched is an empty touched set.
+func newTouched() touched {
+	return touched{rows: map[*mapping.Entity]map[string]source.KeyBound{}, dels: map[string]pending{}, n: map[string]int64{}}
+}
+
 // apply applies one batch of transactions.
 func (f *follower) apply(ctx context.Context, batch []*source.Txn) error {
-	tc := touched{rows: map[*mapping.Entity]map[string]source.KeyBound{}, dels: map[string]pending{}, n: map[string]int64{}}
+	tc := newTouched()
 	changes := 0
 	for _, txn := range batch {
 		for _, c := range txn.Changes {

@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/source"
 )
 
 // Writes in doubt (a followed migration). A BatchWriteItem request that
@@ -119,7 +118,7 @@ func decodeDoubtKey(kv []keyValue, t *mapping.Table) (mapping.Item, error) {
 // doubtful is the checkpoint's rows in doubt, as a touched set: the
 // rows to read again, the item keys to delete unless a row renders them.
 func (f *follower) doubtful() (touched, error) {
-	tc := touched{rows: map[*mapping.Entity]map[string]source.KeyBound{}, dels: map[string]pending{}, n: map[string]int64{}}
+	tc := newTouched()
 	if f.tr == nil {
 		return tc, nil
 	}
