@@ -1,7 +1,8 @@
 # remodel — the two commands a fresh machine needs:
 #   make demo   local services, the personalization example on PostgreSQL and
 #               MariaDB: preview, migrate into DynamoDB Local, verify
-#   make test   gofmt, vet, go mod tidy -diff, staticcheck, then every test (unit and integration) with the race detector
+#   make test   gofmt, vet, go mod tidy -diff, staticcheck, then every test (unit and integration) with the race detector,
+#               then every fuzz target's fuzzer for FUZZTIME=3s each (scripts/fuzz.sh)
 # and, to measure it:
 #   make bench  remodel against its ceilings (raw read, raw sink, null sink), one
 #               table of figures; ROWS=1000000, ENGINE=mysql or both, WRITERS=16, REPEAT=3;
@@ -15,6 +16,8 @@
 #               orders during a copy slowed by a fault proxy with late copy writes, a seeded
 #               workload and busy goroutines, each ending in verify of every item: seeds and
 #               differences (target 0; a difference fails the bench); FOLLOW_ONLY=1 runs only that;
+#               FOLLOWBACK=1: FOLLOW=1 and follow-back beside it (items changed through the AWS SDK
+#               at FOLLOW_RATE, applied back: changes/s, lag p50/p99 per change, then verify);
 #               the S3 route (migrate --to a local directory and an in-process S3) beside
 #               the null sink (S3_ROUTE=0 skips it); LARGE=1 LARGE_ROWS=1000000,10000000:
 #               peak RSS per size of the null sink, --to file:// and verify --files

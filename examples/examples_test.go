@@ -114,6 +114,7 @@ func TestExamples(t *testing.T) {
 	fresh := map[string]func(testing.TB) string{"postgres": testenv.Postgres, "mysql": testenv.MySQL}
 	for _, ex := range examples() {
 		t.Run(ex.name+"/"+ex.engine, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := fresh[ex.engine](t)
 			ex.load(t, dsn)
 			_, table := testenv.DynamoDBTable(t)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: measures remodel against its ceilings in one run and prints the
-# figures side by side (see cmd/remodel-bench and README.md, "Performance").
+# figures side by side (see cmd/remodel-bench and docs/performance.md).
 #
 #   scripts/bench.sh                     # about 100 000 rows, PostgreSQL
 #   ROWS=1000000 ENGINE=both scripts/bench.sh
@@ -78,6 +78,10 @@
 #                         (must pass) and follow-cleanup. Prints a table per engine. The
 #                         private servers are stopped at the end (their data directories stay).
 #   FOLLOW_ONLY=1         with FOLLOW=1: only that (no measurements on the shared servers)
+#   CPUPROFILE            with FOLLOW=1 also: the resumed follower (catch-up, steady workload,
+#                         stop) runs with a CPU profile into FILE.follow.postgres / .mysql
+#                         (its CPU figures then include the profiler's cost); with FOLLOWBACK=1
+#                         follow-back's process too, into FILE.follow.ENGINE.followback
 #   FOLLOW_BACKLOG        the catch-up's changed rows (default ROWS/2, at least 1000: the lag
 #                         lines come once a second, so the catch-up should last seconds)
 #   FOLLOW_RATE           the steady workload's changed rows per second (500)
@@ -96,7 +100,22 @@
 #                         extra or different; target 0) and seconds; the bench fails if a seed differs
 #   FOLLOW_SOAK_SEED      the soak's first seed (1)
 #
+#   FOLLOWBACK=1          FOLLOW=1, and after the forward follower's steps, per engine, follow-back
+#                         (cmd/remodel-bench/followback.go) on the same private database: migrate
+#                         --create-table --stream of cmd/remodel-bench/personalization-embed.yaml
+#                         (settings and subscriptions embedded in the user's item) into a fresh
+#                         table; follow-back's code (followback.Run, in a process of its own)
+#                         started and stopped; FOLLOW_BACKLOG item changes written into the table
+#                         through the AWS SDK (names updated, embedded settings edited, users and
+#                         contents put, contents moved to another key, deleted), follow-back
+#                         resumed and timed to every change applied (catch-up changes/s); then
+#                         FOLLOW_RATE item changes/s for FOLLOW_SECONDS, each change's lag the
+#                         moment follow-back applied it less the moment the workload wrote it
+#                         (p50/p99; target p99 < 5 s, >= 500 changes/s); SIGINT (no dead letter),
+#                         remodel verify (must pass). One table beside the forward follower's.
+#
 #   FOLLOW=1 FOLLOW_ONLY=1 ROWS=20000 ENGINE=both scripts/bench.sh
+#   FOLLOWBACK=1 FOLLOW_ONLY=1 FOLLOW_SOAK_SEEDS=0 ROWS=20000 ENGINE=both scripts/bench.sh
 #
 # The data is the personalization example's generator at -scale ROWS/6820
 # (about 6 820 rows per scale step in five tables), loaded into a fresh
@@ -157,6 +176,7 @@ done
 for v in FOLLOW_SOAK_SEEDS FOLLOW_SOAK_SEED; do
 	[[ -z "${!v:-}" || "${!v}" =~ ^[0-9]+$ ]] || { echo "bench: $v must be a whole number, got '${!v}'" >&2; exit 2; }
 done
+[[ "${FOLLOWBACK:-}" != 1 ]] || FOLLOW=1
 soak_seeds="${FOLLOW_SOAK_SEEDS:-50}"
 soak_failed=0
 follow_pg_port="${FOLLOW_PG_PORT:-5441}"
@@ -217,9 +237,12 @@ follow_bench() {
 	esac
 	rm -f "$tmp/follow.sql"
 	echo
-	echo "\$ make bench FOLLOW=1 ROWS=$rows ENGINE=$engine${FOLLOW_ONLY:+ FOLLOW_ONLY=$FOLLOW_ONLY}${FOLLOW_BACKLOG:+ FOLLOW_BACKLOG=$FOLLOW_BACKLOG}${FOLLOW_RATE:+ FOLLOW_RATE=$FOLLOW_RATE}${FOLLOW_SECONDS:+ FOLLOW_SECONDS=$FOLLOW_SECONDS}   # $e, following"
+	echo "\$ make bench $([[ "${FOLLOWBACK:-}" == 1 ]] && echo FOLLOWBACK || echo FOLLOW)=1 ROWS=$rows ENGINE=$engine${FOLLOW_ONLY:+ FOLLOW_ONLY=$FOLLOW_ONLY}${FOLLOW_BACKLOG:+ FOLLOW_BACKLOG=$FOLLOW_BACKLOG}${FOLLOW_RATE:+ FOLLOW_RATE=$FOLLOW_RATE}${FOLLOW_SECONDS:+ FOLLOW_SECONDS=$FOLLOW_SECONDS}   # $e, following"
+	local prof=()
+	[[ -z "${CPUPROFILE:-}" ]] || prof=(-cpuprofile "$CPUPROFILE.follow.$e")
+	[[ "${FOLLOWBACK:-}" != 1 ]] || prof+=(-follow-back)
 	bin/remodel-bench -follow -source "$dsn" -mapping "$ex/mapping.yaml" -remodel bin/remodel -port "$port" \
-		-readers "${READERS:-4}" -writers "${WRITERS:-8}" \
+		-readers "${READERS:-4}" -writers "${WRITERS:-8}" "${prof[@]}" \
 		-follow-backlog "$backlog" -follow-rate "${FOLLOW_RATE:-500}" -follow-seconds "${FOLLOW_SECONDS:-60}s" \
 		-note "examples/personalization/gen -scale $scale; private server on :${dsn##*127.0.0.1:}; DynamoDB Local -Xmx$DYNAMODB_XMX"
 	if ((soak_seeds > 0)); then

@@ -6,3 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go run ./internal/tools/shape "$@" .
+echo
+echo "engine branches (TestNoEngineBranches, type-checked: where code still asks which engine it runs on, and why it may):"
+out=$(go test -count=1 -run '^TestNoEngineBranches$' -v ./introspect/ 2>&1) || true
+grep -E 'allowed:|packages checked|^\s+\S+\.go:[0-9]+: |engineBranchAllowed:|^(ok|FAIL|--- FAIL)' <<<"$out" | sed -E 's/^\s*enginebranch_test\.go:[0-9]+: /  /'

@@ -8,6 +8,7 @@
 #
 # Before the tests: gofmt, go vet, go mod tidy -diff (go.mod and go.sum must
 # be tidy) and staticcheck (the version pinned by go.mod's tool directive).
+# After them: a short run of every fuzz target's fuzzer (scripts/fuzz.sh).
 #
 # REMODEL_REQUIRE_SERVICES=1 (set by .ci/run) makes a missing service, and any
 # skipped test, fail the run.
@@ -114,5 +115,10 @@ fi
 if [ "${REMODEL_REQUIRE_SERVICES:-}" = "1" ] && [ "$skips" -gt 0 ]; then
 	echo "$skips tests were skipped, and REMODEL_REQUIRE_SERVICES=1 forbids skips (full log: $log)"; exit 1
 fi
-echo "all tests passed ($skips skipped)"
 rm -f "$log"
+
+# Every fuzz target's fuzzer, briefly (a failing input stays in the
+# package's testdata/fuzz/ for the fix to commit).
+echo "== fuzz (scripts/fuzz.sh, FUZZTIME=${FUZZTIME:-3s} each)"
+scripts/fuzz.sh
+echo "all tests passed ($skips skipped)"

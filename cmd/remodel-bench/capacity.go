@@ -14,11 +14,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 type capacityOptions struct {
@@ -96,10 +96,12 @@ func writeCapacity(w io.Writer, m faultproxy.Capacity, res []capacityResult) {
 
 // runCapacity is the capacity mode.
 func runCapacity(ctx context.Context, o options, stdout, stderr io.Writer) error {
-	engine := introspect.Postgres
-	if strings.HasPrefix(o.source, "mysql://") {
-		engine = introspect.MySQL
+	src, err := source.Open(ctx, o.source) // which engine the DSN names
+	if err != nil {
+		return err
 	}
+	engine := src.Engine()
+	src.Close()
 	db, err := openSQL(ctx, engine, o.source)
 	if err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 func TestCapacitySets(t *testing.T) {

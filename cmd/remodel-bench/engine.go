@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // benchEngine is what the bench does its own way on each engine, beside

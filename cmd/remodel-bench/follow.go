@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // The follow bench (-follow; make bench FOLLOW=1): remodel migrate
@@ -72,20 +72,33 @@ func (fb *followBench) step(format string, args ...any) {
 }
 
 // runFollowBench runs the follow bench and prints its figures.
-func runFollowBench(ctx context.Context, o options, stdout, stderr io.Writer) error {
+func runFollowBench(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	rep := &followReport{Date: time.Now(), Machine: thisMachine(), LoadStart: loadAverage(), Rate: o.follow.rate}
 	work, err := os.MkdirTemp("", "remodel-bench-follow-")
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	defer os.RemoveAll(work)
+	defer func() {
+		if err != nil { // its logs, reports and dead letters tell why
+			fmt.Fprintf(stderr, "bench: follow: the run's files are kept in %s\n", work)
+			return
+		}
+		os.RemoveAll(work)
+	}()
 	fb := &followBench{o: o, stderr: stderr, work: work}
 	if err := fb.setUp(ctx, rep); err != nil {
 		return err
 	}
 	defer fb.load.Close()
-	if err := fb.measure(ctx, rep); err != nil {
-		return err
+	if !o.back.only {
+		if err := fb.measure(ctx, rep); err != nil {
+			return err
+		}
+	}
+	if o.back.on {
+		if rep.Back, err = fb.runBack(ctx); err != nil {
+			return err
+		}
 	}
 	rep.LoadEnd = loadAverage()
 	rep.write(stdout)
@@ -148,6 +161,26 @@ func (fb *followBench) migrateArgs(resume bool) []string {
 	return append(a, "--create-table", "--output-file", "json="+filepath.Join(fb.work, "copy.report.json"))
 }
 
+// profiled is how the resumed follower (catch-up, steady workload, stop)
+// runs: remodel, or with -cpuprofile the bench binary as remodel with a
+// CPU profile of that whole process written to the file (its CPU figures
+// then include the profiler's own cost).
+func (fb *followBench) profiled(args []string) (bin string, _, env []string, err error) {
+	if fb.o.cpuprofile == "" {
+		return fb.o.remodel, args, nil, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	abs, err := filepath.Abs(fb.o.cpuprofile)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	fb.step("the resumed follower runs with a CPU profile into %s", abs)
+	return self, append([]string{profileArg}, args...), []string{"REMODEL_BENCH_CPUPROFILE=" + abs}, nil
+}
+
 // measure runs the four steps.
 func (fb *followBench) measure(ctx context.Context, rep *followReport) error {
 	fb.table = fmt.Sprintf("bench_follow_%s_%d", fb.engine, time.Now().Unix())
@@ -166,13 +199,16 @@ func (fb *followBench) measure(ctx context.Context, rep *followReport) error {
 	if err := fb.finish(ctx, rep, f); err != nil {
 		return err
 	}
-	return fb.prove(ctx, rep)
+	if err := fb.prove(ctx, rep); err != nil {
+		return err
+	}
+	return fb.s3CatchUp(ctx, rep) // follows3.go
 }
 
 // copy is step 1.
 func (fb *followBench) copy(ctx context.Context, rep *followReport) error {
 	fb.step("migrate --follow --create-table into %s", fb.table)
-	f, err := startFollower(fb.o.remodel, fb.migrateArgs(false), filepath.Join(fb.work, "copy.log"))
+	f, err := startFollower(fb.o.remodel, fb.migrateArgs(false), nil, filepath.Join(fb.work, "copy.log"))
 	if err != nil {
 		return err
 	}
@@ -211,7 +247,11 @@ func (fb *followBench) catchUp(ctx context.Context, rep *followReport) (*followe
 	}
 	rep.Backlog = phase{Count: n, Wall: time.Since(t0)}
 	fb.step("catch-up: %d changed rows in %.1f s; migrate --follow --resume", n, rep.Backlog.Wall.Seconds())
-	f, err := startFollower(fb.o.remodel, fb.migrateArgs(true), filepath.Join(fb.work, "follow.log"))
+	bin, args, env, err := fb.profiled(fb.migrateArgs(true))
+	if err != nil {
+		return nil, err
+	}
+	f, err := startFollower(bin, args, env, filepath.Join(fb.work, "follow.log"))
 	if err != nil {
 		return nil, err
 	}

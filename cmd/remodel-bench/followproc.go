@@ -98,8 +98,9 @@ type follower struct {
 	eof    bool
 }
 
-// startFollower starts bin with args, its stdout and stderr into logPath.
-func startFollower(bin string, args []string, logPath string) (*follower, error) {
+// startFollower starts bin with args (and env besides the bench's own), its
+// stdout and stderr into logPath.
+func startFollower(bin string, args, env []string, logPath string) (*follower, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -111,6 +112,9 @@ func startFollower(bin string, args []string, logPath string) (*follower, error)
 	}
 	f := &follower{cmd: exec.Command(bin, args...), log: logPath, exit: make(chan struct{}), notify: make(chan struct{}, 1)}
 	f.cmd.Stdout, f.cmd.Stderr = log, pw
+	if len(env) > 0 {
+		f.cmd.Env = append(os.Environ(), env...)
+	}
 	f.start = time.Now()
 	err = f.cmd.Start()
 	pw.Close()

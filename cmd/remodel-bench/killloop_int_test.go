@@ -63,7 +63,7 @@ func TestKillLoopEmbedded(t *testing.T) {
 			// The embedded job writes 1 341 larger items: slower, so that its
 			// kills land while it writes its users even on a loaded machine
 			// (at 1500 it finished in 4 s, before its first kill).
-			b.m.embedExtra = []string{"--rate-limit", "400"}
+			b.m.embedExtra = []string{"--rate-limit", "150"}
 			seed, runs, err := b.killLoops(ctx)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // TestKillTargets: the kill points are n sorted shares of the job in

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // The large mode (make bench LARGE=1, issue 19 §4): at each size of

@@ -9,9 +9,10 @@
 //     writers, into DynamoDB Local;
 //  3. remodel end to end: the built remodel binary migrating the source
 //     into DynamoDB Local;
-//  4. remodel into a null sink: the same, through a faultproxy whose
-//     Discard rule acknowledges every BatchWriteItem without forwarding it,
-//     so the figure is remodel's own cost (read, render, batch, HTTP);
+//  4. remodel into the null sink: the built remodel binary migrating the
+//     source with --to null:, the product's null sink, which acknowledges
+//     every item without sending it anywhere, so the figure is remodel's
+//     own cost (read, render, key check, batch), without a store's;
 //  5. remodel verify of the table the end-to-end run wrote (every item
 //     compared, the access patterns at a fixed seed), beside the migration
 //     of the same rows: verify ÷ migrate, of wall time.
@@ -34,6 +35,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,11 +54,11 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/app/cli"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
-	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
+	_ "github.com/remodel-dev/remodel/internal/domain/source/engines" // the engines source.Open opens
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 const profileArg = "__remodel"
@@ -88,6 +90,8 @@ type options struct {
 	killEmbed  string
 	// follow: the follow bench (follow.go) instead of the measurements.
 	follow followOptions
+	// back: with follow, the follow-back bench after it (followback.go).
+	back backOptions
 	// capacity: the capacity mode (capacity.go) instead of the measurements.
 	capacity capacityOptions
 	// soak: the follow soak (soak.go) instead of the measurements.
@@ -104,6 +108,11 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == spawnArg {
 		stop() // the command gets the signals; the go-between waits for it
 		os.Exit(spawned(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == backArg {
+		code := followBackProcess(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	if len(os.Args) > 1 && os.Args[1] == profileArg {
 		code := profiled(ctx, os.Args[2:])
@@ -123,7 +132,7 @@ func main() {
 	flag.IntVar(&o.repeat, "repeat", 1, "measure everything this many rounds and print each measurement's median round")
 	flag.StringVar(&o.keyCheck, "key-check", "auto", "remodel migrate --key-check: always measures the key collision check on a mapping that does not need it")
 	flag.BoolVar(&o.nullOnly, "null-only", false, "measure only the raw read and the null sink (no DynamoDB Local writes: for sizes it would take hours to store)")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the measured runs, profile one more null-sink run of remodel into this file; with -follow: profile the resumed follower (catch-up, steady workload, stop) into it")
 	flag.IntVar(&o.killLoop, "kill-loop", 0, "after the measurements, migrate once per -kill-ranges value killing remodel with SIGKILL this many times, --resume each time, and prove the table exact")
 	flag.Uint64Var(&o.killSeed, "kill-seed", 0, "the seed of the kill loop's kill points (0: drawn, and printed)")
 	ranges := flag.String("kill-ranges", "1,4", "the --ranges values of the kill loop's jobs, comma-separated")
@@ -136,6 +145,9 @@ func main() {
 	flag.IntVar(&o.follow.workers, "follow-workers", 8, "-follow: the workload's connections")
 	flag.DurationVar(&o.follow.limit, "follow-timeout", 20*time.Minute, "-follow: how long the copy, the catch-up, the lag's return to 0 and verify may each take")
 	flag.Uint64Var(&o.follow.seed, "follow-seed", 1, "-follow: the workload's seed")
+	flag.BoolVar(&o.back.on, "follow-back", false, "-follow: then measure follow-back (followback.go) on a fresh table of -follow-back-mapping made by migrate --create-table --stream: the catch-up of -follow-backlog item changes written into it through the AWS SDK, then -follow-rate item changes/s for -follow-seconds (applied/s, lag per change), then verify; printed beside the forward follower's figures")
+	flag.BoolVar(&o.back.only, "follow-back-only", false, "-follow -follow-back: measure follow-back only (no forward follower before)")
+	flag.StringVar(&o.back.mapping, "follow-back-mapping", defaultKillEmbed, "-follow-back: the mapping of the table follow-back follows (on the same source)")
 	flag.BoolVar(&o.s3Route, "s3-route", true, "measure migrate --to in each round too: to a local directory (gzip, zstd) and to an in-process S3 (gzip), beside the null sink")
 	flag.StringVar(&o.large, "large", "", "large mode: measure only the null sink, migrate --to a local directory and verify --files of its objects, and append the figures of this size to this file (large.go)")
 	flag.StringVar(&o.largeTable, "large-table", "", "print the large mode's table of the sizes in this file, and nothing else")
@@ -264,9 +276,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{"run", fmt.Sprintf("%d readers, %d writers; DynamoDB Local on :%d%s", o.readers, o.writers, o.port, restarted(o.script, b.warmup))},
 		{"load", fmt.Sprintf("1/5/15-min load average %s at start, %s at end", loadStart, loadAverage())},
 	}
-	if len(b.proxyCPU) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("The null sink (faultproxy Discard, in the bench process) used %.2f CPU s besides (median of the rounds).", medianDuration(b.proxyCPU).Seconds()))
-	}
+	rep.Notes = append(rep.Notes, "The null sink is remodel migrate --to null: (every row read, rendered and its key checked, nothing sent anywhere).")
 	if k := b.keyCheck; k != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("Key collision check (--key-check %s), last null-sink run: %s keys, %.1f MiB in memory, %.0f MiB in temporary files, %s keys past the filter (looked up in its table and on disk).",
 			o.keyCheck, thousands(float64(k.Keys)), float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), thousands(float64(k.Lookups))))
@@ -308,8 +318,6 @@ type bench struct {
 	warmup   int64
 	round    int
 	seq      int
-	// proxyCPU is the bench process's CPU time during each null-sink run.
-	proxyCPU []time.Duration
 	// keyCheck is the key collision check of the last null-sink run, when on.
 	keyCheck *migrate.KeyCheckStats
 }
@@ -370,13 +378,18 @@ func (b *bench) table(ctx context.Context, what string) (string, error) {
 
 // tableOf is table for the table of plan (the kill loop's other mapping).
 func (b *bench) tableOf(ctx context.Context, plan *mapping.Plan, what string) (string, error) {
+	name := b.name(what)
+	return name, migrate.CreateTable(ctx, b.db, &plan.Table, name, 5*time.Minute)
+}
+
+// name is the next name of a table the bench uses, for what.
+func (b *bench) name(what string) string {
 	b.seq++
 	names := b.names
 	if names == "" {
 		names = "bench"
 	}
-	name := fmt.Sprintf("%s_%s_%d", names, what, b.seq)
-	return name, migrate.CreateTable(ctx, b.db, &plan.Table, name, 5*time.Minute)
+	return fmt.Sprintf("%s_%s_%d", names, what, b.seq)
 }
 
 // fresh restarts DynamoDB Local and warms its JVM up with b.warmup items
@@ -424,35 +437,19 @@ func (b *bench) rawRead(ctx context.Context) (result, error) {
 	return r, nil
 }
 
-// nullSink is measurement 4: DynamoDB Local only answers DescribeTable and
-// Scan for it, so it needs no fresh emulator.
+// nullSink is measurement 4: remodel migrate --to null:, which needs no
+// table and sends DynamoDB Local nothing.
 func (b *bench) nullSink(ctx context.Context) (result, error) {
 	b.step("%sremodel into the null sink", b.prefix())
-	proxy, err := faultproxy.New(b.o.endpoint, 1, faultproxy.Rule{Fault: faultproxy.Discard, Prob: 1})
-	if err != nil {
-		return result{}, err
-	}
-	url, stop, err := serve(proxy)
-	if err != nil {
-		return result{}, err
-	}
-	defer stop()
-	m := b.m
-	m.endpt = url
-	if m.table, err = b.table(ctx, "null"); err != nil {
-		return result{}, err
-	}
-	cpu0 := selfCPU()
-	r, rep, err := m.run(ctx, "remodel -> null sink")
-	b.proxyCPU = append(b.proxyCPU, selfCPU()-cpu0)
+	r, rep, err := b.nullRun().run(ctx, "remodel -> null sink")
 	if err != nil {
 		return result{}, err
 	}
 	if err := checkReport(rep, b.total); err != nil {
 		return result{}, err
 	}
-	if got := proxy.Stats().DiscardedItems; int64(got) != rep.ItemsWritten {
-		return result{}, fmt.Errorf("bench: remodel reports %d items written, the null sink acknowledged %d", rep.ItemsWritten, got)
+	if !rep.NullSink {
+		return result{}, errors.New("bench: remodel's report of the null-sink run does not say it ran into the null sink")
 	}
 	b.items = rep.ItemsWritten
 	if rep.KeyCheck != nil {
@@ -545,23 +542,18 @@ func (b *bench) profileNull(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	proxy, err := faultproxy.New(b.o.endpoint, 1, faultproxy.Rule{Fault: faultproxy.Discard, Prob: 1})
-	if err != nil {
-		return err
-	}
-	url, stop, err := serve(proxy)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	m := b.m
+	m := b.nullRun()
 	m.bin, m.pre, m.env = self, []string{profileArg}, []string{"REMODEL_BENCH_CPUPROFILE=" + abs}
-	m.endpt = url
-	if m.table, err = b.table(ctx, "profile"); err != nil {
-		return err
-	}
 	_, _, err = m.run(ctx, "profiled null sink")
 	return err
+}
+
+// nullRun is a remodel migrate --to null: run: the null sink, the
+// product's (no table: the name only names its files).
+func (b *bench) nullRun() migrateRun {
+	m := b.m
+	m.to, m.table = "null:", b.name("null")
+	return m
 }
 
 func countRows(ctx context.Context, src source.Source, plan *mapping.Plan) (map[string]int64, int64, error) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // example loads the personalization example into a fresh database of the

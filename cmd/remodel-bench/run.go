@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // migrateRun is one `remodel migrate` process.
@@ -29,6 +29,7 @@ type migrateRun struct {
 	reads  int
 	writes int
 	work   string   // folder for the report, the rejects file and the log
+	to     string   // --to (null: for the null sink, which keeps no checkpoint); "": into table
 	extra  []string // more arguments of migrate (-key-check always)
 	// embedExtra are more arguments of the kill loop's embedded job, after
 	// extra (the tests slow it down: its items are fewer and larger).
@@ -46,8 +47,12 @@ func (m migrateRun) run(ctx context.Context, name string) (result, *migrate.Repo
 		"--endpoint", m.endpt, "--table", m.table,
 		"--readers", strconv.Itoa(m.reads), "--writers", strconv.Itoa(m.writes),
 		"--rejects", filepath.Join(m.work, m.table+".rejects.jsonl"),
-		"--checkpoint", filepath.Join(m.work, m.table+".checkpoint.json"), // a failed run's is not left in the current folder
 		"--output-file", "json="+reportPath, "--output", "json")
+	if m.to != "" {
+		args = append(args, "--to", m.to)
+	} else {
+		args = append(args, "--checkpoint", filepath.Join(m.work, m.table+".checkpoint.json")) // a failed run's is not left in the current folder
+	}
 	args = append(args, m.extra...)
 	log, err := os.Create(logPath)
 	if err != nil {

@@ -13,18 +13,19 @@ import (
 )
 
 // TestWriteS3: the route's rows are printed beside the null sink with
-// their ratio to it, marked against the target, and the compression's CPU
-// apart.
+// their ratio to it, and beside the null sink with the key check on with
+// their ratio to that, marked against the target, and the compression's
+// CPU apart.
 func TestWriteS3(t *testing.T) {
-	null := result{Name: "remodel -> null sink", Items: 100_000, Wall: time.Second, CPU: time.Second, MaxRSS: 100 << 20}
-	s := s3Result{runs: []result{
+	null := result{Name: "remodel -> null sink", Items: 100_000, Wall: 500 * time.Millisecond, CPU: time.Second, MaxRSS: 100 << 20}
+	s := s3Result{checked: result{Name: "remodel -> null sink, key check on", Items: 100_000, Wall: time.Second, CPU: time.Second}, runs: []result{
 		{Name: "remodel -> objects (local dir, gzip)", Items: 100_000, Wall: 1250 * time.Millisecond, CPU: 2 * time.Second, MaxRSS: 120 << 20},
 		{Name: "remodel -> in-process S3 (gzip)", Items: 100_000, Wall: 2 * time.Second, CPU: 2 * time.Second, MaxRSS: 130 << 20},
 	}, comp: map[s3out.Compression]float64{s3out.Gzip: 4.25}}
 	var b strings.Builder
 	writeS3(&b, s, null)
 	out := b.String()
-	for _, want := range []string{"0.80 ok", "0.50 BELOW", "gzip 4.2", "target >= 0.70", "100 000"} {
+	for _, want := range []string{"0.40     0.80 ok", "0.25  0.50 BELOW", "gzip 4.2", "target >= 0.70", "key check on        100 000    1.00 s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

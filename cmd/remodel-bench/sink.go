@@ -16,9 +16,9 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/backoff"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // pool is a set of items rendered by remodel's own mapping from the source's

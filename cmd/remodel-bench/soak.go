@@ -21,13 +21,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
-	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/verify"
 )
 
 // The follow soak (-follow-soak N; make bench FOLLOW=1, issue 34): N seeds

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // TestSoakMix: the soak's workload draws issue 34's mix (30 % inserts, 30 %

@@ -14,9 +14,9 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/pricing"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // analyzeFlags are preview's flags for the analysis over all rows.

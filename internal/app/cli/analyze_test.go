@@ -47,6 +47,7 @@ func TestAnalyzeCommand(t *testing.T) {
 	example := filepath.Join("..", "..", "..", "examples", "personalization")
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			testenv.LoadExample(t, eng.Name, dsn, example)
 			m := filepath.Join(example, "mapping.yaml")

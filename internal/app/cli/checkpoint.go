@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // checkpointOptions completes migrate's checkpoint options: the file

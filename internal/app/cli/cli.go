@@ -15,8 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	_ "github.com/remodel-dev/remodel/internal/domain/source/engines" // the engines source.Open opens
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/cli.Version=v1.2.3".

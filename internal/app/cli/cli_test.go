@@ -170,6 +170,7 @@ func TestHelpHidesTheSourcePassword(t *testing.T) {
 func TestUnknownColumnIsLocated(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			testenv.LoadExample(t, eng.Name, dsn, "../../../examples/personalization")
 			m := filepath.Join(t.TempDir(), "bad.yaml")
@@ -208,6 +209,7 @@ func TestExampleEndToEnd(t *testing.T) {
 	m := "../../../examples/personalization/mapping.yaml"
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			testenv.LoadExample(t, eng.Name, dsn, "../../../examples/personalization")
 			_, table := testenv.DynamoDBTable(t)

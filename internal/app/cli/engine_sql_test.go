@@ -60,6 +60,7 @@ func TestEngineSQLAndTimestampParams(t *testing.T) {
 	awsEnv(t)
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, eventsSQL(eng.Name))
 			_, table := testenv.DynamoDBTable(t)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // Exit statuses, the same for every command (docs/cli.md).

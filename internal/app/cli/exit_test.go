@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // TestExitStatuses drives every exit status through Run with real

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/domain/export"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // libraryExports are the exports for applications' data libraries: each
@@ -23,11 +24,16 @@ var libraryExports = map[string]func(io.Writer, *mapping.Plan, export.Options) (
 	"dynamodb-mcp": export.DynamoDBMCP,
 }
 
+// exportFlags are export's flags.
+type exportFlags struct {
+	o     common
+	out   outputFlags
+	table string
+	rows  int
+}
+
 func (a *app) exportCmd() *cobra.Command {
-	var o common
-	var out outputFlags
-	var table string
-	var rows int
+	f := &exportFlags{}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the mapping as a NoSQL Workbench model, CloudFormation, Terraform, or the schema of an application's data library",
@@ -70,88 +76,109 @@ or to the file --output-file names.`,
   remodel export --source $DSN -m mapping.yaml --output workbench --output-file model.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var c checks
-			out.check(cmd, a.stderr, &c)
-			format, output := out.out, out.file()
-			c.atLeast("rows", int64(rows), 1)
-			exportFiles(&o, &out).check(&c)
-			if err := c.err(); err != nil {
+			format, err := f.check(cmd, a)
+			if err != nil {
 				return err
 			}
-			if format == "workbench" && o.dsn() == "" {
-				return usagef("no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
-			}
-			library := libraryExports[format]
-			if library != nil && o.dsn() == "" {
-				return usagef("no source: --output %s takes the attributes' types from the source's columns: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)", format)
-			}
-			opts := export.Options{TableName: table, MappingFile: filepath.Base(o.mapping)}
 			var b bytes.Buffer
-			if format == "workbench" || library != nil || o.dsn() != "" {
-				p, src, err := o.plan(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer src.Close()
-				switch format {
-				case "electrodb", "onetable", "dynamodb-mcp":
-					notes, err := library(&b, p, opts)
-					if err != nil {
-						return err
-					}
-					for _, n := range notes {
-						fmt.Fprintf(a.stderr, "remodel: export --output %s: not expressed: %s\n", format, n)
-					}
-				case "workbench":
-					res, err := preview.Run(cmd.Context(), p, src, rows, nil, nil)
-					if err != nil {
-						return err
-					}
-					if err := export.Workbench(&b, p, res, export.WorkbenchOptions{Options: opts, Now: time.Now()}); err != nil {
-						return err
-					}
-				case "cloudformation":
-					if err := export.CloudFormation(&b, &p.Table, opts); err != nil {
-						return err
-					}
-				case "terraform":
-					if err := export.Terraform(&b, &p.Table, opts); err != nil {
-						return err
-					}
-				}
-			} else {
-				f, err := mapping.ParseFile(o.mapping)
-				if err != nil {
-					return err
-				}
-				t, err := mapping.TableOf(f)
-				if err != nil {
-					return err
-				}
-				render := export.CloudFormation
-				if format == "terraform" {
-					render = export.Terraform
-				}
-				if err := render(&b, t, opts); err != nil {
-					return err
-				}
-			}
-			if output == "" || output == "-" {
-				_, err := a.stdout.Write(b.Bytes())
+			if err := a.exportTo(cmd.Context(), &b, f, format); err != nil {
 				return err
 			}
-			if err := os.WriteFile(output, b.Bytes(), 0o644); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			fmt.Fprintf(a.stdout, "wrote %s (%s)\n", output, format)
-			return nil
+			return a.writeExport(b.Bytes(), f.out.file(), format)
 		},
 	}
-	o.sourceFlag(cmd)
-	o.mappingFlag(cmd)
-	f := cmd.Flags()
-	out.register(cmd, "o", []string{"", "workbench", "cloudformation", "terraform", "electrodb", "onetable", "dynamodb-mcp"}, "instead")
-	f.StringVar(&table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
-	f.IntVar(&rows, "rows", 3, "workbench: rows per entity to take as sample items")
+	f.o.sourceFlag(cmd)
+	f.o.mappingFlag(cmd)
+	f.out.register(cmd, "o", []string{"", "workbench", "cloudformation", "terraform", "electrodb", "onetable", "dynamodb-mcp"}, "instead")
+	cmd.Flags().StringVar(&f.table, "table", "", "DynamoDB table name (default: table.name of the mapping)")
+	cmd.Flags().IntVar(&f.rows, "rows", 3, "workbench: rows per entity to take as sample items")
 	return cmd
+}
+
+// check checks export's flags and returns the format asked for: the
+// formats that read the source's rows or columns need a source.
+func (f *exportFlags) check(cmd *cobra.Command, a *app) (string, error) {
+	var c checks
+	f.out.check(cmd, a.stderr, &c)
+	format := f.out.out
+	c.atLeast("rows", int64(f.rows), 1)
+	exportFiles(&f.o, &f.out).check(&c)
+	if err := c.err(); err != nil {
+		return "", err
+	}
+	if format == "workbench" && f.o.dsn() == "" {
+		return "", usagef("no source: --output workbench takes its sample items from the source's rows: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)")
+	}
+	if libraryExports[format] != nil && f.o.dsn() == "" {
+		return "", usagef("no source: --output %s takes the attributes' types from the source's columns: give --source DSN or set REMODEL_SOURCE (cloudformation and terraform need none)", format)
+	}
+	return format, nil
+}
+
+// exportTo writes the mapping in format to b: from the plan checked
+// against the source when there is one (which workbench and the data
+// libraries need), else from the mapping file on its own.
+func (a *app) exportTo(ctx context.Context, b *bytes.Buffer, f *exportFlags, format string) error {
+	opts := export.Options{TableName: f.table, MappingFile: filepath.Base(f.o.mapping)}
+	library := libraryExports[format]
+	if format != "workbench" && library == nil && f.o.dsn() == "" {
+		return exportTable(b, f.o.mapping, format, opts)
+	}
+	p, src, err := f.o.plan(ctx)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	switch {
+	case library != nil:
+		notes, err := library(b, p, opts)
+		for _, n := range notes {
+			fmt.Fprintf(a.stderr, "remodel: export --output %s: not expressed: %s\n", format, n)
+		}
+		if err != nil {
+			return fmt.Errorf("export --output %s: %w", format, err)
+		}
+		return nil
+	case format == "workbench":
+		res, err := preview.Run(ctx, p, src, f.rows, nil, nil)
+		if err != nil {
+			return err
+		}
+		return export.Workbench(b, p, res, export.WorkbenchOptions{Options: opts, Now: time.Now()})
+	case format == "terraform":
+		return export.Terraform(b, &p.Table, opts)
+	default:
+		return export.CloudFormation(b, &p.Table, opts)
+	}
+}
+
+// exportTable writes the table of the mapping file at path, checked on
+// its own as validate does, as CloudFormation or Terraform.
+func exportTable(b *bytes.Buffer, path, format string, opts export.Options) error {
+	mf, err := mapping.ParseFile(path)
+	if err != nil {
+		return err
+	}
+	t, err := mapping.TableOf(mf)
+	if err != nil {
+		return err
+	}
+	if format == "terraform" {
+		return export.Terraform(b, t, opts)
+	}
+	return export.CloudFormation(b, t, opts)
+}
+
+// writeExport writes what export made to stdout, or to the file output
+// names, saying so.
+func (a *app) writeExport(b []byte, output, format string) error {
+	if output == "" || output == "-" {
+		_, err := a.stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(output, b, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "wrote %s (%s)\n", output, format)
+	return nil
 }

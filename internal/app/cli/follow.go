@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 var slotRE = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)

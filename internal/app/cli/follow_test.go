@@ -19,8 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // followSchema is customers (entity customer, only the active ones; 0 is
@@ -195,52 +195,12 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			base := []string{"migrate", "--source", dsn, "-m", m, "--endpoint-url", endpoint, "--table", table,
 				"--checkpoint", ck, "--checkpoint-every", "100ms", "--follow", "--progress", "json", "--progress-interval", "1s", "--rate-limit", "1500"}
 
-			// The workload: a change every 5 ms until stopped.
 			conn := eng.Connect(t, dsn)
-			wrng := rand.New(rand.NewPCG(seed, 3))
-			stopWork, workDone := make(chan struct{}), make(chan error, 1)
-			var changes int
-			go func() {
-				next := 0
-				pace := time.NewTicker(5 * time.Millisecond)
-				defer pace.Stop()
-				for {
-					select {
-					case <-stopWork:
-						workDone <- nil
-						return
-					case <-pace.C:
-					}
-					if err := conn.Exec(context.Background(), followChange(wrng, customers, orders, &next)...); err != nil {
-						workDone <- err
-						return
-					}
-					changes++
-				}
-			}()
-			workStopped := false
-			stopWorkload := func() {
-				if !workStopped {
-					workStopped = true
-					close(stopWork)
-					if err := <-workDone; err != nil {
-						t.Fatalf("workload: %v", err)
-					}
-				}
-			}
-			defer stopWorkload()
+			work := startFollowWorkload(t, conn, rand.New(rand.NewPCG(seed, 3)), customers, orders, 5*time.Millisecond)
+			defer work.stop(t)
 
 			first := startRemodel(t, bin, append(base, "--create-table")...)
-			copyDone := func() bool {
-				var doc struct {
-					Follow struct {
-						CopyDone bool `json:"copy_done"`
-					} `json:"follow"`
-				}
-				b, err := os.ReadFile(ck)
-				return err == nil && json.Unmarshal(b, &doc) == nil && doc.Follow.CopyDone
-			}
-			for deadline := time.Now().Add(2 * time.Minute); !copyDone(); time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(2 * time.Minute); !copyDone(ck); time.Sleep(10 * time.Millisecond) {
 				if first.Exited() || time.Now().After(deadline) {
 					t.Fatalf("the first run did not finish its copy (exited %v: %v):\n%s\n%s", first.Exited(), first.Err(), first.Stdout.String(), first.stderr.String())
 				}
@@ -261,49 +221,9 @@ func TestFollowKilledAndResumed(t *testing.T) {
 					t.Fatalf("the resumed run did not follow (exited %v: %v):\n%s\n%s", resumed.Exited(), resumed.Err(), resumed.Stdout.String(), resumed.stderr.String())
 				}
 			}
-			stopWorkload()
-			t.Logf("%d changes by the workload", changes)
+			work.stop(t)
 
-			// Caught up: a sentinel change, the last, is in the table, and
-			// a progress line after that says nothing waits.
-			if err := conn.Exec(context.Background(), "UPDATE customers SET name = 'sentinel' WHERE id = 0"); err != nil {
-				t.Fatal(err)
-			}
-			key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#0"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}
-			deadline := time.Now().Add(2 * time.Minute)
-			for {
-				out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
-				if err == nil {
-					if n, ok := out.Item["name"].(*types.AttributeValueMemberS); ok && n.Value == "sentinel" {
-						break
-					}
-				}
-				if resumed.Exited() || time.Now().After(deadline) {
-					t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", resumed.Exited(), resumed.Err(), resumed.stderr.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			seen := time.Now()
-			for caughtUp := false; !caughtUp; time.Sleep(50 * time.Millisecond) {
-				for _, st := range resumed.stderr.follows(seen) {
-					if st["behind_s"] == 0.0 {
-						caughtUp = true
-					}
-				}
-				if !caughtUp && (resumed.Exited() || time.Now().After(deadline)) {
-					t.Fatalf("no progress line says the follower caught up (exited %v: %v):\n%s", resumed.Exited(), resumed.Err(), resumed.stderr.String())
-				}
-			}
-
-			_ = resumed.Cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-resumed.Done():
-			case <-time.After(time.Minute):
-				t.Fatal("the resumed run did not end within a minute of SIGINT")
-			}
-			if code := exitCode(t, resumed.Err()); code != 0 {
-				t.Fatalf("the resumed run exited %d after SIGINT:\n%s\n%s", code, resumed.Stdout.String(), resumed.stderr.String())
-			}
+			stopCaughtUp(t, conn, db, table, resumed)
 			if out := resumed.Stdout.String(); !strings.Contains(out, "stopped by a signal once every change committed before the stop was applied") || !strings.Contains(out, "migrate --follow --resume --checkpoint "+ck) {
 				t.Errorf("the report does not say the follower was stopped by a signal and how to go on:\n%s", out)
 			}
@@ -348,6 +268,109 @@ func TestFollowKilledAndResumed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// followWorkload makes followChange's changes, one every pace at most,
+// until stopped.
+type followWorkload struct {
+	halt    chan struct{}
+	done    chan error
+	changes int
+	stopped bool
+}
+
+func startFollowWorkload(t *testing.T, conn testenv.SQLConn, rng *rand.Rand, customers, orders int, pace time.Duration) *followWorkload {
+	t.Helper()
+	w := &followWorkload{halt: make(chan struct{}), done: make(chan error, 1)}
+	go func() {
+		next := 0
+		tick := time.NewTicker(pace)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.halt:
+				w.done <- nil
+				return
+			case <-tick.C:
+			}
+			if err := conn.Exec(context.Background(), followChange(rng, customers, orders, &next)...); err != nil {
+				w.done <- err
+				return
+			}
+			w.changes++
+		}
+	}()
+	return w
+}
+
+// stop stops the workload (once) and fails the test if a change failed.
+func (w *followWorkload) stop(t *testing.T) {
+	t.Helper()
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	close(w.halt)
+	if err := <-w.done; err != nil {
+		t.Fatalf("workload: %v", err)
+	}
+	t.Logf("%d changes by the workload", w.changes)
+}
+
+// stopCaughtUp waits until the following remodel p has caught up (a
+// sentinel change, the last, is in the table, and a progress line after
+// that says nothing waits), then stops it with SIGINT: it must exit 0.
+func stopCaughtUp(t *testing.T, conn testenv.SQLConn, db *dynamodb.Client, table string, p *remodelProc) {
+	t.Helper()
+	if err := conn.Exec(context.Background(), "UPDATE customers SET name = 'sentinel' WHERE id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#0"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+		if err == nil {
+			if n, ok := out.Item["name"].(*types.AttributeValueMemberS); ok && n.Value == "sentinel" {
+				break
+			}
+		}
+		if p.Exited() || time.Now().After(deadline) {
+			t.Fatalf("the sentinel change did not reach the table (exited %v: %v):\n%s", p.Exited(), p.Err(), p.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	seen := time.Now()
+	for caughtUp := false; !caughtUp; time.Sleep(50 * time.Millisecond) {
+		for _, st := range p.stderr.follows(seen) {
+			if st["behind_s"] == 0.0 {
+				caughtUp = true
+			}
+		}
+		if !caughtUp && (p.Exited() || time.Now().After(deadline)) {
+			t.Fatalf("no progress line says the follower caught up (exited %v: %v):\n%s", p.Exited(), p.Err(), p.stderr.String())
+		}
+	}
+	_ = p.Cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-p.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end within a minute of SIGINT")
+	}
+	if code := exitCode(t, p.Err()); code != 0 {
+		t.Fatalf("the run exited %d after SIGINT:\n%s\n%s", code, p.Stdout.String(), p.stderr.String())
+	}
+}
+
+// copyDone says whether the followed migration's checkpoint at ck says
+// its copy is done (the follower started).
+func copyDone(ck string) bool {
+	var doc struct {
+		Follow struct {
+			CopyDone bool `json:"copy_done"`
+		} `json:"follow"`
+	}
+	b, err := os.ReadFile(ck)
+	return err == nil && json.Unmarshal(b, &doc) == nil && doc.Follow.CopyDone
 }
 
 // checkpointSlot is the replication slot a followed migration's checkpoint

@@ -54,6 +54,7 @@ before the application writes to the table).`,
 			c.replaceable("checkpoint", fo.CheckpointPath)
 			d.check(&c)
 			prog.check(&c)
+			followBackFiles(&o, &fo, d.table).check(&c)
 			if err := c.err(); err != nil {
 				return err
 			}
@@ -71,7 +72,7 @@ before the application writes to the table).`,
 				fo.Table = p.Table.Name
 			}
 			if fo.CheckpointPath == "" {
-				fo.CheckpointPath = fo.Table + ".remodel-followback.json"
+				fo.CheckpointPath = defaultFollowBackCheckpoint(fo.Table)
 			}
 			tracker, stopProgress, err := prog.start(a, "follow-back")
 			if err != nil {
@@ -109,4 +110,32 @@ before the application writes to the table).`,
 	fo.LockStale = time.Duration(0)
 	prog.register(cmd, false)
 	return cmd
+}
+
+// defaultFollowBackCheckpoint is follow-back's checkpoint without
+// --checkpoint.
+func defaultFollowBackCheckpoint(table string) string { return table + ".remodel-followback.json" }
+
+// followBackFiles are the files follow-back reads (the mapping) and writes
+// (the checkpoint and its journal, --dead-letter, every --output-file);
+// table is --table ("": the mapping's).
+func followBackFiles(o *common, fo *followback.Options, table string) *files {
+	var fs files
+	fs.read("--mapping", o.mapping)
+	ck, flag := fo.CheckpointPath, "--checkpoint"
+	if ck == "" {
+		if table == "" {
+			table = mappingTable(o.mapping)
+		}
+		if table != "" {
+			ck, flag = defaultFollowBackCheckpoint(table), "the default --checkpoint"
+		}
+	}
+	fs.write(flag, ck)
+	if ck != "" {
+		fs.write("the journal of "+flag, followback.JournalPath(ck))
+	}
+	fs.write("--dead-letter", fo.DeadLetterPath)
+	o.out.writes(&fs)
+	return &fs
 }

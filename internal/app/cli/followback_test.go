@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/followback"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/shopwork"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // followBackApplied is the largest count of item changes applied that the

@@ -258,7 +258,8 @@ func TestValidateOutputAndSources(t *testing.T) {
 // TestStatusFinishedAndRunning: after a run that succeeded, status says it
 // finished and with what, from the finished record the run left (before:
 // exit 3, "no checkpoint"); a checkpoint saved by a process alive on this
-// host is "running" (before: "stopped or running"). The default rejects
+// host is "running" (before: "stopped or running"); a --resume of the
+// finished job reports it finished. The default rejects
 // file is named after the table, as the checkpoint is.
 func TestStatusFinishedAndRunning(t *testing.T) {
 	var got string
@@ -305,6 +306,14 @@ func statusTranscript(t *testing.T) string {
 	code, _, stderr := remodel(t, append(base, "--resume")...)
 	if code != 0 {
 		t.Fatalf("migrate --resume: exit %d\n%s", code, stderr)
+	}
+	// --resume again (a run killed after it finished, a job runner that
+	// starts it again): the job is done, said from the finished record;
+	// exit 0 (before: exit 3, "no checkpoint: nothing to resume").
+	code, again, stderr := remodel(t, append(base, "--resume")...)
+	if code != 0 || !strings.Contains(again, "--resume: the job had already finished at ") || !strings.Contains(again, "(its finished record "+table+".remodel-finished.json;") ||
+		!regexpMatch(`(?m)^  total +4000 +4000 +0 `, again) {
+		t.Errorf("migrate --resume of the finished job: exit %d\n%s%s", code, again, stderr)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- status of the run going on\n%s", running)

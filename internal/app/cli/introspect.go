@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
+	"github.com/remodel-dev/remodel/introspect/erd"
 )
 
 func (a *app) introspectCmd() *cobra.Command {

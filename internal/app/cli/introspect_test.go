@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 func TestIntrospectUsageErrors(t *testing.T) {

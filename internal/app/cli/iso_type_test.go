@@ -60,6 +60,7 @@ func TestISOType(t *testing.T) {
 	ctx := context.Background()
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, isoSQL(eng.Name))
 			db, table := testenv.DynamoDBTable(t)

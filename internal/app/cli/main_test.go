@@ -17,7 +17,8 @@ var leftovers = []string{"*remodel-rejects*.jsonl", "*.remodel-checkpoint.json",
 // TestMain removes the default files (leftovers) that the tests' migrate
 // runs without --rejects or --checkpoint wrote into the package's
 // directory: a test must leave nothing behind. A file that was there
-// before the tests is left alone.
+// before the tests is left alone. It also removes the remodel command
+// the tests built (buildRemodel).
 func TestMain(m *testing.M) {
 	var before []string
 	for _, g := range leftovers {
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 		before = append(before, f...)
 	}
 	code := m.Run()
+	if remodelBin.dir != "" {
+		os.RemoveAll(remodelBin.dir)
+	}
 	for _, g := range leftovers {
 		after, _ := filepath.Glob(g)
 		for _, f := range after {

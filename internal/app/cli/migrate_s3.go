@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // s3Flags are migrate's flags of the S3 import route: --to, --object-size,
@@ -22,7 +22,7 @@ type s3Flags struct {
 
 func (s *s3Flags) register(cmd *cobra.Command, m *migrate.Options) {
 	f := cmd.Flags()
-	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json); file:///abs/dir/prefix/ writes the same objects and manifest into a local directory (not with --import)")
+	f.StringVar(&s.to, "to", "", "write the items as DynamoDB ImportTable objects (DYNAMODB_JSON, compressed) under this S3 prefix, s3://bucket/prefix/, instead of into the table; a manifest is written beside the prefix (prefix.remodel-manifest.json); file:///abs/dir/prefix/ writes the same objects and manifest into a local directory (not with --import); null: writes nothing (the null sink: every row read, rendered and its key checked)")
 	f.Int64Var(&s.objectMiB, "object-size", migrate.DefaultObjectSize>>20, "--to: MiB of DynamoDB JSON an object holds at most, before compression")
 	f.Int64Var(&m.ObjectItems, "object-items", migrate.DefaultObjectItems, "--to: items an object holds at most")
 	f.StringVar(&s.compression, "compression", string(s3out.Gzip), "--to: how the objects are compressed: gzip, zstd or none (both ImportTable and StartBulkPutItems read all three)")
@@ -41,6 +41,10 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 			}
 		}
 		return false
+	}
+	if s.to == nullTo {
+		checkNull(c, cmd, m)
+		return
 	}
 	if s.to == "" {
 		if changed("object-size", "object-items", "compression", "import", "import-timeout", "shards-done", "bulk-put", "bulk-tier") {
@@ -77,11 +81,11 @@ func (s *s3Flags) check(c *checks, cmd *cobra.Command, m *migrate.Options) {
 			*c = append(*c, fmt.Sprintf("--shards-done must be the number of shards, from 1 to %d", migrate.MaxShards))
 		case !m.Import:
 			*c = append(*c, "--shards-done needs --import: it imports the objects the shards wrote")
-		case changed("resume"):
-			*c = append(*c, "--shards-done does not go with --resume: it copies nothing (resume the shard that stopped, with --shard)")
+		case changed("resume") && !changed("follow"):
+			*c = append(*c, "--shards-done does not go with --resume but with --follow: it copies nothing (resume the shard that stopped, with --shard)")
 		}
 	}
-	followed := changed("follow") && (m.Import || s.bulkPut) // large and live: the follower writes into the table the import or bulk put made
+	followed := changed("follow") && (m.Import || s.bulkPut || changed("shard")) // large and live: the follower writes into the table the import or bulk put made (a shard's, the job's import)
 	for _, f := range []string{"create-table", "allow-non-empty", "follow", "delete-stale", "slot", "publication", "rate-limit"} {
 		if s.bulkPut && (f == "allow-non-empty" || f == "rate-limit") {
 			continue // into an existing table: checkBulk

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // outputFlags is the one output flag scheme of every command, as the AWS

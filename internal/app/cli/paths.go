@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // files are the files a command reads and writes, each by the flag that
@@ -137,7 +137,7 @@ func migrateFiles(m *migrate.Options, o *common, table string, rejectsGiven bool
 	var fs files
 	fs.read("--mapping", o.mapping)
 	checkpoint, flag := m.CheckpointPath, "--checkpoint"
-	if checkpoint == "" {
+	if checkpoint == "" && !m.Null { // the null sink keeps no checkpoint
 		if table == "" {
 			table = mappingTable(o.mapping)
 		}

@@ -26,6 +26,7 @@ func TestOutputNamesInput(t *testing.T) {
 	migrate := []string{"migrate", "--source", deadSource, "--endpoint-url", deadEndpoint}
 	verify := []string{"verify", "--source", deadSource, "--endpoint-url", deadEndpoint, "-m", "m.yaml"}
 	preview := []string{"preview", "--source", deadSource}
+	followBack := []string{"follow-back", "--source", deadSource, "--endpoint-url", deadEndpoint}
 	cases := []struct {
 		name    string
 		setup   func(t *testing.T) // in the test's directory, where m.yaml is the mapping
@@ -125,6 +126,19 @@ func TestOutputNamesInput(t *testing.T) {
 		setup: func(t *testing.T) { write(t, "t.md", "{}\n") },
 		args:  append(preview, "-m", "m.yaml", "--analyze", "--traffic", "t.md", "--document", "t.md"),
 		code:  exitUsage, stderr: "--document and --traffic name the same file (t.md): --document would overwrite the file --traffic reads; choose another file",
+	}, {
+		name: "follow-back --dead-letter names the mapping",
+		args: append(followBack, "-m", "m.yaml", "--dead-letter", "./m.yaml"),
+		code: exitUsage, stderr: "--dead-letter and --mapping name the same file (./m.yaml = m.yaml): --dead-letter would overwrite the file --mapping reads; choose another file",
+	}, {
+		name:    "follow-back's checkpoint journal is the mapping",
+		mapping: "c.json.journal",
+		args:    append(followBack, "-m", "c.json.journal", "--checkpoint", "c.json"),
+		code:    exitUsage, stderr: "the journal of --checkpoint and --mapping name the same file (c.json.journal): the journal of --checkpoint would overwrite the file --mapping reads; choose another file",
+	}, {
+		name: "follow-back --checkpoint and --dead-letter one file",
+		args: append(followBack, "-m", "m.yaml", "--checkpoint", "x.json", "--dead-letter", "x.json"),
+		code: exitUsage, stderr: "--checkpoint and --dead-letter name the same file (x.json): choose two different files",
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/introspect/erd"
 )
 
 // boardSQL is a small game board: players, their plays, who follows whom,
@@ -103,6 +103,7 @@ func TestQueryEntities(t *testing.T) {
 	awsEnv(t)
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, boardSQL)
 			db, table := testenv.DynamoDBTable(t)
@@ -246,6 +247,7 @@ func TestQueryEntityDuplicateKeys(t *testing.T) {
 	awsEnv(t)
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, boardSQL)
 			_, table := testenv.DynamoDBTable(t)

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // TestShardFlag: --shard values that are not i/n with 1 <= i <= n, and
@@ -38,7 +38,8 @@ func TestShardFlag(t *testing.T) {
 		{[]string{"--shard", ""}, "is not i/n"},
 		{[]string{"--shard", "1/3", "--allow-non-empty", "--delete-stale"}, "--shard does not go with --delete-stale"},
 		{[]string{"--shard", "1/3", "--follow"}, "--shard does not go with --follow"},
-		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/", "--import"}, "--shard does not go with --import (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n)"},
+		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/", "--import"}, "--shard does not go with --import (ImportTable runs once, after every shard is done: migrate --to URL --import --shards-done n, or --to URL --import --follow in every shard, whose last imports and follows)"},
+		{[]string{"--to", "s3://bucket/prefix/", "--import", "--shards-done", "3", "--resume"}, "--shards-done does not go with --resume but with --follow"},
 		{[]string{"--shard", "1/3", "--to", "s3://bucket/prefix/", "--import", "--shards-done", "3"}, "--shard does not go with --shards-done"},
 		{[]string{"--to", "s3://bucket/prefix/", "--shards-done", "3"}, "--shards-done needs --import"},
 		{[]string{"--to", "s3://bucket/prefix/", "--import", "--shards-done", "0"}, "--shards-done must be the number of shards, from 1 to 10000"},

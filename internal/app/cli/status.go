@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 func (a *app) statusCmd() *cobra.Command {

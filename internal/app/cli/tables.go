@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // The --include and --exclude patterns of introspect and init.

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 func (a *app) validateCmd() *cobra.Command {
@@ -92,19 +92,7 @@ same in every format.`,
 				sources = []string{os.Getenv("REMODEL_SOURCE")}
 			}
 			res, err := a.validate(cmd.Context(), &o, sources, strict)
-			if res == nil {
-				return err
-			}
-			werr := report.Write(a.stdout, report.Format(o.out.out), res)
-			for _, of := range o.out.toFiles {
-				if e := writeReportFile(of, res); e != nil && werr == nil {
-					werr = e
-				}
-			}
-			if err != nil {
-				return err
-			}
-			return werr
+			return a.writeValidation(&o, res, err)
 		},
 	}
 	// --source is repeatable here: once per engine.
@@ -116,8 +104,31 @@ same in every format.`,
 	return cmd
 }
 
+// writeValidation renders validate's result through the report package:
+// its warnings on stderr, then, unless the command was misused (err a
+// usage error), the report on stdout and in every --output-file. It
+// returns err, which sets the exit status, or else the first write error.
+func (a *app) writeValidation(o *common, res *report.Validation, err error) error {
+	werr := report.WriteValidationWarnings(a.stderr, res)
+	var ue usageError
+	if !errors.As(err, &ue) {
+		if e := report.Write(a.stdout, report.Format(o.out.out), res); e != nil && werr == nil {
+			werr = e
+		}
+		for _, of := range o.out.toFiles {
+			if e := writeReportFile(of, res); e != nil && werr == nil {
+				werr = e
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return werr
+}
+
 // validate checks the mapping file on its own, and against each source;
-// it returns the result (nil when there is none to print: a usage error)
+// it returns the result (after a usage error, the checks made before it)
 // and the error that sets the exit status.
 func (a *app) validate(ctx context.Context, o *common, sources []string, strict bool) (*report.Validation, error) {
 	res := &report.Validation{Version: report.ValidationVersion, Mapping: o.mapping, Strict: strict, Checks: []*report.ValidationCheck{}}
@@ -139,7 +150,7 @@ func (a *app) validate(ctx context.Context, o *common, sources []string, strict 
 		}
 		c.Valid, res.Valid = true, true
 		var open int
-		c.Warnings, open = a.warn(f, nil)
+		c.Warnings, open = designWarnings(f, nil)
 		return res, strictly(strict, open)
 	}
 	var all mapping.ErrorList // every source's problems, for stderr
@@ -154,7 +165,7 @@ func (a *app) validate(ctx context.Context, o *common, sources []string, strict 
 		if err != nil {
 			var ue usageError
 			if errors.As(err, &ue) {
-				return nil, err
+				return res, err
 			}
 			c.Error, res.Valid, res.Error = err.Error(), false, err.Error()
 			return res, err
@@ -243,7 +254,7 @@ func (a *app) validateAgainst(ctx context.Context, o *common, f *mapping.File, c
 		return dedupe(all), 0, nil
 	}
 	c.Valid = true
-	ws, open := a.warn(f, schema)
+	ws, open := designWarnings(f, schema)
 	c.Warnings = ws
 	proof, err := proveOnData(ctx, src, plan.ProveKeysDistinct())
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // keyColumnProblems has the source describe the result columns of every

@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // unpopulatedProblems reports the entities that read a materialized view

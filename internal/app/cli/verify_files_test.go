@@ -42,7 +42,7 @@ func TestFilesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	defer srv.Close()
+	t.Cleanup(srv.Close) // once the parallel engines ended
 	t.Setenv("AWS_ENDPOINT_URL_S3", srv.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
@@ -52,6 +52,7 @@ func TestFilesEndToEnd(t *testing.T) {
 	m := "../../../examples/personalization/mapping.yaml"
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
+			t.Parallel() // each its own database and prefix
 			dsn := eng.Fresh(t)
 			testenv.LoadExample(t, eng.Name, dsn, "../../../examples/personalization")
 			url := "s3://bkt/" + eng.Name + "/"

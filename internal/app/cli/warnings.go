@@ -5,24 +5,21 @@ import (
 	"fmt"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
-// warn prints the design warnings of a valid mapping on stderr, an
-// acknowledged one with its reason, and returns them as the report lists
-// them and how many are not acknowledged.
-func (a *app) warn(f *mapping.File, s *introspect.Schema) ([]report.Issue, int) {
+// designWarnings are the design warnings of a valid mapping as the report
+// lists them (an acknowledged one with its reason and line; validate's
+// report renders them), and how many are not acknowledged.
+func designWarnings(f *mapping.File, s *introspect.Schema) ([]report.Issue, int) {
 	ws := mapping.Warnings(f, s)
 	out := make([]report.Issue, 0, len(ws))
 	for _, w := range ws {
-		line := "remodel: " + w.String()
 		is := report.Issue{File: w.File, Line: w.Line, Col: w.Col, Path: w.Path, Message: w.Msg, Code: w.Code}
 		if w.Ack != nil {
-			line += fmt.Sprintf(" (acknowledged at line %d: %s)", w.Ack.Line, w.Ack.Reason.Value)
-			is.Acknowledged = w.Ack.Reason.Value
+			is.Acknowledged, is.AcknowledgedAt = w.Ack.Reason.Value, w.Ack.Line
 		}
-		fmt.Fprintln(a.stderr, line)
 		out = append(out, is)
 	}
 	return out, len(mapping.Unacknowledged(ws))

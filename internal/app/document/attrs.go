@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // attrRow is the row of an entity's attribute table for one attribute as

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/app/document"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // scores is a plan whose items have number keys, a multi-attribute index

@@ -4,14 +4,17 @@
 //
 // Build gathers what the document says from a compiled plan and a preview
 // of its first rows (package preview renders them through the same path as
-// migrate): the source's ERD (as Mermaid, from internal/domain/introspect/erd, and as
+// migrate): the source's ERD (as Mermaid, from introspect/erd, and as
 // tables), the DynamoDB table and its indexes with keys, projections,
 // billing and TTL, each entity's source, key patterns and attributes with
 // their types, each access pattern's target, key condition, order, limit
 // and the SQL it replaces, and the example items laid out as DynamoDB
 // designers draw them: one grid per table and per index, items grouped by
 // partition key and sorted by sort key, each labelled with its entity
-// (NoSQL Workbench's aggregate view).
+// (NoSQL Workbench's aggregate view), and the files the application's
+// data library reads the table through (library.go): those preview
+// --export wrote with the document, linked by their paths relative to it,
+// or the export command of each format.
 //
 // The HTML draws what reviewers would rather look at, as inline SVG
 // written here (no script, no library, nothing fetched): the ERD as a

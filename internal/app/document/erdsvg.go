@@ -77,6 +77,27 @@ func erdSVG(e ERD) template.HTML {
 	if len(e.Tables) == 0 {
 		return ""
 	}
+	boxes, byName := erdBoxes(e)
+	erdLevels(e, boxes, byName)
+	width, height := erdPlace(e, boxes, byName)
+	var s svgDoc
+	// The lines first, under the boxes.
+	for i, r := range e.Relationships {
+		p, c := byName[r.Parent], byName[r.Child]
+		if p == nil || c == nil {
+			continue
+		}
+		width = max(width, s.erdLine(i, r, p, c))
+	}
+	for _, b := range boxes {
+		s.erdBox(b)
+	}
+	return s.wrap("erd-diagram", "Entity-relationship diagram of the source", width, height+10)
+}
+
+// erdBoxes are the tables' boxes, sized to their names, entities and
+// the columns shown, and the same by table name.
+func erdBoxes(e ERD) ([]*erdBox, map[string]*erdBox) {
 	boxes := make([]*erdBox, len(e.Tables))
 	byName := map[string]*erdBox{}
 	for i := range e.Tables {
@@ -96,8 +117,12 @@ func erdSVG(e ERD) template.HTML {
 		}
 		boxes[i], byName[t.Name] = b, b
 	}
-	// Levels: a child one to the right of its deepest parent (a cycle
-	// stops growing after as many rounds as there are tables).
+	return boxes, byName
+}
+
+// erdLevels puts a child one level to the right of its deepest parent (a
+// cycle stops growing after as many rounds as there are tables).
+func erdLevels(e ERD, boxes []*erdBox, byName map[string]*erdBox) {
 	for range boxes {
 		changed := false
 		for _, r := range e.Relationships {
@@ -113,13 +138,16 @@ func erdSVG(e ERD) template.HTML {
 			break
 		}
 	}
+}
+
+// erdPlace places the boxes level by level, and returns the drawing's
+// width and height.
+func erdPlace(e ERD, boxes []*erdBox, byName map[string]*erdBox) (width, height float64) {
 	maxLevel := 0
 	for _, b := range boxes {
 		maxLevel = max(maxLevel, b.level)
 	}
-	// Place level by level; within a level, by the mean height of the
-	// parents already placed, so that lines cross less.
-	x, width, height := 10.0, 0.0, 0.0
+	x := 10.0
 	for lv := 0; lv <= maxLevel; lv++ {
 		var in []*erdBox
 		for _, b := range boxes {
@@ -130,29 +158,8 @@ func erdSVG(e ERD) template.HTML {
 		if len(in) == 0 {
 			continue
 		}
-		parentY := func(b *erdBox) float64 {
-			sum, n := 0.0, 0
-			for _, r := range e.Relationships {
-				if p := byName[r.Parent]; r.Child == b.t.Name && p != nil && p.level < lv {
-					sum, n = sum+p.y, n+1
-				}
-			}
-			if n == 0 {
-				return 0
-			}
-			return sum / float64(n)
-		}
 		if lv > 0 {
-			slices.SortStableFunc(in, func(a, b *erdBox) int {
-				pa, pb := parentY(a), parentY(b)
-				switch {
-				case pa < pb:
-					return -1
-				case pa > pb:
-					return 1
-				}
-				return 0
-			})
+			erdSortByParents(e, in, byName, lv)
 		}
 		y, colW := 10.0, 0.0
 		for _, b := range in {
@@ -168,88 +175,116 @@ func erdSVG(e ERD) template.HTML {
 		x += colW + erdGapX
 		width = x - erdGapX + 10
 	}
-	var s svgDoc
-	// The lines first, under the boxes.
-	for i, r := range e.Relationships {
-		p, c := byName[r.Parent], byName[r.Child]
-		if p == nil || c == nil {
-			continue
-		}
-		col := ""
-		if cols := strings.Split(r.Columns, ", "); len(cols) > 0 {
-			col = cols[0]
-		}
-		sx, sy := p.x+p.w, p.y+erdHead/2
-		ey := c.colY(col)
-		one := strings.HasSuffix(r.Cardinality, "to 0..1")
-		hue := (i * 47) % 360
-		s.f(`<g class="erd-fk" style="stroke:hsl(%d,55%%,45%%)"><title>%s</title>`, hue, esc(r.Parent+" 1 — "+r.Child+" ("+r.Columns+")"))
-		var ex, dir float64
-		if c.x > p.x+p.w {
-			// Child to the right: into its left side.
-			ex, dir = c.x, -1
-			mid := (sx + ex) / 2
-			s.f(`<path d="M%s %s C%s %s %s %s %s %s"/>`, num(sx), num(sy), num(mid), num(sy), num(mid), num(ey), num(ex-10), num(ey))
-		} else {
-			// Same column, a cycle or the table itself: around the right.
-			ex, dir = c.x+c.w, 1
-			out := max(sx, ex) + 30 + float64(i%4)*8
-			s.f(`<path d="M%s %s C%s %s %s %s %s %s"/>`, num(sx), num(sy), num(out), num(sy), num(out), num(ey), num(ex+10), num(ey))
-			width = max(width, out+10)
-		}
-		// The last 10 pixels straight, then the child's end.
-		s.f(`<path d="M%s %s L%s %s"/>`, num(ex+10*(-dir)), num(ey), num(ex), num(ey))
-		if one {
-			s.f(`<path d="M%s %s L%s %s"/>`, num(ex-6*dir), num(ey-5), num(ex-6*dir), num(ey+5))
-		} else {
-			s.f(`<path d="M%s %s L%s %s L%s %s"/>`, num(ex-9*dir), num(ey), num(ex), num(ey-5), num(ex), num(ey+5))
-			s.f(`<path d="M%s %s L%s %s"/>`, num(ex-9*dir), num(ey), num(ex), num(ey+5))
-		}
-		// The parent's end: a bar (exactly one), a circle and a bar when
-		// the foreign key may be NULL (zero or one).
-		s.f(`<path d="M%s %s L%s %s"/>`, num(sx+6), num(sy-5), num(sx+6), num(sy+5))
-		if strings.HasPrefix(r.Cardinality, "0..1") {
-			s.f(`<circle cx="%s" cy="%s" r="3" class="erd-open"/>`, num(sx+13), num(sy))
-		}
-		s.f(`</g>`)
-	}
-	for _, b := range boxes {
-		t := b.t
-		cls := "erd-box"
-		if len(t.Mapped) > 0 {
-			cls += " erd-mapped"
-		}
-		if t.View {
-			cls += " erd-view"
-		}
-		s.f(`<g class="%s" data-table="%s">`, cls, esc(t.Name))
-		s.rect(b.x, b.y, b.w, b.h, "erd-frame", ` rx="4"`)
-		s.rect(b.x, b.y, b.w, b.head(), "erd-head", ` rx="4"`)
-		name := t.Name
-		if t.View {
-			name += " (view)"
-		}
-		s.text(b.x+8, b.y+15, erdFont+1, "erd-name", "", name, b.w-16)
-		if len(t.Mapped) > 0 {
-			s.text(b.x+8, b.y+erdHead+9, erdFont-1, "erd-entities", "", "→ "+strings.Join(t.Mapped, ", "), b.w-16)
-		}
-		for i, c := range t.Columns[:b.shown] {
-			y := b.y + b.head() + erdRow*float64(i) + erdRow - 4
-			if c.Keys != "" {
-				s.text(b.x+5, y, erdFont-3, "erd-key", "", strings.ReplaceAll(c.Keys, " ", ""), erdNameX-8)
+	return width, height
+}
+
+// erdSortByParents orders the boxes of level lv by the mean height of
+// their parents already placed, so that lines cross less.
+func erdSortByParents(e ERD, in []*erdBox, byName map[string]*erdBox, lv int) {
+	parentY := func(b *erdBox) float64 {
+		sum, n := 0.0, 0
+		for _, r := range e.Relationships {
+			if p := byName[r.Parent]; r.Child == b.t.Name && p != nil && p.level < lv {
+				sum, n = sum+p.y, n+1
 			}
-			typ := shortType(c.Type)
-			if c.Nullable {
-				typ += "?"
-			}
-			typeW := min(textWidth(typ, erdFont-1), (b.w-erdNameX)/2)
-			s.text(b.x+erdNameX, y, erdFont, "erd-col", "", c.Name, b.w-erdNameX-typeW-12)
-			s.text(b.x+b.w-6, y, erdFont-1, "erd-type", "end", typ, typeW+2)
 		}
-		if more := len(t.Columns) - b.shown; more > 0 {
-			s.text(b.x+erdNameX, b.y+b.head()+erdRow*float64(b.shown)+erdRow-4, erdFont-1, "erd-type", "", plural(more, "more column"), b.w-erdNameX-6)
+		if n == 0 {
+			return 0
 		}
-		s.f(`</g>`)
+		return sum / float64(n)
 	}
-	return s.wrap("erd-diagram", "Entity-relationship diagram of the source", width, height+10)
+	slices.SortStableFunc(in, func(a, b *erdBox) int {
+		pa, pb := parentY(a), parentY(b)
+		switch {
+		case pa < pb:
+			return -1
+		case pa > pb:
+			return 1
+		}
+		return 0
+	})
+}
+
+// erdLine draws relationship i from parent box p to child box c, and
+// returns how wide the drawing must be for it (0: as wide as the boxes).
+func (s *svgDoc) erdLine(i int, r ERDRelationship, p, c *erdBox) (width float64) {
+	col := ""
+	if cols := strings.Split(r.Columns, ", "); len(cols) > 0 {
+		col = cols[0]
+	}
+	sx, sy := p.x+p.w, p.y+erdHead/2
+	ey := c.colY(col)
+	one := strings.HasSuffix(r.Cardinality, "to 0..1")
+	hue := (i * 47) % 360
+	s.f(`<g class="erd-fk" style="stroke:hsl(%d,55%%,45%%)"><title>%s</title>`, hue, esc(r.Parent+" 1 — "+r.Child+" ("+r.Columns+")"))
+	var ex, dir float64
+	if c.x > p.x+p.w {
+		// Child to the right: into its left side.
+		ex, dir = c.x, -1
+		mid := (sx + ex) / 2
+		s.f(`<path d="M%s %s C%s %s %s %s %s %s"/>`, num(sx), num(sy), num(mid), num(sy), num(mid), num(ey), num(ex-10), num(ey))
+	} else {
+		// Same column, a cycle or the table itself: around the right.
+		ex, dir = c.x+c.w, 1
+		out := max(sx, ex) + 30 + float64(i%4)*8
+		s.f(`<path d="M%s %s C%s %s %s %s %s %s"/>`, num(sx), num(sy), num(out), num(sy), num(out), num(ey), num(ex+10), num(ey))
+		width = out + 10
+	}
+	// The last 10 pixels straight, then the child's end.
+	s.f(`<path d="M%s %s L%s %s"/>`, num(ex+10*(-dir)), num(ey), num(ex), num(ey))
+	if one {
+		s.f(`<path d="M%s %s L%s %s"/>`, num(ex-6*dir), num(ey-5), num(ex-6*dir), num(ey+5))
+	} else {
+		s.f(`<path d="M%s %s L%s %s L%s %s"/>`, num(ex-9*dir), num(ey), num(ex), num(ey-5), num(ex), num(ey+5))
+		s.f(`<path d="M%s %s L%s %s"/>`, num(ex-9*dir), num(ey), num(ex), num(ey+5))
+	}
+	// The parent's end: a bar (exactly one), a circle and a bar when
+	// the foreign key may be NULL (zero or one).
+	s.f(`<path d="M%s %s L%s %s"/>`, num(sx+6), num(sy-5), num(sx+6), num(sy+5))
+	if strings.HasPrefix(r.Cardinality, "0..1") {
+		s.f(`<circle cx="%s" cy="%s" r="3" class="erd-open"/>`, num(sx+13), num(sy))
+	}
+	s.f(`</g>`)
+	return width
+}
+
+// erdBox draws a table's box: its name, its entities, its columns with
+// their keys and types, and how many more columns it has.
+func (s *svgDoc) erdBox(b *erdBox) {
+	t := b.t
+	cls := "erd-box"
+	if len(t.Mapped) > 0 {
+		cls += " erd-mapped"
+	}
+	if t.View {
+		cls += " erd-view"
+	}
+	s.f(`<g class="%s" data-table="%s">`, cls, esc(t.Name))
+	s.rect(b.x, b.y, b.w, b.h, "erd-frame", ` rx="4"`)
+	s.rect(b.x, b.y, b.w, b.head(), "erd-head", ` rx="4"`)
+	name := t.Name
+	if t.View {
+		name += " (view)"
+	}
+	s.text(b.x+8, b.y+15, erdFont+1, "erd-name", "", name, b.w-16)
+	if len(t.Mapped) > 0 {
+		s.text(b.x+8, b.y+erdHead+9, erdFont-1, "erd-entities", "", "→ "+strings.Join(t.Mapped, ", "), b.w-16)
+	}
+	for i, c := range t.Columns[:b.shown] {
+		y := b.y + b.head() + erdRow*float64(i) + erdRow - 4
+		if c.Keys != "" {
+			s.text(b.x+5, y, erdFont-3, "erd-key", "", strings.ReplaceAll(c.Keys, " ", ""), erdNameX-8)
+		}
+		typ := shortType(c.Type)
+		if c.Nullable {
+			typ += "?"
+		}
+		typeW := min(textWidth(typ, erdFont-1), (b.w-erdNameX)/2)
+		s.text(b.x+erdNameX, y, erdFont, "erd-col", "", c.Name, b.w-erdNameX-typeW-12)
+		s.text(b.x+b.w-6, y, erdFont-1, "erd-type", "end", typ, typeW+2)
+	}
+	if more := len(t.Columns) - b.shown; more > 0 {
+		s.text(b.x+erdNameX, b.y+b.head()+erdRow*float64(b.shown)+erdRow-4, erdFont-1, "erd-type", "", plural(more, "more column"), b.w-erdNameX-6)
+	}
+	s.f(`</g>`)
 }

@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"math/big"
@@ -13,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/introspect/erd"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Document is everything the modeling definition document says.
@@ -42,6 +43,9 @@ type Document struct {
 	// NotMapped are the mapping file's notes on the tables it leaves out
 	// (init lists them, with why).
 	NotMapped []string
+	// Library is the files of the application's data libraries: written
+	// with the document, or the commands that write them (library.go).
+	Library LibraryView
 	// Sections are added by other packages (AddSection) and rendered after
 	// the built-in sections.
 	Sections []Section
@@ -215,6 +219,10 @@ type Options struct {
 	// MappingSource is the mapping file's text, whose comments (init's
 	// reasons) the document carries (notes.go); nil: none.
 	MappingSource []byte
+	// LibraryFiles are the data library files written with the document
+	// (preview --export): each one's format, path relative to the
+	// document and notes; the document says how to write the others.
+	LibraryFiles []LibraryFile
 }
 
 // Build gathers the document of a plan and its preview (of each entity's
@@ -232,6 +240,7 @@ func Build(p *mapping.Plan, res *preview.Result, o Options) *Document {
 		d.ERD = buildERD(p)
 	}
 	d.Table = buildTable(p)
+	d.Library = buildLibrary(o.LibraryFiles, cmp.Or(o.MappingFile, "mapping.yaml"), p.Table.Name)
 	byName := map[string]*preview.Entity{}
 	for i := range res.Entities {
 		byName[res.Entities[i].Name] = &res.Entities[i]

@@ -20,11 +20,17 @@ import (
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// changed, when a waiter made it, is closed by the next Write.
+	changed chan struct{}
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return l.b.Write(p)
 }
 
@@ -32,6 +38,30 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// waitFor waits until the text written, as clean shows it, contains want,
+// woken by each write; it fails the test after a minute without it.
+func (l *lockedBuffer) waitFor(t *testing.T, want string, clean func(string) string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		l.mu.Lock()
+		text := l.b.String()
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		if strings.Contains(clean(text), want) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("%q was not written within a minute:\n%s", want, clean(text))
+		}
+	}
 }
 
 var t0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)

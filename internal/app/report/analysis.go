@@ -2,11 +2,10 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // AnalysisBlocks is the analysis of every row (package analyze's report):
@@ -15,6 +14,17 @@ import (
 func AnalysisBlocks(r *analyze.Report) []Block {
 	var out []Block
 	add := func(b Block) { out = append(out, b) }
+	for _, part := range []func(*analyze.Report, func(Block)){
+		analysisIntro, analysisItems, analysisRejects, analysisIndexes,
+		analysisPartitions, analysisCollections, analysisWarnings, analysisTotals,
+	} {
+		part(r, add)
+	}
+	return out
+}
+
+// analysisIntro says what was read, and the snapshot's warning.
+func analysisIntro(r *analyze.Report, add func(Block)) {
 	what := "every row of every entity"
 	if r.SampleRate < 1 {
 		what = fmt.Sprintf("a sample of %s of each entity's rows (chosen by a hash of each row's key; totals and cost scaled to all rows)", analyze.Percent(r.SampleRate))
@@ -24,6 +34,10 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		add(Block{Para: "Warning: " + r.SnapshotWarning})
 	}
 
+}
+
+// analysisItems is the items per entity and their sizes.
+func analysisItems(r *analyze.Report, add func(Block)) {
 	add(Block{Heading: "Items"})
 	items := &Table{Class: "analysis-items", Head: []string{"entity", "rows", "items", "rejected", "p50", "p99", "max", "mean", "write units"}}
 	for _, e := range r.Entities {
@@ -40,6 +54,10 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 	add(Block{Para: fmt.Sprintf("Sizes in bytes, as DynamoDB counts them. Its limit is 400 KB (409600 bytes) an item: the largest is %s of it; %s at 90%% of it or more.",
 		analyze.Percent(float64(s.Max)/409600), pluralN(s.NearLimit, "item is", "items are"))})
 
+}
+
+// analysisRejects is the rows migrate would reject, by kind of reason.
+func analysisRejects(r *analyze.Report, add func(Block)) {
 	add(Block{Heading: "Rejected rows"})
 	rej := &Table{Class: "analysis-rejects", Head: []string{"entity", "rows", "reason", "first row", "also rows"}}
 	for _, e := range r.Entities {
@@ -59,6 +77,11 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		add(Block{Table: rej})
 	}
 
+}
+
+// analysisIndexes is the table and its indexes: items, bytes, write
+// units, amplification and partitions.
+func analysisIndexes(r *analyze.Report, add func(Block)) {
 	add(Block{Heading: "Table and indexes"})
 	ix := &Table{Class: "analysis-indexes", Head: []string{"name", "kind", "key", "items", "stored", "write units", "per table write", "partitions", "items/partition"}}
 	for _, is := range r.Indexes {
@@ -83,6 +106,11 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 	add(Block{Table: ix})
 	add(Block{Para: "An index's entries hold the keys and the attributes it projects (all of them with ALL). Stored: the entries' sizes and DynamoDB's 100 bytes per item. Per table write: the write amplification, an index's items and write units per item and write unit put into the table."})
 
+}
+
+// analysisPartitions is, per index, the partitions that stand out, the
+// longest run of one partition and the busiest partition's rate.
+func analysisPartitions(r *analyze.Report, add func(Block)) {
 	for _, is := range r.Indexes {
 		if len(is.ByItems) == 0 {
 			continue
@@ -114,6 +142,11 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 			add(Block{Para: strings.Join(notes, " ")})
 		}
 	}
+}
+
+// analysisCollections is the largest item collections of a table with a
+// local index (10 GB each at most).
+func analysisCollections(r *analyze.Report, add func(Block)) {
 	if r.Collections != nil {
 		add(Block{Heading: "Item collections"})
 		add(Block{Para: "The table has a local index: the items of one partition key value with their local index entries are at most 10 GB."})
@@ -132,6 +165,10 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		}
 	}
 
+}
+
+// analysisWarnings lists the analysis's warnings.
+func analysisWarnings(r *analyze.Report, add func(Block)) {
 	add(Block{Heading: "Warnings"})
 	if len(r.Warnings) == 0 {
 		add(Block{Para: "None."})
@@ -143,6 +180,11 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		add(Block{List: ws})
 	}
 
+}
+
+// analysisTotals is the items, write units, bytes stored and import
+// files in all.
+func analysisTotals(r *analyze.Report, add func(Block)) {
 	t := r.Totals
 	head := "Totals"
 	if t.Scaled {
@@ -155,7 +197,6 @@ func AnalysisBlocks(r *analyze.Report) []Block {
 		fmt.Sprintf("stored: %s (items %s; table and indexes with 100 bytes per item)", analyze.Bytes(t.StoredBytes), analyze.Bytes(t.DataBytes)),
 		fmt.Sprintf("import files: %s of DynamoDB JSON, uncompressed", analyze.Bytes(t.ImportBytes)),
 	}})
-	return out
 }
 
 // partitionRows adds the partitions of ps that stand out to t.
@@ -262,24 +303,17 @@ func pluralN(n int64, one, many string) string {
 }
 
 // analysisText prints the analysis for people: its blocks, then the cost's.
-func analysisText(w io.Writer, r *analyze.Report) error {
-	if _, err := fmt.Fprintf(w, "analysis of the mapping into DynamoDB table %s on %s\n", r.Table, r.Engine); err != nil {
-		return err
-	}
-	if err := blocksText(w, AnalysisBlocks(r)); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "\nCost\n"); err != nil {
-		return err
-	}
-	return blocksText(w, CostBlocks(r))
+func analysisText(w *errWriter, r *analyze.Report) {
+	w.printf("analysis of the mapping into DynamoDB table %s on %s\n", r.Table, r.Engine)
+	blocksText(w, AnalysisBlocks(r))
+	w.printf("\nCost\n")
+	blocksText(w, CostBlocks(r))
 }
 
 // analysisMarkdown writes the analysis and its cost as Markdown: the blocks
 // the modeling document holds, under their two headings.
-func analysisMarkdown(w io.Writer, r *analyze.Report) error {
-	_, err := fmt.Fprintf(w, "## Analysis of table %s (%s)\n\n%s\n## Cost\n\n%s", r.Table, r.Engine, BlocksMarkdown(AnalysisBlocks(r)), BlocksMarkdown(CostBlocks(r)))
-	return err
+func analysisMarkdown(w *errWriter, r *analyze.Report) {
+	w.printf("## Analysis of table %s (%s)\n\n%s\n## Cost\n\n%s", r.Table, r.Engine, BlocksMarkdown(AnalysisBlocks(r)), BlocksMarkdown(CostBlocks(r)))
 }
 
 // bulkPutRow is the cost table's row of the bulk put into an existing

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -103,35 +102,30 @@ func BlocksHTML(bs []Block) template.HTML {
 // blocksText renders blocks for a terminal: a heading on a line of its own
 // after an empty line, paragraphs on a line each, indented by two spaces, list
 // items as "  - ", tables in aligned columns.
-func blocksText(w io.Writer, bs []Block) error {
-	ew := &errWriter{w: w}
+func blocksText(w *errWriter, bs []Block) {
 	for _, x := range bs {
 		switch {
 		case x.Aside:
 		case x.Heading != "":
-			ew.printf("\n%s\n", x.Heading)
+			w.printf("\n%s\n", x.Heading)
 		case x.Para != "":
-			ew.printf("  %s\n", x.Para)
+			w.printf("  %s\n", x.Para)
 		case x.List != nil:
 			for _, it := range x.List {
-				ew.printf("  - %s\n", it)
+				w.printf("  - %s\n", it)
 			}
 		case x.Table != nil:
-			if ew.err != nil {
-				break
-			}
 			tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 			row := func(cells []string) {
-				fmt.Fprintf(tw, "  %s\n", strings.TrimRight(strings.Join(cells, "\t"), "\t"))
+				_, _ = fmt.Fprintf(tw, "  %s\n", strings.TrimRight(strings.Join(cells, "\t"), "\t"))
 			}
 			row(x.Table.Head)
 			for _, r := range x.Table.Rows {
 				row(r)
 			}
-			ew.err = tw.Flush()
+			_ = tw.Flush() // its error is the write's, kept in w
 		}
 	}
-	return ew.err
 }
 
 // MarkdownCell makes text safe in a Markdown table cell, and shows it as written:

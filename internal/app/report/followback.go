@@ -1,14 +1,11 @@
 package report
 
 import (
-	"io"
-
 	"github.com/remodel-dev/remodel/internal/domain/followback"
 )
 
 // followBackText renders a follow-back run for people.
-func followBackText(w io.Writer, r *followback.Report) error {
-	e := &errWriter{w: w}
+func followBackText(e *errWriter, r *followback.Report) {
 	e.printf("follow-back of table %s: %s\n", r.Table, followBackState(r))
 	e.printf("  stream          %s\n", r.Stream)
 	e.printf("  records read    %d (after the start point; %d of its own lock)\n", r.Records, r.Own)
@@ -25,7 +22,6 @@ func followBackText(w io.Writer, r *followback.Report) error {
 		e.printf("  note: %s\n", n)
 	}
 	e.printf("  go on with: remodel follow-back --resume --checkpoint %s\n", shellWord(r.Checkpoint))
-	return e.err
 }
 
 func followBackState(r *followback.Report) string {
@@ -36,8 +32,7 @@ func followBackState(r *followback.Report) string {
 }
 
 // followBackMarkdown renders a follow-back run as Markdown.
-func followBackMarkdown(w io.Writer, r *followback.Report) error {
-	e := &errWriter{w: w}
+func followBackMarkdown(e *errWriter, r *followback.Report) {
 	e.printf("## follow-back of table `%s`: %s\n\n", r.Table, MarkdownCell(followBackState(r)))
 	e.printf("| | |\n|---|---|\n")
 	e.printf("| records read | %d |\n| item changes applied | %d |\n| rows written | %d |\n| found applied already | %d |\n", r.Records, r.Applied, r.Rows, r.AlreadyApplied)
@@ -51,5 +46,4 @@ func followBackMarkdown(w io.Writer, r *followback.Report) error {
 	for _, n := range r.Notes {
 		e.printf("\n- %s\n", MarkdownCell(n))
 	}
-	return e.err
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // migrateReports are hand-built migrate reports: a run that succeeded, one
@@ -14,11 +14,13 @@ import (
 // named with --job (its resume hint names the shard and the job), and a
 // shard into S3 (whose key collision check always runs).
 func migrateReports() map[string]*migrate.Report {
-	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2}, {Name: "customer", Rows: 10, Items: 10}}
+	ents := []migrate.EntityReport{{Name: "order", Rows: 100, Items: 98, Rejected: 2, Bytes: 1_234_567, Seconds: 1.25}, {Name: "customer", Rows: 10, Items: 10, Bytes: 940, Seconds: 0.5}}
 	return map[string]*migrate.Report{
 		"ok": {Version: migrate.ReportVersion, Table: "shop", Engine: "postgres", OK: true, CreatedTable: true,
 			Concurrency: &migrate.ConcurrencyReport{Writers: 16, Peak: 12, Cuts: 3, Pauses: 2, Paused: 1.25},
 			Seconds:     1.5, RowsRead: 110, ItemsWritten: 108, Rejected: 2, ItemsPerSecond: 72, WriteUnits: 108, Entities: ents,
+			Phases: []migrate.Phase{{Name: migrate.TimedSchema, Seconds: 0.04}, {Name: migrate.TimedTable, Seconds: 0.12}, {Name: migrate.TimedSnapshot, Seconds: 0.01},
+				{Name: migrate.TimedKeyCheck, Seconds: 0.02}, {Name: migrate.TimedCopy, Seconds: 1.3}},
 			Rejections:  []migrate.Rejection{{Entity: "order", Row: "id=7", Reason: "rendering PK: column customer_id is NULL"}, {Entity: "order", Row: "id=9", Reason: "the item is over 400 KB | ``` <b>"}},
 			RejectsFile: "shop.remodel-rejects.jsonl", KeysDistinct: true,
 			KeyProof: []string{"entity order: the primary key (id) is rendered whole into a key that can be read back", "entity customer: the primary key (id) is rendered whole into a key that can be read back",
@@ -54,10 +56,15 @@ func migrateReports() map[string]*migrate.Report {
 	}
 }
 
-// TestMigrateGolden pins migrate's report in text and Markdown.
+// TestMigrateGolden pins migrate's report in text and Markdown, and in
+// JSON the successful run's (its entities' bytes and seconds, its phases).
 func TestMigrateGolden(t *testing.T) {
 	for name, rep := range migrateReports() {
-		for f, ext := range map[report.Format]string{report.Text: "txt", report.Markdown: "md"} {
+		formats := map[report.Format]string{report.Text: "txt", report.Markdown: "md"}
+		if name == "ok" {
+			formats[report.JSON] = "json"
+		}
+		for f, ext := range formats {
 			var b bytes.Buffer
 			if err := report.Write(&b, f, rep); err != nil {
 				t.Fatalf("%s as %s: %v", name, f, err)

@@ -2,148 +2,194 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
+	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
-// migrateText prints migrate's report for people. Only a run that succeeded is
-// headed "migrated".
-func migrateText(w io.Writer, r *migrate.Report) error {
+// migrateText prints migrate's report for people, in parts: the heading
+// and the run's state, the follower's part, the counts, the rejected rows
+// and stray items, the key check and the warnings. Only a run that
+// succeeded is headed "migrated".
+func migrateText(w *errWriter, r *migrate.Report) {
+	migrateHeading(w, r)
+	migrateState(w, r)
+	if r.Follow != nil {
+		migrateFollow(w, r)
+	}
+	migrateCounts(w, r)
+	migrateRejectsAndStrays(w, r)
+	migrateKeyCheck(w, r)
+	if r.SnapshotWarning != "" {
+		w.printf("  warning: %s\n", r.SnapshotWarning)
+	}
+	for _, warning := range r.Warnings {
+		w.printf("  warning: %s\n", warning)
+	}
+}
+
+// migrateHeading is the report's first line: the route, how the run
+// ended, and a shard's job.
+func migrateHeading(w *errWriter, r *migrate.Report) {
 	switch {
 	case r.S3 != nil:
 		migrateS3Heading(w, r)
+	case r.NullSink:
+		w.printf("%s", nullHeading(r))
 	case r.OK:
-		fmt.Fprintf(w, "migrated %s into DynamoDB table %s", r.Engine, r.Table)
+		w.printf("migrated %s into DynamoDB table %s", r.Engine, r.Table)
 	case r.Interrupted:
-		fmt.Fprintf(w, "migration of %s into DynamoDB table %s INTERRUPTED", r.Engine, r.Table)
+		w.printf("migration of %s into DynamoDB table %s INTERRUPTED", r.Engine, r.Table)
 	default:
-		fmt.Fprintf(w, "migration of %s into DynamoDB table %s FAILED", r.Engine, r.Table)
+		w.printf("migration of %s into DynamoDB table %s FAILED", r.Engine, r.Table)
 	}
 	if r.CreatedTable {
-		fmt.Fprint(w, " (created)")
+		w.printf(" (created)")
 	}
 	if r.Shard != "" {
-		fmt.Fprintf(w, ", shard %s", r.Shard)
+		w.printf(", shard %s", r.Shard)
 		if r.Job != "" {
-			fmt.Fprintf(w, " of job %q", r.Job)
+			w.printf(" of job %q", r.Job)
 		}
 		if r.SplitDigest != "" {
-			fmt.Fprintf(w, " (split plan %s)", shortDigest(r.SplitDigest))
+			w.printf(" (split plan %s)", shortDigest(r.SplitDigest))
 		}
 	}
-	fmt.Fprintln(w)
+	w.printf("\n")
+}
+
+// migrateState says what the table (or the objects) hold after the run,
+// and what to do next when it stopped.
+func migrateState(w *errWriter, r *migrate.Report) {
+	if r.AlreadyFinished != "" {
+		w.printf("  --resume: the job had already finished at %s (its finished record %s; no checkpoint is left): nothing was done, and what follows is that run's report\n", r.Started.Add(r.Duration).Format(time.RFC3339), r.AlreadyFinished)
+	}
 	if r.Error != "" && !r.Interrupted {
-		fmt.Fprintf(w, "  error: %s\n", r.Error)
+		w.printf("  error: %s\n", r.Error)
 	}
 	switch {
 	case r.S3 != nil:
 		migrateS3Lines(w, r)
 	case r.TableGone:
-		fmt.Fprintf(w, "  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it%s; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten, unanswered(r))
+		w.printf("  the table is gone: DynamoDB answered that table %s does not exist while the run wrote into it (deleted, or an emulator restarted): the %d items it had acknowledged went with it%s; a checkpoint cannot bring them back: migrate again without --resume\n", r.Table, r.ItemsWritten, unanswered(r))
 	case r.Partial && r.Checkpoint != "" && r.FollowSlot != "" && r.Follow == nil:
-		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --follow --resume --checkpoint %s%s finishes the copy and then applies every change since its snapshot (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
-		fmt.Fprintf(w, "  %s\n", keptChanges(r))
+		w.printf("  the table is partial: %d items are written; the checkpoint %s records how far: migrate --follow --resume --checkpoint %s%s finishes the copy and then applies every change since its snapshot (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
+		w.printf("  %s\n", keptChanges(r))
 	case r.Partial && r.Checkpoint != "":
-		fmt.Fprintf(w, "  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
+		w.printf("  the table is partial: %d items are written; the checkpoint %s records how far: migrate --resume --checkpoint %s%s continues from there (the same mapping, source and table)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, resumeArgs(r))
 	case r.Partial && r.ItemsWritten == 0 && r.ItemsBefore == 0:
 		// --allow-non-empty would not be needed: the table is as empty
 		// as the run found it.
-		fmt.Fprintf(w, "  nothing was written: the table holds no item of this run; migrate again once the cause is removed\n")
+		w.printf("  nothing was written: the table holds no item of this run; migrate again once the cause is removed\n")
 	case r.Partial:
-		fmt.Fprintf(w, "  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
+		w.printf("  the table is partial: %d items were written before the run stopped; migrate again with --allow-non-empty to write every row again (items with the same key are replaced)\n", r.ItemsWritten)
 	}
 	if r.ItemsUnknown > 0 && !r.TableGone { // with the table gone, no item of the run is in it (above)
-		fmt.Fprintf(w, "  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
+		w.printf("  %d more items written or not: their requests got no answer, or one that does not say whether DynamoDB wrote them, before the run stopped (the table holds between %d and %d items of this job; --resume writes them again)\n",
 			r.ItemsUnknown, r.ItemsWritten, r.ItemsWritten+r.ItemsUnknown)
 	}
-	if f := r.Follow; f != nil {
-		how := "stopped"
-		switch {
-		case f.Stopped && f.CaughtUp:
-			how = "stopped by a signal once every change committed before the stop was applied"
-		case f.Stopped:
-			how = "stopped by a signal before every change committed before the stop was applied (the error says why)"
+}
+
+// migrateFollow is the follower's part: from where to where it applied,
+// its counts per entity, the diff pass, and how the migration goes on.
+func migrateFollow(w *errWriter, r *migrate.Report) {
+	f := r.Follow
+	how := "stopped"
+	switch {
+	case f.Stopped && f.CaughtUp:
+		how = "stopped by a signal once every change committed before the stop was applied"
+	case f.Stopped:
+		how = "stopped by a signal before every change committed before the stop was applied (the error says why)"
+	}
+	from := "its binlog"
+	if f.Publication != "" {
+		from = fmt.Sprintf("slot %s (publication %s)", f.Slot, f.Publication)
+	}
+	w.printf("  followed the source's changes from %s since %s, %s: applied up to %s\n", from, f.Start, how, f.Applied)
+	w.printf("  %d transactions, %d changed rows: %d items put, %d deleted, %d rows rejected\n", f.Transactions, f.Changes, f.Puts, f.Deletes, f.Rejected)
+	w.printf("  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
+	for _, e := range f.Entities {
+		w.printf("  %-24s %10d %10d %10d %10d\n", e.Name, e.Changes, e.Puts, e.Deletes, e.Rejected)
+	}
+	if len(f.Diffed) > 0 {
+		w.printf("  the diff pass at the stop (entities read from a view or a query): the source's rows now against the table's items\n")
+		w.printf("  %-24s %10s %10s %10s %10s %10s %10s\n", "entity", "rows", "items", "unchanged", "puts", "deletes", "rejected")
+		for _, d := range f.Diffed {
+			w.printf("  %-24s %10d %10d %10d %10d %10d %10d\n", d.Entity, d.Rows, d.Items, d.Unchanged, d.Puts, d.Deletes, d.Rejected)
 		}
-		from := "its binlog"
+	}
+	if f.Redone > 0 {
+		w.printf("  %d rows of requests in doubt (no answer, or one that does not say whether DynamoDB wrote them) written again from the source at the stop\n", f.Redone)
+	}
+	switch {
+	case r.Checkpoint == "":
+	case r.TableGone:
+		w.printf("  remodel follow-cleanup --checkpoint %s ends the followed migration (%s)\n", r.Checkpoint, cleanupDoes(r))
+	default:
+		w.printf("  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s %s when the migration is over\n", r.Checkpoint, resumeArgs(r), r.Checkpoint, cleanupDoes(r))
 		if f.Publication != "" {
-			from = fmt.Sprintf("slot %s (publication %s)", f.Slot, f.Publication)
-		}
-		fmt.Fprintf(w, "  followed the source's changes from %s since %s, %s: applied up to %s\n", from, f.Start, how, f.Applied)
-		fmt.Fprintf(w, "  %d transactions, %d changed rows: %d items put, %d deleted, %d rows rejected\n", f.Transactions, f.Changes, f.Puts, f.Deletes, f.Rejected)
-		fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s\n", "entity", "changes", "puts", "deletes", "rejected")
-		for _, e := range f.Entities {
-			fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d\n", e.Name, e.Changes, e.Puts, e.Deletes, e.Rejected)
-		}
-		if len(f.Diffed) > 0 {
-			fmt.Fprintf(w, "  the diff pass at the stop (entities read from a view or a query): the source's rows now against the table's items\n")
-			fmt.Fprintf(w, "  %-24s %10s %10s %10s %10s %10s %10s\n", "entity", "rows", "items", "unchanged", "puts", "deletes", "rejected")
-			for _, d := range f.Diffed {
-				fmt.Fprintf(w, "  %-24s %10d %10d %10d %10d %10d %10d\n", d.Entity, d.Rows, d.Items, d.Unchanged, d.Puts, d.Deletes, d.Rejected)
-			}
-		}
-		if f.Redone > 0 {
-			fmt.Fprintf(w, "  %d rows of requests in doubt (no answer, or one that does not say whether DynamoDB wrote them) written again from the source at the stop\n", f.Redone)
-		}
-		switch {
-		case r.Checkpoint == "":
-		case r.TableGone:
-			fmt.Fprintf(w, "  remodel follow-cleanup --checkpoint %s ends the followed migration (%s)\n", r.Checkpoint, cleanupDoes(r))
-		default:
-			fmt.Fprintf(w, "  migrate --follow --resume --checkpoint %s%s goes on from there; remodel follow-cleanup --checkpoint %s %s when the migration is over\n", r.Checkpoint, resumeArgs(r), r.Checkpoint, cleanupDoes(r))
-			if f.Publication != "" {
-				fmt.Fprintf(w, "  %s\n", keptChanges(r))
-			}
+			w.printf("  %s\n", keptChanges(r))
 		}
 	}
+}
+
+// migrateCounts is the rows, items, rejected rows, bytes and seconds per
+// entity and in all, the run's pace, its phases and adaptive concurrency.
+func migrateCounts(w *errWriter, r *migrate.Report) {
 	if r.Earlier != nil {
-		fmt.Fprintf(w, "  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)
+		w.printf("  resumed from %s: the counts include %d rows (%d items, %d rejected) the earlier runs settled\n", r.Earlier.Checkpoint, r.Earlier.Rows, r.Earlier.Items, r.Earlier.Rejected)
 	}
-	fmt.Fprintf(w, "  %-24s %10s %10s %10s\n", "entity", "rows", "items", "rejected")
+	w.printf("  %-24s %10s %10s %10s %10s %9s\n", "entity", "rows", "items", "rejected", "bytes", "seconds")
+	var bytes int64
 	for _, e := range r.Entities {
-		fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", e.Name, e.Rows, e.Items, e.Rejected)
+		w.printf("  %-24s %10d %10d %10d %10s %9.2f\n", e.Name, e.Rows, e.Items, e.Rejected, byteSize(e.Bytes), e.Seconds)
+		bytes += e.Bytes
 	}
-	fmt.Fprintf(w, "  %-24s %10d %10d %10d\n", "total", r.RowsRead, r.ItemsWritten, r.Rejected)
-	fmt.Fprintf(w, "  duration %.2fs, %.0f items/s, %d retries (%d throttled), %.1f write units\n",
+	w.printf("  %-24s %10d %10d %10d %10s %9.2f\n", "total", r.RowsRead, r.ItemsWritten, r.Rejected, byteSize(bytes), r.Seconds)
+	w.printf("  duration %.2fs, %.0f items/s, %d retries (%d throttled), %.1f write units\n",
 		r.Seconds, r.ItemsPerSecond, r.Retries, r.Throttled, r.WriteUnits)
+	if len(r.Phases) > 0 {
+		var ps []string
+		for _, p := range r.Phases {
+			ps = append(ps, fmt.Sprintf("%s %.2fs", p.Name, p.Seconds))
+		}
+		w.printf("  phases: %s\n", strings.Join(ps, ", "))
+	}
 	if cc := r.Concurrency; cc != nil {
-		fmt.Fprintf(w, "  adaptive concurrency: up to %d of %d requests in flight; throttling cut it %d times and paused every writer %d times, %.1fs in all\n",
+		w.printf("  adaptive concurrency: up to %d of %d requests in flight; throttling cut it %d times and paused every writer %d times, %.1fs in all\n",
 			cc.Peak, cc.Writers, cc.Cuts, cc.Pauses, cc.Paused)
 	}
+}
+
+// migrateRejectsAndStrays lists the first rejected rows and stray items,
+// and says where the rest are.
+func migrateRejectsAndStrays(w *errWriter, r *migrate.Report) {
 	for _, rj := range r.Rejections {
-		fmt.Fprintf(w, "  rejected: entity %s, row %s: %s\n", rj.Entity, rj.Row, rj.Reason)
+		w.printf("  rejected: entity %s, row %s: %s\n", rj.Entity, rj.Row, rj.Reason)
 	}
 	if int(r.Rejected) > len(r.Rejections) {
-		fmt.Fprintf(w, "  ... and %d more rejected rows\n", int(r.Rejected)-len(r.Rejections))
+		w.printf("  ... and %d more rejected rows\n", int(r.Rejected)-len(r.Rejections))
 	}
 	if r.RejectsFile != "" {
-		fmt.Fprintf(w, "  every rejected row is in %s\n", r.RejectsFile)
+		w.printf("  every rejected row is in %s\n", r.RejectsFile)
 	}
 	if r.ItemsBefore > 0 {
-		fmt.Fprintf(w, "  the table held %d items before the run\n", r.ItemsBefore)
+		w.printf("  the table held %d items before the run\n", r.ItemsBefore)
 	}
 	if r.StrayItems > 0 {
 		if r.StrayDeleted > 0 {
-			fmt.Fprintf(w, "  %d items matched no source row (not written by this run); --delete-stale deleted %d of them\n", r.StrayItems, r.StrayDeleted)
+			w.printf("  %d items matched no source row (not written by this run); --delete-stale deleted %d of them\n", r.StrayItems, r.StrayDeleted)
 		} else {
-			fmt.Fprintf(w, "  %d items match no source row (not written by this run; --delete-stale deletes them)\n", r.StrayItems)
+			w.printf("  %d items match no source row (not written by this run; --delete-stale deletes them)\n", r.StrayItems)
 		}
 		for _, k := range r.StrayKeys {
-			fmt.Fprintf(w, "  stray: %s\n", k)
+			w.printf("  stray: %s\n", k)
 		}
 		if int(r.StrayItems) > len(r.StrayKeys) {
-			fmt.Fprintf(w, "  ... and %d more stray items\n", int(r.StrayItems)-len(r.StrayKeys))
+			w.printf("  ... and %d more stray items\n", int(r.StrayItems)-len(r.StrayKeys))
 		}
 	}
-	migrateKeyCheck(w, r)
-	if r.SnapshotWarning != "" {
-		fmt.Fprintf(w, "  warning: %s\n", r.SnapshotWarning)
-	}
-	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warning)
-	}
-	return nil
 }
 
 // resumeArgs is what the resume hints add to the checkpoint: " --table T"
@@ -197,43 +243,43 @@ func shellWord(s string) string {
 
 // migrateS3Heading is the report's first line for a migration into S3
 // (without its newline).
-func migrateS3Heading(w io.Writer, r *migrate.Report) {
+func migrateS3Heading(w *errWriter, r *migrate.Report) {
 	s := r.S3
 	switch {
 	case r.OK && s.Import != nil:
-		fmt.Fprintf(w, "migrated %s into S3 %s and imported it into DynamoDB table %s", r.Engine, s.URL, r.Table)
+		w.printf("migrated %s into S3 %s and imported it into DynamoDB table %s", r.Engine, s.URL, r.Table)
 	case r.OK && s.Bulk != nil:
-		fmt.Fprintf(w, "migrated %s into S3 %s and bulk put it into DynamoDB table %s", r.Engine, s.URL, r.Table)
+		w.printf("migrated %s into S3 %s and bulk put it into DynamoDB table %s", r.Engine, s.URL, r.Table)
 	case r.OK:
-		fmt.Fprintf(w, "migrated %s into S3 %s (ImportTable objects for table %s)", r.Engine, s.URL, r.Table)
+		w.printf("migrated %s into S3 %s (ImportTable objects for table %s)", r.Engine, s.URL, r.Table)
 	case r.Interrupted:
-		fmt.Fprintf(w, "migration of %s into S3 %s INTERRUPTED", r.Engine, s.URL)
+		w.printf("migration of %s into S3 %s INTERRUPTED", r.Engine, s.URL)
 	default:
-		fmt.Fprintf(w, "migration of %s into S3 %s FAILED", r.Engine, s.URL)
+		w.printf("migration of %s into S3 %s FAILED", r.Engine, s.URL)
 	}
 }
 
 // migrateS3Lines says what the objects hold, where the manifest is, what
 // the import did, and how to go on from a run that stopped.
-func migrateS3Lines(w io.Writer, r *migrate.Report) {
+func migrateS3Lines(w *errWriter, r *migrate.Report) {
 	s := r.S3
-	fmt.Fprintf(w, "  %d objects (%s compressed), %d bytes stored, %d bytes of DynamoDB JSON\n", s.Objects, s.Compression, s.Bytes, s.Uncompressed)
+	w.printf("  %d objects (%s compressed), %d bytes stored, %d bytes of DynamoDB JSON\n", s.Objects, s.Compression, s.Bytes, s.Uncompressed)
 	if s.ObjectsKept > 0 {
-		fmt.Fprintf(w, "  %d objects of the interrupted runs kept as they were; %d items rendered again were found in them, not written again\n", s.ObjectsKept, s.ItemsFound)
+		w.printf("  %d objects of the interrupted runs kept as they were; %d items rendered again were found in them, not written again\n", s.ObjectsKept, s.ItemsFound)
 	}
 	if s.Manifest != "" {
-		fmt.Fprintf(w, "  manifest: %s (objects, items, sizes, SHA-256, the table definition)\n", s.Manifest)
+		w.printf("  manifest: %s (objects, items, sizes, SHA-256, the table definition)\n", s.Manifest)
 	}
 	if i := s.Import; i != nil {
-		fmt.Fprintf(w, "  ImportTable %s: %s, %d items processed, %d imported, %d errors, %d bytes processed\n", i.ARN, i.Status, i.ProcessedItems, i.ImportedItems, i.Errors, i.ProcessedBytes)
+		w.printf("  ImportTable %s: %s, %d items processed, %d imported, %d errors, %d bytes processed\n", i.ARN, i.Status, i.ProcessedItems, i.ImportedItems, i.Errors, i.ProcessedBytes)
 		if i.Failure != "" {
-			fmt.Fprintf(w, "  import failure: %s\n", i.Failure)
+			w.printf("  import failure: %s\n", i.Failure)
 		}
 		if i.LogGroup != "" && (i.Errors > 0 || i.Status != "COMPLETED") {
-			fmt.Fprintf(w, "  the failed items are in CloudWatch Logs group %s\n", i.LogGroup)
+			w.printf("  the failed items are in CloudWatch Logs group %s\n", i.LogGroup)
 		}
 		if i.TTL != "" {
-			fmt.Fprintf(w, "  TTL enabled on %s\n", i.TTL)
+			w.printf("  TTL enabled on %s\n", i.TTL)
 		}
 	}
 	if b := s.Bulk; b != nil {
@@ -245,29 +291,29 @@ func migrateS3Lines(w io.Writer, r *migrate.Report) {
 		if b.MaxWriteUnits > 0 {
 			limit = fmt.Sprintf("at most %d write units/s", b.MaxWriteUnits)
 		}
-		fmt.Fprintf(w, "  bulk put %s%s: %s, tier %s, %s; %d items processed, %d failed, %d input bytes read\n", b.ARN, how, b.Status, b.Tier, limit, b.ProcessedItems, b.FailedItems, b.ProcessedBytes)
+		w.printf("  bulk put %s%s: %s, tier %s, %s; %d items processed, %d failed, %d input bytes read\n", b.ARN, how, b.Status, b.Tier, limit, b.ProcessedItems, b.FailedItems, b.ProcessedBytes)
 		if b.Failure != "" {
-			fmt.Fprintf(w, "  bulk put failure: %s\n", b.Failure)
+			w.printf("  bulk put failure: %s\n", b.Failure)
 		}
 		if b.FailedItems > 0 || b.Rejected > 0 {
-			fmt.Fprintf(w, "  its error report %s named %d refused items, recorded as rejected rows\n", b.ErrorReport, b.Rejected)
+			w.printf("  its error report %s named %d refused items, recorded as rejected rows\n", b.ErrorReport, b.Rejected)
 		}
 		if b.Cancelled {
-			fmt.Fprintf(w, "  cancelled by the signal (what it wrote stays in the table): migrate --resume with the checkpoint starts another\n")
+			w.printf("  cancelled by the signal (what it wrote stays in the table): migrate --resume with the checkpoint starts another\n")
 		}
 	}
 	switch {
 	case r.Partial && r.Checkpoint != "":
-		fmt.Fprintf(w, "  the objects are partial: %d items are uploaded; the checkpoint %s records how far: migrate --resume --checkpoint %s --to %s%s continues (objects already uploaded are kept, not written again)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, s.URL, shardArgs(r))
+		w.printf("  the objects are partial: %d items are uploaded; the checkpoint %s records how far: migrate --resume --checkpoint %s --to %s%s continues (objects already uploaded are kept, not written again)\n", r.ItemsWritten, r.Checkpoint, r.Checkpoint, s.URL, shardArgs(r))
 	case r.Partial:
-		fmt.Fprintf(w, "  the objects are partial: %d items were uploaded; remove the objects under %s and migrate again\n", r.ItemsWritten, s.URL)
+		w.printf("  the objects are partial: %d items were uploaded; remove the objects under %s and migrate again\n", r.ItemsWritten, s.URL)
 	}
 }
 
 // migrateKeyCheck prints the key collision check's lines of the report: the
 // verdict, then its reasons one a line (the first few; the JSON report and
 // remodel validate list them all).
-func migrateKeyCheck(w io.Writer, r *migrate.Report) {
+func migrateKeyCheck(w *errWriter, r *migrate.Report) {
 	if r.KeyProof == nil && !r.KeysDistinct && !r.KeyCheckForced {
 		return // the run stopped before
 	}
@@ -277,26 +323,26 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 	}
 	switch {
 	case r.KeyCheckForced && r.S3 != nil:
-		fmt.Fprintln(w, "  key collision check: on (always, into S3: ImportTable keeps one of two items with one key without a word):")
+		w.printf("  key collision check: on (always, into S3: ImportTable keeps one of two items with one key without a word):\n")
 	case r.KeyCheckForced:
-		fmt.Fprintln(w, "  key collision check: on (--key-check always):")
+		w.printf("  key collision check: on (--key-check always):\n")
 	case r.KeysOnData:
-		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary on the data of this snapshot:")
+		w.printf("  key collision check: skipped, proven unnecessary on the data of this snapshot:\n")
 	case r.KeysDistinct:
-		fmt.Fprintln(w, "  key collision check: skipped, proven unnecessary:")
+		w.printf("  key collision check: skipped, proven unnecessary:\n")
 	default:
-		fmt.Fprintln(w, "  key collision check: on (the keys are not proven distinct):")
+		w.printf("  key collision check: on (the keys are not proven distinct):\n")
 	}
 	const shown = 3
 	for i, reason := range r.KeyProof {
 		if i == shown {
-			fmt.Fprintf(w, "    … and %d more (remodel validate --source lists them)\n", len(r.KeyProof)-shown)
+			w.printf("    … and %d more (remodel validate --source lists them)\n", len(r.KeyProof)-shown)
 			break
 		}
-		fmt.Fprintf(w, "    %s\n", reason)
+		w.printf("    %s\n", reason)
 	}
 	if k := r.KeyCheck; k != nil {
-		fmt.Fprintf(w, "    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
+		w.printf("    %d keys checked: %.1f MiB in memory, %.1f MiB in temporary files, %d past the filter (looked up)\n",
 			k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
 	}
 }
@@ -304,7 +350,7 @@ func migrateKeyCheck(w io.Writer, r *migrate.Report) {
 // migrateKeyCheckLine is the key collision check of a run that succeeded,
 // in one line: what was decided and, when it ran, what it held; its
 // reasons are in the JSON report and remodel validate --source.
-func migrateKeyCheckLine(w io.Writer, r *migrate.Report) {
+func migrateKeyCheckLine(w *errWriter, r *migrate.Report) {
 	var verdict string
 	switch {
 	case r.KeyCheckForced && r.S3 != nil:
@@ -321,14 +367,13 @@ func migrateKeyCheckLine(w io.Writer, r *migrate.Report) {
 	if k := r.KeyCheck; k != nil {
 		verdict += fmt.Sprintf(": %d keys, %.1f MiB in memory, %.1f MiB on disk, %d looked up", k.Keys, float64(k.MemoryBytes)/(1<<20), float64(k.DiskBytes)/(1<<20), k.Lookups)
 	}
-	fmt.Fprintf(w, "  key collision check: %s (why: remodel validate --source, or the JSON report's key_proof)\n", verdict)
+	w.printf("  key collision check: %s (why: remodel validate --source, or the JSON report's key_proof)\n", verdict)
 }
 
 // migrateMarkdown writes migrate's report for a CI job summary: a headline
 // with the outcome, the table of entities, and the text report whole in a
 // collapsed block.
-func migrateMarkdown(w io.Writer, r *migrate.Report) error {
-	ew := &errWriter{w: w}
+func migrateMarkdown(w *errWriter, r *migrate.Report) {
 	icon, outcome := "✅", "OK"
 	switch {
 	case r.Interrupted:
@@ -337,6 +382,9 @@ func migrateMarkdown(w io.Writer, r *migrate.Report) error {
 		icon, outcome = "❌", "FAILED"
 	}
 	target := "DynamoDB table " + MarkdownCode(r.Table)
+	if r.NullSink {
+		target = "the null sink (table " + MarkdownCode(r.Table) + "'s items, written nowhere)"
+	}
 	if r.S3 != nil {
 		target = "S3 " + MarkdownCode(r.S3.URL) + " (table " + MarkdownCode(r.Table) + ")"
 	}
@@ -346,23 +394,29 @@ func migrateMarkdown(w io.Writer, r *migrate.Report) error {
 			target += " of job " + MarkdownCode(r.Job)
 		}
 	}
-	ew.printf("### %s remodel migrate: %s\n\n%s into %s, %.1f s, %.0f items/s.\n\n", icon, outcome, r.Engine, target, r.Seconds, r.ItemsPerSecond)
+	w.printf("### %s remodel migrate: %s\n\n%s into %s, %.1f s, %.0f items/s.\n\n", icon, outcome, r.Engine, target, r.Seconds, r.ItemsPerSecond)
 	if r.Error != "" && !r.Interrupted {
-		ew.printf("> **error:** %s\n\n", MarkdownCell(r.Error))
+		w.printf("> **error:** %s\n\n", MarkdownCell(r.Error))
 	}
-	ew.printf("| entity | rows | items | rejected |\n|---|---|---|---|\n")
+	w.printf("| entity | rows | items | rejected | bytes | seconds |\n|---|---|---|---|---|---|\n")
+	var bytes int64
 	for _, e := range r.Entities {
-		ew.printf("| %s | %d | %d | %d |\n", MarkdownCell(e.Name), e.Rows, e.Items, e.Rejected)
+		w.printf("| %s | %d | %d | %d | %s | %.2f |\n", MarkdownCell(e.Name), e.Rows, e.Items, e.Rejected, byteSize(e.Bytes), e.Seconds)
+		bytes += e.Bytes
 	}
-	ew.printf("| **total** | %d | %d | %d |\n\n", r.RowsRead, r.ItemsWritten, r.Rejected)
+	w.printf("| **total** | %d | %d | %d | %s | %.2f |\n\n", r.RowsRead, r.ItemsWritten, r.Rejected, byteSize(bytes), r.Seconds)
+	if len(r.Phases) > 0 {
+		w.printf("| phase | seconds |\n|---|---|\n")
+		for _, p := range r.Phases {
+			w.printf("| %s | %.2f |\n", MarkdownCell(p.Name), p.Seconds)
+		}
+		w.printf("\n")
+	}
 	var text strings.Builder
-	if err := migrateText(&text, r); err != nil {
-		return err
-	}
-	ew.printf("<details><summary>the report</summary>\n\n")
-	fenced(ew.printf, strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
-	ew.printf("</details>\n")
-	return ew.err
+	migrateText(&errWriter{w: &text}, r)
+	w.printf("<details><summary>the report</summary>\n\n")
+	fenced(w.printf, strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
+	w.printf("</details>\n")
 }
 
 // unanswered is what the table-gone line says of the items whose requests
@@ -372,4 +426,15 @@ func unanswered(r *migrate.Report) string {
 		return ""
 	}
 	return fmt.Sprintf(", and so did the %d whose requests got no answer, written or not", r.ItemsUnknown)
+}
+
+// nullHeading heads the report of a run into the null sink.
+func nullHeading(r *migrate.Report) string {
+	switch {
+	case r.OK:
+		return fmt.Sprintf("migrated %s into the null sink: every row read, rendered and its key checked, nothing written (the items of table %s)", r.Engine, r.Table)
+	case r.Interrupted:
+		return fmt.Sprintf("migration of %s into the null sink INTERRUPTED", r.Engine)
+	}
+	return fmt.Sprintf("migration of %s into the null sink FAILED", r.Engine)
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestTableProjections: the preview's table definition names each

@@ -1,56 +1,53 @@
 package report
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // previewText prints the preview for people: the table definition, then per
 // entity its key patterns and items, one JSON object per line.
-func previewText(w io.Writer, r *preview.Result) error {
+func previewText(w *errWriter, r *preview.Result) {
 	t := r.Table
-	fmt.Fprintf(w, "table %s: PK %s", t.Name, t.PK)
+	w.printf("table %s: PK %s", t.Name, t.PK)
 	if t.SK != "" {
-		fmt.Fprintf(w, ", SK %s", t.SK)
+		w.printf(", SK %s", t.SK)
 	}
-	fmt.Fprintf(w, ", entity attribute %s\n", t.EntityAttr)
+	w.printf(", entity attribute %s\n", t.EntityAttr)
 	for _, ix := range t.Indexes {
 		kind := "global"
 		if ix.Local {
 			kind = "local"
 		}
-		fmt.Fprintf(w, "  %s index %s: PK %s", kind, ix.Name, ix.PK)
+		w.printf("  %s index %s: PK %s", kind, ix.Name, ix.PK)
 		if ix.SK != "" {
-			fmt.Fprintf(w, ", SK %s", ix.SK)
+			w.printf(", SK %s", ix.SK)
 		}
 		switch {
 		case len(ix.Include) > 0:
-			fmt.Fprintf(w, ", projects %s (%s)", ix.Projection, strings.Join(ix.Include, ", "))
+			w.printf(", projects %s (%s)", ix.Projection, strings.Join(ix.Include, ", "))
 		case ix.Projection != "" && ix.Projection != mapping.ProjectAll:
-			fmt.Fprintf(w, ", projects %s", ix.Projection)
+			w.printf(", projects %s", ix.Projection)
 		}
-		fmt.Fprintln(w)
+		w.printf("\n")
 	}
 	for _, e := range r.Entities {
-		fmt.Fprintf(w, "\nentity %s (from %s): PK = %s", e.Name, e.From, e.PK)
+		w.printf("\nentity %s (from %s): PK = %s", e.Name, e.From, e.PK)
 		if e.SK != "" {
-			fmt.Fprintf(w, ", SK = %s", e.SK)
+			w.printf(", SK = %s", e.SK)
 		}
-		fmt.Fprintf(w, "  [%d items", len(e.Items))
+		w.printf("  [%d items", len(e.Items))
 		if len(e.Rejected) > 0 {
-			fmt.Fprintf(w, ", %d rejected", len(e.Rejected))
+			w.printf(", %d rejected", len(e.Rejected))
 		}
-		fmt.Fprintln(w, "]")
+		w.printf("]\n")
 		for _, it := range e.Items {
-			fmt.Fprintf(w, "  %s\n", it)
+			w.printf("  %s\n", it)
 		}
 		for _, rj := range e.Rejected {
-			fmt.Fprintf(w, "  rejected %s\n", rj)
+			w.printf("  rejected %s\n", rj)
 		}
 	}
-	return nil
 }

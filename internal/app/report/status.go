@@ -2,11 +2,10 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // shortDigest is the first 12 hex digits of a digest, as a report shows it.
@@ -14,8 +13,8 @@ func shortDigest(d string) string { return d[:min(len(d), 12)] }
 
 // statusText renders remodel status as a table: a line per checkpoint, one
 // per shard without one, and the totals.
-func statusText(w io.Writer, r *migrate.Status) error {
-	fmt.Fprintf(w, "%-8s %-10s %12s %12s %9s %8s  %-7s %s\n", "shard", "table", "rows", "items", "rejected", "ranges", "state", "checkpoint")
+func statusText(w *errWriter, r *migrate.Status) {
+	w.printf("%-8s %-10s %12s %12s %9s %8s  %-7s %s\n", "shard", "table", "rows", "items", "rejected", "ranges", "state", "checkpoint")
 	for _, c := range r.Checkpoints {
 		shard := c.Shard
 		if shard == "" {
@@ -30,82 +29,81 @@ func statusText(w io.Writer, r *migrate.Status) error {
 		case c.Running:
 			state = "running"
 		}
-		fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (saved %s by %s pid %d", shard, c.Table, c.Rows, c.Items, c.Rejected,
+		w.printf("%-8s %-10s %12d %12d %9d %8s  %-7s %s (saved %s by %s pid %d", shard, c.Table, c.Rows, c.Items, c.Rejected,
 			strconv.Itoa(c.RangesDone)+"/"+strconv.Itoa(c.Ranges), state, c.Path, c.Saved.UTC().Format(time.RFC3339), c.Host, c.PID)
 		if c.S3 != "" {
-			fmt.Fprintf(w, ", into %s, %d objects", c.S3, c.Objects)
+			w.printf(", into %s, %d objects", c.S3, c.Objects)
 		}
 		if c.Job != "" {
-			fmt.Fprintf(w, ", job %q", c.Job)
+			w.printf(", job %q", c.Job)
 		}
 		if c.SplitDigest != "" {
-			fmt.Fprintf(w, ", split plan %s", shortDigest(c.SplitDigest))
+			w.printf(", split plan %s", shortDigest(c.SplitDigest))
 		}
-		fmt.Fprintln(w, ")")
+		w.printf(")\n")
 		if c.Follow != nil {
 			followText(w, c.Follow)
 		}
 	}
 	for _, s := range r.Missing {
-		fmt.Fprintf(w, "%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
+		w.printf("%-8s no checkpoint: finished (a run that succeeds removes it) or not started\n", s)
 	}
 	for _, f := range r.Finished {
 		finishedText(w, f)
 	}
 	if r.JobsDiffer {
-		fmt.Fprintln(w, "warning: the checkpoints name more than one --job, or are of a sharded run and of one that is not: they are not all of one job")
+		w.printf("warning: the checkpoints name more than one --job, or are of a sharded run and of one that is not: they are not all of one job\n")
 	}
 	if r.SplitsDiffer {
-		fmt.Fprintln(w, "warning: the checkpoints name more than one split plan: they are not all of one job (the shards of a job read by one plan; a shard begun with another --ranges or mapping is of another job)")
+		w.printf("warning: the checkpoints name more than one split plan: they are not all of one job (the shards of a job read by one plan; a shard begun with another --ranges or mapping is of another job)\n")
 	}
 	state := "not done"
 	if r.Done && len(r.Missing) == 0 {
 		state = "done"
 	}
-	fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d  (%s)\n", "total", "", r.Rows, r.Items, r.Rejected, state)
-	return nil
+	w.printf("%-8s %-10s %12d %12d %9d  (%s)\n", "total", "", r.Rows, r.Items, r.Rejected, state)
 }
 
 // followText renders where a followed migration stands, under its
 // checkpoint's line.
-func followText(w io.Writer, f *migrate.FollowStatus) {
+func followText(w *errWriter, f *migrate.FollowStatus) {
 	const in = "         "
-	fmt.Fprintf(w, "%sfollow: %s", in, f.Phase)
+	w.printf("%sfollow: %s", in, f.Phase)
 	if f.Phase == migrate.PhaseStopped {
 		if f.CopyDone {
-			fmt.Fprint(w, " (after the copy)")
+			w.printf(" (after the copy)")
 		} else {
-			fmt.Fprint(w, " (in the copy)")
+			w.printf(" (in the copy)")
 		}
 	}
 	if f.Slot != "" {
-		fmt.Fprintf(w, ", slot %s, publication %s", f.Slot, f.Publication)
+		w.printf(", slot %s, publication %s", f.Slot, f.Publication)
 	}
-	fmt.Fprintf(w, ", start %s, applied %s\n", orNone(f.Start), orNone(f.Applied))
+	w.printf(", start %s, applied %s\n", orNone(f.Start), orNone(f.Applied))
 	if s := f.Source; s != nil {
-		fmt.Fprintf(w, "%ssource at %s", in, s.Head)
+		w.printf("%ssource at %s", in, s.Head)
 		switch {
 		case s.Behind > 0:
-			fmt.Fprintf(w, ", %s past applied", byteSize(s.Behind))
+			w.printf(", %s past applied", byteSize(s.Behind))
 		case s.Behind == 0:
-			fmt.Fprint(w, ", all applied")
+			w.printf(", all applied")
 		}
 		if f.Slot != "" {
 			switch {
 			case !s.SlotFound:
-				fmt.Fprintf(w, "; slot %s does not exist on the source", f.Slot)
+				w.printf("; slot %s does not exist on the source", f.Slot)
 			case s.SlotHeld >= 0:
-				fmt.Fprintf(w, "; the slot holds %s of WAL (restart %s, %s)", byteSize(s.SlotHeld), s.Restart, map[bool]string{true: "active", false: "not active"}[s.SlotActive])
+				w.printf("; the slot holds %s of WAL (restart %s, %s)", byteSize(s.SlotHeld), s.Restart, map[bool]string{true: "active", false: "not active"}[s.SlotActive])
 			}
 		}
-		fmt.Fprintln(w)
+		w.printf("\n")
 	} else if f.SourceNote != "" {
-		fmt.Fprintf(w, "%ssource not asked: %s\n", in, f.SourceNote)
+		w.printf("%ssource not asked: %s\n", in, f.SourceNote)
 	}
 	if f.Refused != "" {
-		fmt.Fprintf(w, "%sstopped on a change it cannot follow (--follow --resume is refused): %s\n", in, f.Refused)
+		w.printf("%sstopped on a change it cannot follow (--follow --resume is refused): %s\n", in, f.Refused)
 	}
-	fmt.Fprintf(w, "%scopy rows in doubt: %d; changes rejected by the follower: %d\n", in, f.Doubtful, f.Rejected)
+	w.printf("%scopy rows in doubt: %d; changes rejected by the follower: %d\n", in, f.Doubtful, f.Rejected)
 }
 
 func orNone(s string) string {
@@ -131,14 +129,14 @@ func byteSize(n int64) string {
 
 // finishedText renders a run whose success removed its checkpoint, from
 // its finished record.
-func finishedText(w io.Writer, f *migrate.FinishedRun) {
+func finishedText(w *errWriter, f *migrate.FinishedRun) {
 	shard := f.Shard
 	if shard == "" {
 		shard = "-"
 	}
-	fmt.Fprintf(w, "%-8s %-10s %12d %12d %9d %8s  %-7s %s (finished %s, in %.1fs", shard, f.Table, f.Rows, f.Items, f.Rejected, "all", "done", f.Path, f.Finished.UTC().Format(time.RFC3339), f.Seconds)
+	w.printf("%-8s %-10s %12d %12d %9d %8s  %-7s %s (finished %s, in %.1fs", shard, f.Table, f.Rows, f.Items, f.Rejected, "all", "done", f.Path, f.Finished.UTC().Format(time.RFC3339), f.Seconds)
 	if f.RejectsFile != "" {
-		fmt.Fprintf(w, ", rejects in %s", f.RejectsFile)
+		w.printf(", rejects in %s", f.RejectsFile)
 	}
-	fmt.Fprintln(w, "; its checkpoint removed)")
+	w.printf("; its checkpoint removed)\n")
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/app/report"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // followedStatus is remodel status of followed migrations, one checkpoint

@@ -67,14 +67,50 @@ type Issue struct {
 	// acknowledgement in the mapping that matches it.
 	Code         string `json:"code,omitempty"`
 	Acknowledged string `json:"acknowledged,omitempty"`
+	// AcknowledgedAt is the line of that acknowledgement (the warning
+	// lines name it; the JSON does not).
+	AcknowledgedAt int `json:"-"`
+}
+
+// WriteValidationWarnings writes the design warnings of every check of v
+// as validate prints them on stderr, a line each, as a compiler's are
+// (remodel: file:line:col: warning: path: message [code]), an
+// acknowledged one with its line and reason; it returns the first write
+// error. Problems are not among them: they are the command's error.
+func WriteValidationWarnings(w io.Writer, v *Validation) error {
+	ew := &errWriter{w: w}
+	for _, c := range v.Checks {
+		for _, is := range c.Warnings {
+			ew.printf("remodel: %s\n", is.warningLine())
+		}
+	}
+	return ew.err
+}
+
+// warningLine is a warning as a line of text: where, what and its code,
+// and the acknowledgement that matches it.
+func (is Issue) warningLine() string {
+	at := is.File
+	if is.Line > 0 {
+		at += fmt.Sprintf(":%d:%d", is.Line, is.Col)
+	}
+	msg := is.Message
+	if is.Path != "" {
+		msg = is.Path + ": " + msg
+	}
+	line := fmt.Sprintf("%s: warning: %s [%s]", at, msg, is.Code)
+	if is.Acknowledged != "" {
+		line += fmt.Sprintf(" (acknowledged at line %d: %s)", is.AcknowledgedAt, is.Acknowledged)
+	}
+	return line
 }
 
 // validationText renders what validate prints on stdout: for each check
 // that passed, the summary line, and with a source whether migrate needs
-// its key collision check and what --follow follows. Problems and
-// warnings go to stderr, as the command's error and warning lines.
-func validationText(w io.Writer, v *Validation) error {
-	ew := &errWriter{w: w}
+// its key collision check and what --follow and follow-back follow.
+// Warnings go to stderr (WriteValidationWarnings), problems as the
+// command's error.
+func validationText(ew *errWriter, v *Validation) {
 	for _, c := range v.Checks {
 		if !c.Valid || c.Error != "" {
 			continue
@@ -95,7 +131,6 @@ func validationText(w io.Writer, v *Validation) error {
 			ew.printf("%s\n", c.FollowBack)
 		}
 	}
-	return ew.err
 }
 
 // warnedSuffix is how the summary line counts the warnings: "", ", 3

@@ -3,19 +3,18 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/verify"
+	"github.com/remodel-dev/remodel/verify"
 )
 
-// WriteJUnit writes the report as JUnit XML: one testsuite per check kind
+// verifyJUnit writes the report as JUnit XML: one testsuite per check kind
 // (counts, items, access patterns), one testcase per entity count (and one
 // for stray items), per entity item check and per access pattern; a failed
 // check carries one failure with all its listed problems. When verify could
 // not finish, a "verify" testsuite holds a testcase with the error. The
 // document follows the JUnit schema Jenkins uses (internal/app/report/testdata/junit.xsd).
-func verifyJUnit(w io.Writer, r *verify.Report) error {
+func verifyJUnit(w *errWriter, r *verify.Report) {
 	doc := junitSuites{Name: strings.TrimSpace("remodel verify " + r.Table), Time: fmt.Sprintf("%.3f", r.Seconds)}
 	var suite *junitSuite
 	for _, c := range r.Checks() {
@@ -46,16 +45,13 @@ func verifyJUnit(w io.Writer, r *verify.Report) error {
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
+	w.printf("%s", xml.Header)
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("verify: writing JUnit XML: %w", err)
+		w.fail(fmt.Errorf("verify: writing JUnit XML: %w", err))
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	w.printf("\n")
 }
 
 func junitFailureOf(c verify.Check) *junitFailure {

@@ -2,18 +2,16 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/verify"
+	"github.com/remodel-dev/remodel/verify"
 )
 
-// WriteMarkdown writes the report as GitHub-flavoured Markdown for a job
+// verifyMarkdown writes the report as GitHub-flavoured Markdown for a job
 // summary: a headline, a table of every check, and the problems of the
 // failed checks (and the accepted rejects) in collapsed details blocks.
-func verifyMarkdown(w io.Writer, r *verify.Report) error {
-	ew := &errWriter{w: w}
-	p := ew.printf
+func verifyMarkdown(w *errWriter, r *verify.Report) {
+	p := w.printf
 	icon := func(ok bool) string {
 		if ok {
 			return "✅"
@@ -75,7 +73,6 @@ func verifyMarkdown(w io.Writer, r *verify.Report) error {
 		fenced(p, lines)
 		p("</details>\n\n")
 	}
-	return ew.err
 }
 
 // fenced writes lines as a text code block, with a fence longer than any

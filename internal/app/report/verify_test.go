@@ -13,8 +13,8 @@ import (
 	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 
-	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/verify"
 )
 
 func problems(max int, ps ...verify.Problem) verify.Problems {

@@ -1,16 +1,13 @@
 package report
 
 import (
-	"io"
-
-	"github.com/remodel-dev/remodel/internal/domain/verify"
+	"github.com/remodel-dev/remodel/verify"
 )
 
 // verifyText prints verify's report for people: one line per check, each
 // followed by its problems.
-func verifyText(w io.Writer, r *verify.Report) error {
-	ew := &errWriter{w: w}
-	p := ew.printf
+func verifyText(w *errWriter, r *verify.Report) {
+	p := w.printf
 	switch {
 	case r.Files != nil:
 		p("verify %s files %s (table %s) against the %s source (seed %d)\n", mark(r.OK), r.Files.URL, r.Table, r.Engine, r.Seed)
@@ -93,5 +90,4 @@ func verifyText(w io.Writer, r *verify.Report) error {
 		p("error: verify could not finish: %s\n", r.Error)
 	}
 	p("took %.2fs\n", r.Seconds)
-	return ew.err
 }

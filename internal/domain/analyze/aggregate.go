@@ -6,7 +6,7 @@ import (
 	"regexp"
 
 	"github.com/remodel-dev/remodel/internal/domain/keyset"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // maxRejectKinds bounds the reject groups kept per entity; further kinds

@@ -13,10 +13,10 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/pricing"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Options configure one analysis.

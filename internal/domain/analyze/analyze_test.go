@@ -13,10 +13,10 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // The skewed table: 600 of its 800 events belong to tenant acme, the other

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 // TestEmbeddedRows analyses the game-profile example (a profile's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Thresholds of the data warnings.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 const rejectsSchema = `CREATE TABLE docs (id INT NOT NULL PRIMARY KEY, code VARCHAR(10), body TEXT);

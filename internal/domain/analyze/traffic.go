@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/pricing"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // MonthHours is the month traffic is priced over: 730 hours, AWS's month.

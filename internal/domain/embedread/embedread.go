@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Readers is how many readers of embedded rows a snapshot needs besides

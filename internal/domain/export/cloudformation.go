@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Template is a CloudFormation template with one AWS::DynamoDB::Table.

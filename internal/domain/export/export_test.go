@@ -25,9 +25,9 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/app/cli"
 	"github.com/remodel-dev/remodel/internal/domain/export"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
 )
 
 func remodel(t *testing.T, args ...string) (int, string, string) {

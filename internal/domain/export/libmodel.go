@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // This file holds what the exports for applications' data libraries
@@ -182,172 +182,272 @@ func newLibPlan(p *mapping.Plan, o Options) (*libPlan, error) {
 	if o.TableName != "" {
 		lp.Table = o.TableName
 	}
-	t := &p.Table
 	defs := map[string]*mapping.EntityDef{}
 	for _, ed := range p.File.Entities {
 		defs[ed.Name.Value] = ed
 	}
 	for _, e := range p.Entities {
-		le := &libEntity{E: e, byColumn: map[string]string{}}
-		isKey := map[string]bool{t.PK.Name: true}
-		if t.SK != nil {
-			isKey[t.SK.Name] = true
-		}
-		for _, a := range p.Attributes(e) {
-			if !isKey[a.Name] {
-				le.Attrs = append(le.Attrs, a)
-			}
-			if a.Source == mapping.FromColumn && a.Column.Type == "" {
-				// A column read in another form (attributes.types) holds
-				// another value than the key's text: only a column stored
-				// as it converts by default stands for its key part.
-				le.byColumn[a.Column.Column.Name] = a.Name
-			}
-		}
-		cols := map[string]*introspect.Column{}
-		for _, c := range e.Columns {
-			cols[c.Name] = c
-		}
-		keyOnly := map[string]bool{}
-		key := func(field, typ, src, when string) (*libKey, error) {
-			parts, err := parseLibTemplate(src)
-			if err != nil {
-				return nil, err
-			}
-			for i := range parts {
-				if !parts[i].placeholder() {
-					continue
-				}
-				c := parts[i].Column
-				parts[i].Col = cols[c]
-				parts[i].Attr = le.byColumn[c]
-				if parts[i].Attr == "" {
-					parts[i].Attr = c
-					if !keyOnly[c] && cols[c] != nil {
-						keyOnly[c] = true
-						le.KeyOnly = append(le.KeyOnly, cols[c])
-					}
-				}
-			}
-			return &libKey{Field: field, Type: typ, Src: src, Parts: parts, When: when}, nil
-		}
-		pkSrc, skSrc := e.KeyTemplates()
-		// What produces each attribute that can be a key: the table's key
-		// templates, the set templates, plain column attributes, the
-		// entity attribute (the entity's name).
-		producers := map[string]func(typ string) (*libKey, error){}
-		producers[t.PK.Name] = func(typ string) (*libKey, error) { return key(t.PK.Name, typ, pkSrc, "") }
-		if t.SK != nil {
-			producers[t.SK.Name] = func(typ string) (*libKey, error) { return key(t.SK.Name, typ, skSrc, "") }
-		}
-		if def := defs[e.Name]; def != nil {
-			for _, s := range def.Set {
-				s := s
-				producers[s.Key.Value] = func(typ string) (*libKey, error) { return key(s.Key.Value, typ, s.Value.Value, s.When.Value) }
-			}
-		}
-		for _, a := range le.Attrs {
-			a := a
-			switch a.Source {
-			case mapping.FromColumn:
-				producers[a.Name] = func(typ string) (*libKey, error) {
-					k, err := key(a.Name, typ, "{"+strings.ReplaceAll(a.Column.Column.Name, "}", "}}")+"}", "")
-					if err != nil {
-						return nil, err
-					}
-					k.Plain = a.Column.Type == "" || a.Column.Type.Dynamo() == typ
-					if a.Column.Type != "" {
-						// Stored in another form than the column's text:
-						// the attribute is the value as stored.
-						k.Parts = []libPart{{Column: a.Column.Column.Name, Attr: a.Name, Col: a.Column.Column}}
-					}
-					return k, nil
-				}
-			case mapping.FromEntityName:
-				producers[a.Name] = func(typ string) (*libKey, error) {
-					return key(a.Name, typ, strings.ReplaceAll(strings.ReplaceAll(e.Name, "{", "{{"), "}", "}}"), "")
-				}
-			}
-		}
-		build := func(ks []mapping.KeyAttr) ([]*libKey, bool, error) {
-			var out []*libKey
-			for _, k := range ks {
-				f := producers[k.Name]
-				if f == nil {
-					return nil, false, nil
-				}
-				lk, err := f(k.Type)
-				if err != nil {
-					return nil, false, err
-				}
-				out = append(out, lk)
-			}
-			return out, true, nil
-		}
-		tableSK := []mapping.KeyAttr{}
-		if t.SK != nil {
-			tableSK = []mapping.KeyAttr{*t.SK}
-		}
-		pk, _, err := build([]mapping.KeyAttr{t.PK})
+		le, err := newLibEntity(&p.Table, e, defs[e.Name], p.Attributes(e))
 		if err != nil {
 			return nil, err
-		}
-		sk, _, err := build(tableSK)
-		if err != nil {
-			return nil, err
-		}
-		le.Indexes = append(le.Indexes, &libIndex{PK: pk, SK: sk})
-		for _, ix := range t.Indexes {
-			ipk, ok1, err := build(ix.PK)
-			if err != nil {
-				return nil, err
-			}
-			isk, ok2, err := build(ix.SK)
-			if err != nil {
-				return nil, err
-			}
-			if ok1 && ok2 {
-				le.Indexes = append(le.Indexes, &libIndex{Name: ix.Name, Index: ix, PK: ipk, SK: isk})
-			}
 		}
 		lp.Entities = append(lp.Entities, le)
 	}
-	defs2 := map[string]*mapping.AccessPatternDef{}
-	for _, ad := range p.File.AccessPatterns {
-		defs2[ad.Name.Value] = ad
+	pats, err := libPatterns(p)
+	if err != nil {
+		return nil, err
 	}
+	lp.Patterns = pats
+	return lp, nil
+}
+
+// newLibEntity is the entity e (def its definition, nil for none; attrs
+// its attributes) with its keys on the table and on every index of t its
+// items are in.
+func newLibEntity(t *mapping.Table, e *mapping.Entity, def *mapping.EntityDef, attrs []mapping.AttributeDesc) (*libEntity, error) {
+	le := &libEntity{E: e, byColumn: map[string]string{}}
+	isKey := map[string]bool{t.PK.Name: true}
+	if t.SK != nil {
+		isKey[t.SK.Name] = true
+	}
+	for _, a := range attrs {
+		if !isKey[a.Name] {
+			le.Attrs = append(le.Attrs, a)
+		}
+		if a.Source == mapping.FromColumn && a.Column.Type == "" {
+			// A column read in another form (attributes.types) holds
+			// another value than the key's text: only a column stored
+			// as it converts by default stands for its key part.
+			le.byColumn[a.Column.Column.Name] = a.Name
+		}
+	}
+	kb := &libKeyBuilder{le: le, cols: map[string]*introspect.Column{}, keyOnly: map[string]bool{}, producers: map[string]libKeyProducer{}}
+	for _, c := range e.Columns {
+		kb.cols[c.Name] = c
+	}
+	kb.tableProducers(t)
+	kb.setProducers(def)
+	kb.attrProducers()
+	if err := kb.indexes(t); err != nil {
+		return nil, err
+	}
+	return le, nil
+}
+
+// libKeyProducer builds the key of one attribute as an attribute of type
+// typ (S, N or B).
+type libKeyProducer func(typ string) (*libKey, error)
+
+// libKeyBuilder builds the keys of one entity's items, and collects the
+// key columns that are not attributes (the entity's KeyOnly).
+type libKeyBuilder struct {
+	le      *libEntity
+	cols    map[string]*introspect.Column
+	keyOnly map[string]bool
+	// producers say what produces each attribute that can be a key: the
+	// table's key templates, the set templates, plain column attributes,
+	// the entity attribute (the entity's name).
+	producers map[string]libKeyProducer
+}
+
+// key is the key field of type typ rendered by the template src (when
+// its condition, "" for always).
+func (kb *libKeyBuilder) key(field, typ, src, when string) (*libKey, error) {
+	parts, err := parseLibTemplate(src)
+	if err != nil {
+		return nil, err
+	}
+	for i := range parts {
+		if parts[i].placeholder() {
+			kb.resolve(&parts[i])
+		}
+	}
+	return &libKey{Field: field, Type: typ, Src: src, Parts: parts, When: when}, nil
+}
+
+// resolve gives a placeholder its column and attribute: the column's
+// attribute, or the column's name for a key column that is no attribute
+// (then one of KeyOnly).
+func (kb *libKeyBuilder) resolve(part *libPart) {
+	c := part.Column
+	part.Col = kb.cols[c]
+	part.Attr = kb.le.byColumn[c]
+	if part.Attr != "" {
+		return
+	}
+	part.Attr = c
+	if !kb.keyOnly[c] && kb.cols[c] != nil {
+		kb.keyOnly[c] = true
+		kb.le.KeyOnly = append(kb.le.KeyOnly, kb.cols[c])
+	}
+}
+
+// tableProducers produce the table's key attributes from the entity's
+// key templates.
+func (kb *libKeyBuilder) tableProducers(t *mapping.Table) {
+	pkSrc, skSrc := kb.le.E.KeyTemplates()
+	kb.producers[t.PK.Name] = func(typ string) (*libKey, error) { return kb.key(t.PK.Name, typ, pkSrc, "") }
+	if t.SK != nil {
+		kb.producers[t.SK.Name] = func(typ string) (*libKey, error) { return kb.key(t.SK.Name, typ, skSrc, "") }
+	}
+}
+
+// setProducers produce the attributes the definition's set templates
+// write (def nil: none).
+func (kb *libKeyBuilder) setProducers(def *mapping.EntityDef) {
+	if def == nil {
+		return
+	}
+	for _, s := range def.Set {
+		kb.producers[s.Key.Value] = func(typ string) (*libKey, error) { return kb.key(s.Key.Value, typ, s.Value.Value, s.When.Value) }
+	}
+}
+
+// attrProducers produce the plain column attributes and the entity
+// attribute (the entity's name).
+func (kb *libKeyBuilder) attrProducers() {
+	for _, a := range kb.le.Attrs {
+		switch a.Source {
+		case mapping.FromColumn:
+			kb.producers[a.Name] = func(typ string) (*libKey, error) { return kb.columnKey(a, typ) }
+		case mapping.FromEntityName:
+			name := kb.le.E.Name
+			kb.producers[a.Name] = func(typ string) (*libKey, error) {
+				return kb.key(a.Name, typ, strings.ReplaceAll(strings.ReplaceAll(name, "{", "{{"), "}", "}}"), "")
+			}
+		}
+	}
+}
+
+// columnKey is the key of the column attribute a as an attribute of type
+// typ.
+func (kb *libKeyBuilder) columnKey(a mapping.AttributeDesc, typ string) (*libKey, error) {
+	k, err := kb.key(a.Name, typ, "{"+strings.ReplaceAll(a.Column.Column.Name, "}", "}}")+"}", "")
+	if err != nil {
+		return nil, err
+	}
+	k.Plain = a.Column.Type == "" || a.Column.Type.Dynamo() == typ
+	if a.Column.Type != "" {
+		// Stored in another form than the column's text: the attribute
+		// is the value as stored.
+		k.Parts = []libPart{{Column: a.Column.Column.Name, Attr: a.Name, Col: a.Column.Column}}
+	}
+	return k, nil
+}
+
+// build is the keys of the key attributes ks, or false when one has no
+// producer (the entity's items are not in that index).
+func (kb *libKeyBuilder) build(ks []mapping.KeyAttr) ([]*libKey, bool, error) {
+	var out []*libKey
+	for _, k := range ks {
+		f := kb.producers[k.Name]
+		if f == nil {
+			return nil, false, nil
+		}
+		lk, err := f(k.Type)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, lk)
+	}
+	return out, true, nil
+}
+
+// indexes sets the entity's Indexes: the table, then each index of t
+// whose every key attribute the items get.
+func (kb *libKeyBuilder) indexes(t *mapping.Table) error {
+	pk, sk, _, err := kb.buildIndex([]mapping.KeyAttr{t.PK}, tableKeySK(t))
+	if err != nil {
+		return err
+	}
+	kb.le.Indexes = append(kb.le.Indexes, &libIndex{PK: pk, SK: sk})
+	for _, ix := range t.Indexes {
+		ipk, isk, ok, err := kb.buildIndex(ix.PK, ix.SK)
+		if err != nil {
+			return err
+		}
+		if ok {
+			kb.le.Indexes = append(kb.le.Indexes, &libIndex{Name: ix.Name, Index: ix, PK: ipk, SK: isk})
+		}
+	}
+	return nil
+}
+
+// buildIndex is the keys of an index's partition and sort key attributes,
+// ok when the items get every one.
+func (kb *libKeyBuilder) buildIndex(pks, sks []mapping.KeyAttr) (pk, sk []*libKey, ok bool, err error) {
+	pk, ok1, err := kb.build(pks)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	sk, ok2, err := kb.build(sks)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return pk, sk, ok1 && ok2, nil
+}
+
+// tableKeySK is the table's sort key attribute, if it has one (an empty,
+// not nil, list when not).
+func tableKeySK(t *mapping.Table) []mapping.KeyAttr {
+	if t.SK != nil {
+		return []mapping.KeyAttr{*t.SK}
+	}
+	return []mapping.KeyAttr{}
+}
+
+// libPatterns are the plan's access patterns that have a definition,
+// their templates read into parts.
+func libPatterns(p *mapping.Plan) ([]*libPattern, error) {
+	defs := map[string]*mapping.AccessPatternDef{}
+	for _, ad := range p.File.AccessPatterns {
+		defs[ad.Name.Value] = ad
+	}
+	var out []*libPattern
 	for _, ap := range p.AccessPatterns {
-		def := defs2[ap.Name]
+		def := defs[ap.Name]
 		if def == nil {
 			continue
 		}
-		pat := &libPattern{AP: ap, Def: def}
-		parse := func(ss []mapping.Str) ([][]libPart, error) {
-			var out [][]libPart
-			for _, s := range ss {
-				parts, err := parseLibTemplate(s.Value)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, parts)
-			}
-			return out, nil
-		}
-		var err error
-		if pat.PK, err = parse(def.PK); err != nil {
+		pat, err := newLibPattern(ap, def)
+		if err != nil {
 			return nil, err
 		}
-		if def.SK != nil {
-			if pat.SKEq, err = parse(def.SK.Eq); err != nil {
-				return nil, err
-			}
-			if pat.SK, err = parse(def.SK.Values); err != nil {
-				return nil, err
-			}
-		}
-		lp.Patterns = append(lp.Patterns, pat)
+		out = append(out, pat)
 	}
-	return lp, nil
+	return out, nil
+}
+
+// newLibPattern is the access pattern ap with its templates read into
+// parts.
+func newLibPattern(ap *mapping.AccessPattern, def *mapping.AccessPatternDef) (*libPattern, error) {
+	pat := &libPattern{AP: ap, Def: def}
+	var err error
+	if pat.PK, err = parseLibTemplates(def.PK); err != nil {
+		return nil, err
+	}
+	if def.SK != nil {
+		if pat.SKEq, err = parseLibTemplates(def.SK.Eq); err != nil {
+			return nil, err
+		}
+		if pat.SK, err = parseLibTemplates(def.SK.Values); err != nil {
+			return nil, err
+		}
+	}
+	return pat, nil
+}
+
+// parseLibTemplates reads each template into parts.
+func parseLibTemplates(ss []mapping.Str) ([][]libPart, error) {
+	var out [][]libPart
+	for _, s := range ss {
+		parts, err := parseLibTemplate(s.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, parts)
+	}
+	return out, nil
 }
 
 // keyMatch is how an access pattern's template meets an entity's key

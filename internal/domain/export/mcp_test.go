@@ -175,14 +175,17 @@ func checkMCP(b []byte) []string {
 }
 
 // TestMCPSchemaValid: the personalization export passes the validator's
-// rules.
+// rules, with the markers too (remodel.source.markers). The other
+// examples' are checked by TestLibrariesReadTheExamples.
 func TestMCPSchemaValid(t *testing.T) {
-	b, err := os.ReadFile("testdata/personalization.dynamodb-mcp.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := checkMCP(b); len(p) > 0 {
-		t.Errorf("schema.json breaks the MCP validator's rules:\n%s", strings.Join(p, "\n"))
+	for _, f := range []string{"personalization.dynamodb-mcp.json", "personalization.markers.dynamodb-mcp.json"} {
+		b, err := os.ReadFile("testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := checkMCP(b); len(p) > 0 {
+			t.Errorf("%s breaks the MCP validator's rules:\n%s", f, strings.Join(p, "\n"))
+		}
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // OneTableSchema is a OneTable schema (format onetable:1.1.0, as its
@@ -40,6 +40,9 @@ type OneTableField struct {
 	Required bool   `json:"required,omitempty"`
 	Default  any    `json:"default,omitempty"`
 	Hidden   bool   `json:"hidden,omitempty"`
+	// Filter false keeps a find from comparing the field with the items
+	// (a key column the items do not hold: its value only builds keys).
+	Filter *bool `json:"filter,omitempty"`
 }
 
 // OneTableParams are the schema's params.
@@ -86,6 +89,11 @@ type OneTableFind struct {
 	Properties map[string]string `json:"properties"`
 	Reverse    bool              `json:"reverse,omitempty"`
 	Limit      int               `json:"limit,omitempty"`
+	// Where is find's where on a secondary index that projects the type
+	// field: the type field equal to the model's name. OneTable's find
+	// drops the items of other models on the table itself, not on an
+	// index, where entities share partitions.
+	Where string `json:"where,omitempty"`
 }
 
 var oneTableName = regexp.MustCompile(`^[a-zA-Z_]+[\w]*$`)
@@ -110,8 +118,47 @@ func OneTableModel(p *mapping.Plan, o Options) (*OneTableSchema, []string, error
 	if err != nil {
 		return nil, nil, err
 	}
-	var notes libNotes
-	t := &p.Table
+	b := &oneTableBuilder{
+		lp: lp, t: &p.Table, s: newOneTableSchema(lp, &p.Table, o),
+		usable:    map[string]bool{"": true},
+		modelKeys: map[*libEntity]map[string]oneKeyed{},
+		inIndex:   map[*libEntity]map[string]bool{},
+	}
+	b.indexes()
+	if !oneTableName.MatchString(b.t.EntityAttr) {
+		b.notes.add("the entity attribute %s is not a OneTable field name", b.t.EntityAttr)
+	}
+	for _, le := range lp.Entities {
+		b.model(le)
+	}
+	lp.generalNotes(&b.notes, "OneTable")
+	b.patterns()
+	b.s.Extensions.Remodel.NotExpressed = b.notes.Lines()
+	if b.s.Extensions.Remodel.NotExpressed == nil {
+		b.s.Extensions.Remodel.NotExpressed = []string{}
+	}
+	return b.s, b.notes.Lines(), nil
+}
+
+// oneTableBuilder builds a OneTable schema from a library plan: the
+// indexes, one model per entity, the access patterns, and the notes on
+// what is left out.
+type oneTableBuilder struct {
+	lp    *libPlan
+	t     *mapping.Table
+	s     *OneTableSchema
+	notes libNotes
+	// usable are the indexes a OneTable index holds ("" the table).
+	usable map[string]bool
+	// modelKeys are each model's key fields; inIndex the indexes whose
+	// keys a model's value templates build.
+	modelKeys map[*libEntity]map[string]oneKeyed
+	inIndex   map[*libEntity]map[string]bool
+}
+
+// newOneTableSchema is the schema without models and queries: its header,
+// params and primary index.
+func newOneTableSchema(lp *libPlan, t *mapping.Table, o Options) *OneTableSchema {
 	s := &OneTableSchema{
 		Format: "onetable:1.1.0", Version: "0.0.1",
 		Description: fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s: one model per entity, its keys as remodel writes them.", lp.Table, orDash(o.MappingFile)),
@@ -127,186 +174,226 @@ func OneTableModel(p *mapping.Plan, o Options) (*OneTableSchema, []string, error
 		primary.Sort = t.SK.Name
 	}
 	s.Indexes["primary"] = primary
-	usable := map[string]bool{"": true}
-	for _, ix := range t.Indexes {
-		if len(ix.PK) > 1 || len(ix.SK) > 1 {
-			notes.add("index %s has a multi-attribute key (%s / %s), which a OneTable index (one hash and one sort attribute) cannot hold: it is left out", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
-			continue
-		}
-		oi := OneTableIndex{Hash: ix.PK[0].Name}
-		if ix.Local {
-			oi = OneTableIndex{Type: "local"}
-		}
-		if len(ix.SK) > 0 {
-			oi.Sort = ix.SK[0].Name
-		}
-		switch ix.Projection {
-		case mapping.ProjectKeysOnly:
-			oi.Project = "keys"
-		case mapping.ProjectInclude:
-			oi.Project = ix.Include
-		default:
-			if !ix.Local {
-				oi.Project = "all"
-			}
-		}
-		s.Indexes[ix.Name] = oi
-		usable[ix.Name] = true
-	}
-	if !oneTableName.MatchString(t.EntityAttr) {
-		notes.add("the entity attribute %s is not a OneTable field name", t.EntityAttr)
-	}
-	// keyValue is the value template of one key, or why there is none.
-	keyValue := func(k *libKey) (string, string) {
-		var v strings.Builder
-		for _, part := range k.Parts {
-			if !part.placeholder() {
-				if strings.Contains(part.Lit, "${") {
-					return "", fmt.Sprintf("key %s: the literal %q holds ${, which OneTable reads as a placeholder", k.Field, part.Lit)
-				}
-				v.WriteString(part.Lit)
-				continue
-			}
-			if !textKind(part.Col, true) {
-				return "", fmt.Sprintf("key %s (%s): column %s (%s) renders as remodel's exact text, which OneTable's number or binary value does not print the same", k.Field, k.Src, part.Column, kindText(part.Col))
-			}
-			if !oneTableName.MatchString(part.Attr) {
-				return "", fmt.Sprintf("key %s (%s): attribute %s is not a name a OneTable template can hold", k.Field, k.Src, part.Attr)
-			}
-			size := ""
-			for _, f := range part.Fmts {
-				if f.Name == "pad" && part.Col != nil && part.Col.Kind == introspect.KindInt && size == "" {
-					size = ":" + f.Arg + ":0"
-					continue
-				}
-				if f.Name == "pad" {
-					return "", fmt.Sprintf("key %s (%s): pad on %s (%s) pads the integer part only; OneTable's ${field:size:0} pads the whole text", k.Field, k.Src, part.Column, kindText(part.Col))
-				}
-				return "", fmt.Sprintf("key %s (%s): formatter %s has no OneTable equivalent", k.Field, k.Src, f)
-			}
-			v.WriteString("${" + part.Attr + size + "}")
-		}
-		if k.Type != "S" && len(k.Parts) > 1 {
-			return "", fmt.Sprintf("key %s is a %s built from the template %s: OneTable's value templates build strings", k.Field, typeWord(k.Type), k.Src)
-		}
-		return v.String(), ""
-	}
-	type keyed = oneKeyed
-	modelKeys := map[*libEntity]map[string]keyed{}
-	inIndex := map[*libEntity]map[string]bool{}
-	for _, le := range lp.Entities {
-		name := le.E.Name
-		if !oneTableName.MatchString(name) {
-			notes.add("entity %s is left out: its name is not a OneTable model name (letters, digits, _; OneTable finds an item's model by the entity attribute %s, which holds the entity's name)", name, t.EntityAttr)
-			continue
-		}
-		keys := map[string]keyed{}
-		inIndex[le] = map[string]bool{}
-		var why string
-		for _, ix := range le.Indexes {
-			if !usable[ix.Name] {
-				continue
-			}
-			ok := true
-			local := map[string]keyed{}
-			for _, k := range append(append([]*libKey{}, ix.PK...), ix.SK...) {
-				if k.Plain && len(k.Parts[0].Fmts) == 0 {
-					local[k.Field] = keyed{"", k}
-					continue
-				}
-				v, w := keyValue(k)
-				if w != "" {
-					if ix.Name == "" {
-						why = w
-					} else {
-						notes.add("entity %s: index %s is left out of its model: %s", name, ix.Name, w)
-					}
-					ok = false
-					break
-				}
-				if prev, dup := keys[k.Field]; dup && prev.value != v {
-					notes.add("entity %s: key %s has two templates (%s, %s)", name, k.Field, prev.key.Src, k.Src)
-					ok = false
-					break
-				}
-				local[k.Field] = keyed{v, k}
-			}
-			if why != "" {
-				break
-			}
-			if ok {
-				inIndex[le][ix.Name] = true
-				for f, kv := range local {
-					keys[f] = kv
-					if kv.key.When != "" {
-						notes.add("entity %s: key %s of index %s is written by remodel only when %s (a conditional attribute); OneTable writes it on every write of the model, and reads the index as remodel wrote it", name, kv.key.Field, ix.Name, kv.key.When)
-					}
-				}
-			}
-		}
-		if why != "" {
-			notes.add("entity %s is left out: its table %s", name, why)
-			continue
-		}
-		modelKeys[le] = keys
-		m := map[string]OneTableField{}
-		for f, kv := range keys {
-			if kv.value != "" {
-				m[f] = OneTableField{Type: oneTableType(kv.key.Type), Value: kv.value}
-			}
-		}
-		for _, a := range le.Attrs {
-			if _, isKey := m[a.Name]; isKey {
-				continue
-			}
-			if a.Name == s.Params.TypeField {
-				continue // OneTable's typeField, which it writes itself
-			}
-			if !oneTableName.MatchString(a.Name) {
-				notes.add("entity %s: attribute %s is left out of its model: not a OneTable field name", name, a.Name)
-				continue
-			}
-			if f, ok := oneTableFixed(a, name); ok {
-				m[a.Name] = f
-				continue
-			}
-			m[a.Name] = OneTableField{Type: oneTableType(a.Type)}
-		}
-		for _, c := range le.KeyOnly {
-			if _, ok := m[c.Name]; !ok {
-				m[c.Name] = OneTableField{Type: oneTableKindType(c), Required: true}
-			}
-		}
-		for f, kv := range keys {
-			for _, part := range kv.key.Parts {
-				if part.placeholder() {
-					if fld, ok := m[part.Attr]; ok {
-						fld.Required = true
-						m[part.Attr] = fld
-					}
-				}
-			}
-			_ = f
-		}
-		s.Models[name] = m
-	}
-	lp.generalNotes(&notes, "OneTable")
+	return s
+}
 
-	for _, pat := range lp.Patterns {
-		ap := pat.AP
-		finds, q, why := oneTablePattern(lp, pat, inIndex, modelKeys)
-		if why != "" {
-			notes.add("access pattern %s is left out: %s", ap.Name, why)
+// indexes adds the table's secondary indexes a OneTable index can hold,
+// and notes the others.
+func (b *oneTableBuilder) indexes() {
+	for _, ix := range b.t.Indexes {
+		if len(ix.PK) > 1 || len(ix.SK) > 1 {
+			b.notes.add("index %s has a multi-attribute key (%s / %s), which a OneTable index (one hash and one sort attribute) cannot hold: it is left out", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
 			continue
 		}
-		s.Queries[ap.Name] = q
-		s.Extensions.Remodel.AccessPatterns[ap.Name] = finds
+		b.s.Indexes[ix.Name] = oneTableIndex(ix)
+		b.usable[ix.Name] = true
 	}
-	s.Extensions.Remodel.NotExpressed = notes.Lines()
-	if s.Extensions.Remodel.NotExpressed == nil {
-		s.Extensions.Remodel.NotExpressed = []string{}
+}
+
+// oneTableIndex is the OneTable index of a secondary index with one hash
+// and at most one sort attribute.
+func oneTableIndex(ix *mapping.Index) OneTableIndex {
+	oi := OneTableIndex{Hash: ix.PK[0].Name}
+	if ix.Local {
+		oi = OneTableIndex{Type: "local"}
 	}
-	return s, notes.Lines(), nil
+	if len(ix.SK) > 0 {
+		oi.Sort = ix.SK[0].Name
+	}
+	switch ix.Projection {
+	case mapping.ProjectKeysOnly:
+		oi.Project = "keys"
+	case mapping.ProjectInclude:
+		oi.Project = ix.Include
+	default:
+		if !ix.Local {
+			oi.Project = "all"
+		}
+	}
+	return oi
+}
+
+// oneTableKeyValue is the value template of one key, or why there is none.
+func oneTableKeyValue(k *libKey) (string, string) {
+	var v strings.Builder
+	for _, part := range k.Parts {
+		if !part.placeholder() {
+			if strings.Contains(part.Lit, "${") {
+				return "", fmt.Sprintf("key %s: the literal %q holds ${, which OneTable reads as a placeholder", k.Field, part.Lit)
+			}
+			v.WriteString(part.Lit)
+			continue
+		}
+		ph, why := oneTablePlaceholder(k, part)
+		if why != "" {
+			return "", why
+		}
+		v.WriteString(ph)
+	}
+	if k.Type != "S" && len(k.Parts) > 1 {
+		return "", fmt.Sprintf("key %s is a %s built from the template %s: OneTable's value templates build strings", k.Field, typeWord(k.Type), k.Src)
+	}
+	return v.String(), ""
+}
+
+// oneTablePlaceholder is the ${field} (or ${field:N:0}, zero padded) of
+// one placeholder of the key k, or why OneTable cannot write it.
+func oneTablePlaceholder(k *libKey, part libPart) (string, string) {
+	if !textKind(part.Col, true) {
+		return "", fmt.Sprintf("key %s (%s): column %s (%s) renders as remodel's exact text, which OneTable's number or binary value does not print the same", k.Field, k.Src, part.Column, kindText(part.Col))
+	}
+	if !oneTableName.MatchString(part.Attr) {
+		return "", fmt.Sprintf("key %s (%s): attribute %s is not a name a OneTable template can hold", k.Field, k.Src, part.Attr)
+	}
+	size := ""
+	for _, f := range part.Fmts {
+		if f.Name == "pad" && part.Col != nil && part.Col.Kind == introspect.KindInt && size == "" {
+			size = ":" + f.Arg + ":0"
+			continue
+		}
+		if f.Name == "pad" {
+			return "", fmt.Sprintf("key %s (%s): pad on %s (%s) pads the integer part only; OneTable's ${field:size:0} pads the whole text", k.Field, k.Src, part.Column, kindText(part.Col))
+		}
+		return "", fmt.Sprintf("key %s (%s): formatter %s has no OneTable equivalent", k.Field, k.Src, f)
+	}
+	return "${" + part.Attr + size + "}", ""
+}
+
+// model adds the entity's model, or notes why it is left out.
+func (b *oneTableBuilder) model(le *libEntity) {
+	name := le.E.Name
+	if !oneTableName.MatchString(name) {
+		b.notes.add("entity %s is left out: its name is not a OneTable model name (letters, digits, _; OneTable finds an item's model by the entity attribute %s, which holds the entity's name)", name, b.t.EntityAttr)
+		return
+	}
+	keys, why := b.entityKeys(le)
+	if why != "" {
+		b.notes.add("entity %s is left out: its table %s", name, why)
+		return
+	}
+	b.modelKeys[le] = keys
+	m := map[string]OneTableField{}
+	for f, kv := range keys {
+		if kv.value != "" {
+			m[f] = OneTableField{Type: oneTableType(kv.key.Type), Value: kv.value}
+		}
+	}
+	b.attrFields(le, m)
+	for _, c := range le.KeyOnly {
+		if _, ok := m[c.Name]; !ok {
+			noFilter := false
+			m[c.Name] = OneTableField{Type: oneTableKindType(c), Required: true, Filter: &noFilter}
+		}
+	}
+	requirePlaceholders(m, keys)
+	b.s.Models[name] = m
+}
+
+// entityKeys are the key fields of the entity's model, from the indexes
+// its value templates can build (noted in inIndex), or why its table's
+// own keys cannot be built.
+func (b *oneTableBuilder) entityKeys(le *libEntity) (map[string]oneKeyed, string) {
+	keys := map[string]oneKeyed{}
+	b.inIndex[le] = map[string]bool{}
+	for _, ix := range le.Indexes {
+		if !b.usable[ix.Name] {
+			continue
+		}
+		local, why := b.indexKeys(le, ix, keys)
+		if why != "" {
+			return nil, why
+		}
+		if local == nil {
+			continue
+		}
+		b.inIndex[le][ix.Name] = true
+		for f, kv := range local {
+			keys[f] = kv
+			if kv.key.When != "" {
+				b.notes.add("entity %s: key %s of index %s is written by remodel only when %s (a conditional attribute); OneTable writes it on every write of the model, and reads the index as remodel wrote it", le.E.Name, kv.key.Field, ix.Name, kv.key.When)
+			}
+		}
+	}
+	return keys, ""
+}
+
+// indexKeys are the key fields of one index of the entity: nil when the
+// index is left out of the model (noted), and why for the table's own
+// keys that OneTable cannot build.
+func (b *oneTableBuilder) indexKeys(le *libEntity, ix *libIndex, keys map[string]oneKeyed) (map[string]oneKeyed, string) {
+	local := map[string]oneKeyed{}
+	for _, k := range append(append([]*libKey{}, ix.PK...), ix.SK...) {
+		if k.Plain && len(k.Parts[0].Fmts) == 0 {
+			local[k.Field] = oneKeyed{"", k}
+			continue
+		}
+		v, w := oneTableKeyValue(k)
+		if w != "" {
+			if ix.Name == "" {
+				return nil, w
+			}
+			b.notes.add("entity %s: index %s is left out of its model: %s", le.E.Name, ix.Name, w)
+			return nil, ""
+		}
+		if prev, dup := keys[k.Field]; dup && prev.value != v {
+			b.notes.add("entity %s: key %s has two templates (%s, %s)", le.E.Name, k.Field, prev.key.Src, k.Src)
+			return nil, ""
+		}
+		local[k.Field] = oneKeyed{v, k}
+	}
+	return local, ""
+}
+
+// attrFields adds the entity's attributes that are not keys to the model
+// m, but the type field OneTable writes itself.
+func (b *oneTableBuilder) attrFields(le *libEntity, m map[string]OneTableField) {
+	for _, a := range le.Attrs {
+		if _, isKey := m[a.Name]; isKey {
+			continue
+		}
+		if a.Name == b.s.Params.TypeField {
+			continue // OneTable's typeField, which it writes itself
+		}
+		if !oneTableName.MatchString(a.Name) {
+			b.notes.add("entity %s: attribute %s is left out of its model: not a OneTable field name", le.E.Name, a.Name)
+			continue
+		}
+		if f, ok := oneTableFixed(a, le.E.Name); ok {
+			m[a.Name] = f
+			continue
+		}
+		m[a.Name] = OneTableField{Type: oneTableType(a.Type)}
+	}
+}
+
+// requirePlaceholders marks the fields the keys' value templates read as
+// required.
+func requirePlaceholders(m map[string]OneTableField, keys map[string]oneKeyed) {
+	for _, kv := range keys {
+		for _, part := range kv.key.Parts {
+			if !part.placeholder() {
+				continue
+			}
+			if fld, ok := m[part.Attr]; ok {
+				fld.Required = true
+				m[part.Attr] = fld
+			}
+		}
+	}
+}
+
+// patterns adds the access patterns as queries and finds, and notes the
+// ones left out.
+func (b *oneTableBuilder) patterns() {
+	for _, pat := range b.lp.Patterns {
+		finds, q, why := oneTablePattern(b.lp, pat, b.inIndex, b.modelKeys)
+		if why != "" {
+			b.notes.add("access pattern %s is left out: %s", pat.AP.Name, why)
+			continue
+		}
+		b.s.Queries[pat.AP.Name] = q
+		b.s.Extensions.Remodel.AccessPatterns[pat.AP.Name] = finds
+	}
 }
 
 func oneTableType(t string) string {
@@ -397,6 +484,9 @@ func oneTablePattern(lp *libPlan, pat *libPattern, inIndex map[*libEntity]map[st
 		}
 		ix := le.index(idx)
 		f := OneTableFind{Model: le.E.Name, Index: idx, Properties: map[string]string{}, Reverse: ap.Order == "desc", Limit: ap.Limit}
+		if typeField := lp.P.Table.OneTableTypeField(); ap.Index != nil && ap.Index.Projects(typeField) {
+			f.Where = "${" + typeField + "} = {" + strconv.Quote(le.E.Name) + "}"
+		}
 		bind := func(m keyMatch) {
 			for i, part := range m.Bound {
 				f.Properties[part.Attr] = m.Params[i]

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Terraform writes the mapping's table as a Terraform aws_dynamodb_table

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/preview"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // WorkbenchModel is a NoSQL Workbench data model (format version 3.0), as
@@ -109,18 +109,50 @@ func Workbench(w io.Writer, p *mapping.Plan, res *preview.Result, o WorkbenchOpt
 // Workbench model cannot hold: a local index, a multi-attribute key.
 func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions) (*WorkbenchModel, error) {
 	t := &p.Table
-	for _, ix := range t.Indexes {
-		if ix.Local {
-			return nil, fmt.Errorf("export: index %s is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --output cloudformation", ix.Name)
-		}
-		if len(ix.PK) > 1 || len(ix.SK) > 1 {
-			return nil, fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which a NoSQL Workbench data model cannot hold (one partition and one sort key attribute per index): use --output cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
-		}
+	if err := workbenchHolds(t); err != nil {
+		return nil, err
 	}
 	name := t.Name
 	if o.TableName != "" {
 		name = o.TableName
 	}
+	wt := newWorkbenchTable(t, name)
+	// The attributes of every entity, in entity order, each once, typed as
+	// the samples hold them or else as its column converts.
+	attrs, perEntity := entityAttributes(p, res)
+	wt.NonKeyAttributes = attrs
+	wt.GlobalSecondaryIndexes = workbenchIndexes(t)
+	facets, onIndex := workbenchFacets(p, perEntity)
+	wt.TableFacets = append(wt.TableFacets, facets...)
+	wt.TableData = append(wt.TableData, workbenchItems(t, res)...)
+	date := o.Now.UTC().Format(workbenchDate)
+	return &WorkbenchModel{
+		ModelName: name,
+		ModelMetadata: WorkbenchMetadata{
+			Author: "remodel", DateCreated: date, DateLastModified: date,
+			Description: workbenchDescription(p, name, o.MappingFile, onIndex), AWSService: "Amazon DynamoDB", Version: "3.0",
+		},
+		DataModel: []WorkbenchTable{wt},
+	}, nil
+}
+
+// workbenchHolds refuses a table a Workbench model cannot hold: a local
+// index, a multi-attribute key.
+func workbenchHolds(t *mapping.Table) error {
+	for _, ix := range t.Indexes {
+		if ix.Local {
+			return fmt.Errorf("export: index %s is a local index, which a NoSQL Workbench data model cannot hold (it has global indexes only): use --output cloudformation", ix.Name)
+		}
+		if len(ix.PK) > 1 || len(ix.SK) > 1 {
+			return fmt.Errorf("export: index %s has a multi-attribute key (%s / %s), which a NoSQL Workbench data model cannot hold (one partition and one sort key attribute per index): use --output cloudformation", ix.Name, mapping.KeyNames(ix.PK), mapping.KeyNames(ix.SK))
+		}
+	}
+	return nil
+}
+
+// newWorkbenchTable is the table named name without attributes, indexes,
+// facets or items: its keys and billing.
+func newWorkbenchTable(t *mapping.Table, name string) WorkbenchTable {
 	wt := WorkbenchTable{
 		TableName:   name,
 		DataAccess:  map[string]struct{}{"MySql": {}},
@@ -136,21 +168,27 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 		wt.BillingMode = "PROVISIONED"
 		wt.ProvisionedCapacitySettings = &WorkbenchCapacity{Throughput{t.Billing.Read, t.Billing.Write}}
 	}
+	return wt
+}
 
-	// The attributes of every entity, in entity order, each once, typed as
-	// the samples hold them or else as its column converts.
-	attrs, perEntity := entityAttributes(p, res)
-	wt.NonKeyAttributes = attrs
+// workbenchIndexes are the table's global indexes (one key attribute
+// each).
+func workbenchIndexes(t *mapping.Table) []WorkbenchIndex {
+	var out []WorkbenchIndex
 	for _, ix := range t.Indexes {
 		wi := WorkbenchIndex{IndexName: ix.Name, Projection: projection(ix)}
 		wi.KeyAttributes.PartitionKey = WorkbenchAttribute{ix.PK[0].Name, ix.PK[0].Type}
 		if len(ix.SK) > 0 {
 			wi.KeyAttributes.SortKey = &WorkbenchAttribute{ix.SK[0].Name, ix.SK[0].Type}
 		}
-		wt.GlobalSecondaryIndexes = append(wt.GlobalSecondaryIndexes, wi)
+		out = append(out, wi)
 	}
+	return out
+}
 
-	var onIndex []string
+// workbenchFacets are the facets of the access patterns on the table,
+// and the names of those on an index (a Workbench facet is of the table).
+func workbenchFacets(p *mapping.Plan, perEntity map[string][]string) (facets []WorkbenchFacet, onIndex []string) {
 	defs := map[string]*mapping.AccessPatternDef{}
 	for _, ad := range p.File.AccessPatterns {
 		defs[ad.Name.Value] = ad
@@ -160,41 +198,56 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 			onIndex = append(onIndex, ap.Name+" (index "+ap.Index.Name+")")
 			continue
 		}
-		def := defs[ap.Name]
-		f := WorkbenchFacet{FacetName: ap.Name, TableData: []json.RawMessage{}, NonKeyAttributes: []string{}, DataAccess: map[string]struct{}{"MySql": {}}}
-		var pk []string
-		for _, s := range def.PK {
-			pk = append(pk, s.Value)
-		}
-		f.KeyAttributeAlias.PartitionKeyAlias = strings.Join(pk, ", ")
-		if c := def.SK; c != nil {
-			var parts []string
-			for _, s := range c.Eq {
-				parts = append(parts, s.Value)
-			}
-			if c.Op != "" {
-				var vals []string
-				for _, v := range c.Values {
-					vals = append(vals, v.Value)
-				}
-				parts = append(parts, c.Op+" "+strings.Join(vals, " and "))
-			}
-			f.KeyAttributeAlias.SortKeyAlias = strings.Join(parts, ", ")
-		} else if t.SK != nil {
-			f.KeyAttributeAlias.SortKeyAlias = t.SK.Name
-		}
-		seen := map[string]bool{}
-		for _, q := range ap.Queries {
-			for _, a := range perEntity[q.Entity.Name] {
-				if !seen[a] {
-					seen[a] = true
-					f.NonKeyAttributes = append(f.NonKeyAttributes, a)
-				}
-			}
-		}
-		wt.TableFacets = append(wt.TableFacets, f)
+		facets = append(facets, workbenchFacet(&p.Table, ap, defs[ap.Name], perEntity))
 	}
+	return facets, onIndex
+}
 
+// workbenchFacet is the facet of one access pattern on the table: named
+// by its key conditions, with its entities' attributes.
+func workbenchFacet(t *mapping.Table, ap *mapping.AccessPattern, def *mapping.AccessPatternDef, perEntity map[string][]string) WorkbenchFacet {
+	f := WorkbenchFacet{FacetName: ap.Name, TableData: []json.RawMessage{}, NonKeyAttributes: []string{}, DataAccess: map[string]struct{}{"MySql": {}}}
+	var pk []string
+	for _, s := range def.PK {
+		pk = append(pk, s.Value)
+	}
+	f.KeyAttributeAlias.PartitionKeyAlias = strings.Join(pk, ", ")
+	if c := def.SK; c != nil {
+		f.KeyAttributeAlias.SortKeyAlias = sortKeyAlias(c)
+	} else if t.SK != nil {
+		f.KeyAttributeAlias.SortKeyAlias = t.SK.Name
+	}
+	seen := map[string]bool{}
+	for _, q := range ap.Queries {
+		for _, a := range perEntity[q.Entity.Name] {
+			if !seen[a] {
+				seen[a] = true
+				f.NonKeyAttributes = append(f.NonKeyAttributes, a)
+			}
+		}
+	}
+	return f
+}
+
+// sortKeyAlias names a sort key condition: its exact templates, then its
+// operator and values.
+func sortKeyAlias(c *mapping.SKCond) string {
+	var parts []string
+	for _, s := range c.Eq {
+		parts = append(parts, s.Value)
+	}
+	if c.Op != "" {
+		var vals []string
+		for _, v := range c.Values {
+			vals = append(vals, v.Value)
+		}
+		parts = append(parts, c.Op+" "+strings.Join(vals, " and "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// workbenchItems are the previewed items of every entity, in key order.
+func workbenchItems(t *mapping.Table, res *preview.Result) []json.RawMessage {
 	var items []mapping.Item
 	for _, e := range res.Entities {
 		items = append(items, e.Values...)
@@ -202,11 +255,18 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 	sort.SliceStable(items, func(i, j int) bool {
 		return t.KeyString(items[i]) < t.KeyString(items[j])
 	})
+	var out []json.RawMessage
 	for _, it := range items {
-		wt.TableData = append(wt.TableData, json.RawMessage(av.MarshalItem(it)))
+		out = append(out, json.RawMessage(av.MarshalItem(it)))
 	}
+	return out
+}
 
-	desc := fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s", name, o.MappingFile)
+// workbenchDescription is the model's description: the table, the
+// mapping, where the samples come from, and the access patterns on an
+// index, which have no facet.
+func workbenchDescription(p *mapping.Plan, name, mappingFile string, onIndex []string) string {
+	desc := fmt.Sprintf("The DynamoDB table %s of the remodel mapping %s", name, mappingFile)
 	if p.Schema != nil {
 		desc += fmt.Sprintf(", with sample items from the first rows of each entity of the %s database %s", p.Schema.Engine, p.Schema.Database)
 	}
@@ -214,15 +274,7 @@ func WorkbenchDataModel(p *mapping.Plan, res *preview.Result, o WorkbenchOptions
 	if len(onIndex) > 0 {
 		desc += " Access patterns on an index (see its GSI view): " + strings.Join(onIndex, ", ") + "."
 	}
-	date := o.Now.UTC().Format(workbenchDate)
-	return &WorkbenchModel{
-		ModelName: name,
-		ModelMetadata: WorkbenchMetadata{
-			Author: "remodel", DateCreated: date, DateLastModified: date,
-			Description: desc, AWSService: "Amazon DynamoDB", Version: "3.0",
-		},
-		DataModel: []WorkbenchTable{wt},
-	}, nil
+	return desc
 }
 
 // entityAttributes lists the non-key attributes of every entity's items

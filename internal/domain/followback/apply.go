@@ -7,8 +7,8 @@ import (
 
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // errLoop stops follow-back when a forward run (migrate) writes into the
@@ -179,11 +179,13 @@ func (f *follower) retry(ctx context.Context) error {
 				if err := f.deadLetter(in.r, "", fmt.Sprintf("refused for %s, retried: %s", f.o.DeferFor, why)); err != nil {
 					in.done = true
 					w.recs = w.recs[1:]
+					f.done(in.r)
 					return err
 				}
 			}
 			in.done = true
 			w.recs = w.recs[1:]
+			f.done(in.r)
 			w.since = time.Now()
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // DeadLetter is one line of the dead-letter file: a stream record that was

@@ -10,7 +10,7 @@
 //     NEW_AND_OLD_IMAGES, not enabled later than the table was created,
 //     the same stream as the checkpoint's), its shards read in their
 //     parents' order, each from its checkpoint;
-//   - the start (start.go): a first run reads every open shard to its end
+//   - the start (run.go): a first run reads every open shard to its end
 //     and records that point before it says it is ready, so nothing
 //     written before it started (the migration's and the forward
 //     follower's writes) is applied back; it refuses to start while a
@@ -22,6 +22,7 @@
 //     is a dead letter (deadletter.go), a change the source's foreign keys
 //     refuse for now is deferred and retried, never dropped;
 //   - the checkpoint (checkpoint.go, per shard: the last record done, the
-//     parent, done), its own lock item in the table (lock.go), the
+//     parent, done; each record done appended to its journal, the whole
+//     file rewritten at most once a second), its own lock item in the table (lock.go), the
 //     progress and lag, and the report (report.go).
 package followback

@@ -16,12 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/remodel-dev/remodel/internal/domain/followback"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
-	"github.com/remodel-dev/remodel/internal/domain/migrate"
 	"github.com/remodel-dev/remodel/internal/domain/source"
-	"github.com/remodel-dev/remodel/internal/domain/verify"
 	"github.com/remodel-dev/remodel/internal/testsupport/shopwork"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/migrate"
+	"github.com/remodel-dev/remodel/verify"
 )
 
 // shop is the migrated shop (shopwork: customers, their orders with the

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/process"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // LockKeyText is the key text of follow-back's own lock item in the table

@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Options are follow-back's.
@@ -48,6 +48,11 @@ type Options struct {
 	Ready func()
 	// Watch is called with the status after every round of reads.
 	Watch func(Status)
+	// Done, when set, is called with the keys of each record of the
+	// table's items once it is done (applied, found applied, or a dead
+	// letter), in stream order for each item: a caller's own measure of
+	// the lag per change.
+	Done func(keys mapping.Item)
 }
 
 // Status is where a run stands.
@@ -165,6 +170,11 @@ func (f *follower) run(ctx context.Context) error {
 		return err
 	}
 	defer f.dl.close()
+	defer func() {
+		if f.ck != nil {
+			f.ck.close()
+		}
+	}()
 	if f.ck == nil {
 		if err := f.start(ctx, si, l.me.owner); err != nil {
 			return err
@@ -292,8 +302,7 @@ func (f *follower) follow(ctx context.Context, l *lock, ph *progress.Phase) erro
 			f.advance()
 			return err
 		}
-		f.advance()
-		if err := f.ck.save(time.Now()); err != nil {
+		if err := f.ck.record(time.Now(), f.advance()); err != nil {
 			return err
 		}
 		st := f.status(idle)
@@ -406,11 +415,10 @@ func (f *follower) read(ctx context.Context, arn string, s *shardRun, ph *progre
 		in := &inflight{r: r}
 		s.inflight = append(s.inflight, in)
 		err := f.handle(ctx, in, ph)
-		// Saved after every record: a stop, however abrupt, applies a
-		// record again only when it came between its write and this save
+		// Recorded after every record: a stop, however abrupt, applies a
+		// record again only when it came between its write and this
 		// (and that one is then found applied).
-		f.advance()
-		if serr := f.ck.save(time.Now()); serr != nil && err == nil {
+		if serr := f.ck.record(time.Now(), f.advance()); serr != nil && err == nil {
 			err = serr
 		}
 		if err != nil {
@@ -457,6 +465,7 @@ func (f *follower) handle(ctx context.Context, in *inflight, ph *progress.Phase)
 		var tm *TooManyError
 		if errors.As(err, &tm) {
 			in.done = true
+			f.done(r)
 		}
 		return err
 	}
@@ -466,6 +475,7 @@ func (f *follower) handle(ctx context.Context, in *inflight, ph *progress.Phase)
 		return nil
 	}
 	in.done = true
+	f.done(r)
 	f.mu.Lock()
 	f.lags = append(f.lags, time.Since(r.created))
 	if len(f.lags) > 200_000 {
@@ -476,10 +486,19 @@ func (f *follower) handle(ctx context.Context, in *inflight, ph *progress.Phase)
 	return nil
 }
 
+// done tells Options.Done of a record done.
+func (f *follower) done(r *record) {
+	if f.o.Done != nil {
+		f.o.Done(r.keys)
+	}
+}
+
 // advance moves each shard's checkpoint past its records done, up to the
-// first that is not.
-func (f *follower) advance() {
-	for _, s := range f.shards {
+// first that is not, and returns the shards whose place it changed.
+func (f *follower) advance() []string {
+	var changed []string
+	for id, s := range f.shards {
+		after, doneAfter, done := s.st.After, len(s.st.DoneAfter), s.st.Done
 		for len(s.inflight) > 0 && s.inflight[0].done {
 			s.st.After = s.inflight[0].r.seq
 			s.inflight = s.inflight[1:]
@@ -493,7 +512,12 @@ func (f *follower) advance() {
 		if s.ended && len(s.inflight) == 0 {
 			s.st.Done = true
 		}
+		// DoneAfter only grows while After stays: its length tells.
+		if s.st.After != after || len(s.st.DoneAfter) != doneAfter || s.st.Done != done {
+			changed = append(changed, id)
+		}
 	}
+	return changed
 }
 
 // status is the run's status after a round; idle says whether it read

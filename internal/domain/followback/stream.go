@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Retention is how long DynamoDB Streams keeps a record.

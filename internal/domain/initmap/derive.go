@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // verdict is what init made of one statement of the statistics.
@@ -18,11 +18,23 @@ type verdict struct {
 	why     string // why no pattern answers it
 }
 
-// derivedFrom is set on a lookup that a statement of the statistics asked
-// for.
+// derivedFrom is set on a lookup that a statement of the statistics, or
+// an index of the source, asked for.
 type derivedFrom struct {
-	st Statement
-	q  parsed // its column names as the table spells them
+	q parsed // its column names as the table spells them
+}
+
+// origin is what a derived path comes from, for its comments: a statement
+// of the statistics, or an index of the source (a hint).
+type origin struct {
+	what    string // the index comment's opening: "from statement statistics (12 calls)"
+	comment string // the pattern's comment: where it comes from, and why
+}
+
+// statementOrigin is the origin of a path a statement asked for.
+func statementOrigin(s Statement) origin {
+	return origin{what: fmt.Sprintf("from statement statistics (%s)", calls(s.Calls)),
+		comment: fmt.Sprintf("from statement statistics: %s: %s", calls(s.Calls), oneLine(s.SQL))}
 }
 
 // numIndex is a global index of its own for one entity, whose sort key
@@ -151,6 +163,14 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 		}
 		q.eq[i] = c
 	}
+	return d.deriveFor(e, q, statementOrigin(s), pats)
+}
+
+// deriveFor derives the access pattern of q, a query of e's table (its
+// columns spelled as the table does) that o asked for: the pattern already
+// written that answers it, or a Query of an item collection, or a new
+// path through an index, or why there is none.
+func (d *design) deriveFor(e *entity, q parsed, o origin, pats *writer) (name, index string, derived bool, why string) {
 	// The columns in the table's order: statements that name them in
 	// another order share one index.
 	slices.SortStableFunc(q.eq, func(a, b string) int {
@@ -169,7 +189,7 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
 		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", "", false, ""
 	}
-	if name, ok := d.inCollection(e, s, q, pats); ok {
+	if name, ok := d.inCollection(e, o, q, pats); ok {
 		return name, "", true, ""
 	}
 	if why := templatableAll(e.t, q.eq); why != "" {
@@ -197,7 +217,7 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 		words = append(words, prefixOf(c))
 	}
 	pk := keyTemplate(e.prefix+"."+strings.Join(words, "."), e.t, q.eq)
-	target := fmt.Sprintf("from statement statistics (%s): the %s rows by %s", calls(s.Calls), e.name, strings.Join(q.eq, ", "))
+	target := fmt.Sprintf("%s: the %s rows by %s", o.what, e.name, strings.Join(q.eq, ", "))
 	if sortCol != "" {
 		target += ", sorted by " + sortCol
 	}
@@ -232,7 +252,7 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 			if len(e.slots) >= d.maxSlots() && d.globalIndexes() >= MaxGlobalIndexes {
 				return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
 			}
-			e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{st: s, q: q}})
+			e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{q: q}})
 			slot = len(e.slots) - 1
 		}
 		ix = fmt.Sprintf("GSI%d", slot+2)
@@ -276,7 +296,7 @@ func (d *design) deriveOne(s Statement, pats *writer) (name, index string, deriv
 			sql += " DESC"
 		}
 	}
-	comment := fmt.Sprintf("from statement statistics: %s: %s", calls(s.Calls), oneLine(s.SQL))
+	comment := o.comment
 	if q.limit {
 		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
 	}
@@ -312,7 +332,7 @@ func calls(n int64) string {
 // by customer_id and payment_date >= $2). A range becomes a between of
 // the entity's own sort keys, so that no other entity's item of the
 // collection is read.
-func (d *design) inCollection(e *entity, s Statement, q parsed, pats *writer) (string, bool) {
+func (d *design) inCollection(e *entity, o origin, q parsed, pats *writer) (string, bool) {
 	p := e.place
 	if p == nil || p.other != nil || !sameSet(q.eq, p.fkCols) ||
 		(q.rangeCol != "" && q.rangeCol != e.at) || (q.orderCol != "" && q.orderCol != e.at) {
@@ -360,7 +380,7 @@ func (d *design) inCollection(e *entity, s Statement, q parsed, pats *writer) (s
 			base += "Desc"
 		}
 	}
-	comment := fmt.Sprintf("from statement statistics: %s: %s. The item collection of one %s answers it: no index", calls(s.Calls), oneLine(s.SQL), p.parent.name)
+	comment := fmt.Sprintf("%s. The item collection of one %s answers it: no index", o.comment, p.parent.name)
 	if q.limit {
 		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
 	}

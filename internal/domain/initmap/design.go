@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/introspect/erd"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/introspect/erd"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // MaxGlobalIndexes is how many global secondary indexes a DynamoDB table
@@ -85,6 +85,9 @@ type lookup struct {
 	// figures are the statistics behind a foreign key's index ("" when
 	// they are unknown), for the comment.
 	figures string
+	// when is set on a sparse path (openRows): the SQL condition under
+	// which an item writes the index's key.
+	when string
 }
 
 // design is the whole mapping before it is written.
@@ -99,6 +102,9 @@ type design struct {
 	byTable  map[*introspect.Table]*entity
 	prefixes map[*introspect.Table]string
 	measured Measured // init's own counts of distinct values
+	// farSeen: openRows found a date whose largest value is far in the
+	// future (FarYear), for the file's comment.
+	farSeen bool
 }
 
 var safeColumn = regexp.MustCompile(`^[^{}|:\s]+$`)

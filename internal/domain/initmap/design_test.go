@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/initmap"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // compiled is the plan of init's mapping of an ERD.
@@ -153,9 +153,9 @@ func TestNoHalfIndexKeys(t *testing.T) {
 						switch {
 						case nulls && c.Nullable:
 							r[i] = nil
-						case !nulls && r[i] == nil && c.Kind == introspect.KindString:
+						case r[i] == nil && c.Kind == introspect.KindString: // a NOT NULL one holds a value whatever nulls says
 							r[i] = "G" // text, an enum
-						case !nulls && r[i] == nil && c.Kind == introspect.KindDecimal:
+						case r[i] == nil && c.Kind == introspect.KindDecimal:
 							r[i] = "1"
 						}
 					}

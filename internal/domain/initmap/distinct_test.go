@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/initmap"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // employees is the shape of the employees sample database: employees,

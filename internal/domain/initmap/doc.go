@@ -41,6 +41,15 @@
 //     table), and a unique key of a placed, time-sorted child that holds
 //     its parent's foreign key and its time (a Query of the collection with
 //     begins_with answers it); the comments give the figures;
+//   - a non-unique index of the source on columns no foreign key holds
+//     (film by title) is a hint: a pattern is derived from it as from a
+//     statement (below), with the same rules and figures; a partial index
+//     gives a sparse path (its predicate as when:), and so do the open
+//     rows of a placed table, a nullable date or timestamp NULL in at most
+//     OpenShare of its rows (rental's return_date), and its current rows,
+//     a date or timestamp whose one far-future value (FarYear) at most
+//     OpenShare of its rows hold (employees' to_date = '9999-01-01'):
+//     indexHints, openRows;
 //   - the sparse-index warnings validate gives on the design (nullable
 //     foreign keys) are listed under acknowledge:, each with its reason,
 //     so that validate --strict passes;
@@ -63,6 +72,16 @@
 // column, else its own key) or, for a number, an index NUMn of its own with
 // a number (N) sort key, and the pattern, commented with the statement and
 // its calls, queries it.
+//
+// From (init --from FILE) starts instead from a design made elsewhere: the
+// DynamoDB MCP server's schema.json (from_mcp.go; remodel's own export adds
+// remodel.source, where each entity's rows come from, which the format has
+// no place for; without it tables and columns are matched by name) or the
+// migrationContract.json of AWS's database-modernization workshop
+// (from_contract.go: foreign-key and lookup-table joins become the entity's
+// query). Both are read into one model that is written as a mapping; every
+// construct without a remodel equivalent is a note, written as a comment
+// and returned for stderr.
 // Everything else here works on the schema (and the statistics) alone: the
 // caller introspects, filters the tables and passes them.
 package initmap

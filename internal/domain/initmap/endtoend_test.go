@@ -77,6 +77,7 @@ func databases() []database {
 // example schema with remodel init, and runs it unchanged: validate,
 // migrate into a fresh DynamoDB Local table (every row read is written,
 // none rejected) and verify (counts, every item, every access pattern).
+// The databases run in parallel.
 func TestInitMigrateVerify(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
@@ -88,9 +89,9 @@ func TestInitMigrateVerify(t *testing.T) {
 	}
 	for _, db := range databases() {
 		t.Run(db.name+"/"+db.engine, func(t *testing.T) {
+			t.Parallel() // each its own database and table
 			dsn := fresh[db.engine](t)
 			db.load(t, dsn)
-			_, table := testenv.DynamoDBTable(t)
 			file := filepath.Join(t.TempDir(), "mapping.yaml")
 			if code, out := remodel(t, "init", "--source", dsn, "--output-file", file); code != 0 {
 				t.Fatalf("init: exit %d\n%s", code, out)
@@ -141,18 +142,28 @@ func TestInitMigrateVerify(t *testing.T) {
 			if db.name != "tricky" { // tricky has a table without a key on purpose: not read, a warning
 				strict(t, dsn, file)
 			}
-			code, out = remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table", "--progress", "none", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "c.json")) // its files out of the source tree
-			total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
-			if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] == "0" {
-				t.Fatalf("migrate: exit %d, want every row read written and none rejected:\n%s\n%s", code, out, m)
-			}
-			code, out = remodel(t, "verify", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--samples", "3", "--progress", "none")
-			if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
-				t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
-			}
-			t.Logf("%s rows migrated and verified", total[1])
+			migrateVerify(t, dsn, file, endpoint, m)
 		})
 	}
+}
+
+// migrateVerify migrates the source dsn by init's mapping file (its text
+// m, for the failure's message) into a fresh table of DynamoDB Local at
+// endpoint: every row read is written and none rejected; and verify
+// passes (counts, every item, every access pattern).
+func migrateVerify(t *testing.T, dsn, file, endpoint string, m []byte) {
+	t.Helper()
+	_, table := testenv.DynamoDBTable(t)
+	code, out := remodel(t, "migrate", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--create-table", "--progress", "none", "--rejects", filepath.Join(t.TempDir(), "rejects.jsonl"), "--checkpoint", filepath.Join(t.TempDir(), "c.json")) // its files out of the source tree
+	total := regexp.MustCompile(`total\s+(\d+)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
+	if code != 0 || total == nil || total[1] != total[2] || total[3] != "0" || total[1] == "0" {
+		t.Fatalf("migrate: exit %d, want every row read written and none rejected:\n%s\n%s", code, out, m)
+	}
+	code, out = remodel(t, "verify", "--source", dsn, "-m", file, "--endpoint", endpoint, "--table", table, "--samples", "3", "--progress", "none")
+	if code != 0 || !strings.HasPrefix(out, "verify PASS") || strings.Contains(out, "FAIL") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, out, m)
+	}
+	t.Logf("%s rows migrated and verified", total[1])
 }
 
 // strict runs validate --strict on init's mapping: it passes (exit 0), and

@@ -11,15 +11,15 @@ import (
 	"github.com/remodel-dev/remodel/internal/testsupport/golden"
 
 	"github.com/remodel-dev/remodel/internal/domain/initmap"
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
-// schemaFrom reads an ERD that internal/domain/introspect/erd's tests keep as JSON (what
+// schemaFrom reads an ERD that introspect/erd's tests keep as JSON (what
 // remodel introspect --output json prints for the real databases).
 func schemaFrom(t *testing.T, name string) *introspect.Schema {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "introspect", "erd", "testdata", name+".json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "introspect", "erd", "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql" // the "mysql" driver
 
 	"github.com/remodel-dev/remodel/internal/domain/analyze"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // PagilaWriteUnitsTarget is the most write units per item (table and
@@ -145,12 +147,20 @@ func TestMeasureDesigns(t *testing.T) {
 	for _, ex := range []string{"personalization", "board", "leaderboard", "game-profile", "product-reviews"} {
 		hand[ex] = func(string) string { return filepath.Join("..", "..", "..", "examples", ex, "mapping.yaml") }
 	}
-	var table []string
+	var (
+		mu    sync.Mutex // the databases run in parallel
+		table []string
+	)
+	t.Cleanup(func() { // once every database ended
+		sort.Strings(table)
+		t.Logf("designs measured by preview --analyze (WU/item: table and indexes, per item):\n%s", strings.Join(table, "\n"))
+	})
 	for _, db := range databases() {
 		if db.name == "tricky" {
 			continue
 		}
 		t.Run(db.name+"/"+db.engine, func(t *testing.T) {
+			t.Parallel() // each its own database
 			dsn := fresh[db.engine](t)
 			db.load(t, dsn)
 			// init as a migration runs it: at once, on a database just
@@ -179,7 +189,9 @@ func TestMeasureDesigns(t *testing.T) {
 					row += fmt.Sprintf(" | hand %s", analyseDesign(t, dsn, h(db.engine)))
 				}
 			}
+			mu.Lock()
 			table = append(table, row)
+			mu.Unlock()
 			if db.name == "pagila" && got.unitsPerItem > PagilaWriteUnitsTarget {
 				t.Errorf("Pagila: init's design writes %.2f write units per item, want at most %.1f", got.unitsPerItem, PagilaWriteUnitsTarget)
 			}
@@ -191,5 +203,4 @@ func TestMeasureDesigns(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("designs measured by preview --analyze (WU/item: table and indexes, per item):\n%s", strings.Join(table, "\n"))
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // PartitionKeys are init's check of the foreign keys that only some

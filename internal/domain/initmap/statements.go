@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Statistics are the statements the source has run most often, from its
@@ -236,205 +237,274 @@ func (p parsed) sortCol() string { return cmp.Or(p.rangeCol, p.orderCol) }
 // needs, or says why it cannot (a join, a subquery, a function on a
 // column, OR, ...).
 func parseStatement(sql string) (parsed, string) {
+	if !utf8.ValidString(sql) {
+		// Its names could not be given back as the text spells them.
+		return parsed{}, "the statement is not UTF-8 text"
+	}
 	toks, ok := tokens(sql)
 	if !ok {
 		return parsed{}, "an unterminated quote (the statement was cut off) or an empty quoted name"
 	}
-	var p parsed
-	pos := 0
-	peek := func() token {
-		if pos < len(toks) {
-			return toks[pos]
+	sp := &stmtParser{toks: toks}
+	for _, clause := range []func() string{sp.selectList, sp.from, sp.where, sp.rest, sp.orderBy, sp.limit, sp.end} {
+		if why := clause(); why != "" {
+			return sp.p, why
 		}
-		return token{}
 	}
-	isK := func(w string) bool { t := peek(); return t.kind == 'k' && t.text == w }
-	isO := func(o string) bool { t := peek(); return t.kind == 'o' && t.text == o }
-	if !isK("SELECT") {
-		return p, "not a SELECT"
+	return sp.p, ""
+}
+
+// stmtParser reads a statement's tokens clause by clause into p; each
+// clause method returns why the statement is not an access pattern, or "".
+type stmtParser struct {
+	toks  []token
+	pos   int
+	p     parsed
+	alias string // FROM's alias of the table, or ""
+}
+
+func (sp *stmtParser) peek() token {
+	if sp.pos < len(sp.toks) {
+		return sp.toks[sp.pos]
 	}
-	pos++
-	if isK("DISTINCT") {
-		return p, "SELECT DISTINCT"
+	return token{}
+}
+
+func (sp *stmtParser) isK(w string) bool { t := sp.peek(); return t.kind == 'k' && t.text == w }
+func (sp *stmtParser) isO(o string) bool { t := sp.peek(); return t.kind == 'o' && t.text == o }
+
+// selectList reads SELECT and its list: names and *, no expression (an
+// aggregate or a function reads something else than rows).
+func (sp *stmtParser) selectList() string {
+	if !sp.isK("SELECT") {
+		return "not a SELECT"
 	}
-	// The select list: names and *, no expression (an aggregate or a
-	// function reads something else than rows).
-	for ; pos < len(toks) && !isK("FROM"); pos++ {
-		switch t := peek(); {
+	sp.pos++
+	if sp.isK("DISTINCT") {
+		return "SELECT DISTINCT"
+	}
+	for ; sp.pos < len(sp.toks) && !sp.isK("FROM"); sp.pos++ {
+		switch t := sp.peek(); {
 		case t.kind == 'o' && t.text == "(":
-			return p, "its select list computes (an aggregate, a function or a subquery)"
+			return "its select list computes (an aggregate, a function or a subquery)"
 		case t.kind == 'k' && t.text != "AS":
-			return p, fmt.Sprintf("%s in its select list", t.text)
+			return fmt.Sprintf("%s in its select list", t.text)
 		}
 	}
-	if !isK("FROM") {
-		return p, "no FROM"
+	return ""
+}
+
+// from reads FROM [ONLY] [schema.]table [[AS] alias]: one table, no join.
+func (sp *stmtParser) from() string {
+	if !sp.isK("FROM") {
+		return "no FROM"
 	}
-	pos++
-	if isO("(") {
-		return p, "a subquery in FROM"
+	sp.pos++
+	if sp.isO("(") {
+		return "a subquery in FROM"
 	}
-	if isK("ONLY") {
-		pos++
+	if sp.isK("ONLY") {
+		sp.pos++
 	}
-	if peek().kind != 'i' {
-		return p, "FROM does not name a table"
+	if sp.peek().kind != 'i' {
+		return "FROM does not name a table"
 	}
-	p.table = peek().text
-	pos++
-	if isO(".") {
-		pos++
-		if peek().kind != 'i' {
-			return p, "FROM does not name a table"
+	sp.p.table = sp.peek().text
+	sp.pos++
+	if sp.isO(".") {
+		sp.pos++
+		if sp.peek().kind != 'i' {
+			return "FROM does not name a table"
 		}
-		p.schema, p.table = p.table, peek().text
-		pos++
+		sp.p.schema, sp.p.table = sp.p.table, sp.peek().text
+		sp.pos++
 	}
-	alias := ""
-	if isK("AS") {
-		pos++
+	if sp.isK("AS") {
+		sp.pos++
 	}
-	if peek().kind == 'i' {
-		alias = peek().text
-		pos++
+	if sp.peek().kind == 'i' {
+		sp.alias = sp.peek().text
+		sp.pos++
 	}
-	switch t := peek(); {
+	switch t := sp.peek(); {
 	case t.kind == 'o' && t.text == ",", t.kind == 'k' && (t.text == "JOIN" || t.text == "INNER" || t.text == "LEFT" ||
 		t.text == "RIGHT" || t.text == "FULL" || t.text == "CROSS" || t.text == "NATURAL"):
-		return p, "it reads more than one table (a join)"
+		return "it reads more than one table (a join)"
 	}
-	// column reads [table.]column, the table being the one of FROM.
-	column := func() (string, string) {
-		t := peek()
+	return ""
+}
+
+// column reads [table.]column, the table being the one of FROM.
+func (sp *stmtParser) column() (string, string) {
+	t := sp.peek()
+	if t.kind != 'i' {
+		return "", "a condition on something else than a column"
+	}
+	sp.pos++
+	if sp.isO(".") {
+		sp.pos++
+		if t.text != sp.alias && t.text != sp.p.table {
+			return "", "a condition on a column of another table"
+		}
+		t = sp.peek()
 		if t.kind != 'i' {
 			return "", "a condition on something else than a column"
 		}
-		pos++
-		if isO(".") {
-			pos++
-			if t.text != alias && t.text != p.table {
-				return "", "a condition on a column of another table"
-			}
-			t = peek()
-			if t.kind != 'i' {
-				return "", "a condition on something else than a column"
-			}
-			pos++
-		}
-		if isO("(") {
-			return "", "a function on a column"
-		}
-		return t.text, ""
+		sp.pos++
 	}
-	// param reads a parameter: $n, ?, or MySQL's (_charset) ? of a string
-	// with a character set introducer.
-	param := func() bool {
-		if isO("(") && pos+2 < len(toks) && toks[pos+1].kind == 'i' && strings.HasPrefix(toks[pos+1].text, "_") &&
-			toks[pos+2].kind == 'o' && toks[pos+2].text == ")" {
-			pos += 3
-		}
-		if peek().kind != 'p' {
+	if sp.isO("(") {
+		return "", "a function on a column"
+	}
+	return t.text, ""
+}
+
+// param reads a parameter: $n, ?, or MySQL's (_charset) ? of a string
+// with a character set introducer.
+func (sp *stmtParser) param() bool {
+	toks, pos := sp.toks, sp.pos
+	if sp.isO("(") && pos+2 < len(toks) && toks[pos+1].kind == 'i' && strings.HasPrefix(toks[pos+1].text, "_") &&
+		toks[pos+2].kind == 'o' && toks[pos+2].text == ")" {
+		sp.pos += 3
+	}
+	if sp.peek().kind != 'p' {
+		return false
+	}
+	sp.pos++
+	if sp.isO("::") { // a PostgreSQL cast of the parameter
+		sp.pos++
+		if sp.peek().kind != 'i' {
 			return false
 		}
-		pos++
-		if isO("::") { // a PostgreSQL cast of the parameter
-			pos++
-			if peek().kind != 'i' {
-				return false
-			}
-			pos++
-		}
-		return true
+		sp.pos++
 	}
-	if isK("WHERE") {
-		pos++
-		for {
-			if isK("NOT") || isK("EXISTS") || isO("(") {
-				return p, "a condition that is not a column compared with a parameter (NOT, EXISTS, parentheses)"
-			}
-			col, why := column()
-			if why != "" {
-				return p, why
-			}
-			switch t := peek(); {
-			case t.kind == 'o' && t.text == "=":
-				pos++
-				if !param() {
-					return p, fmt.Sprintf("%s is compared with something else than a parameter", col)
-				}
-				if !slices.Contains(p.eq, col) {
-					p.eq = append(p.eq, col)
-				}
-			case t.kind == 'o' && rangeOps[t.text] != "":
-				pos++
-				if !param() {
-					return p, fmt.Sprintf("%s is compared with something else than a parameter", col)
-				}
-				if p.rangeCol != "" {
-					return p, "two range conditions (an index sort key takes one)"
-				}
-				p.rangeCol, p.rangeOp = col, rangeOps[t.text]
-			case t.kind == 'k' && t.text == "BETWEEN":
-				return p, fmt.Sprintf("BETWEEN on %s (two values of one column, which init cannot name apart: write the pattern by hand with params:)", col)
-			case t.kind == 'k' || t.kind == 'o':
-				return p, fmt.Sprintf("%s %s on %s (not a comparison with a parameter)", t.text, strings.Join(nextWords(toks, pos+1), " "), col)
-			default:
-				return p, fmt.Sprintf("%s is compared with something else than a parameter", col)
-			}
-			if !isK("AND") {
-				break
-			}
-			pos++
-		}
+	return true
+}
+
+// where reads WHERE's conditions: columns compared with parameters,
+// joined by AND.
+func (sp *stmtParser) where() string {
+	if !sp.isK("WHERE") {
+		return ""
 	}
-	if isK("OR") {
-		return p, "OR in its condition"
+	sp.pos++
+	for {
+		if why := sp.condition(); why != "" {
+			return why
+		}
+		if !sp.isK("AND") {
+			return ""
+		}
+		sp.pos++
 	}
-	if isK("GROUP") || isK("HAVING") || isK("UNION") || isK("INTERSECT") || isK("EXCEPT") || isK("WINDOW") {
-		return p, peek().text
+}
+
+// condition reads one condition: a column = a parameter, or one range
+// comparison with a parameter.
+func (sp *stmtParser) condition() string {
+	if sp.isK("NOT") || sp.isK("EXISTS") || sp.isO("(") {
+		return "a condition that is not a column compared with a parameter (NOT, EXISTS, parentheses)"
 	}
-	if isK("ORDER") {
-		pos++
-		if !isK("BY") {
-			return p, "ORDER without BY"
-		}
-		pos++
-		col, why := column()
-		if why != "" {
-			return p, "ORDER BY " + strings.TrimPrefix(why, "a condition on ")
-		}
-		p.orderCol = col
-		if isK("ASC") {
-			pos++
-		} else if isK("DESC") {
-			p.desc = true
-			pos++
-		}
-		if isO(",") {
-			return p, "ORDER BY two columns (an index sort key holds one)"
-		}
-		if isK("NULLS") || isK("COLLATE") {
-			return p, fmt.Sprintf("ORDER BY %s %s", col, peek().text)
-		}
-		if p.rangeCol != "" && p.rangeCol != col {
-			return p, fmt.Sprintf("a range on %s and an order by %s (an index sort key holds one column)", p.rangeCol, col)
-		}
+	col, why := sp.column()
+	if why != "" {
+		return why
 	}
-	if isK("LIMIT") {
-		pos++
-		if peek().kind != 'p' && peek().kind != 'l' {
-			return p, "a LIMIT that is not a number"
+	switch t := sp.peek(); {
+	case t.kind == 'o' && t.text == "=":
+		sp.pos++
+		if !sp.param() {
+			return fmt.Sprintf("%s is compared with something else than a parameter", col)
 		}
-		pos++
-		p.limit = true
+		if !slices.Contains(sp.p.eq, col) {
+			sp.p.eq = append(sp.p.eq, col)
+		}
+	case t.kind == 'o' && rangeOps[t.text] != "":
+		sp.pos++
+		if !sp.param() {
+			return fmt.Sprintf("%s is compared with something else than a parameter", col)
+		}
+		if sp.p.rangeCol != "" {
+			return "two range conditions (an index sort key takes one)"
+		}
+		sp.p.rangeCol, sp.p.rangeOp = col, rangeOps[t.text]
+	case t.kind == 'k' && t.text == "BETWEEN":
+		return fmt.Sprintf("BETWEEN on %s (two values of one column, which init cannot name apart: write the pattern by hand with params:)", col)
+	case t.kind == 'k' || t.kind == 'o':
+		return fmt.Sprintf("%s %s on %s (not a comparison with a parameter)", t.text, strings.Join(nextWords(sp.toks, sp.pos+1), " "), col)
+	default:
+		return fmt.Sprintf("%s is compared with something else than a parameter", col)
 	}
-	if pos < len(toks) {
-		return p, fmt.Sprintf("%s %s", peek().text, strings.Join(nextWords(toks, pos+1), " "))
+	return ""
+}
+
+// rest refuses what may follow the conditions but no access pattern has.
+func (sp *stmtParser) rest() string {
+	if sp.isK("OR") {
+		return "OR in its condition"
 	}
-	if len(p.eq) == 0 {
-		return p, "no equality condition on a column (an index partition key needs one)"
+	if sp.isK("GROUP") || sp.isK("HAVING") || sp.isK("UNION") || sp.isK("INTERSECT") || sp.isK("EXCEPT") || sp.isK("WINDOW") {
+		return sp.peek().text
 	}
-	return p, ""
+	return ""
+}
+
+// orderBy reads ORDER BY one column [ASC|DESC], the range's column if
+// there is one.
+func (sp *stmtParser) orderBy() string {
+	if !sp.isK("ORDER") {
+		return ""
+	}
+	sp.pos++
+	if !sp.isK("BY") {
+		return "ORDER without BY"
+	}
+	sp.pos++
+	col, why := sp.column()
+	if why != "" {
+		return "ORDER BY " + strings.TrimPrefix(why, "a condition on ")
+	}
+	sp.p.orderCol = col
+	if sp.isK("ASC") {
+		sp.pos++
+	} else if sp.isK("DESC") {
+		sp.p.desc = true
+		sp.pos++
+	}
+	if sp.isO(",") {
+		return "ORDER BY two columns (an index sort key holds one)"
+	}
+	if sp.isK("NULLS") || sp.isK("COLLATE") {
+		return fmt.Sprintf("ORDER BY %s %s", col, sp.peek().text)
+	}
+	if sp.p.rangeCol != "" && sp.p.rangeCol != col {
+		return fmt.Sprintf("a range on %s and an order by %s (an index sort key holds one column)", sp.p.rangeCol, col)
+	}
+	return ""
+}
+
+// limit reads LIMIT with a number or a parameter.
+func (sp *stmtParser) limit() string {
+	if !sp.isK("LIMIT") {
+		return ""
+	}
+	sp.pos++
+	if sp.peek().kind != 'p' && sp.peek().kind != 'l' {
+		return "a LIMIT that is not a number"
+	}
+	sp.pos++
+	sp.p.limit = true
+	return ""
+}
+
+// end refuses tokens left over, and a statement with no equality (an
+// index partition key needs one).
+func (sp *stmtParser) end() string {
+	if sp.pos < len(sp.toks) {
+		return fmt.Sprintf("%s %s", sp.peek().text, strings.Join(nextWords(sp.toks, sp.pos+1), " "))
+	}
+	if len(sp.p.eq) == 0 {
+		return "no equality condition on a column (an index partition key needs one)"
+	}
+	return ""
 }
 
 // nextWords are up to two tokens from i, to name what was not understood.

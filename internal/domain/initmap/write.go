@@ -11,8 +11,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Options are what init is told besides the ERD.
@@ -53,8 +53,10 @@ func Generate(s *introspect.Schema, o Options) []byte {
 	if o.Statistics != nil && o.Statistics.Unavailable == "" {
 		verdicts = d.derive(o.Statistics, pats)
 	}
+	hints := d.indexHints(pats)
+	open := d.openRows(pats)
 	d.attributes()
-	w.file(o, pats, verdicts)
+	w.file(o, pats, verdicts, hints, open)
 	return w.buf.Bytes()
 }
 
@@ -123,7 +125,7 @@ func tableName(s *introspect.Schema, o Options) string {
 	return n
 }
 
-func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
+func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint, open []string) {
 	d := w.d
 	w.line(0, "# yaml-language-server: $schema=https://raw.githubusercontent.com/remodel-dev/remodel/main/docs/mapping.schema.json")
 	w.comment(0, fmt.Sprintf("A starting mapping that remodel init wrote from the ERD of the %s database %s (%d tables and views, %d entities). "+
@@ -144,6 +146,23 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict) {
 	}
 	if o.Statistics != nil {
 		w.statistics(o.Statistics, verdicts)
+	}
+	w.hints(hints)
+	if len(open) > 0 {
+		w.comment(0, fmt.Sprintf("Open rows: a partial index of the source, or a nullable date or timestamp that is NULL in at most %.0f %% "+
+			"of the rows of a table placed in a collection (NULL: not yet returned, ended or closed), marks the rows the application "+
+			"reads apart; each gets a sparse index, whose key only those rows write (when:):", 100*OpenShare))
+		if d.farSeen {
+			w.comment(0, fmt.Sprintf("So does a date or timestamp of such a table whose largest value is in the year %d or later "+
+				"(9999-01-01: not ended yet) when at most %.0f %% of the rows hold it: those are the current rows. init read the "+
+				"largest value of each date and timestamp column in the rows it counts the distinct values in, and where it is "+
+				"that far counted the rows holding it in the same rows: every row of a table of at most %d rows, else the first %d "+
+				"the source returned (a sample, and the rows a source returns first need not have the table's mix).",
+				FarYear, 100*OpenShare, MeasureRows, MeasureRows))
+		}
+		for _, l := range open {
+			w.comment(0, l)
+		}
 	}
 	w.line(0, "version: 1")
 	w.line(0, "table:")
@@ -329,17 +348,17 @@ func (w *writer) entity(e *entity) {
 			if b := e.beside; b != nil {
 				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), beside that row's own GSI1 entry", e.name, b.e.name, b.fk.Name)
 			}
-			w.indexKey(e, "GSI1", what, pk, sk)
+			w.indexKey(e, "GSI1", what, pk, sk, "")
 		}
 		for i, l := range e.slots {
 			target := l.target
 			if l.figures != "" {
 				target += "; " + l.figures
 			}
-			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), target, l.pk, cmp.Or(l.sk, e.ownSK()))
+			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), target, l.pk, cmp.Or(l.sk, e.ownSK()), l.when)
 		}
 		for _, n := range nums {
-			w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}")
+			w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}", "")
 		}
 	}
 }
@@ -348,11 +367,16 @@ func (w *writer) entity(e *entity) {
 // An item is in a global index only with both: where a column of one half
 // is nullable, the other half is written only where that column is not
 // NULL (when:), so that no item holds half an index key, which would cost
-// its writes and storage and never be read.
-func (w *writer) indexKey(e *entity, ix, target, pk, sk string) {
+// its writes and storage and never be read. A sparse path (cond, an SQL
+// condition) writes both halves only where cond holds too.
+func (w *writer) indexKey(e *entity, ix, target, pk, sk, cond string) {
 	pkNull, skNull := w.nullable(e, pk), w.nullable(e, sk)
 	w.comment(4, fmt.Sprintf("%s: %s", ix, target))
-	pkv, skv := w.when(e, pk, skNull, pkNull), w.when(e, sk, pkNull, skNull)
+	pkv, skv := w.when(e, pk, skNull, pkNull, cond), w.when(e, sk, pkNull, skNull, cond)
+	if cond != "" {
+		w.acks = append(w.acks, ack{mapping.WarnSparseWhen, e.name, ix, fmt.Sprintf("only the %s rows where %s are in %s, "+
+			"which is what it is for (a sparse index: its Query reads them alone, and no other row costs it a write)", e.name, cond, ix)})
+	}
 	w.line(4, "%sPK: %s", ix, pkv)
 	w.line(4, "%sSK: %s", ix, skv)
 	if cols := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(pkNull), skNull...)))); len(cols) > 0 {
@@ -380,8 +404,11 @@ func (w *writer) nullable(e *entity, tpl string) []string {
 // when is the value of an index key attribute: the template, or where the
 // other half reads nullable columns this one does not, the long form
 // written only where they are not NULL.
-func (w *writer) when(e *entity, tpl string, other, own []string) string {
+func (w *writer) when(e *entity, tpl string, other, own []string, cond string) string {
 	var conds []string
+	if cond != "" {
+		conds = append(conds, cond)
+	}
 	for _, c := range other {
 		if !slices.Contains(own, c) {
 			conds = append(conds, ident(w.d.s.Engine, c)+" IS NOT NULL")
@@ -505,6 +532,33 @@ func (w *writer) statistics(st *Statistics, verdicts []verdict) {
 			what = "no pattern: " + v.why + ": design its key or index by hand"
 		}
 		w.comment(0, fmt.Sprintf("- %s: %s → %s", calls(v.st.Calls), oneLine(v.st.SQL), what))
+	}
+}
+
+// hints lists the indexes of the source init took for queries, each
+// with the access pattern that answers it, the one derived from it, or
+// why there is none.
+func (w *writer) hints(hints []hint) {
+	if len(hints) == 0 {
+		return
+	}
+	w.comment(0, "Source indexes: an index of the source that is not unique, on columns no foreign key holds, says the application "+
+		"reads rows by them; each is listed with the access pattern below that answers it, or the one derived from it (with its index):")
+	for _, h := range hints {
+		var cols []string
+		for _, c := range h.ix.Columns {
+			cols = append(cols, c.Column)
+		}
+		what := h.pattern
+		switch {
+		case h.derived && h.index == "":
+			what += " (derived from it: a Query of the item collection, no index)"
+		case h.derived:
+			what += fmt.Sprintf(" (derived from it, through %s)", h.index)
+		case h.pattern == "":
+			what = "no pattern: " + h.why
+		}
+		w.comment(0, fmt.Sprintf("- %s.%s (%s) → %s", h.e.t.Name, h.ix.Name, strings.Join(cols, ", "), what))
 	}
 }
 
@@ -738,7 +792,7 @@ func (w *writer) measuredNote(m Measured) string {
 		return ""
 	}
 	text := fmt.Sprintf("Figures: init counted the distinct values of %d columns of %d tables itself (the columns of the foreign keys, "+
-		"the first column of each index, the columns a statement compares), with count(DISTINCT ...) in one snapshot, so that the design "+
+		"the first column of each index, each nullable date or timestamp, the columns a statement compares), with count(DISTINCT ...) in one snapshot, so that the design "+
 		"does not depend on the source's statistics (%s), which a database never analysed lacks and one loaded since its last ANALYZE "+
 		"has stale: the same design before and after ANALYZE. ", cols, len(whole)+len(sampled), statsSource(w.d.s.Engine))
 	if len(whole) > 0 {

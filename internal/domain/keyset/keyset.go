@@ -89,8 +89,9 @@ func New(o Options) (*Set, error) {
 	// The filter has all of its share from the start, so that what the
 	// set holds in memory does not depend on how many keys it is given: a
 	// trial on a part of the rows shows the memory of the whole run. (Its
-	// pages are mapped as they are first written: a set of a few thousand
-	// keys touches only some of them.)
+	// pages are mapped as they are first written, 2 MiB at a time where
+	// the system gives huge pages: a set of a few keys touches only some
+	// of them.)
 	s := &Set{dir: o.Dir}
 	tb, free, err := alloc(slots * 16)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // alloc returns n zeroed bytes outside the Go heap (an anonymous private
-// mapping: pages take memory when first written), and the function that
-// gives them back.
+// mapping: pages take memory when first written; huge pages where the
+// system gives them, hugePages), and the function that gives them back.
 func alloc(n int) ([]byte, func() error, error) {
 	if n == 0 {
 		return nil, func() error { return nil }, nil
@@ -19,5 +19,6 @@ func alloc(n int) ([]byte, func() error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("keyset: mapping %d bytes: %w", n, err)
 	}
+	hugePages(b)
 	return b, func() error { return unix.Munmap(b) }, nil
 }

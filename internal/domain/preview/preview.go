@@ -8,9 +8,9 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/embedread"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // ResultVersion is the version of the Result's JSON shape; it changes only

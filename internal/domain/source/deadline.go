@@ -41,14 +41,14 @@ type deadline struct {
 	setting string
 }
 
-// deadlines are a source's deadlines: connecting, and each set-up step.
-type deadlines struct {
+// Deadlines are a source's deadlines: connecting, and each set-up step.
+type Deadlines struct {
 	connect, setUp deadline
 }
 
-// newDeadlines are the deadlines of o; dsnConnect is the DSN's own
+// NewDeadlines are the deadlines of o; dsnConnect is the DSN's own
 // connect deadline (0: none), named by dsnSetting.
-func newDeadlines(o Options, dsnConnect time.Duration, dsnSetting string) deadlines {
+func NewDeadlines(o Options, dsnConnect time.Duration, dsnSetting string) Deadlines {
 	setUp := deadline{o.Timeout, "--source-timeout"}
 	if setUp.d <= 0 {
 		setUp.d = DefaultTimeout
@@ -57,7 +57,7 @@ func newDeadlines(o Options, dsnConnect time.Duration, dsnSetting string) deadli
 	if dsnConnect > 0 {
 		connect = deadline{dsnConnect, dsnSetting}
 	}
-	return deadlines{connect: connect, setUp: setUp}
+	return Deadlines{connect: connect, setUp: setUp}
 }
 
 // run runs fn with a context that ends d after now (or with ctx). The error
@@ -73,10 +73,16 @@ func (d deadline) run(ctx context.Context, fn func(context.Context) error) error
 	return err
 }
 
-// step runs the set-up step fn with its deadline. When the deadline ends
+// Connect runs fn, which connects to the source, with the connect
+// deadline; the error of an fn that it ended is a *NoAnswerError.
+func (ds Deadlines) Connect(ctx context.Context, fn func(context.Context) error) error {
+	return ds.connect.run(ctx, fn)
+}
+
+// Step runs the set-up step fn with its deadline. When the deadline ends
 // it, the error is "source: doing on where: no answer within ..."; fn's own
 // errors are returned as they are.
-func (ds deadlines) step(ctx context.Context, doing, where string, fn func(context.Context) error) error {
+func (ds Deadlines) Step(ctx context.Context, doing, where string, fn func(context.Context) error) error {
 	err := ds.setUp.run(ctx, fn)
 	var na *NoAnswerError
 	if errors.As(err, &na) {
@@ -85,9 +91,9 @@ func (ds deadlines) step(ctx context.Context, doing, where string, fn func(conte
 	return err
 }
 
-// worded gives err, unless step worded it (a *NoAnswerError), the words
+// Worded gives err, unless step worded it (a *NoAnswerError), the words
 // "source: doing: ".
-func worded(doing string, err error) error {
+func Worded(doing string, err error) error {
 	var na *NoAnswerError
 	if err == nil || errors.As(err, &na) {
 		return err
@@ -95,9 +101,15 @@ func worded(doing string, err error) error {
 	return fmt.Errorf("source: %s: %w", doing, err)
 }
 
-// cleanUp is a context for statements that end a snapshot, whatever
+// ConnectTimeout is how long connecting may take.
+func (ds Deadlines) ConnectTimeout() time.Duration { return ds.connect.d }
+
+// SetUp is how long each set-up step may take.
+func (ds Deadlines) SetUp() time.Duration { return ds.setUp.d }
+
+// CleanUp is a context for statements that end a snapshot, whatever
 // ended its use: a server that stopped answering must not hold remodel
 // for ever as it leaves.
-func (ds deadlines) cleanUp() (context.Context, context.CancelFunc) {
+func (ds Deadlines) CleanUp() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), ds.setUp.d)
 }

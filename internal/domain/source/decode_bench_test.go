@@ -3,7 +3,7 @@ package source
 import (
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // BenchmarkDecodePersonalization decodes rows of the personalization
@@ -27,7 +27,7 @@ func BenchmarkDecodePersonalization(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range rows {
-			decodeRow(r.cols, r.raw, row, introspect.Postgres.Dialect())
+			DecodeRow(r.cols, r.raw, row, introspect.Postgres.Dialect())
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // errValue marks an expected error value: the source could not decode the
@@ -106,7 +106,7 @@ func runDecodeText(t *testing.T, engine introspect.Engine, cases []decodeCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := []byte(tc.raw)
-			got := decodeText(tc.col, raw, engine.Dialect())
+			got := DecodeText(tc.col, raw, engine.Dialect())
 			if !canonEqual(got, tc.want) {
 				t.Fatalf("decodeText(%s %q) = %s, want %s", tc.col.Kind, tc.raw, show(got), show(tc.want))
 			}
@@ -265,10 +265,10 @@ func TestDecodeTextNull(t *testing.T) {
 	}
 	for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 		for _, k := range kinds {
-			if got := decodeText(col(k, "x"), nil, e.Dialect()); got != nil {
+			if got := DecodeText(col(k, "x"), nil, e.Dialect()); got != nil {
 				t.Errorf("%s: decodeText(%s, NULL) = %s, want nil", e, k, show(got))
 			}
-			if got := decodeBinary(col(k, "x"), nil, e.Dialect()); got != nil {
+			if got := DecodeBinary(col(k, "x"), nil, e.Dialect()); got != nil {
 				t.Errorf("%s: decodeBinary(%s, NULL) = %s, want nil", e, k, show(got))
 			}
 		}
@@ -318,12 +318,12 @@ func TestDecodeBinaryMySQL(t *testing.T) {
 		{"time.Time to UTC", col(introspect.KindTimestampTZ, "timestamp"), time.Date(2024, 1, 2, 8, 34, 5, 0, india), utc(2024, 1, 2, 3, 4, 5, 0)},
 		{"int64 without column is text", nil, int64(7), "7"},
 		{"unexpected type", col(introspect.KindString, "text"), struct{}{}, errValue{}},
-		{"error value stays", col(introspect.KindGeometry, "point"), spatialNotText("p"), spatialNotText("p")},
+		{"error value stays", col(introspect.KindGeometry, "point"), SpatialNotText("p"), SpatialNotText("p")},
 		{"invalid UTF-8 bytes", col(introspect.KindString, "varchar(8)"), []byte("caf\xe9"), errors.New("text is not valid UTF-8 (byte 0xe9 at offset 3)")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := decodeBinary(tc.col, tc.v, introspect.MySQL.Dialect())
+			got := DecodeBinary(tc.col, tc.v, introspect.MySQL.Dialect())
 			if !canonEqual(got, tc.want) {
 				t.Fatalf("decodeBinary(%s) = %s, want %s", show(tc.v), show(got), show(tc.want))
 			}
@@ -346,7 +346,7 @@ func TestDecodeErrorsSayWhy(t *testing.T) {
 		{col(introspect.KindInt, "integer"), introspect.Postgres, "x", `"x"`},
 		{arrayCol(introspect.KindInt, "integer[]"), introspect.Postgres, "{1,x}", `element 2`},
 	} {
-		got := decodeText(tc.col, []byte(tc.raw), tc.engine.Dialect())
+		got := DecodeText(tc.col, []byte(tc.raw), tc.engine.Dialect())
 		err, ok := got.(error)
 		if !ok {
 			t.Errorf("decodeText(%q) = %s, want an error", tc.raw, show(got))

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // The fast paths of decodeText: the forms the engines print for the kinds
@@ -166,10 +166,10 @@ func daysIn(month, year int) int {
 	return 31
 }
 
-// decodeRow decodes a row's values in text form (decodeText of each
+// DecodeRow decodes a row's values in text form (decodeText of each
 // column) into row, where the strings of its text columns share one
 // allocation: each is a part of one string of them all.
-func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, d introspect.Dialect) {
+func DecodeRow(cols []*introspect.Column, raw [][]byte, row []any, d introspect.Dialect) {
 	n, k := 0, 0
 	for i, c := range cols {
 		if plainText(c) && raw[i] != nil {
@@ -202,7 +202,7 @@ func decodeRow(cols []*introspect.Column, raw [][]byte, row []any, d introspect.
 			row[i] = s
 			continue
 		}
-		row[i] = decodeText(c, raw[i], d)
+		row[i] = DecodeText(c, raw[i], d)
 	}
 }
 

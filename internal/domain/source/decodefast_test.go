@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // FuzzParseTimestamp: where the fast paths accept a text, parseTime with
@@ -46,7 +46,7 @@ func FuzzParseTimestamp(f *testing.F) {
 		for _, k := range []introspect.Kind{introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ} {
 			for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 				c := &introspect.Column{Name: "c", Type: "t", Kind: k}
-				got := decodeText(c, b, e.Dialect())
+				got := DecodeText(c, b, e.Dialect())
 				var want any
 				switch {
 				case k == introspect.KindDate:
@@ -84,7 +84,7 @@ func FuzzParseDecimalInt(f *testing.F) {
 		for _, typ := range []string{"bigint", "bit(8)"} {
 			c := &introspect.Column{Name: "c", Type: typ, Kind: introspect.KindInt}
 			for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
-				got, want := decodeText(c, b, e.Dialect()), decodeIntSlow(c, b, e)
+				got, want := DecodeText(c, b, e.Dialect()), decodeIntSlow(c, b, e)
 				if gi, ok := got.(int64); ok {
 					if wi, ok := want.(int64); !ok || gi != wi {
 						t.Fatalf("decodeText(%s, %q, %v) = %v, want %v", typ, b, e, got, want)
@@ -98,7 +98,7 @@ func FuzzParseDecimalInt(f *testing.F) {
 // decodeIntSlow is decodeText's general way for an integer column.
 func decodeIntSlow(c *introspect.Column, b []byte, e introspect.Engine) any {
 	if e == introspect.MySQL && c.Type == "bit(8)" {
-		return decodeText(c, b, e.Dialect()) // no fast path for bit
+		return DecodeText(c, b, e.Dialect()) // no fast path for bit
 	}
 	if i, err := strconv.ParseInt(string(b), 10, 64); err == nil {
 		return i
@@ -131,9 +131,9 @@ func FuzzDecodeRow(f *testing.F) {
 		raw := [][]byte{a, b, c, d, b, d, a}
 		row := make([]any, len(cols))
 		for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
-			decodeRow(cols, raw, row, e.Dialect())
+			DecodeRow(cols, raw, row, e.Dialect())
 			for i, col := range cols {
-				want := decodeText(col, raw[i], e.Dialect())
+				want := DecodeText(col, raw[i], e.Dialect())
 				if !reflect.DeepEqual(row[i], want) {
 					t.Fatalf("column %s of %q: decodeRow %#v, decodeText %#v", col.Name, raw, row[i], want)
 				}

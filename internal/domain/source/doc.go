@@ -37,7 +37,14 @@
 // text they decode (quoting, placeholders, the column reads, key range
 // conditions, session settings, bytea hex, BIT bytes, zoned timestamps)
 // is the engine's introspect.Dialect; the shared code here asks it and
-// never compares engines. What is genuinely one engine's (its driver,
-// snapshots, its change stream) lives in that engine's files: postgres.go
-// and pgstream.go, mysql.go and mystream.go.
+// never compares engines. What is genuinely one engine's lives in that
+// engine's folder, a package of its own: source/postgres and source/mysql
+// each hold the engine's Driver (which DSNs are its own, their Identity),
+// its reader and snapshots, its change stream and its write-back. Package
+// source/engines registers them (Register, as database/sql's drivers are):
+// a program that opens a DSN imports it, and a new engine adds its folder
+// and a line there. The helpers here that the engines share (decoding,
+// the statements of a scan, a sample, key ranges and keys, deadlines,
+// write-back statements) are exported for them; source/sourcetest is the
+// tests' shared support.
 package source

@@ -1,10 +1,11 @@
-package source
+package source_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestEstimate(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			var values []string
 			for i := 1; i <= 2000; i++ {
@@ -25,12 +26,12 @@ func TestEstimate(t *testing.T) {
 				analyze = "ANALYZE TABLE nums;"
 			}
 			eng.Exec(t, dsn, "CREATE TABLE nums (id INT PRIMARY KEY, d INT NOT NULL);\nINSERT INTO nums VALUES "+strings.Join(values, ", ")+";\n"+analyze+"\nCREATE VIEW small AS SELECT id, d FROM nums WHERE id <= 1000;")
-			src := openSource(t, ctx, dsn)
+			src := sourcetest.Open(t, ctx, dsn)
 			s, err := src.Inspect(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := reader(t, ctx, src)
+			r := sourcetest.Reader(t, ctx, src)
 			nums, err := s.Table("nums")
 			if err != nil {
 				t.Fatal(err)
@@ -70,10 +71,10 @@ func TestEstimate(t *testing.T) {
 func TestEstimateFailsAlone(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, "CREATE TABLE nums (id INT PRIMARY KEY);\nINSERT INTO nums VALUES (1), (2);")
-			src := openSource(t, ctx, dsn)
+			src := sourcetest.Open(t, ctx, dsn)
 			s, err := src.Inspect(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -1,10 +1,11 @@
-package source
+package source_test
 
 import (
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // TestHoldsByte: HoldsByte finds a byte in a text column exactly, on both
@@ -46,7 +47,7 @@ CREATE TABLE h (id int PRIMARY KEY, grp int NOT NULL, s varchar(32) COLLATE utf8
 	}
 	for _, engine := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 		t.Run(string(engine), func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			var dsn string
 			if engine == introspect.Postgres {
 				dsn = testenv.Postgres(t)
@@ -55,9 +56,9 @@ CREATE TABLE h (id int PRIMARY KEY, grp int NOT NULL, s varchar(32) COLLATE utf8
 				dsn = testenv.MySQL(t)
 				testenv.ExecMySQL(t, dsn, schema[string(engine)]+rows)
 			}
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "h")
-			r := reader(t, ctx, src)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "h")
+			r := sourcetest.Reader(t, ctx, src)
 			for _, tc := range cases {
 				from := tab
 				if tc.query != "" {

@@ -1,4 +1,4 @@
-package source
+package source_test
 
 import (
 	"encoding/json"
@@ -10,9 +10,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // A SQL_ASCII database stores whatever bytes it is given and converts
@@ -47,10 +49,10 @@ func utf8Err(b byte, off int) error {
 func TestPostgresInvalidUTF8(t *testing.T) {
 	dsn := testenv.PostgresWith(t, sqlASCIIOptions)
 	testenv.ExecPostgres(t, dsn, invalidTextSQL)
-	ctx := testContext(t)
-	src := openSource(t, ctx, dsn)
-	tab := inspectTable(t, ctx, src, "words")
-	r := reader(t, ctx, src)
+	ctx := sourcetest.Context(t)
+	src := sourcetest.Open(t, ctx, dsn)
+	tab := sourcetest.InspectTable(t, ctx, src, "words")
+	r := sourcetest.Reader(t, ctx, src)
 
 	// Bytewise order: "caf\xc3\xa9" (café in UTF-8) < "caf\xe8" < "caf\xe9".
 	want := [][]any{
@@ -62,18 +64,18 @@ func TestPostgresInvalidUTF8(t *testing.T) {
 		{"surrogate", nil, nil, []byte(`{"s": "\ud800"}`)},
 		{"tags", nil, errors.New("array element 2: " + utf8Err(0xe9, 3).Error()), nil},
 	}
-	rows := scan(t, ctx, r, tab, "", 0)
+	rows := sourcetest.Scan(t, ctx, r, tab, "", 0)
 	if len(rows) != len(want) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(want))
 	}
 	for i := range want {
-		checkRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
+		sourcetest.CheckRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
 	}
-	_, got := query(t, ctx, r, tab, "SELECT * FROM words ORDER BY name")
-	checkSameRows(t, "Query vs ScanTable", tab.Columns, got, rows)
+	_, got := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM words ORDER BY name")
+	sourcetest.CheckSameRows(t, "Query vs ScanTable", tab.Columns, got, rows)
 
 	// Every row but fine is rejected, with its key and the column.
-	plan := compilePlan(t, ctx, src, `version: 1
+	plan := sourcetest.CompilePlan(t, ctx, src, `version: 1
 table: {name: words, key: {pk: PK}}
 entities:
   word: {from: words, pk: "WORD#{name}"}
@@ -93,7 +95,7 @@ entities:
 		var re *mapping.RowError
 		if !errors.As(err, &re) {
 			if row[0] != "fine" || err != nil {
-				t.Errorf("Render(%s) = %v, %v; want a rejection", show(row[0]), item, err)
+				t.Errorf("Render(%s) = %v, %v; want a rejection", sourcetest.Show(row[0]), item, err)
 			}
 			continue
 		}
@@ -131,8 +133,8 @@ CREATE TABLE t (
   doc  longtext CHARACTER SET utf8mb4 NULL CHECK (json_valid(doc))
 );
 INSERT INTO t VALUES (1, 'café', '{"s": "\\u00e9"}');`)
-	ctx := testContext(t)
-	admin := rootDB(t, dsn)
+	ctx := sourcetest.Context(t)
+	admin := sourcetest.RootDB(t, dsn)
 
 	// MariaDB's json_valid refuses a lone surrogate escape, so a JSON
 	// column cannot hold one (PostgreSQL's json can).
@@ -164,10 +166,10 @@ INSERT INTO t VALUES (1, 'café', '{"s": "\\u00e9"}');`)
 		t.Fatalf("non-strict insert stored %s (%v), want 6361663F (caf?)", stored, err)
 	}
 
-	src := openSource(t, ctx, dsn)
-	tab := inspectTable(t, ctx, src, "t")
-	r := reader(t, ctx, src)
-	rows := scan(t, ctx, r, tab, "", 0)
+	src := sourcetest.Open(t, ctx, dsn)
+	tab := sourcetest.InspectTable(t, ctx, src, "t")
+	r := sourcetest.Reader(t, ctx, src)
+	rows := sourcetest.Scan(t, ctx, r, tab, "", 0)
 	want := [][]any{
 		{int64(1), "café", []byte(`{"s": "\u00e9"}`)},
 		{int64(2), "caf?", nil},
@@ -176,13 +178,13 @@ INSERT INTO t VALUES (1, 'café', '{"s": "\\u00e9"}');`)
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(want))
 	}
 	for i := range want {
-		checkRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
+		sourcetest.CheckRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
 	}
 
 	// A free query can still return bytes that are not UTF-8 under a text
 	// column's name (a binary string): an error value, not text.
-	_, got := query(t, ctx, r, tab, "SELECT id, UNHEX('636166E9') AS name, CAST(CONCAT('[\"', UNHEX('E9'), '\"]') AS BINARY) AS doc FROM t WHERE id = 1")
-	checkRow(t, "Query of binary strings", tab.Columns, got[0], []any{int64(1), utf8Err(0xe9, 3), []byte(`["` + "\xe9" + `"]`)})
+	_, got := sourcetest.Query(t, ctx, r, tab, "SELECT id, UNHEX('636166E9') AS name, CAST(CONCAT('[\"', UNHEX('E9'), '\"]') AS BINARY) AS doc FROM t WHERE id = 1")
+	sourcetest.CheckRow(t, "Query of binary strings", tab.Columns, got[0], []any{int64(1), utf8Err(0xe9, 3), []byte(`["` + "\xe9" + `"]`)})
 	if c := tab.Column("doc"); c.Kind != introspect.KindJSON {
 		t.Fatalf("doc: %+v, want KindJSON", c)
 	}
@@ -210,13 +212,13 @@ INSERT INTO legacy VALUES
  ('a', 'ok  ', NULL, NULL);
 CREATE TABLE codes (code char(4) CHARACTER SET ascii PRIMARY KEY);
 INSERT INTO codes VALUES (X'636166E9'), (X'636166E8'), ('cafe');`)
-	ctx := testContext(t)
-	src := openSource(t, ctx, dsn)
-	tab := inspectTable(t, ctx, src, "legacy")
-	r := reader(t, ctx, src)
+	ctx := sourcetest.Context(t)
+	src := sourcetest.Open(t, ctx, dsn)
+	tab := sourcetest.InspectTable(t, ctx, src, "legacy")
+	r := sourcetest.Reader(t, ctx, src)
 
-	ascii := &UnconvertibleTextError{Charset: "ascii", Text: "caf\xe9"}
-	cp1251 := &UnconvertibleTextError{Charset: "cp1251", Text: "\xd0\x98"}
+	ascii := &source.UnconvertibleTextError{Charset: "ascii", Text: "caf\xe9"}
+	cp1251 := &source.UnconvertibleTextError{Charset: "cp1251", Text: "\xd0\x98"}
 	if got := ascii.Error(); got != `text "caf\xe9" has bytes that character set ascii has no Unicode character for (the server would send them as '?')` {
 		t.Errorf("error text %s", got)
 	}
@@ -226,19 +228,19 @@ INSERT INTO codes VALUES (X'636166E9'), (X'636166E8'), ('cafe');`)
 		{"café", "ok", "Привет", []string{"x", "é"}},
 		{"zoë", ascii, nil, nil},
 	}
-	rows := scan(t, ctx, r, tab, "", 0)
+	rows := sourcetest.Scan(t, ctx, r, tab, "", 0)
 	if len(rows) != len(want) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(want))
 	}
 	for i := range want {
-		checkRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
+		sourcetest.CheckRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
 	}
 	sampled, err := r.Sample(ctx, tab, []string{"a"}, "name = 'zoë'", 5, 1)
-	if err != nil || len(sampled) != 1 || !canonEqual(sampled[0][0], ascii) {
+	if err != nil || len(sampled) != 1 || !sourcetest.CanonEqual(sampled[0][0], ascii) {
 		t.Errorf("Sample(a) = %v, %v; want the error value", sampled, err)
 	}
 
-	plan := compilePlan(t, ctx, src, `version: 1
+	plan := sourcetest.CompilePlan(t, ctx, src, `version: 1
 table: {name: legacy, key: {pk: PK}}
 entities:
   row: {from: legacy, pk: "ROW#{name}"}
@@ -260,20 +262,20 @@ entities:
 	}
 
 	// A key that does not convert names its row by its bytes, escaped.
-	codes := inspectTable(t, ctx, src, "codes")
-	plan = compilePlan(t, ctx, src, `version: 1
+	codes := sourcetest.InspectTable(t, ctx, src, "codes")
+	plan = sourcetest.CompilePlan(t, ctx, src, `version: 1
 table: {name: codes, key: {pk: PK}}
 entities:
   code: {from: codes, pk: "CODE#{code}"}
 `)
 	var keys []string
-	for _, row := range scan(t, ctx, r, codes, "", 0) {
+	for _, row := range sourcetest.Scan(t, ctx, r, codes, "", 0) {
 		_, err := plan.Entity("code").Render(row)
 		var re *mapping.RowError
 		if errors.As(err, &re) {
 			keys = append(keys, re.Key)
 		} else if err != nil || row[0] != "cafe" {
-			t.Errorf("Render(%s): %v", show(row[0]), err)
+			t.Errorf("Render(%s): %v", sourcetest.Show(row[0]), err)
 		}
 	}
 	if strings.Join(keys, " ") != `code="caf\xe8" code="caf\xe9"` {
@@ -282,7 +284,7 @@ entities:
 
 	// SQL you write is read as the server converts it: there the '?' cannot
 	// be told from a real one (docs/mapping.md says so).
-	_, got := query(t, ctx, r, tab, "SELECT name, a FROM legacy WHERE name = 'zoë'")
+	_, got := sourcetest.Query(t, ctx, r, tab, "SELECT name, a FROM legacy WHERE name = 'zoë'")
 	if len(got) != 1 || got[0][1] != "caf?" {
 		t.Errorf("Query(a) = %v, want the server's caf?", got)
 	}

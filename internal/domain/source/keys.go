@@ -1,45 +1,18 @@
 package source
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // maxKeysPerStatement bounds the keys one ScanKeys statement names; more
 // are read by several statements, in order.
 const maxKeysPerStatement = 500
 
-// ScanKeys is ScanTable over the rows of t whose key is one of keys (a key
-// may be a prefix of t's key: the rows whose key starts with it, as an
-// embed's child rows are named by their parent's key); rows come in key
-// order within each statement of up to maxKeysPerStatement keys.
-func (r *pgReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
-	return scanKeys(keys, func(keys []KeyBound) error {
-		cond, args, err := keysCond(pgDialect, t, keys)
-		if err != nil {
-			return err
-		}
-		return r.scanWhere(ctx, t, andWhere(w, cond), args, " by key", fn)
-	})
-}
-
-// ScanKeys is ScanTable over the rows of t whose key is one of keys (see
-// pgReader.ScanKeys).
-func (r *myReader) ScanKeys(ctx context.Context, t *introspect.Table, w string, keys []KeyBound, fn func(row []any) error) error {
-	return scanKeys(keys, func(keys []KeyBound) error {
-		cond, args, err := keysCond(myDialect, t, keys)
-		if err != nil {
-			return err
-		}
-		return r.scanWhere(ctx, t, andWhere(w, cond), args, " by key", fn)
-	})
-}
-
-// scanKeys calls read with the keys, maxKeysPerStatement at a time.
-func scanKeys(keys []KeyBound, read func([]KeyBound) error) error {
+// KeyBatches calls read with the keys, maxKeysPerStatement at a time.
+func KeyBatches(keys []KeyBound, read func([]KeyBound) error) error {
 	for len(keys) > 0 {
 		n := min(len(keys), maxKeysPerStatement)
 		if err := read(keys[:n]); err != nil {
@@ -50,9 +23,9 @@ func scanKeys(keys []KeyBound, read func([]KeyBound) error) error {
 	return nil
 }
 
-// keysCond is the condition selecting the rows whose key is one of keys
+// KeysCond is the condition selecting the rows whose key is one of keys
 // (or starts with it), with its parameters: (a = $1 AND b = $2) OR ...
-func keysCond(d introspect.Dialect, t *introspect.Table, keys []KeyBound) (string, []any, error) {
+func KeysCond(d introspect.Dialect, t *introspect.Table, keys []KeyBound) (string, []any, error) {
 	var args []any
 	ors := make([]string, 0, len(keys))
 	for _, k := range keys {

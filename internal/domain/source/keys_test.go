@@ -1,4 +1,4 @@
-package source
+package source_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestScanKeys(t *testing.T) {
 				script += fmt.Sprintf("(%d, 'x%d', %d), (%d, 'y', %d)", i, i%3, i, i, -i)
 			}
 			eng.Exec(t, dsn, script+";")
-			src, err := Open(ctx, dsn)
+			src, err := source.Open(ctx, dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +47,7 @@ func TestScanKeys(t *testing.T) {
 			}
 			defer snap.Close()
 			r := snap.Readers()[0]
-			read := func(where string, keys []KeyBound) []string {
+			read := func(where string, keys []source.KeyBound) []string {
 				var got []string
 				err := r.ScanKeys(ctx, tbl, where, keys, func(row []any) error {
 					got = append(got, fmt.Sprintf("%v/%v/%v", row[0], row[1], row[2]))
@@ -58,14 +59,14 @@ func TestScanKeys(t *testing.T) {
 				return got
 			}
 			// Full keys, one missing.
-			got := read("", []KeyBound{{int64(5), "y"}, {int64(2), "x2"}, {int64(9), "nope"}})
+			got := read("", []source.KeyBound{{int64(5), "y"}, {int64(2), "x2"}, {int64(9), "nope"}})
 			if want := []string{"2/x2/2", "5/y/-5"}; !slices.Equal(got, want) {
 				t.Errorf("full keys: %v, want %v", got, want)
 			}
 			// Prefixes: both rows of each a, over two statements (600 keys).
-			var keys []KeyBound
+			var keys []source.KeyBound
 			for a := range 600 {
-				keys = append(keys, KeyBound{int64(a)})
+				keys = append(keys, source.KeyBound{int64(a)})
 			}
 			got = read("", keys)
 			if len(got) != 1200 {
@@ -75,7 +76,7 @@ func TestScanKeys(t *testing.T) {
 				t.Errorf("prefixes read the wrong rows: %v ...", got[:4])
 			}
 			// The where applies.
-			got = read("v >= 0", []KeyBound{{int64(7)}})
+			got = read("v >= 0", []source.KeyBound{{int64(7)}})
 			if want := []string{"7/x1/7"}; !slices.Equal(got, want) {
 				t.Errorf("with a where: %v, want %v", got, want)
 			}

@@ -1,9 +1,11 @@
-package source
+package source_test
 
 import (
 	"errors"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -12,16 +14,16 @@ import (
 func TestPrepare(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, "CREATE TABLE t (id INT PRIMARY KEY, k VARCHAR(10)); INSERT INTO t VALUES (1, 'a');")
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "t")
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "t")
 			e := src.Engine()
 
 			ok := []string{
-				ScanSQL(e, tab, "k <> 'b'"),
-				"SELECT * FROM t WHERE k = " + Placeholder(e, 1) + " AND id > " + Placeholder(e, 2),
+				source.ScanSQL(e, tab, "k <> 'b'"),
+				"SELECT * FROM t WHERE k = " + source.Placeholder(e, 1) + " AND id > " + source.Placeholder(e, 2),
 				"DELETE FROM t", // prepared, never run
 			}
 			for _, q := range ok {
@@ -29,7 +31,7 @@ func TestPrepare(t *testing.T) {
 					t.Errorf("Prepare(%q): %v", q, err)
 				}
 			}
-			r := openSnapshot(t, ctx, src, 1).Readers()[0]
+			r := sourcetest.OpenSnapshot(t, ctx, src, 1).Readers()[0]
 			if n, err := r.Count(ctx, tab, ""); err != nil || n != 1 {
 				t.Errorf("the table has %d rows after Prepare (%v), want 1", n, err)
 			}
@@ -38,8 +40,8 @@ func TestPrepare(t *testing.T) {
 				"postgres": `column "kk" does not exist (SQLSTATE 42703); hint: Perhaps you meant to reference the column "t.k".`,
 				"mysql":    `Error 1054 (42S22): Unknown column 'kk' in 'WHERE'`,
 			}[eng.Name]
-			err := src.Prepare(ctx, ScanSQL(e, tab, "kk = 'a'"))
-			var se *SQLError
+			err := src.Prepare(ctx, source.ScanSQL(e, tab, "kk = 'a'"))
+			var se *source.SQLError
 			if !errors.As(err, &se) || err.Error() != want {
 				t.Errorf("Prepare with an unknown column: %v (%T), want *SQLError %q", err, err, want)
 			}

@@ -1,4 +1,4 @@
-package source
+package source_test
 
 import (
 	"errors"
@@ -6,8 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 const playsSQL = `CREATE TABLE plays (id INT PRIMARY KEY, user_id INT NOT NULL, week INT NOT NULL, score INT, note VARCHAR(20));
@@ -24,10 +26,10 @@ const weekly = "SELECT user_id, week, max(score) AS top, count(*) AS n FROM play
 func TestQueryTables(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, playsSQL)
-			src := openSource(t, ctx, dsn)
+			src := sourcetest.Open(t, ctx, dsn)
 			s, err := src.Inspect(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -49,9 +51,9 @@ func TestQueryTables(t *testing.T) {
 			}
 			keyed := *q
 			keyed.Name, keyed.PrimaryKey = "weekly", []string{"user_id", "week"}
-			r := reader(t, ctx, src)
+			r := sourcetest.Reader(t, ctx, src)
 
-			rows := scan(t, ctx, r, &keyed, "", 0)
+			rows := sourcetest.Scan(t, ctx, r, &keyed, "", 0)
 			want := [][]any{
 				{int64(1), int64(1), int64(30), int64(2)},
 				{int64(1), int64(2), int64(5), int64(1)},
@@ -61,7 +63,7 @@ func TestQueryTables(t *testing.T) {
 			if !reflect.DeepEqual(rows, want) {
 				t.Errorf("ScanTable of the query = %v, want %v (in key order)", rows, want)
 			}
-			if rows := scan(t, ctx, r, &keyed, "top >= 30", 1); !reflect.DeepEqual(rows, want[:1]) {
+			if rows := sourcetest.Scan(t, ctx, r, &keyed, "top >= 30", 1); !reflect.DeepEqual(rows, want[:1]) {
 				t.Errorf("ScanTable(where top >= 30, limit 1) = %v, want %v", rows, want[:1])
 			}
 			for where, want := range map[string]int64{"": 4, "top >= 30": 2, "n > 1 AND week = 1": 2} {
@@ -75,11 +77,11 @@ func TestQueryTables(t *testing.T) {
 			}
 
 			// A query the database refuses is an *SQLError with its message.
-			var se *SQLError
+			var se *source.SQLError
 			if _, err := src.QueryColumns(ctx, "SELECT nope FROM plays"); !errors.As(err, &se) {
 				t.Errorf("QueryColumns of a bad query: %v (%T), want an *SQLError", err, err)
 			}
-			if err := src.Prepare(ctx, ScanSQL(src.Engine(), &keyed, "")); err != nil {
+			if err := src.Prepare(ctx, source.ScanSQL(src.Engine(), &keyed, "")); err != nil {
 				t.Errorf("Prepare(ScanSQL of the query): %v", err)
 			}
 
@@ -90,7 +92,7 @@ func TestQueryTables(t *testing.T) {
 			}
 			vk := *v
 			vk.PrimaryKey = []string{"user_id"}
-			if rows := scan(t, ctx, r, &vk, "top IS NOT NULL", 0); fmt.Sprint(rows) != "[[1 30] [2 40]]" {
+			if rows := sourcetest.Scan(t, ctx, r, &vk, "top IS NOT NULL", 0); fmt.Sprint(rows) != "[[1 30] [2 40]]" {
 				t.Errorf("ScanTable of the view = %v", rows)
 			}
 			if n, err := r.Count(ctx, &vk, ""); err != nil || n != 3 {
@@ -105,11 +107,11 @@ func TestQueryTables(t *testing.T) {
 func TestExprColumns(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, playsSQL)
-			src := openSource(t, ctx, dsn)
-			plays := inspectTable(t, ctx, src, "plays")
+			src := sourcetest.Open(t, ctx, dsn)
+			plays := sourcetest.InspectTable(t, ctx, src, "plays")
 			withCond := *plays
 			withCond.Columns = append(append([]*introspect.Column(nil), plays.Columns...),
 				&introspect.Column{Name: "note", Type: "boolean", Kind: introspect.KindBool, Expr: "note IS NULL"},
@@ -117,7 +119,7 @@ func TestExprColumns(t *testing.T) {
 			)
 			// The first condition is named like a column: the select list
 			// has the name twice, the condition still reads the column.
-			r := reader(t, ctx, src)
+			r := sourcetest.Reader(t, ctx, src)
 			var got []string
 			err := r.ScanTable(ctx, &withCond, "", 0, func(row []any) error {
 				got = append(got, fmt.Sprint(row[0], row[5], row[6]))
@@ -134,8 +136,8 @@ func TestExprColumns(t *testing.T) {
 				bad := *plays
 				bad.Columns = append(append([]*introspect.Column(nil), plays.Columns...),
 					&introspect.Column{Name: "_c", Kind: introspect.KindBool, Expr: "score"})
-				var se *SQLError
-				if err := src.Prepare(ctx, ScanSQL(src.Engine(), &bad, "")); !errors.As(err, &se) || se.Error() != "argument of IS TRUE must be type boolean, not type integer (SQLSTATE 42804)" {
+				var se *source.SQLError
+				if err := src.Prepare(ctx, source.ScanSQL(src.Engine(), &bad, "")); !errors.As(err, &se) || se.Error() != "argument of IS TRUE must be type boolean, not type integer (SQLSTATE 42804)" {
 					t.Errorf("Prepare of a condition that is not boolean: %v", err)
 				}
 			}

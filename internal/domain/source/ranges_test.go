@@ -1,4 +1,4 @@
-package source
+package source_test
 
 import (
 	"fmt"
@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Key ranges: for every row's key as a bound, the rows up to it and the
@@ -39,12 +41,12 @@ func TestScanRange(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.Fresh(t)
 			e.Exec(t, dsn, rangesSQL[e.Name])
-			ctx := testContext(t)
-			src := openSource(t, ctx, dsn)
-			r := reader(t, ctx, src)
+			ctx := sourcetest.Context(t)
+			src := sourcetest.Open(t, ctx, dsn)
+			r := sourcetest.Reader(t, ctx, src)
 			for _, name := range []string{"r_text", "r_time", "r_bytes"} {
-				tab := inspectTable(t, ctx, src, name)
-				all := scan(t, ctx, r, tab, "", 0)
+				tab := sourcetest.InspectTable(t, ctx, src, name)
+				all := sourcetest.Scan(t, ctx, r, tab, "", 0)
 				if len(all) < 4 {
 					t.Fatalf("%s: %d rows", name, len(all))
 				}
@@ -56,7 +58,7 @@ func TestScanRange(t *testing.T) {
 
 			// A query whose key may be NULL: the NULL rows sort last on
 			// PostgreSQL and first on MySQL, and are in exactly one range.
-			tab := inspectTable(t, ctx, src, "r_text")
+			tab := sourcetest.InspectTable(t, ctx, src, "r_text")
 			q := *tab
 			q.Query = "SELECT g, n, v FROM r_text UNION ALL SELECT NULL, 5, 'x' UNION ALL SELECT 'b', NULL, 'x'"
 			q.Schema, q.Name = "", "nullable"
@@ -66,7 +68,7 @@ func TestScanRange(t *testing.T) {
 				c.Nullable = true
 				q.Columns = append(q.Columns, &c)
 			}
-			all := scan(t, ctx, r, &q, "", 0)
+			all := sourcetest.Scan(t, ctx, r, &q, "", 0)
 			if len(all) != 9 {
 				t.Fatalf("nullable query: %d rows, want 9", len(all))
 			}
@@ -77,11 +79,11 @@ func TestScanRange(t *testing.T) {
 
 // checkRanges cuts all (the rows matching where, in scan order) at every
 // row whose key can bound a range, and at every pair of them.
-func checkRanges(t *testing.T, eng introspect.Engine, r Reader, tab *introspect.Table, where string, all [][]any) {
+func checkRanges(t *testing.T, eng introspect.Engine, r source.Reader, tab *introspect.Table, where string, all [][]any) {
 	t.Helper()
-	ctx := testContext(t)
-	keyOf := func(row []any) KeyBound {
-		var k KeyBound
+	ctx := sourcetest.Context(t)
+	keyOf := func(row []any) source.KeyBound {
+		var k source.KeyBound
 		for _, name := range tab.PrimaryKey {
 			for i, c := range tab.Columns {
 				if c.Name == name {
@@ -91,15 +93,15 @@ func checkRanges(t *testing.T, eng introspect.Engine, r Reader, tab *introspect.
 		}
 		return k
 	}
-	usable := func(k KeyBound) bool {
+	usable := func(k source.KeyBound) bool {
 		for i, name := range tab.PrimaryKey {
-			if !BoundValueOK(eng, tab.Column(name), k[i]) {
+			if !source.BoundValueOK(eng, tab.Column(name), k[i]) {
 				return false
 			}
 		}
 		return true
 	}
-	read := func(kr KeyRange) [][]any {
+	read := func(kr source.KeyRange) [][]any {
 		var rows [][]any
 		err := r.ScanRange(ctx, tab, where, kr, func(row []any) error {
 			rows = append(rows, append([]any(nil), row...))
@@ -123,14 +125,14 @@ func checkRanges(t *testing.T, eng introspect.Engine, r Reader, tab *introspect.
 			continue
 		}
 		cuts++
-		same(fmt.Sprintf("up to row %d %v", i, k), read(KeyRange{UpTo: k}), all[:i+1])
-		same(fmt.Sprintf("after row %d %v", i, k), read(KeyRange{After: k}), all[i+1:])
+		same(fmt.Sprintf("up to row %d %v", i, k), read(source.KeyRange{UpTo: k}), all[:i+1])
+		same(fmt.Sprintf("after row %d %v", i, k), read(source.KeyRange{After: k}), all[i+1:])
 		for j := i; j < len(all); j++ {
 			k2 := keyOf(all[j])
 			if !usable(k2) {
 				continue
 			}
-			same(fmt.Sprintf("after row %d up to row %d", i, j), read(KeyRange{After: k, UpTo: k2}), all[i+1:j+1])
+			same(fmt.Sprintf("after row %d up to row %d", i, j), read(source.KeyRange{After: k, UpTo: k2}), all[i+1:j+1])
 		}
 	}
 	if cuts < 3 {
@@ -141,9 +143,9 @@ func checkRanges(t *testing.T, eng introspect.Engine, r Reader, tab *introspect.
 // checkBoundaries splits the table into 2, 3 and 10 ranges: read one
 // after another they are all its rows in scan order, none empty, and
 // the ranges hold about as many rows each.
-func checkBoundaries(t *testing.T, r Reader, tab *introspect.Table, all [][]any) {
+func checkBoundaries(t *testing.T, r source.Reader, tab *introspect.Table, all [][]any) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := sourcetest.Context(t)
 	for _, n := range []int{2, 3, 10} {
 		bs, err := r.KeyBoundaries(ctx, tab, "", n)
 		if err != nil {
@@ -155,14 +157,14 @@ func checkBoundaries(t *testing.T, r Reader, tab *introspect.Table, all [][]any)
 			t.Errorf("%s: KeyBoundaries(%d) = %d boundaries, want %d", tab.Label(), n, len(bs), wantRanges-1)
 		}
 		var got [][]any
-		var prev KeyBound
+		var prev source.KeyBound
 		for i := 0; i <= len(bs); i++ {
-			var upTo KeyBound
+			var upTo source.KeyBound
 			if i < len(bs) {
 				upTo = bs[i]
 			}
 			var part [][]any
-			err := r.ScanRange(ctx, tab, "", KeyRange{After: prev, UpTo: upTo}, func(row []any) error {
+			err := r.ScanRange(ctx, tab, "", source.KeyRange{After: prev, UpTo: upTo}, func(row []any) error {
 				part = append(part, append([]any(nil), row...))
 				return nil
 			})
@@ -219,7 +221,7 @@ func TestBoundValueOK(t *testing.T) {
 		{introspect.Postgres, introspect.Column{Kind: introspect.KindString}, fmt.Errorf("bad"), false},
 		{introspect.Postgres, introspect.Column{Kind: introspect.KindDate}, time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), false},
 	} {
-		if got := BoundValueOK(tc.e, &tc.c, tc.v); got != tc.want {
+		if got := source.BoundValueOK(tc.e, &tc.c, tc.v); got != tc.want {
 			t.Errorf("BoundValueOK(%s, %+v, %v) = %v, want %v", tc.e, tc.c, tc.v, got, tc.want)
 		}
 	}

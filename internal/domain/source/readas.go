@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
-// decodeReadAs decodes the value of a column with a Read form (never NULL
+// DecodeReadAs decodes the value of a column with a Read form (never NULL
 // here).
-func decodeReadAs(c *introspect.Column, raw []byte, d introspect.Dialect) any {
+func DecodeReadAs(c *introspect.Column, raw []byte, d introspect.Dialect) any {
 	switch c.Read {
 	case introspect.ReadNumeric:
 		return string(raw)

@@ -1,4 +1,4 @@
-package source
+package source_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -83,11 +84,11 @@ func TestServerID(t *testing.T) {
 			proxied := otherAddress(t, eng.Name, dsn)
 			ids := map[string]string{}
 			for name, d := range map[string]string{"direct": dsn, "proxied": proxied, "other": other} {
-				src, err := Open(ctx, d)
+				src, err := source.Open(ctx, d)
 				if err != nil {
 					t.Fatalf("Open %s: %v", name, err)
 				}
-				id, err := ServerID(ctx, src)
+				id, err := source.ServerID(ctx, src)
 				src.Close()
 				if err != nil {
 					t.Fatalf("ServerID %s: %v", name, err)
@@ -103,8 +104,8 @@ func TestServerID(t *testing.T) {
 			if ids["direct"] == ids["other"] {
 				t.Errorf("two databases have one id %q", ids["direct"])
 			}
-			a, _ := Identity(dsn)
-			b, _ := Identity(proxied)
+			a, _ := source.Identity(dsn)
+			b, _ := source.Identity(proxied)
 			if a == b {
 				t.Errorf("the proxied DSN has the address identity of the direct one (%s): the test proves nothing", a)
 			}

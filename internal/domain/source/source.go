@@ -2,12 +2,10 @@ package source
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Source is an open source database.
@@ -40,14 +38,14 @@ type Source interface {
 // at least 10 minutes without a call; PostgreSQL has no such limit.
 func AllowStall(src Source, d time.Duration) {
 	if s, ok := src.(staller); ok {
-		s.allowStall(d)
+		s.AllowStall(d)
 	}
 }
 
 // staller is a source whose server drops a result stream left unread for
 // a while unless told how long to wait (MySQL's net_write_timeout).
 type staller interface {
-	allowStall(d time.Duration)
+	AllowStall(d time.Duration)
 }
 
 // Snapshot is a set of readers sharing one consistent view.
@@ -107,31 +105,8 @@ type Reader interface {
 	Guard(ctx context.Context, fn func() error) error
 }
 
-// Open connects to the database a DSN names, with the default Options.
-func Open(ctx context.Context, dsn string) (Source, error) {
-	return OpenWith(ctx, dsn, Options{})
-}
-
-// OpenWith connects to the database a DSN names.
-func OpenWith(ctx context.Context, dsn string, o Options) (Source, error) {
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return openPostgres(ctx, dsn, o)
-	case strings.HasPrefix(dsn, "mysql://"), strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("):
-		return openMySQL(ctx, dsn, o)
-	}
-	// Only a URL is shown: where the password of any other string is cannot
-	// be known ("host=h password=pw", "scott/tiger@orcl", a password pasted
-	// in place of the DSN).
-	shown := "the DSN"
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
-		shown = Redact(dsn)
-	}
-	return nil, fmt.Errorf("source: %s is not a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN", shown)
-}
-
-// where renders an optional WHERE clause.
-func where(w string) string {
+// WhereClause renders an optional WHERE clause: " WHERE (w)", or "" when w is blank.
+func WhereClause(w string) string {
 	if strings.TrimSpace(w) == "" {
 		return ""
 	}

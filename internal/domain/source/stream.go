@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Position is a place in a source's history of committed changes: on
@@ -68,6 +68,9 @@ type Txn struct {
 	End Position
 	// Commit is when it committed, by the source's clock.
 	Commit time.Time
+	// Xact is the source's number of the transaction where snapshots can
+	// be asked whether they show it (WaitVisible), 0 where not.
+	Xact uint64
 }
 
 // Stream is a source's change stream: the committed transactions to the
@@ -173,8 +176,8 @@ type FollowOptions struct {
 	TxnPart int
 }
 
-// txnPart is o's part size.
-func (o FollowOptions) txnPart() int {
+// PartSize is o's part size: TxnPart, or MaxTxnPart when it is 0.
+func (o FollowOptions) PartSize() int {
 	if o.TxnPart > 0 {
 		return o.TxnPart
 	}
@@ -199,6 +202,12 @@ type Follower interface {
 	// publication and a replication slot) and opens n readers in a
 	// snapshot of the very point the stream starts from.
 	StartFollow(ctx context.Context, o FollowOptions, n int) (FollowStart, error)
+	// StartShared is StartFollow for one shard of a job whose shards copy
+	// in separate processes (sharedstart.go): the first shard creates what
+	// keeps the changes, a later one takes a snapshot after its start.
+	StartShared(ctx context.Context, o FollowOptions, n int) (FollowStart, error)
+	// Earliest is the earliest of positions of this source's history.
+	Earliest(ps []Position) (Position, error)
 	// OpenStream starts the change stream from where the slot stands.
 	OpenStream(ctx context.Context, o FollowOptions) (Stream, error)
 	// DropFollow removes the slot and, when dropPublication, the

@@ -1,10 +1,9 @@
-package source
+package source_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -13,134 +12,36 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // The shared suite: one logical table, spelled in each engine's SQL, must
 // read back as the same canonical values from both.
 
-var itemsSQL = map[string]string{
-	"postgres": `
-CREATE TABLE items (
-  id      integer PRIMARY KEY,
-  big     bigint,
-  amount  numeric(20,6),
-  ratio   double precision,
-  active  boolean,
-  name    varchar(64),
-  body    text,
-  payload bytea,
-  day     date,
-  at      timestamp(3),
-  at_tz   timestamptz(3),
-  doc     json,
-  note    text
-);
--- Out of key order on purpose; at_tz written in +05:30.
-INSERT INTO items VALUES
- (3, -9223372036854775808, -0.000001, -1.5e300, false, '', '', '\x', '1999-12-31',
-  '1999-12-31 23:59:59.999', '2000-01-01 05:30:00+05:30', '[]', 'third'),
- (5, 5, 5, 2.5, true, 'five', 'b5', '\x05', '2020-02-29',
-  '2020-02-29 12:00:00', '2020-02-29 17:30:00+05:30', '{"n": 5}', 'x'),
- (1, 9007199254740993, 12345678901234.123456, 0.30000000000000004, true, 'Zoë 東京 🚀',
-  E'multi\nline "q" ''s\\', '\x0001ff', '2024-01-02',
-  '2024-01-02 03:04:05.123', '2024-01-02 08:34:05.123+05:30',
-  '{"a": [1, 2.50, "x"], "b": {"c": null}, "big": 12345678901234567890, "s": "é"}', 'first'),
- (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
- (4, 4, 4.5, 0, false, 'four', 'b4', '\x04', '2020-01-01',
-  '2020-01-01 00:00:00.5', '2020-01-01 05:30:00.5+05:30', '{"n": 4}', 'x');
-`,
-	"mysql": `
-SET time_zone = '+05:30';
-CREATE TABLE items (
-  id      int PRIMARY KEY,
-  big     bigint NULL,
-  amount  decimal(20,6) NULL,
-  ratio   double NULL,
-  active  boolean NULL,
-  name    varchar(64) NULL,
-  body    text NULL,
-  payload varbinary(64) NULL,
-  day     date NULL,
-  at      datetime(3) NULL,
-  at_tz   timestamp(3) NULL DEFAULT NULL,
-  doc     json NULL,
-  note    text NULL
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
-INSERT INTO items VALUES
- (3, -9223372036854775808, -0.000001, -1.5e300, false, '', '', '', '1999-12-31',
-  '1999-12-31 23:59:59.999', '2000-01-01 05:30:00', '[]', 'third'),
- (5, 5, 5, 2.5, true, 'five', 'b5', X'05', '2020-02-29',
-  '2020-02-29 12:00:00', '2020-02-29 17:30:00', '{"n": 5}', 'x'),
- (1, 9007199254740993, 12345678901234.123456, 0.30000000000000004, true, 'Zoë 東京 🚀',
-  'multi\nline "q" ''s\\', X'0001ff', '2024-01-02',
-  '2024-01-02 03:04:05.123', '2024-01-02 08:34:05.123',
-  '{"a": [1, 2.50, "x"], "b": {"c": null}, "big": 12345678901234567890, "s": "é"}', 'first'),
- (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
- (4, 4, 4.5, 0, false, 'four', 'b4', X'04', '2020-01-01',
-  '2020-01-01 00:00:00.5', '2020-01-01 05:30:00.5', '{"n": 4}', 'x');
-`,
-}
-
-var itemsColumns = []struct {
-	name      string
-	kind      introspect.Kind
-	precision int
-}{
-	{"id", introspect.KindInt, 0},
-	{"big", introspect.KindInt, 0},
-	{"amount", introspect.KindDecimal, 0},
-	{"ratio", introspect.KindFloat, 0},
-	{"active", introspect.KindBool, 0},
-	{"name", introspect.KindString, 0},
-	{"body", introspect.KindString, 0},
-	{"payload", introspect.KindBytes, 0},
-	{"day", introspect.KindDate, 0},
-	{"at", introspect.KindTimestamp, 3},
-	{"at_tz", introspect.KindTimestampTZ, 3},
-	{"doc", introspect.KindJSON, 0},
-	{"note", introspect.KindString, 0},
-}
-
-// itemsRows are the canonical values of items in primary-key order.
-var itemsRows = [][]any{
-	{int64(1), int64(9007199254740993), "12345678901234.123456", 0.30000000000000004, true, "Zoë 東京 🚀",
-		"multi\nline \"q\" 's\\", []byte{0, 1, 0xff}, utc(2024, 1, 2, 0, 0, 0, 0),
-		utc(2024, 1, 2, 3, 4, 5, 123e6), utc(2024, 1, 2, 3, 4, 5, 123e6),
-		[]byte(`{"a":[1,2.50,"x"],"b":{"c":null},"big":12345678901234567890,"s":"é"}`), "first"},
-	{int64(2), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
-	{int64(3), int64(math.MinInt64), "-0.000001", -1.5e300, false, "", "", []byte{}, utc(1999, 12, 31, 0, 0, 0, 0),
-		utc(1999, 12, 31, 23, 59, 59, 999e6), utc(2000, 1, 1, 0, 0, 0, 0), []byte(`[]`), "third"},
-	{int64(4), int64(4), "4.500000", 0.0, false, "four", "b4", []byte{4}, utc(2020, 1, 1, 0, 0, 0, 0),
-		utc(2020, 1, 1, 0, 0, 0, 5e8), utc(2020, 1, 1, 0, 0, 0, 5e8), []byte(`{"n": 4}`), "x"},
-	{int64(5), int64(5), "5.000000", 2.5, true, "five", "b5", []byte{5}, utc(2020, 2, 29, 0, 0, 0, 0),
-		utc(2020, 2, 29, 12, 0, 0, 0), utc(2020, 2, 29, 12, 0, 0, 0), []byte(`{"n": 5}`), "x"},
-}
-
 func TestSharedSuite(t *testing.T) {
 	for _, e := range testenv.Engines {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.Fresh(t)
-			e.Exec(t, dsn, itemsSQL[e.Name])
-			ctx := testContext(t)
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "items")
+			e.Exec(t, dsn, sourcetest.ItemsSQL[e.Name])
+			ctx := sourcetest.Context(t)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "items")
 			checkItemsColumns(t, tab)
 			if !reflect.DeepEqual(tab.PrimaryKey, []string{"id"}) {
 				t.Fatalf("items primary key = %v, want [id]", tab.PrimaryKey)
 			}
-			r := reader(t, ctx, src)
+			r := sourcetest.Reader(t, ctx, src)
 
 			t.Run("ScanTable", func(t *testing.T) {
-				rows := scan(t, ctx, r, tab, "", 0)
-				if len(rows) != len(itemsRows) {
-					t.Fatalf("ScanTable read %d rows, want %d: ids %v", len(rows), len(itemsRows), ids(rows))
+				rows := sourcetest.Scan(t, ctx, r, tab, "", 0)
+				if len(rows) != len(sourcetest.ItemsRows) {
+					t.Fatalf("ScanTable read %d rows, want %d: ids %v", len(rows), len(sourcetest.ItemsRows), sourcetest.IDs(rows))
 				}
-				for i, want := range itemsRows {
-					checkRow(t, "row "+show(want[0]), tab.Columns, rows[i], want)
+				for i, want := range sourcetest.ItemsRows {
+					sourcetest.CheckRow(t, "row "+sourcetest.Show(want[0]), tab.Columns, rows[i], want)
 				}
 			})
 
@@ -160,7 +61,7 @@ func TestSharedSuite(t *testing.T) {
 					{"note IS NULL", 0, []any{int64(2)}},
 					{"1 = 0", 0, []any{}},
 				} {
-					got := ids(scan(t, ctx, r, tab, tc.where, tc.limit))
+					got := sourcetest.IDs(sourcetest.Scan(t, ctx, r, tab, tc.where, tc.limit))
 					if !reflect.DeepEqual(got, tc.want) {
 						t.Errorf("ScanTable(where %q, limit %d) ids = %v, want %v", tc.where, tc.limit, got, tc.want)
 					}
@@ -178,7 +79,7 @@ func TestSharedSuite(t *testing.T) {
 					t.Fatalf("ScanTable = %v after %d calls, want the callback's error after 1", err, calls)
 				}
 				// The reader is still usable.
-				if n := len(scan(t, ctx, r, tab, "", 0)); n != len(itemsRows) {
+				if n := len(sourcetest.Scan(t, ctx, r, tab, "", 0)); n != len(sourcetest.ItemsRows) {
 					t.Fatalf("ScanTable after a stopped scan read %d rows", n)
 				}
 			})
@@ -243,8 +144,8 @@ func TestSharedSuite(t *testing.T) {
 				// Without the guard PostgreSQL would answer "current transaction
 				// is aborted" from here on.
 				n, err := r.Count(ctx, tab, "")
-				if err != nil || n != int64(len(itemsRows)) {
-					t.Fatalf("Count after a guarded failure = %d, %v; want %d", n, err, len(itemsRows))
+				if err != nil || n != int64(len(sourcetest.ItemsRows)) {
+					t.Fatalf("Count after a guarded failure = %d, %v; want %d", n, err, len(sourcetest.ItemsRows))
 				}
 				if err := r.Guard(ctx, func() error { return nil }); err != nil {
 					t.Fatalf("Guard(success) = %v", err)
@@ -270,7 +171,7 @@ func checkItemsColumns(t *testing.T, tab *introspect.Table) {
 	}
 }
 
-func testSample(t *testing.T, ctx context.Context, r Reader, tab *introspect.Table) {
+func testSample(t *testing.T, ctx context.Context, r source.Reader, tab *introspect.Table) {
 	colIndex := func(name string) int {
 		for i, c := range tab.Columns {
 			if c.Name == name {
@@ -308,10 +209,10 @@ func testSample(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tab
 			}
 			// Each tuple is the canonical value of some matching row, never NULL.
 			found := false
-			for _, row := range itemsRows {
+			for _, row := range sourcetest.ItemsRows {
 				match := true
 				for j, c := range tc.cols {
-					if tuple[j] == nil || !canonEqual(tuple[j], row[colIndex(c)]) {
+					if tuple[j] == nil || !sourcetest.CanonEqual(tuple[j], row[colIndex(c)]) {
 						match = false
 						break
 					}
@@ -322,19 +223,19 @@ func testSample(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tab
 				}
 			}
 			if !found {
-				t.Errorf("Sample(%v) tuple %v is no row's values", tc.cols, showAll(tuple))
+				t.Errorf("Sample(%v) tuple %v is no row's values", tc.cols, sourcetest.ShowAll(tuple))
 			}
 			for _, other := range got[:i] {
-				if canonEqualAll(tuple, other) {
-					t.Errorf("Sample(%v) returned %v twice", tc.cols, showAll(tuple))
+				if sourcetest.CanonEqualAll(tuple, other) {
+					t.Errorf("Sample(%v) returned %v twice", tc.cols, sourcetest.ShowAll(tuple))
 				}
 			}
 		}
 	}
 }
 
-func testQuery(t *testing.T, ctx context.Context, r Reader, tab *introspect.Table) {
-	scanned := scan(t, ctx, r, tab, "", 0)
+func testQuery(t *testing.T, ctx context.Context, r source.Reader, tab *introspect.Table) {
+	scanned := sourcetest.Scan(t, ctx, r, tab, "", 0)
 	p1, p2 := r.Placeholder(1), r.Placeholder(2)
 	colNames := make([]string, len(tab.Columns))
 	for i, c := range tab.Columns {
@@ -343,19 +244,19 @@ func testQuery(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tabl
 
 	// One row at a time by a bound key: the same values as ScanTable.
 	for _, want := range scanned {
-		names, rows := query(t, ctx, r, tab, "SELECT * FROM items WHERE id = "+p1, want[0])
+		names, rows := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM items WHERE id = "+p1, want[0])
 		if !reflect.DeepEqual(names, colNames) {
 			t.Fatalf("Query column names = %v, want %v", names, colNames)
 		}
 		if len(rows) != 1 {
 			t.Fatalf("Query of id %v returned %d rows", want[0], len(rows))
 		}
-		checkSameRows(t, "Query vs ScanTable, id "+show(want[0]), tab.Columns, rows, [][]any{want})
+		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+sourcetest.Show(want[0]), tab.Columns, rows, [][]any{want})
 	}
 
 	// Without parameters too (MySQL: another protocol).
-	_, all := query(t, ctx, r, tab, "SELECT * FROM items ORDER BY id")
-	checkSameRows(t, "Query without parameters vs ScanTable", tab.Columns, all, scanned)
+	_, all := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM items ORDER BY id")
+	sourcetest.CheckSameRows(t, "Query without parameters vs ScanTable", tab.Columns, all, scanned)
 
 	// Canonical values bound back as parameters find their rows, as verify
 	// does with sampled values.
@@ -363,38 +264,38 @@ func testQuery(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tabl
 		if c.Kind == introspect.KindJSON {
 			continue // no equality operator for json in PostgreSQL
 		}
-		v := itemsRows[0][i]
+		v := sourcetest.ItemsRows[0][i]
 		var want []any
-		for _, row := range itemsRows {
-			if canonEqual(row[i], v) {
+		for _, row := range sourcetest.ItemsRows {
+			if sourcetest.CanonEqual(row[i], v) {
 				want = append(want, row[0])
 			}
 		}
-		_, rows := query(t, ctx, r, tab, "SELECT id FROM items WHERE "+c.Name+" = "+p1+" ORDER BY id", v)
-		if got := ids(rows); !reflect.DeepEqual(got, want) {
-			t.Errorf("Query where %s = %s: ids %v, want %v", c.Name, show(v), got, want)
+		_, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM items WHERE "+c.Name+" = "+p1+" ORDER BY id", v)
+		if got := sourcetest.IDs(rows); !reflect.DeepEqual(got, want) {
+			t.Errorf("Query where %s = %s: ids %v, want %v", c.Name, sourcetest.Show(v), got, want)
 		}
 	}
 
 	// Two parameters, in order.
-	_, rows := query(t, ctx, r, tab, "SELECT id, name FROM items WHERE note = "+p1+" AND id > "+p2+" ORDER BY id", "x", int64(4))
-	checkSameRows(t, "Query with two parameters", tab.Columns[:1], rows, [][]any{{int64(5), "five"}})
+	_, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id, name FROM items WHERE note = "+p1+" AND id > "+p2+" ORDER BY id", "x", int64(4))
+	sourcetest.CheckSameRows(t, "Query with two parameters", tab.Columns[:1], rows, [][]any{{int64(5), "five"}})
 	if len(rows) == 1 && rows[0][1] != "five" {
-		t.Errorf("Query with two parameters: name = %s", show(rows[0][1]))
+		t.Errorf("Query with two parameters: name = %s", sourcetest.Show(rows[0][1]))
 	}
 
 	// A value is bound, never pasted into the SQL.
 	const inject = `x' OR '1'='1`
-	if _, rows := query(t, ctx, r, tab, "SELECT id FROM items WHERE name = "+p1, inject); len(rows) != 0 {
+	if _, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM items WHERE name = "+p1, inject); len(rows) != 0 {
 		t.Errorf("Query with %q as a parameter returned %d rows, want 0", inject, len(rows))
 	}
 	// (Pasted, it would have matched every row: the check above can fail.)
-	if _, rows := query(t, ctx, r, tab, "SELECT id FROM items WHERE name = '"+inject+"'"); len(rows) != len(itemsRows) {
-		t.Fatalf("pasted injection matched %d rows, want all %d", len(rows), len(itemsRows))
+	if _, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM items WHERE name = '"+inject+"'"); len(rows) != len(sourcetest.ItemsRows) {
+		t.Fatalf("pasted injection matched %d rows, want all %d", len(rows), len(sourcetest.ItemsRows))
 	}
 	// Non-ASCII values are bound exactly.
-	if _, rows := query(t, ctx, r, tab, "SELECT id FROM items WHERE name = "+p1, "Zoë 東京 🚀"); !reflect.DeepEqual(ids(rows), []any{int64(1)}) {
-		t.Errorf("Query by a non-ASCII name: ids %v, want [1]", ids(rows))
+	if _, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM items WHERE name = "+p1, "Zoë 東京 🚀"); !reflect.DeepEqual(sourcetest.IDs(rows), []any{int64(1)}) {
+		t.Errorf("Query by a non-ASCII name: ids %v, want [1]", sourcetest.IDs(rows))
 	}
 
 	// A column kindOf does not know is read as text.
@@ -414,33 +315,13 @@ func testQuery(t *testing.T, ctx context.Context, r Reader, tab *introspect.Tabl
 		t.Fatalf("Query with an unknown column: %v", err)
 	}
 	if !reflect.DeepEqual(got, []any{int64(4), "1"}) {
-		t.Errorf("Query with an unknown column = %v, want [4 \"1\"]", showAll(got))
+		t.Errorf("Query with an unknown column = %v, want [4 \"1\"]", sourcetest.ShowAll(got))
 	}
 
 	// An error in the SQL is returned, not swallowed.
 	if err := r.Query(ctx, "SELECT no_such_column FROM items", nil, tab.Column, func([]string, []any) error { return nil }); err == nil {
 		t.Errorf("Query with a bad column succeeded")
 	}
-}
-
-func canonEqualAll(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !canonEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func showAll(vs []any) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = show(v)
-	}
-	return "[" + strings.Join(s, ", ") + "]"
 }
 
 // TestSnapshotConsistency shows that every reader of a snapshot keeps
@@ -452,11 +333,11 @@ func TestSnapshotConsistency(t *testing.T) {
 			e.Exec(t, dsn, `
 CREATE TABLE t (id int PRIMARY KEY, v varchar(10));
 INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');`)
-			ctx := testContext(t)
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "t")
+			ctx := sourcetest.Context(t)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "t")
 
-			snap := openSnapshot(t, ctx, src, 3)
+			snap := sourcetest.OpenSnapshot(t, ctx, src, 3)
 			if w := snap.Warning(); w != "" {
 				t.Errorf("Warning() = %q, want \"\" (the test user can take a consistent cut)", w)
 			}
@@ -504,7 +385,7 @@ UPDATE t SET v = 'changed' WHERE id = 2;`)
 			}
 
 			// A new snapshot sees the change, so the one above really was older.
-			r := reader(t, ctx, src)
+			r := sourcetest.Reader(t, ctx, src)
 			n, err := r.Count(ctx, tab, "")
 			if err != nil {
 				t.Fatal(err)
@@ -512,7 +393,7 @@ UPDATE t SET v = 'changed' WHERE id = 2;`)
 			if n != 4 {
 				t.Errorf("a new snapshot counts %d rows, want 4", n)
 			}
-			got := ids(scan(t, ctx, r, tab, "", 0))
+			got := sourcetest.IDs(sourcetest.Scan(t, ctx, r, tab, "", 0))
 			sort.Slice(got, func(a, b int) bool { return got[a].(int64) < got[b].(int64) })
 			if !reflect.DeepEqual(got, []any{int64(2), int64(3), int64(4), int64(5)}) {
 				t.Errorf("a new snapshot reads ids %v", got)
@@ -536,12 +417,12 @@ INSERT INTO "Odd Schema"."We""ird Table" VALUES (2, 'b', 20), (1, 'a', 10), (3, 
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.Fresh(t)
 			e.Exec(t, dsn, ddl[e.Name])
-			ctx := testContext(t)
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, names[e.Name])
-			r := reader(t, ctx, src)
+			ctx := sourcetest.Context(t)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, names[e.Name])
+			r := sourcetest.Reader(t, ctx, src)
 			want := [][]any{{int64(1), "a", int64(10)}, {int64(2), "b", int64(20)}, {int64(3), nil, int64(30)}}
-			checkSameRows(t, "ScanTable", tab.Columns, scan(t, ctx, r, tab, "", 0), want)
+			sourcetest.CheckSameRows(t, "ScanTable", tab.Columns, sourcetest.Scan(t, ctx, r, tab, "", 0), want)
 			if n, err := r.Count(ctx, tab, ""); err != nil || n != 3 {
 				t.Errorf("Count = %d, %v, want 3", n, err)
 			}
@@ -569,10 +450,10 @@ func TestSnapshotOneCutUnderWrites(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.Fresh(t)
 			e.Exec(t, dsn, ddl[e.Name])
-			ctx := testContext(t)
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "w")
-			insert := writer(t, ctx, e.Name, dsn)
+			ctx := sourcetest.Context(t)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "w")
+			insert := sourcetest.Writer(t, ctx, e.Name, dsn)
 
 			var inserted atomic.Int64
 			stop := make(chan struct{})
@@ -604,7 +485,7 @@ func TestSnapshotOneCutUnderWrites(t *testing.T) {
 				}
 			}
 			waitFor(20)
-			snap := openSnapshot(t, ctx, src, 8)
+			snap := sourcetest.OpenSnapshot(t, ctx, src, 8)
 			waitFor(inserted.Load() + 20) // writes after the cut
 			close(stop)
 			if err := <-done; err != nil {
@@ -632,28 +513,22 @@ func TestSnapshotOneCutUnderWrites(t *testing.T) {
 	}
 }
 
-// writer returns a function that inserts one row into w over its own
-// connection.
-func writer(t *testing.T, ctx context.Context, engine, dsn string) func() error {
-	t.Helper()
-	switch engine {
-	case "postgres":
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close(context.Background()) })
-		return func() error {
-			_, err := conn.Exec(ctx, "INSERT INTO w DEFAULT VALUES")
-			return err
-		}
-	case "mysql":
-		db := rootDB(t, dsn)
-		return func() error {
-			_, err := db.ExecContext(ctx, "INSERT INTO w () VALUES ()")
-			return err
-		}
-	}
-	t.Fatalf("no writer for %s", engine)
-	return nil
+var itemsColumns = []struct {
+	name      string
+	kind      introspect.Kind
+	precision int
+}{
+	{"id", introspect.KindInt, 0},
+	{"big", introspect.KindInt, 0},
+	{"amount", introspect.KindDecimal, 0},
+	{"ratio", introspect.KindFloat, 0},
+	{"active", introspect.KindBool, 0},
+	{"name", introspect.KindString, 0},
+	{"body", introspect.KindString, 0},
+	{"payload", introspect.KindBytes, 0},
+	{"day", introspect.KindDate, 0},
+	{"at", introspect.KindTimestamp, 3},
+	{"at_tz", introspect.KindTimestampTZ, 3},
+	{"doc", introspect.KindJSON, 0},
+	{"note", introspect.KindString, 0},
 }

@@ -102,9 +102,9 @@ func isWKT(s string) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
-// spatialNotText is the error value of a spatial value that arrived in the
+// SpatialNotText is the error value of a spatial value that arrived in the
 // engine's binary form, which only a free SQL query returns (a table scan
 // selects the WKT text).
-func spatialNotText(col string) error {
+func SpatialNotText(col string) error {
 	return fmt.Errorf("spatial value arrives in the engine's binary form, not as text: select ST_AsText(%s) AS %s to read it as WKT", col, col)
 }

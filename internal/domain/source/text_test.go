@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
-	"github.com/remodel-dev/remodel/internal/domain/mapping"
+	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestDecodeInvalidUTF8: text whose bytes are not UTF-8 becomes an error
@@ -47,20 +47,20 @@ func TestDecodeInvalidUTF8(t *testing.T) {
 func TestJSONTextIsCheckedWhereDecoded(t *testing.T) {
 	c := col(introspect.KindJSON, "json")
 	for _, doc := range []string{`{"s": "caf` + "\xe9" + `"}`, `{"caf` + "\xe9" + `": 1}`, `{"s": "\ud800x"}`, `["\uDC00"]`, `["\ud83d\ud83d"]`} {
-		v := decodeText(c, []byte(doc), introspect.Postgres.Dialect())
+		v := DecodeText(c, []byte(doc), introspect.Postgres.Dialect())
 		if av, err := mapping.Convert(c, v); err == nil {
-			t.Errorf("Convert(%q) = %s, want an error", doc, avJSON(t, av))
+			t.Errorf("Convert(%q) = %v, want an error", doc, av)
 		}
 	}
 	a := arrayCol(introspect.KindJSON, "json[]")
-	v := decodeText(a, []byte(`{"[\"caf`+"\xe9"+`\"]"}`), introspect.Postgres.Dialect())
+	v := DecodeText(a, []byte(`{"[\"caf`+"\xe9"+`\"]"}`), introspect.Postgres.Dialect())
 	if av, err := mapping.Convert(a, v); err == nil {
-		t.Errorf("Convert(json[] with invalid UTF-8) = %s, want an error", avJSON(t, av))
+		t.Errorf("Convert(json[] with invalid UTF-8) = %v, want an error", av)
 	}
 }
 
 func TestInvalidUTF8ErrorKeepsTheText(t *testing.T) {
-	got := decodeText(col(introspect.KindString, "text"), []byte("caf\xe9"), introspect.Postgres.Dialect())
+	got := DecodeText(col(introspect.KindString, "text"), []byte("caf\xe9"), introspect.Postgres.Dialect())
 	var e *InvalidUTF8Error
 	if err, ok := got.(error); !ok || !errors.As(err, &e) {
 		t.Fatalf("decodeText = %s, want an *InvalidUTF8Error", show(got))

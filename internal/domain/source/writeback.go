@@ -2,18 +2,13 @@ package source
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // Writeback writes rows back into the source database (follow-back, the
@@ -89,75 +84,84 @@ type Outcome struct {
 
 // writebacker is a Source that can write rows back: each engine's.
 type writebacker interface {
-	openWriteback(ctx context.Context) (Writeback, error)
+	OpenWriteback(ctx context.Context) (Writeback, error)
 }
 
 // OpenWriteback opens a connection to src's database for writing rows
 // back. src must be a Source this package opened.
 func OpenWriteback(ctx context.Context, src Source) (Writeback, error) {
 	if w, ok := src.(writebacker); ok {
-		return w.openWriteback(ctx)
+		return w.OpenWriteback(ctx)
 	}
 	return nil, fmt.Errorf("source: writing back into %s is not supported", src.Engine())
 }
 
-// openWriteback is PostgreSQL's writeback connection.
-func (s *pgSource) openWriteback(ctx context.Context) (Writeback, error) {
-	cfg := s.cfg.Copy()
-	// Values are sent as text literals the server reads in the column's
-	// type (an unknown-typed literal), whatever the column.
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	c, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("source: connecting to PostgreSQL at %s:%d as %s to write back: %w", cfg.Host, cfg.Port, cfg.User, unwrapPG(err))
-	}
-	return &pgWriteback{c: c}, nil
+// WritebackSQL is what an engine's write-back statements say in its own
+// way; writebackSQL writes the rest of them, shared.
+type WritebackSQL interface {
+	// Dialect is the engine's dialect: quoting, placeholders, table
+	// references, spatial values from text.
+	Dialect() introspect.Dialect
+	// InsertEnd ends an INSERT so that a key that exists leaves the row as
+	// it is (" ON CONFLICT DO NOTHING"), or is "" where such an insert is
+	// refused instead (WritebackTx.DuplicateKey).
+	InsertEnd() string
+	// Same is the condition that the column col (quoted) of c holds the
+	// parameter p, NULLs included.
+	Same(c *introspect.Column, col, p string) string
+	// Cast is how the parameter p is read in c's type where the
+	// comparison would otherwise not be exact; ok is false where the
+	// shared form holds.
+	Cast(c *introspect.Column, p string) (e string, ok bool)
+	// Param is the canonical value v of c as a parameter where the engine
+	// reads it in a form of its own; ok is false where the shared form
+	// holds.
+	Param(c *introspect.Column, v any) (p any, ok bool)
 }
 
-// openWriteback is MySQL's writeback connection.
-func (s *mySource) openWriteback(ctx context.Context) (Writeback, error) {
-	cfg := s.cfg.Clone()
-	cfg.ClientFoundRows = true // an UPDATE that changes nothing still counts the row it found
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("source: configuring MySQL to write back: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("source: connecting to MySQL at %s as %s to write back: %w", cfg.Addr, cfg.User, err)
-	}
-	return &myWriteback{db: db}, nil
+// ApplyWrites runs ws in t with the statements of f; the caller commits
+// when the outcome is Applied.
+func ApplyWrites(ctx context.Context, f WritebackSQL, t WritebackTx, ws []RowWrite) (Outcome, error) {
+	return writebackSQL{f: f, d: f.Dialect()}.apply(ctx, t, ws)
 }
 
-// stmtSQL is the SQL of one write, and its check: the statements of a
-// dialect (writeback_sql.go).
+// writebackSQL is the SQL of each write, and its check, in an engine's
+// statements.
 type writebackSQL struct {
-	d       introspect.Dialect
-	postgre bool
+	f WritebackSQL
+	d introspect.Dialect
 }
 
-// tx is one transaction of Apply, as the two engines run statements.
-type tx interface {
-	exec(ctx context.Context, q string, args []any) (int64, error)
-	exists(ctx context.Context, q string, args []any) (bool, error)
+// WritebackTx is one transaction of a write back, as an engine runs
+// statements and tells its refusals apart.
+type WritebackTx interface {
+	// Exec runs q and counts the rows it changed (or found).
+	Exec(ctx context.Context, q string, args []any) (int64, error)
+	// Exists says whether q (a SELECT) returns a row.
+	Exists(ctx context.Context, q string, args []any) (bool, error)
+	// DuplicateKey says whether err is the refusal of an insert's key that
+	// another row holds, which undoes the statement alone and leaves the
+	// transaction going on (MySQL's; PostgreSQL's insert does nothing).
+	DuplicateKey(err error) bool
+	// Deferral is why the database refused a write for now (a foreign key,
+	// a key that another row holds), or "" for an error that is a failure.
+	Deferral(err error) string
 }
 
 // apply runs ws in t; the caller commits when the outcome is Applied.
-func (w writebackSQL) apply(ctx context.Context, t tx, ws []RowWrite) (Outcome, error) {
+func (w writebackSQL) apply(ctx context.Context, t WritebackTx, ws []RowWrite) (Outcome, error) {
 	out := Outcome{Kind: Applied}
 	for i, rw := range ws {
 		q, args := w.statement(rw)
-		n, err := t.exec(ctx, q, args)
-		if err != nil && rw.Op == WriteInsert && duplicateKey(err) {
+		n, err := t.Exec(ctx, q, args)
+		if err != nil && rw.Op == WriteInsert && t.DuplicateKey(err) {
 			// MySQL's insert of a key that exists (PostgreSQL's does
 			// nothing): the row may be this very insert, applied before a
 			// restart; checked below as an insert that changed nothing.
 			n, err = 0, nil
 		}
 		if err != nil {
-			if why := w.deferral(err); why != "" {
+			if why := t.Deferral(err); why != "" {
 				return Outcome{Kind: Deferred, Write: i, Reason: fmt.Sprintf("%s %s: %s", opName(rw.Op), rw.Row, why)}, nil
 			}
 			return Outcome{}, fmt.Errorf("source: writing back (%s %s): %w", opName(rw.Op), rw.Row, err)
@@ -206,10 +210,7 @@ func (w writebackSQL) statement(rw RowWrite) (string, []any) {
 			vals[i] = arg(cv)
 		}
 		q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
-		if w.postgre {
-			q += " ON CONFLICT DO NOTHING"
-		}
-		return q, args
+		return q + w.f.InsertEnd(), args
 	case WriteUpdate:
 		sets := make([]string, len(rw.New))
 		for i, cv := range rw.New {
@@ -223,19 +224,11 @@ func (w writebackSQL) statement(rw RowWrite) (string, []any) {
 }
 
 // guard is the condition that a row holds every value of cvs, NULLs
-// included: IS NOT DISTINCT FROM on PostgreSQL, <=> on MySQL.
+// included.
 func (w writebackSQL) guard(cvs []ColumnValue, arg func(ColumnValue) string) string {
 	conds := make([]string, len(cvs))
 	for i, cv := range cvs {
-		col := w.d.QuoteIdent(cv.Column.Name)
-		if w.postgre {
-			if cv.Column.Kind == introspect.KindJSON { // json has no equality; jsonb compares by value
-				col += "::jsonb"
-			}
-			conds[i] = col + " IS NOT DISTINCT FROM " + arg(cv)
-		} else {
-			conds[i] = col + " <=> " + arg(cv)
-		}
+		conds[i] = w.f.Same(cv.Column, w.d.QuoteIdent(cv.Column.Name), arg(cv))
 	}
 	return strings.Join(conds, " AND ")
 }
@@ -243,20 +236,20 @@ func (w writebackSQL) guard(cvs []ColumnValue, arg func(ColumnValue) string) str
 // cast is how a parameter is read in the column's type where the
 // comparison would otherwise not be exact.
 func (w writebackSQL) cast(c *introspect.Column, p string) string {
-	switch {
-	case w.postgre && c.Kind == introspect.KindJSON:
-		return p + "::jsonb"
-	case !w.postgre && c.Kind == introspect.KindJSON:
-		return "CAST(" + p + " AS JSON)"
-	case !w.postgre && c.Kind == introspect.KindDecimal: // text against a decimal compares as a double
-		return "CAST(" + p + " AS DECIMAL(65,30))"
+	if e, ok := w.f.Cast(c, p); ok {
+		return e
+	}
+	if c.Kind == introspect.KindGeometry { // its EWKT, read by the engine's own function
+		if e := w.d.SpatialFromText(c, p); e != "" {
+			return e
+		}
 	}
 	return p
 }
 
 // already says whether the row rw writes is already as rw leaves it: an
 // inserted or updated row holding its new values, a deleted row gone.
-func (w writebackSQL) already(ctx context.Context, t tx, rw RowWrite) (bool, error) {
+func (w writebackSQL) already(ctx context.Context, t WritebackTx, rw RowWrite) (bool, error) {
 	var args []any
 	arg := func(cv ColumnValue) string {
 		args = append(args, w.value(cv))
@@ -265,12 +258,12 @@ func (w writebackSQL) already(ctx context.Context, t tx, rw RowWrite) (bool, err
 	table := w.d.TableRef(rw.Table)
 	switch rw.Op {
 	case WriteDelete:
-		found, err := t.exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(rw.Key, arg), args)
+		found, err := t.Exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(rw.Key, arg), args)
 		return !found, err
 	case WriteUpdate:
-		return t.exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(merged(rw.Old, rw.New), arg), args)
+		return t.Exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(merged(rw.Old, rw.New), arg), args)
 	default:
-		return t.exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(rw.New, arg), args)
+		return t.Exists(ctx, "SELECT 1 FROM "+table+" WHERE "+w.guard(rw.New, arg), args)
 	}
 }
 
@@ -296,27 +289,17 @@ func merged(old, new []ColumnValue) []ColumnValue {
 // are.
 func (w writebackSQL) value(cv ColumnValue) any {
 	c := cv.Column
+	if p, ok := w.f.Param(c, cv.Value); ok {
+		return p
+	}
 	switch x := cv.Value.(type) {
 	case nil:
 		return nil
 	case time.Time:
-		switch c.Kind {
-		case introspect.KindDate:
+		if c.Kind == introspect.KindDate {
 			return x.Format("2006-01-02")
-		case introspect.KindTimestampTZ:
-			if w.postgre {
-				return x.UTC().Format("2006-01-02 15:04:05.999999999") + "+00"
-			}
 		}
 		return x.UTC().Format("2006-01-02 15:04:05.999999999")
-	case bool:
-		if !w.postgre {
-			if x {
-				return int64(1)
-			}
-			return int64(0)
-		}
-		return strconv.FormatBool(x)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case []byte:
@@ -326,127 +309,58 @@ func (w writebackSQL) value(cv ColumnValue) any {
 		return x
 	case []string: // a MySQL SET
 		return strings.Join(x, ",")
-	case int64:
-		if w.postgre {
-			return strconv.FormatInt(x, 10)
-		}
-		return x
+	case []any: // a PostgreSQL array
+		return w.arrayText(c, x)
 	}
 	return cv.Value
 }
 
-// pgWriteback writes back into PostgreSQL.
-type pgWriteback struct{ c *pgx.Conn }
-
-func (p *pgWriteback) Apply(ctx context.Context, ws []RowWrite) (Outcome, error) {
-	t, err := p.c.Begin(ctx)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("source: writing back: beginning a transaction: %w", unwrapPG(err))
+// arrayText is the text of a PostgreSQL array of column c with the
+// elements elems (nested arrays as []any): {"a","b",NULL}, every element
+// quoted (a backslash before each " and \) in the text the element's type
+// reads, separated by the element type's delimiter.
+func (w writebackSQL) arrayText(c *introspect.Column, elems []any) string {
+	elem := &introspect.Column{Name: c.Name, Kind: c.Elem, Precision: c.Precision}
+	delim := ","
+	if c.Delim != "" {
+		delim = c.Delim
 	}
-	defer t.Rollback(context.Background())
-	out, err := writebackSQL{d: introspect.Postgres.Dialect(), postgre: true}.apply(ctx, pgTx{t}, ws)
-	if err != nil || out.Kind != Applied {
-		return out, err
-	}
-	if err := t.Commit(ctx); err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "23503" { // a deferred foreign key
-			return Outcome{Kind: Deferred, Reason: pe.Message}, nil
+	var b strings.Builder
+	var write func([]any)
+	write = func(xs []any) {
+		b.WriteByte('{')
+		for i, x := range xs {
+			if i > 0 {
+				b.WriteString(delim)
+			}
+			switch v := x.(type) {
+			case nil:
+				b.WriteString("NULL")
+			case []any:
+				write(v)
+			default:
+				b.WriteString(quoteArrayElement(w.elementText(elem, v)))
+			}
 		}
-		return Outcome{}, fmt.Errorf("source: writing back: committing: %w", unwrapPG(err))
+		b.WriteByte('}')
 	}
-	return out, nil
+	write(elems)
+	return b.String()
 }
 
-func (p *pgWriteback) Close() error { return p.c.Close(context.Background()) }
-
-type pgTx struct{ t pgx.Tx }
-
-func (t pgTx) exec(ctx context.Context, q string, args []any) (int64, error) {
-	tag, err := t.t.Exec(ctx, q, args...)
-	if err != nil {
-		return 0, err
+// elementText is the text of one array element.
+func (w writebackSQL) elementText(elem *introspect.Column, v any) string {
+	switch x := w.value(ColumnValue{Column: elem, Value: v}).(type) {
+	case string:
+		return x
+	case []byte: // bytea, in its hex form
+		return `\x` + hex.EncodeToString(x)
+	default:
+		return fmt.Sprint(x)
 	}
-	return tag.RowsAffected(), nil
 }
 
-func (t pgTx) exists(ctx context.Context, q string, args []any) (bool, error) {
-	rows, err := t.t.Query(ctx, q+" LIMIT 1", args...)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	found := rows.Next()
-	rows.Close()
-	return found, rows.Err()
-}
-
-// myWriteback writes back into MySQL or MariaDB.
-type myWriteback struct{ db *sql.DB }
-
-func (m *myWriteback) Apply(ctx context.Context, ws []RowWrite) (Outcome, error) {
-	t, err := m.db.BeginTx(ctx, nil)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("source: writing back: beginning a transaction: %w", err)
-	}
-	defer t.Rollback()
-	out, err := writebackSQL{d: introspect.MySQL.Dialect()}.apply(ctx, myTx{t}, ws)
-	if err != nil || out.Kind != Applied {
-		return out, err
-	}
-	if err := t.Commit(); err != nil {
-		return Outcome{}, fmt.Errorf("source: writing back: committing: %w", err)
-	}
-	return out, nil
-}
-
-func (m *myWriteback) Close() error { return m.db.Close() }
-
-type myTx struct{ t *sql.Tx }
-
-func (t myTx) exec(ctx context.Context, q string, args []any) (int64, error) {
-	res, err := t.t.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-func (t myTx) exists(ctx context.Context, q string, args []any) (bool, error) {
-	rows, err := t.t.QueryContext(ctx, q+" LIMIT 1", args...)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	found := rows.Next()
-	rows.Close()
-	return found, rows.Err()
-}
-
-// duplicateKey says whether err is MySQL's refusal of a key another row
-// holds (the statement alone is undone; the transaction goes on).
-func duplicateKey(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1062
-}
-
-// deferral is why the database refused a write for now (a foreign key, a
-// key that another row holds), or "" for an error that is a failure.
-func (w writebackSQL) deferral(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "23503", "23505": // foreign_key_violation, unique_violation (of an update's new key)
-			return pe.Message
-		}
-		return ""
-	}
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case 1451, 1452, 1062: // a row still referenced, a referenced row missing, a duplicate key
-			return me.Message
-		}
-	}
-	return ""
+// quoteArrayElement is s in double quotes, a backslash before each " and \.
+func quoteArrayElement(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

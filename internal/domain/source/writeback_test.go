@@ -1,11 +1,13 @@
-package source
+package source_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/remodel-dev/remodel/internal/domain/introspect"
+	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
+	"github.com/remodel-dev/remodel/introspect"
 )
 
 // TestWritebackInsertTwice: an insert applied again (a change replayed
@@ -16,25 +18,25 @@ import (
 func TestWritebackInsertTwice(t *testing.T) {
 	for _, eng := range testenv.Engines {
 		t.Run(eng.Name, func(t *testing.T) {
-			ctx := testContext(t)
+			ctx := sourcetest.Context(t)
 			dsn := eng.Fresh(t)
 			eng.Exec(t, dsn, "CREATE TABLE w (id int PRIMARY KEY, name varchar(20) NOT NULL)")
-			src := openSource(t, ctx, dsn)
-			tab := inspectTable(t, ctx, src, "w")
-			wb, err := OpenWriteback(ctx, src)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "w")
+			wb, err := source.OpenWriteback(ctx, src)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer wb.Close()
-			row := func(id int64, name string) []RowWrite {
-				cvs := []ColumnValue{{tab.Columns[0], id}, {tab.Columns[1], name}}
-				return []RowWrite{{Op: WriteInsert, Table: tab, Key: cvs[:1], New: cvs, Row: "id=1"}}
+			row := func(id int64, name string) []source.RowWrite {
+				cvs := []source.ColumnValue{{tab.Columns[0], id}, {tab.Columns[1], name}}
+				return []source.RowWrite{{Op: source.WriteInsert, Table: tab, Key: cvs[:1], New: cvs, Row: "id=1"}}
 			}
 			for i, want := range []struct {
 				name    string
-				kind    OutcomeKind
+				kind    source.OutcomeKind
 				already int
-			}{{"a", Applied, 0}, {"a", Applied, 1}, {"b", Deferred, 0}} {
+			}{{"a", source.Applied, 0}, {"a", source.Applied, 1}, {"b", source.Deferred, 0}} {
 				out, err := wb.Apply(ctx, row(1, want.name))
 				if err != nil {
 					t.Fatal(err)
@@ -51,7 +53,7 @@ func TestWritebackInsertTwice(t *testing.T) {
 }
 
 // scanByIDAny is the name column of tab's rows.
-func scanByIDAny(t *testing.T, ctx context.Context, src Source, tab *introspect.Table) []string {
+func scanByIDAny(t *testing.T, ctx context.Context, src source.Source, tab *introspect.Table) []string {
 	t.Helper()
 	snap, err := src.Snapshot(ctx, 1)
 	if err != nil {
@@ -59,8 +61,52 @@ func scanByIDAny(t *testing.T, ctx context.Context, src Source, tab *introspect.
 	}
 	defer snap.Close()
 	var out []string
-	for _, r := range scan(t, ctx, snap.Readers()[0], tab, "", 0) {
+	for _, r := range sourcetest.Scan(t, ctx, snap.Readers()[0], tab, "", 0) {
 		out = append(out, r[1].(string))
 	}
 	return out
+}
+
+// TestWritebackJSONGuard: an update of a JSON column is guarded by the
+// document's value, not its text: a row stored with other spacing, key
+// order and number forms is found and updated; a row holding another
+// document is a Conflict, nothing written. On both engines (MariaDB's JSON
+// is text, compared through JSON_NORMALIZE; MySQL's CAST AS JSON,
+// PostgreSQL's jsonb).
+func TestWritebackJSONGuard(t *testing.T) {
+	for _, eng := range testenv.Engines {
+		t.Run(eng.Name, func(t *testing.T) {
+			ctx := sourcetest.Context(t)
+			dsn := eng.Fresh(t)
+			typ := map[string]string{"postgres": "jsonb", "mysql": "json"}[eng.Name]
+			eng.Exec(t, dsn, "CREATE TABLE w (id int PRIMARY KEY, doc "+typ+")")
+			eng.Exec(t, dsn, `INSERT INTO w VALUES (1, '{"b": 1.50,  "a": [1, {}]}')`)
+			src := sourcetest.Open(t, ctx, dsn)
+			tab := sourcetest.InspectTable(t, ctx, src, "w")
+			wb, err := source.OpenWriteback(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer wb.Close()
+			update := func(old, new string) source.OutcomeKind {
+				t.Helper()
+				key := []source.ColumnValue{{tab.Columns[0], int64(1)}}
+				out, err := wb.Apply(ctx, []source.RowWrite{{Op: source.WriteUpdate, Table: tab, Key: key, Row: "id=1",
+					Old: append(key, source.ColumnValue{tab.Columns[1], []byte(old)}), New: []source.ColumnValue{{tab.Columns[1], []byte(new)}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out.Kind
+			}
+			if k := update(`{"a":[1,{}],"b":1.5}`, `{"c":true}`); k != source.Applied {
+				t.Errorf("update guarded by the same document in another text: outcome %d, want Applied", k)
+			}
+			if k := update(`{"a":[1,{}],"b":1.5}`, `{"d":1}`); k != source.Conflict {
+				t.Errorf("update guarded by a document the row no longer holds: outcome %d, want Conflict", k)
+			}
+			if k := update(`{"c": true}`, `{"e":null}`); k != source.Applied {
+				t.Errorf("update guarded by the document written: outcome %d, want Applied", k)
+			}
+		})
+	}
 }

@@ -48,11 +48,7 @@ func TestLate(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("the held answer came before the client gave up")
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, abandoned := late.Counts(); abandoned == 1 || time.Now().After(deadline) {
-			break
-		}
-	}
+	waitFor(t, "the held answer to be abandoned", func() bool { _, abandoned := late.Counts(); return abandoned >= 1 })
 	if delivered, abandoned := late.Counts(); delivered != 1 || abandoned != 1 {
 		t.Errorf("%d answers delivered, %d abandoned; want 1 and 1", delivered, abandoned)
 	}

@@ -350,8 +350,17 @@ func TestMatchHookAndProbability(t *testing.T) {
 	}
 }
 
+// TestDelayGivesUpWithTheClient: a request held by Delay whose client gives
+// up is let go at once (the proxy's handler returns) and never forwarded.
 func TestDelayGivesUpWithTheClient(t *testing.T) {
-	_, up, url := start(t, 1, faultproxy.Rule{Fault: faultproxy.Delay, Prob: 1, Delay: time.Minute})
+	p, up, _ := start(t, 1, faultproxy.Rule{Fault: faultproxy.Delay, Prob: 1, Delay: time.Minute})
+	handled := make(chan struct{}, 1)
+	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.ServeHTTP(w, r)
+		handled <- struct{}{}
+	}))
+	t.Cleanup(ps.Close)
+	url := ps.URL
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(batchBody(1)))
@@ -363,7 +372,11 @@ func TestDelayGivesUpWithTheClient(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %s", d)
 	}
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-handled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the proxy still held the request 30s after its client gave up")
+	}
 	if got := up.received(); len(got) != 0 {
 		t.Errorf("a request the client gave up on was forwarded: %v", got)
 	}

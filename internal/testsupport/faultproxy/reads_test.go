@@ -146,6 +146,7 @@ func TestUnprocessedKeys(t *testing.T) {
 }
 
 func TestLag(t *testing.T) {
+	begin := time.Now()
 	p, _, db := startReader(t, faultproxy.Rule{Fault: faultproxy.Lag, Index: "GSI1", For: 500 * time.Millisecond})
 	query := func(index string) *dynamodb.QueryOutput {
 		t.Helper()
@@ -170,12 +171,25 @@ func TestLag(t *testing.T) {
 	if out := query("GSI2"); len(out.Items) != 3 {
 		t.Errorf("another index lost items: %d", len(out.Items))
 	}
-	time.Sleep(600 * time.Millisecond)
-	if out := query("GSI1"); len(out.Items) != 3 || out.Count != 3 {
-		t.Errorf("after the lag: %d items, Count %d", len(out.Items), out.Count)
-	}
-	if s := p.Stats(); s.Injected[faultproxy.Lag] != 1 || s.LaggedItems != 3 {
-		t.Errorf("stats %+v", s)
+	// The index lags for 500ms from when the rules were set: every answer
+	// until then is empty, and the first full one ends the lag.
+	lagged := 1
+	waitFor(t, "the lag of GSI1 to end", func() bool {
+		out := query("GSI1")
+		if len(out.Items) == 0 {
+			lagged++
+			return false
+		}
+		if len(out.Items) != 3 || out.Count != 3 {
+			t.Errorf("after the lag: %d items, Count %d", len(out.Items), out.Count)
+		}
+		if d := time.Since(begin); d < 500*time.Millisecond {
+			t.Errorf("the lag of 500ms ended after %s", d)
+		}
+		return true
+	})
+	if s := p.Stats(); s.Injected[faultproxy.Lag] != lagged || s.LaggedItems != 3*lagged {
+		t.Errorf("stats %+v, want %d lagged answers of 3 items", s, lagged)
 	}
 
 	// Keep: part of the answer stays; First counts requests.

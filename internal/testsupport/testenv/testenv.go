@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,13 +228,16 @@ func ExecMySQL(t testing.TB, dsn, script string) {
 	}
 }
 
-// Engines lists the source engines a shared suite runs against, with a
-// function that creates a fresh database of that engine.
-var Engines = []struct {
+// engineEntry is one engine of Engines.
+type engineEntry = struct {
 	Name  string
 	Fresh func(testing.TB) string
 	Exec  func(testing.TB, string, string)
-}{
+}
+
+// Engines lists the source engines a shared suite runs against, with a
+// function that creates a fresh database of that engine.
+var Engines = []engineEntry{
 	{"postgres", Postgres, ExecPostgres},
 	{"mysql", MySQL, ExecMySQL},
 }
@@ -242,16 +246,16 @@ var Engines = []struct {
 // into the database at dsn. engine is "postgres" or "mysql".
 func LoadExample(t testing.TB, engine, dsn, dir string) {
 	t.Helper()
-	exec := ExecPostgres
-	if engine == "mysql" {
-		exec = ExecMySQL
+	i := slices.IndexFunc(Engines, func(e engineEntry) bool { return e.Name == engine })
+	if i < 0 {
+		t.Fatalf("testenv: no engine %q in Engines", engine)
 	}
 	for _, f := range []string{"schema." + engine + ".sql", "data.sql"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatalf("testenv: reading example: %v", err)
 		}
-		exec(t, dsn, string(b))
+		Engines[i].Exec(t, dsn, string(b))
 	}
 }
 

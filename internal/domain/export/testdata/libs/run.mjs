@@ -9,9 +9,17 @@
 // params}]}. The module is type-checked against ElectroDB's own types,
 // compiled (type-checked when the job's typecheck is set), and each call runs the access pattern's function of the module
 // and the finds that extensions.remodel.accessPatterns of the OneTable schema
-// names. Prints {typeErrors, electrodb: [result per call], onetable: [...]},
+// names (each with its index, reverse, limit and where). Prints {typeErrors, electrodb: [result per call], onetable: [...]},
 // a result being {items} or {error}; with several entities, items is an
-// object of entity name → items.
+// object of entity name → items. The job's writes ([{lib: "electrodb" or
+// "onetable", entity, item}]) are done first, each a put of a new item
+// through that library's entity or model (ElectroDB's put, OneTable's
+// create); their results ({} or {error}) are under writes. The job's gets
+// ([{entity, props}]: an entity's name and its table key's properties)
+// are each a get by key through ElectroDB's entity (reading with or
+// without ownership as the module's own reads do) and OneTable's model;
+// their results, {items} with the one item found or none, or {error}, are
+// under gets.electrodb and gets.onetable.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
@@ -28,7 +36,7 @@ const { Table } = require("dynamodb-onetable");
 // Type-check and compile the module in a folder under LIBS, so that its
 // imports resolve to LIBS/node_modules.
 const work = fs.mkdtempSync(path.join(libs, "run-"));
-const out = { typeErrors: [], electrodb: [], onetable: [] };
+const out = { typeErrors: [], electrodb: [], onetable: [], writes: [], gets: { electrodb: [], onetable: [] } };
 try {
   const src = path.join(work, "schema.ts");
   fs.copyFileSync(job.electrodb, src);
@@ -53,7 +61,20 @@ try {
   const schema = JSON.parse(fs.readFileSync(job.onetable, "utf8"));
   const table = new Table({ client, name: job.table, schema, partial: false });
 
-  for (const c of job.calls) {
+  for (const w of job.writes || []) {
+    try {
+      if (w.lib == "electrodb") {
+        if (refused) throw new Error(refused);
+        await entities[w.entity].put(w.item).go();
+      } else {
+        await table.getModel(w.entity).create(w.item, { exists: null });
+      }
+      out.writes.push({});
+    } catch (e) {
+      out.writes.push({ error: String(e && e.message || e) });
+    }
+  }
+  for (const c of job.calls || []) {
     try {
       if (refused) throw new Error(refused);
       const f = mod.accessPatterns[c.pattern];
@@ -75,6 +96,7 @@ try {
         do {
           const params = { reverse: f.reverse || false, next, limit: f.limit || undefined };
           if (f.index) params.index = f.index;
+          if (f.where) params.where = f.where;
           const page = await model.find(props, params);
           items.push(...page);
           next = page.next;
@@ -84,6 +106,25 @@ try {
       out.onetable.push({ items: finds.length == 1 ? res[finds[0].model] : res });
     } catch (e) {
       out.onetable.push({ error: String(e && e.message || e) });
+    }
+  }
+  const ignoreOwnership = /ignoreOwnership: true/.test(fs.readFileSync(src, "utf8"));
+  for (const g of job.gets || []) {
+    try {
+      if (refused) throw new Error(refused);
+      const e = entities[g.entity];
+      if (!e) throw new Error(`the module has no entity ${g.entity}`);
+      const { data } = await e.get(g.props).go({ ignoreOwnership });
+      out.gets.electrodb.push({ items: data ? [data] : [] });
+    } catch (e) {
+      out.gets.electrodb.push({ error: String(e && e.message || e) });
+    }
+    try {
+      if (!schema.models[g.entity]) throw new Error(`the schema has no model ${g.entity}`);
+      const item = await table.getModel(g.entity).get(g.props);
+      out.gets.onetable.push({ items: item ? [item] : [] });
+    } catch (e) {
+      out.gets.onetable.push({ error: String(e && e.message || e) });
     }
   }
 } finally {
