@@ -94,7 +94,7 @@ INSERT INTO ev SELECT g, 'G' || g, 'x' FROM generate_series(1, 10) g;`, capacity
 // TestSkewedCapacity: one large item collection (1 500 items on one
 // partition key, read first, whose limit is a quarter of the table's)
 // beside 2 500 one-item partitions, behind the capacity model: the hot
-// key's batches go on in lanes at their key's pace (lanes.go) while the
+// key's batches go on in lanes at their key's pace (batchwrite.Lanes) while the
 // writers take the other keys' batches, so the run uses at least 0.85 of
 // what the model allows (the least time is the hot key's: 1 500 units at
 // 200 a second, less its bucket's burst). Without lanes every writer

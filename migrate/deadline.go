@@ -1,8 +1,6 @@
 package migrate
 
 import (
-	"context"
-	"sync"
 	"time"
 )
 
@@ -26,30 +24,5 @@ func (o *Options) runDefaults() {
 	}
 	if o.LockStale <= 0 {
 		o.LockStale = DefaultLockStale
-	}
-}
-
-// afterGrace returns a context with ctx's values that is canceled grace
-// after ctx is done (or when done is called): requests already in flight
-// when a run stops use it to get their answer.
-func afterGrace(ctx context.Context, grace time.Duration) (inflight context.Context, done func()) {
-	inflight, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var mu sync.Mutex
-	var timer *time.Timer
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if inflight.Err() == nil {
-			timer = time.AfterFunc(grace, cancel)
-		}
-	})
-	return inflight, func() {
-		stop()
-		cancel()
-		mu.Lock()
-		defer mu.Unlock()
-		if timer != nil {
-			timer.Stop()
-		}
 	}
 }

@@ -36,7 +36,9 @@
 // Sinks (sink.go; the contract is internal/domain/sink.Sink): the writers
 // send the batches into the one sink newSink chose for the run, having
 // rejected the rows whose item has the lock item's key: the table, through
-// the BatchWriteItem writer (writer.go); ImportTable's objects in S3 or a
+// the BatchWriteItem sink (internal/domain/sink/batchwrite, of which the
+// writer, writer.go, is the pipeline's side: it makes the sink, hands it
+// batches and counts, records and settles what it acknowledges); ImportTable's objects in S3 or a
 // local directory (s3sink.go, --to); or the null sink (--to null:,
 // internal/domain/sink/null), which acknowledges every item and writes
 // nothing, with no table, lock or checkpoint. A sink acknowledges an item
@@ -47,9 +49,10 @@
 // limit past which it is taken over, and removal however the run ends. When
 // the run stops (an error, a canceled context) the writers send nothing new
 // but wait a grace period for the answers of their requests in flight, so
-// that the report counts exactly what DynamoDB acknowledged (deadline.go).
-// An optional rate limit (a token bucket of write units) paces the writers,
-// and a throttled answer pauses all of them together (rate.go). Into a table
+// that the report counts exactly what DynamoDB acknowledged
+// (backoff.AfterGrace). An optional rate limit (a token bucket of write
+// units) paces the writers, and a throttled answer pauses all of them
+// together (batchwrite.RateLimit and Gate). Into a table
 // that held items, the run counts them first and, at the end, finds (and on
 // request deletes) the items it did not write (stray.go). Progress: the
 // copy's rows per entity, read from the report's own counters, with totals

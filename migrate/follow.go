@@ -377,7 +377,7 @@ func (f *follower) busy(n int) {
 	f.busyTxns = n
 	if n > 0 {
 		f.busySince = time.Now()
-		f.busyRetries = f.w.c.retries.Load()
+		f.busyRetries = f.w.c.sent.Retries.Load()
 	}
 }
 
@@ -903,7 +903,7 @@ func runFollow(ctx context.Context, o Options, rep *Report, fol source.Follower,
 	st := tr.followState()
 	// A writer of its own: the copy's counts are the copy's.
 	fw := newWriter(o, &counters{perEntity: map[string]*entityCounters{}}, rej)
-	fw.gate, fw.limit = w.gate, w.limit
+	fw.shareLimits(w)
 	fw.doubted = tr.followDoubted // its own requests in doubt too: one may land after a newer batch's
 	f := &follower{o: o, fp: fp, w: fw, rej: rej, tr: tr, per: map[string]*FollowEntity{}, items: heldItems(rep, w),
 		rep: &FollowReport{Slot: st.Slot, Publication: st.Publication, Start: st.Start, Applied: st.Applied}}

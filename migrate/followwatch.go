@@ -37,14 +37,21 @@ type followWatch struct {
 	headErrAt time.Time // since when readings fail
 	applied   source.Position
 	movedAt   time.Time // when applied last moved
-	waited    int64     // the rate limit's wait, at the last reading
-	waitedAt  time.Time
-	limited   bool // the rate limit held the writes back for most of the last interval
+	// limitWaited is how long writes waited for the rate limit in all;
+	// nil: no limit.
+	limitWaited func() time.Duration
+	waited      time.Duration // limitWaited at the last reading
+	waitedAt    time.Time
+	limited     bool // the rate limit held the writes back for most of the last interval
 }
 
 func newFollowWatch(f *follower, stream source.Stream) *followWatch {
 	now := time.Now()
-	return &followWatch{f: f, stream: stream, movedAt: now, waitedAt: now}
+	w := &followWatch{f: f, stream: stream, movedAt: now, waitedAt: now}
+	if l := f.w.cfg.Limit; l != nil {
+		w.limitWaited = l.Waited
+	}
+	return w
 }
 
 // start reads the head every headEvery until stop is called.
@@ -89,9 +96,9 @@ func (w *followWatch) read(ctx context.Context) {
 	default:
 		w.headErr = err
 	}
-	if l := w.f.w.limit; l != nil {
-		waited := l.waited.Load()
-		w.limited = time.Duration(waited-w.waited) > now.Sub(w.waitedAt)/2
+	if w.limitWaited != nil {
+		waited := w.limitWaited()
+		w.limited = waited-w.waited > now.Sub(w.waitedAt)/2
 		w.waited, w.waitedAt = waited, now
 	}
 }
@@ -142,9 +149,9 @@ func (w *followWatch) stallCause(now time.Time) string {
 		return fmt.Sprintf("the change stream has brought nothing for %s while the source is ahead", now.Sub(w.movedAt).Round(time.Second))
 	case w.limited:
 		return fmt.Sprintf("applying %d transactions for %s, held back by --rate-limit %d write units/s", txns, now.Sub(since).Round(time.Second), f.o.RateLimit)
-	case f.w.c.retries.Load() > retries:
+	case f.w.c.sent.Retries.Load() > retries:
 		return fmt.Sprintf("DynamoDB is not taking the writes: applying %d transactions for %s, %d attempts retried; retrying until %s", txns, now.Sub(since).Round(time.Second),
-			f.w.c.retries.Load()-retries, since.Add(f.o.Backoff.Deadline).Format(time.TimeOnly))
+			f.w.c.sent.Retries.Load()-retries, since.Add(f.o.Backoff.Deadline).Format(time.TimeOnly))
 	}
 	return fmt.Sprintf("applying %d transactions for %s", txns, now.Sub(since).Round(time.Second))
 }

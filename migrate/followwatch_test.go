@@ -9,6 +9,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/source"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // watchStream is a stream whose status and head the test sets.
@@ -30,7 +31,7 @@ func (s *watchStream) Head(context.Context) (source.Position, error) {
 func TestFollowWatch(t *testing.T) {
 	now := time.Now()
 	newWatch := func(st source.StreamStatus, headErr error, since time.Duration) (*followWatch, *follower) {
-		f := &follower{o: Options{RateLimit: 500, Backoff: DefaultBackoff}, w: &writer{c: &counters{}, limit: newRateLimit(500, now)}}
+		f := &follower{o: Options{RateLimit: 500, Backoff: DefaultBackoff}, w: newWriter(Options{Plan: &mapping.Plan{}, RateLimit: 500}, &counters{}, nil)}
 		s := &watchStream{st: st, headErr: headErr}
 		w := newFollowWatch(f, s)
 		w.applied, w.movedAt = st.Applied, now.Add(-since)
@@ -63,12 +64,12 @@ func TestFollowWatch(t *testing.T) {
 				f.busySince = now.Add(-c.since)
 			}
 			if c.retried {
-				f.w.c.retries.Add(2)
+				f.w.c.sent.Retries.Add(2)
 			}
 			w.read(context.Background()) // the head reading (and its error)
 			if c.limited {
 				w.waitedAt = now.Add(-headEvery)
-				f.w.limit.waited.Add(int64(headEvery)) // waited for units the whole interval
+				w.limitWaited = func() time.Duration { return headEvery } // waited for units the whole interval
 				w.read(context.Background())
 			}
 			l := w.lag()

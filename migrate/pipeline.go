@@ -17,6 +17,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/progress"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
 	"github.com/remodel-dev/remodel/internal/domain/sink"
+	"github.com/remodel-dev/remodel/internal/domain/sink/batchwrite"
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -40,7 +41,7 @@ type Options struct {
 	AllowNonEmpty bool
 	Readers       int // source connections reading entities in parallel
 	// Writers is the most BatchWriteItem requests in flight at once: the
-	// writers adapt how many they send at once to throttling (adapt.go),
+	// writers adapt how many they send at once to throttling (batchwrite.Adaptive),
 	// from 4 up to Writers. FixedWriters keeps Writers requests in flight
 	// whatever DynamoDB answers (the behaviour before; for comparisons).
 	Writers      int
@@ -250,9 +251,10 @@ func pipeline(ctx context.Context, o Options, rep *Report, reads []plannedRead, 
 		defer close(batches)
 		return renderAll(ctx, o, chunks, coll, batches, rej, c)
 	})
-	if snk == sink.Sink(w) && w.conc != nil { // into the table: batches of one large item collection go on in lanes (lanes.go)
-		w.lanes = newLanes(laneItems)
-		defer func() { w.lanes = nil }() // not for --follow
+	var lanes *batchwrite.Lanes
+	if ts, ok := snk.(*batchwrite.Sink); ok && w.cfg.Conc != nil { // into the table: batches of one large item collection go on in lanes
+		lanes = batchwrite.NewLanes(batchwrite.LaneItems) // the copy's only: --follow applies a key's changes in order
+		snk = ts.WithLanes(lanes)
 	}
 	var writers sync.WaitGroup
 	for range o.Writers {
@@ -262,10 +264,10 @@ func pipeline(ctx context.Context, o Options, rep *Report, reads []plannedRead, 
 			return sinkWriter(ctx, w, snk, batches)
 		})
 	}
-	if w.lanes != nil {
+	if lanes != nil {
 		g.Go(func() error { // within the group: its context lives until the lanes are done
 			writers.Wait()
-			return w.lanes.wait()
+			return lanes.Wait()
 		})
 	}
 	err = g.Wait()

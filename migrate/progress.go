@@ -49,10 +49,10 @@ func copyPhase(ctx context.Context, o Options, readers []source.Reader, c *count
 		}
 	}
 	ph := o.Progress.Phase("copy", "rows", tasks)
-	ph.Tally(progress.Tally{Name: "rejected", Count: c.rejected.Load}, progress.Tally{Name: "retries", Count: c.retries.Load})
-	if w != nil && w.conc != nil {
-		ph.Tally(progress.Tally{Name: "requests in flight", Count: w.conc.inFlight},
-			progress.Tally{Name: "s paused by throttling", Count: func() int64 { return w.gate.paused.Load() / int64(time.Second) }})
+	ph.Tally(progress.Tally{Name: "rejected", Count: c.rejected.Load}, progress.Tally{Name: "retries", Count: c.sent.Retries.Load})
+	if w != nil && w.cfg.Conc != nil {
+		ph.Tally(progress.Tally{Name: "requests in flight", Count: w.cfg.Conc.InFlight},
+			progress.Tally{Name: "s paused by throttling", Count: func() int64 { return int64(w.cfg.Gate.Paused() / time.Second) }})
 	}
 	return ph, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
+	"github.com/remodel-dev/remodel/internal/domain/sink/batchwrite"
 	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/mapping"
@@ -98,7 +99,10 @@ func refusedSetup(t *testing.T, rules ...faultproxy.Rule) (*dynamo.Client, *dyna
 func refusedWriter(db *dynamo.Client, name string, rej *rejects) (*writer, *counters) {
 	c := &counters{perEntity: map[string]*entityCounters{"a": {}, "b": {}}}
 	fast := Backoff{Base: time.Millisecond, Cap: 10 * time.Millisecond, Deadline: 30 * time.Second}
-	return &writer{db: db, table: testTable, name: name, backoff: fast, c: c, rej: rej}, c
+	w := &writer{table: testTable, c: c, rej: rej}
+	w.cfg = batchwrite.Config{Client: db, Table: testTable, Name: name, Backoff: fast, Stats: &c.sent, Doubted: w.doubtedItems}
+	w.remake()
+	return w, c
 }
 
 // TestRefusedItems: DynamoDB Local refuses a batch holding a set with a

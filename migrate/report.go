@@ -175,10 +175,10 @@ func (r *Report) finish(p *mapping.Plan, c *counters, rej *rejects) {
 	r.Seconds = r.Duration.Seconds()
 	r.RowsRead = c.read.Load()
 	r.ItemsWritten = c.written.Load()
-	r.ItemsUnknown = c.unknown.Load()
+	r.ItemsUnknown = c.sent.Unknown.Load()
 	r.Rejected = c.rejected.Load()
-	r.Retries = c.retries.Load()
-	r.Throttled = c.throttled.Load()
+	r.Retries = c.sent.Retries.Load()
+	r.Throttled = c.sent.Throttled.Load()
 	r.StrayDeleted = c.deleted.Load()
 	c.mu.Lock()
 	r.WriteUnits = c.units
@@ -214,13 +214,14 @@ type ConcurrencyReport struct {
 // concurrency is the writer's adaptive concurrency for the report; nil
 // when it has none.
 func (w *writer) concurrency() *ConcurrencyReport {
-	if w == nil || w.conc == nil {
+	if w == nil || w.cfg.Conc == nil {
 		return nil
 	}
-	r := &ConcurrencyReport{Writers: w.conc.max, Peak: w.conc.peak.Load(), Cuts: w.conc.cuts.Load()}
-	if w.gate != nil {
-		r.Pauses = w.gate.pauses.Load()
-		r.Paused = time.Duration(w.gate.paused.Load()).Seconds()
+	conc := w.cfg.Conc
+	r := &ConcurrencyReport{Writers: conc.Max(), Peak: conc.Peak(), Cuts: conc.Cuts()}
+	if g := w.cfg.Gate; g != nil {
+		r.Pauses = g.Pauses()
+		r.Paused = g.Paused().Seconds()
 	}
 	return r
 }

@@ -94,6 +94,37 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 	if err != nil {
 		return err
 	}
+	want := importDefinition(&o.Plan.Table, o.Table)
+	problems := missingShards(o, set)
+	so, more := listedObjects(o, set.Manifests, want.JSON())
+	problems = append(problems, more...)
+	problems = append(problems, manifestConflicts(set.Manifests)...)
+	more, err = sf.shardsStart(o, tr, set.Manifests) // followed: from the earliest shard's start (s3shardfollow.go)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, more...)
+	more, err = so.underPrefix(ctx, o)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, more...)
+	if len(so.objs) > MaxImportObjects {
+		problems = append(problems, fmt.Sprintf("the shards wrote %d objects, more than the %d one ImportTable reads: run them again with a larger --object-size", len(so.objs), MaxImportObjects))
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems[min(len(problems), len(set.Missing)+len(set.Others)):])
+		if len(problems) > 10 {
+			problems = append(problems[:10], fmt.Sprintf("and %d more", len(problems)-10))
+		}
+		return fmt.Errorf("migrate: --import --shards-done %d: %s", o.ShardsDone, strings.Join(problems, "; "))
+	}
+	return so.load(ctx, o, rep, tr, want)
+}
+
+// missingShards are the problems of a set of manifests that lacks a
+// shard's or holds another job's.
+func missingShards(o Options, set *shardManifests) []string {
 	var problems []string
 	if len(set.Missing) > 0 {
 		var names []string
@@ -105,18 +136,30 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 	for _, other := range set.Others {
 		problems = append(problems, o.To.URL(other)+" is the manifest of another job or run beside the prefix")
 	}
-	want := importDefinition(&o.Plan.Table, o.Table)
-	wantJSON := want.JSON()
-	listedIn := map[string]s3Object{}
-	var comp string
-	var objs []s3Object
-	var items int64
-	for _, m := range set.Manifests {
+	return problems
+}
+
+// shardObjects are the objects the shards' manifests list, to be
+// imported together.
+type shardObjects struct {
+	byKey map[string]s3Object
+	objs  []s3Object
+	comp  string // the compression the manifests name
+	items int64
+}
+
+// listedObjects gathers the objects the manifests list, with the problems
+// of manifests that disagree with each other or with the mapping (whose
+// table definition, as JSON, is wantJSON).
+func listedObjects(o Options, manifests []shardManifestRead, wantJSON string) (*shardObjects, []string) {
+	so := &shardObjects{byKey: map[string]s3Object{}}
+	var problems []string
+	for _, m := range manifests {
 		url := o.To.ShardManifestURL(m.shard.FileSuffix())
-		if comp == "" {
-			comp = m.Compression
-		} else if m.Compression != comp {
-			problems = append(problems, fmt.Sprintf("%s names compression %s, another shard's %s", url, m.Compression, comp))
+		if so.comp == "" {
+			so.comp = m.Compression
+		} else if m.Compression != so.comp {
+			problems = append(problems, fmt.Sprintf("%s names compression %s, another shard's %s", url, m.Compression, so.comp))
 		}
 		if o.MappingDigest != "" && m.MappingDigest != o.MappingDigest {
 			problems = append(problems, fmt.Sprintf("%s was written with another mapping file (SHA-256 %s, the mapping file's is %s)", url, m.MappingDigest, o.MappingDigest))
@@ -125,28 +168,29 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 			problems = append(problems, fmt.Sprintf("%s describes another table than the mapping does: %s, the mapping %s", url, got, wantJSON))
 		}
 		for _, ob := range m.Objects {
-			if was, dup := listedIn[ob.Key]; dup && was.SHA256 != ob.SHA256 {
+			if was, dup := so.byKey[ob.Key]; dup && was.SHA256 != ob.SHA256 {
 				problems = append(problems, fmt.Sprintf("two manifests list %s", o.To.URL(ob.Key)))
 			}
-			listedIn[ob.Key] = ob
-			objs = append(objs, ob)
-			items += ob.Items
+			so.byKey[ob.Key] = ob
+			so.objs = append(so.objs, ob)
+			so.items += ob.Items
 		}
 	}
-	problems = append(problems, manifestConflicts(set.Manifests)...)
-	followProblems, err := sf.shardsStart(o, tr, set.Manifests) // followed: from the earliest shard's start (s3shardfollow.go)
-	if err != nil {
-		return err
-	}
-	problems = append(problems, followProblems...)
+	return so, problems
+}
+
+// underPrefix compares the objects under the prefix with the listed ones:
+// ImportTable imports every object under it.
+func (so *shardObjects) underPrefix(ctx context.Context, o Options) ([]string, error) {
 	listed, err := o.S3.List(ctx, o.To.Bucket, o.To.Prefix)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	var problems []string
 	under := map[string]bool{}
 	for _, l := range listed {
 		under[l.Key] = true
-		ob, ok := listedIn[l.Key]
+		ob, ok := so.byKey[l.Key]
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s is under the prefix but in no shard's manifest: ImportTable would import it too", o.To.URL(l.Key)))
@@ -154,22 +198,17 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 			problems = append(problems, fmt.Sprintf("%s has %d bytes, its manifest says %d", o.To.URL(l.Key), l.Size, ob.Bytes))
 		}
 	}
-	for k := range listedIn {
+	for k := range so.byKey {
 		if !under[k] {
 			problems = append(problems, fmt.Sprintf("%s is in a manifest but not under the prefix", o.To.URL(k)))
 		}
 	}
-	if len(objs) > MaxImportObjects {
-		problems = append(problems, fmt.Sprintf("the shards wrote %d objects, more than the %d one ImportTable reads: run them again with a larger --object-size", len(objs), MaxImportObjects))
-	}
-	if len(problems) > 0 {
-		slices.Sort(problems[min(len(problems), len(set.Missing)+len(set.Others)):])
-		if len(problems) > 10 {
-			problems = append(problems[:10], fmt.Sprintf("and %d more", len(problems)-10))
-		}
-		return fmt.Errorf("migrate: --import --shards-done %d: %s", o.ShardsDone, strings.Join(problems, "; "))
-	}
-	switch strings.ToUpper(comp) {
+	return problems, nil
+}
+
+// load imports the checked objects into a new table of definition want.
+func (so *shardObjects) load(ctx context.Context, o Options, rep *Report, tr *tracker, want *tableCreation) error {
+	switch strings.ToUpper(so.comp) {
 	case "ZSTD":
 		o.Compression = s3out.Zstd
 	default:
@@ -179,6 +218,7 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 	if err := checkNoTable(ctx, o); err != nil {
 		return err
 	}
+	objs := so.objs
 	slices.SortFunc(objs, func(a, b s3Object) int { return strings.Compare(a.Key, b.Key) })
 	for _, ob := range objs {
 		rep.S3.Objects++
@@ -192,7 +232,7 @@ func importShards(ctx context.Context, o Options, rep *Report, sf *followSetup, 
 	if err != nil {
 		return fmt.Errorf("migrate: encoding the import's token: %w", err)
 	}
-	rep.S3.params, rep.S3.manifest, rep.S3.items = want, id, items
+	rep.S3.params, rep.S3.manifest, rep.S3.items = want, id, so.items
 	rep.S3.ShardsImported = o.ShardsDone
 	if err := tr.followLoading(PhaseImport); err != nil {
 		return err

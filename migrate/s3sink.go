@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/domain/av"
+	"github.com/remodel-dev/remodel/internal/domain/backoff"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
 	"github.com/remodel-dev/remodel/internal/domain/sink"
 	"github.com/remodel-dev/remodel/mapping"
@@ -339,7 +340,7 @@ func (s *s3Sink) cut(ctx context.Context, sl *s3Slot) error {
 		return ctx.Err()
 	}
 	s.wg.Add(1)
-	inflight, done := afterGrace(ctx, s.grace)
+	inflight, done := backoff.AfterGrace(ctx, s.grace)
 	go func() {
 		defer s.wg.Done()
 		defer func() { <-s.sem }()

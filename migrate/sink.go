@@ -10,15 +10,13 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/sink/null"
 )
 
-// The sinks (internal/domain/sink: the contract): the DynamoDB table (the
-// writer itself: BatchWriteItem, writer.go), ImportTable's objects in S3
-// or a local directory (s3Sink, s3sink.go), or the null sink (--to null:,
-// internal/domain/sink/null). newSink chooses one for the run.
+// The sinks (internal/domain/sink: the contract): the DynamoDB table
+// (internal/domain/sink/batchwrite, made by the writer, writer.go),
+// ImportTable's objects in S3 or a local directory (s3Sink, s3sink.go), or
+// the null sink (--to null:, internal/domain/sink/null). newSink chooses
+// one for the run.
 
-var (
-	_ sink.Sink = (*writer)(nil)
-	_ sink.Sink = (*s3Sink)(nil)
-)
+var _ sink.Sink = (*s3Sink)(nil)
 
 // newSink is the sink a run's pipeline writes into, chosen by its options:
 // the null sink (o.Null), which acknowledges through w (its counters,
@@ -34,7 +32,7 @@ func newSink(o Options, w *writer, run string) sink.Sink {
 	case o.To != nil:
 		return newS3Sink(o, w.c, run, o.Writers)
 	default:
-		return w
+		return w.snk
 	}
 }
 
@@ -66,19 +64,6 @@ func pendingOf(b sink.Batch) ([]pending, error) {
 	}
 	return pb, nil
 }
-
-// Write writes one batch of the pipeline into the table (w.send: the
-// pipeline rejected its rows of the lock item's key).
-func (w *writer) Write(ctx context.Context, b sink.Batch) error {
-	items, err := pendingOf(b)
-	if err != nil || len(items) == 0 {
-		return err
-	}
-	return w.send(ctx, items)
-}
-
-// Close: every item Write acknowledged was stored when it returned.
-func (w *writer) Close(context.Context, bool) error { return nil }
 
 // writerAcks acknowledges a sink's items as the writer does its own:
 // counted written (their bytes and write units too), their rows settled,

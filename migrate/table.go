@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -82,6 +83,8 @@ func createOnce(ctx context.Context, db dynamo.API, in *dynamodb.CreateTableInpu
 		}
 	}
 }
+
+var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 
 // serviceFailed says whether DynamoDB answered that it failed or is
 // throttling, rather than that the request is wrong.

@@ -1,11 +1,11 @@
-package migrate
+package batchwrite
 
 import (
 	"context"
 	"sync"
 )
 
-// lanes let the batches of one large item collection go at their key's
+// Lanes let the batches of one large item collection go at their key's
 // pace without holding up the others. DynamoDB takes at most 1 000 write
 // units a second for one partition-key value; a collection read in key
 // order fills batch after batch with that one key, and each writer that
@@ -17,7 +17,7 @@ import (
 // that the writer keeps its batch, as before, and the readers wait. The
 // copy's pipeline alone uses lanes: --follow applies changes of one key in
 // order and never hands a batch over.
-type lanes struct {
+type Lanes struct {
 	maxItems int
 
 	mu    sync.Mutex
@@ -26,30 +26,31 @@ type lanes struct {
 	wg    sync.WaitGroup
 }
 
-// laneItems is the most items lanes hold: a few MB for items of a few
-// hundred bytes.
-const laneItems = 10000
+// LaneItems is the most items lanes should hold: a few MB for items of a
+// few hundred bytes.
+const LaneItems = 10000
 
-func newLanes(maxItems int) *lanes { return &lanes{maxItems: maxItems} }
+// NewLanes are lanes that hold at most maxItems items.
+func NewLanes(maxItems int) *Lanes { return &Lanes{maxItems: maxItems} }
 
 // take starts a lane for items unless lanes are full; run writes them.
-func (l *lanes) take(items []pending, run func([]pending) error) bool {
+func (l *Lanes) take(n int, run func() error) bool {
 	if l == nil {
 		return false
 	}
 	l.mu.Lock()
-	if l.items+len(items) > l.maxItems || l.err != nil {
+	if l.items+n > l.maxItems || l.err != nil {
 		l.mu.Unlock()
 		return false
 	}
-	l.items += len(items)
+	l.items += n
 	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		err := run(items)
+		err := run()
 		l.mu.Lock()
-		l.items -= len(items)
+		l.items -= n
 		if err != nil && l.err == nil {
 			l.err = err
 		}
@@ -59,7 +60,7 @@ func (l *lanes) take(items []pending, run func([]pending) error) bool {
 }
 
 // failed is the first error of a lane, nil while none failed.
-func (l *lanes) failed() error {
+func (l *Lanes) failed() error {
 	if l == nil {
 		return nil
 	}
@@ -68,8 +69,8 @@ func (l *lanes) failed() error {
 	return l.err
 }
 
-// wait waits for every lane and returns the first error.
-func (l *lanes) wait() error {
+// Wait waits for every lane and returns the first error.
+func (l *Lanes) Wait() error {
 	if l == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package migrate
+package batchwrite
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/remodel-dev/remodel/internal/domain/backoff"
+	"github.com/remodel-dev/remodel/internal/domain/sink"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -18,27 +19,27 @@ import (
 // item's size (mapping.ItemSize), at least one. A delete counts one unit
 // (the size of the item it deletes is unknown here). Writes into global
 // secondary indexes are not counted: each index has its own capacity.
-func writeUnits(items []pending) int {
+func writeUnits(b sink.Batch, idx []int) int {
 	n := 0
-	for _, p := range items {
-		if p.del {
+	for _, i := range idx {
+		it := b.Item(i)
+		switch {
+		case it.Delete:
 			n++
-			continue
-		}
-		if p.units > 0 {
-			n += p.units
-		} else {
-			n += mapping.WriteUnits(mapping.ItemSize(p.item))
+		case it.Size > 0:
+			n += mapping.WriteUnits(it.Size)
+		default:
+			n += mapping.WriteUnits(mapping.ItemSize(it.Value))
 		}
 	}
 	return n
 }
 
-// rateLimit holds the writers to a number of write units per second: a
+// RateLimit holds the writers to a number of write units per second: a
 // token bucket (golang.org/x/time/rate) that holds one second of units and
 // starts empty, shared by every writer. A request waits for the units of
 // every item it sends, its retries too.
-type rateLimit struct {
+type RateLimit struct {
 	lim   *rate.Limiter
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -48,13 +49,13 @@ type rateLimit struct {
 	waited atomic.Int64
 }
 
-// newRateLimit returns a limit of perSecond write units, nil for none.
-func newRateLimit(perSecond int64, now time.Time) *rateLimit {
+// NewRateLimit returns a limit of perSecond write units, nil for none.
+func NewRateLimit(perSecond int64, now time.Time) *RateLimit {
 	if perSecond <= 0 {
 		return nil
 	}
 	burst := int(min(perSecond, 1<<30))
-	r := &rateLimit{lim: rate.NewLimiter(rate.Limit(perSecond), burst), now: time.Now, sleep: backoff.Sleep}
+	r := &RateLimit{lim: rate.NewLimiter(rate.Limit(perSecond), burst), now: time.Now, sleep: backoff.Sleep}
 	r.lim.ReserveN(now, burst) // start empty: the first second gets perSecond units, not twice that
 	return r
 }
@@ -62,7 +63,7 @@ func newRateLimit(perSecond int64, now time.Time) *rateLimit {
 // wait blocks until units write units may be spent (at most a bucket's
 // worth is reserved at a time, so a batch larger than a second's units
 // waits for several).
-func (r *rateLimit) wait(ctx context.Context, units int) error {
+func (r *RateLimit) wait(ctx context.Context, units int) error {
 	if r == nil {
 		return nil
 	}
@@ -82,13 +83,13 @@ func (r *rateLimit) wait(ctx context.Context, units int) error {
 	return nil
 }
 
-// gate makes the writers back off together: a throttled answer pauses every
+// Gate makes the writers back off together: a throttled answer pauses every
 // writer, not only the one that got it. The pause grows with each throttled
 // answer to a request sent after the previous pause began (the pause was not
 // enough) and starts again from the shortest once a request succeeds.
 // Answers to requests sent before the pause began do not lengthen it.
-type gate struct {
-	backoff Backoff
+type Gate struct {
+	backoff backoff.Policy
 	mu      sync.Mutex
 	since   time.Time // when the current pause began
 	until   time.Time // when it ends
@@ -97,10 +98,11 @@ type gate struct {
 	paused  atomic.Int64 // how long the writers were paused, in all (nanoseconds)
 }
 
-func newGate(b Backoff) *gate { return &gate{backoff: b} }
+// NewGate is a gate whose pauses follow b.
+func NewGate(b backoff.Policy) *Gate { return &Gate{backoff: b} }
 
 // throttled reports a throttled answer to a request sent at sent.
-func (g *gate) throttled(sent time.Time) {
+func (g *Gate) throttled(sent time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := time.Now()
@@ -121,7 +123,7 @@ func (g *gate) throttled(sent time.Time) {
 	g.pauses.Add(1)
 }
 
-func (g *gate) succeeded() {
+func (g *Gate) succeeded() {
 	if g == nil {
 		return
 	}
@@ -131,7 +133,7 @@ func (g *gate) succeeded() {
 }
 
 // wait blocks while the writers are paused.
-func (g *gate) wait(ctx context.Context) error {
+func (g *Gate) wait(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
@@ -152,7 +154,7 @@ func (g *gate) wait(ctx context.Context) error {
 // min(Cap, Base·2^(n-1)) with equal jitter (a uniform duration in its upper
 // half), so that one throttled answer always pauses the writers for a
 // while, unlike one writer's own full-jitter backoff.
-func pause(b Backoff, n int) time.Duration {
+func pause(b backoff.Policy, n int) time.Duration {
 	d := b.Cap
 	if n < 31 {
 		d = min(b.Cap, b.Base<<(n-1))
@@ -162,3 +164,21 @@ func pause(b Backoff, n int) time.Duration {
 	}
 	return d/2 + rand.N(d-d/2)
 }
+
+// Waited is how long writers waited for units, in all.
+func (r *RateLimit) Waited() time.Duration {
+	if r == nil {
+		return 0
+	}
+	return time.Duration(r.waited.Load())
+}
+
+// Pauses is how many times throttling paused the writers, and Paused how
+// long they were paused in all.
+func (g *Gate) Pauses() int64 { return g.pauses.Load() }
+
+// Paused is how long throttling paused the writers, in all.
+func (g *Gate) Paused() time.Duration { return time.Duration(g.paused.Load()) }
+
+// Requested is how many write units writers asked for, in all.
+func (r *RateLimit) Requested() int64 { return r.requested.Load() }

@@ -1,4 +1,4 @@
-package migrate
+package batchwrite
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // request sent after the last cut (not for older ones), stays within 1 and
 // the maximum.
 func TestAdaptive(t *testing.T) {
-	a := newAdaptive(16)
+	a := NewAdaptive(16)
 	ctx := context.Background()
 	// one request at a time, each answered
 	send := func(throttled bool) {
@@ -64,13 +64,13 @@ func TestAdaptive(t *testing.T) {
 	for range 1000 {
 		send(false)
 	}
-	if w := a.window(); w != 16 || a.peak.Load() != 16 {
-		t.Errorf("window %d, peak %d, want the maximum, 16", w, a.peak.Load())
+	if w := a.window(); w != 16 || a.Peak() != 16 {
+		t.Errorf("window %d, peak %d, want the maximum, 16", w, a.Peak())
 	}
-	if c := a.cuts.Load(); c != 6 {
+	if c := a.Cuts(); c != 6 {
 		t.Errorf("%d cuts, want 6", c)
 	}
-	if w := newAdaptive(2).window(); w != 2 {
+	if w := NewAdaptive(2).window(); w != 2 {
 		t.Errorf("a maximum of 2 starts at %d", w)
 	}
 }
@@ -78,7 +78,7 @@ func TestAdaptive(t *testing.T) {
 // TestAdaptiveBlocks: no more requests than the window are in flight; a
 // waiting one goes when a slot is freed, or gives up with its context.
 func TestAdaptiveBlocks(t *testing.T) {
-	a := newAdaptive(4)
+	a := NewAdaptive(4)
 	ctx := context.Background()
 	for range 4 {
 		if err := a.acquire(ctx); err != nil {

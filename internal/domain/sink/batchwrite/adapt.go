@@ -1,4 +1,4 @@
-package migrate
+package batchwrite
 
 import (
 	"bytes"
@@ -9,10 +9,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/domain/sink"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
-// adaptive is the writers' concurrency: how many BatchWriteItem requests
+// Adaptive is the writers' concurrency: how many BatchWriteItem requests
 // may be in flight at once. It adapts to throttling by AIMD, as TCP does
 // to congestion: it grows by one after a window's worth of answers without
 // throttling (as many answers as the limit, about one round trip of every
@@ -20,10 +21,10 @@ import (
 // 400 throttling, or items left unprocessed, which is how DynamoDB answers
 // a batch it throttles in part), at most once per window: answers to
 // requests sent before the last cut do not cut it again. It never goes
-// below one or above Options.Writers, the most there are. So the writers
+// below one or above the writers there are (NewAdaptive). So the writers
 // keep the table as busy as its capacity allows, without a pile of
 // requests it refuses.
-type adaptive struct {
+type Adaptive struct {
 	max int
 
 	mu      sync.Mutex
@@ -43,14 +44,15 @@ const Decrease = 0.5
 // startWindow is the first limit.
 const startWindow = 4
 
-func newAdaptive(max int) *adaptive {
-	a := &adaptive{max: max, limit: float64(min(max, startWindow)), changed: make(chan struct{})}
+// NewAdaptive is the concurrency of max writers, starting at startWindow.
+func NewAdaptive(max int) *Adaptive {
+	a := &Adaptive{max: max, limit: float64(min(max, startWindow)), changed: make(chan struct{})}
 	a.peak.Store(int64(a.limit))
 	return a
 }
 
 // acquire waits for a request slot.
-func (a *adaptive) acquire(ctx context.Context) error {
+func (a *Adaptive) acquire(ctx context.Context) error {
 	if a == nil {
 		return nil
 	}
@@ -74,7 +76,7 @@ func (a *adaptive) acquire(ctx context.Context) error {
 // release gives the slot of a request sent at sent back, with whether its
 // answer was throttled (answered is false for a request that got no
 // answer saying either: it changes nothing).
-func (a *adaptive) release(sent time.Time, answered, throttled bool) {
+func (a *Adaptive) release(sent time.Time, answered, throttled bool) {
 	if a == nil {
 		return
 	}
@@ -100,15 +102,15 @@ func (a *adaptive) release(sent time.Time, answered, throttled bool) {
 	a.changed = make(chan struct{})
 }
 
-// inFlight is how many requests are in flight now (progress).
-func (a *adaptive) inFlight() int64 {
+// InFlight is how many requests are in flight now (progress).
+func (a *Adaptive) InFlight() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return int64(a.flying)
 }
 
 // window is the current limit (for tests and progress).
-func (a *adaptive) window() int {
+func (a *Adaptive) window() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return int(a.limit)
@@ -121,13 +123,13 @@ func (a *adaptive) window() int {
 // concurrency, so that the other keys' batches keep the table busy; the
 // batch backs off on its own. When the table itself is the limit, the
 // batches of several keys are throttled too, and they cut it.
-func onePartition(t *mapping.Table, items []pending) bool {
-	if len(items) == 0 {
+func onePartition(t *mapping.Table, b sink.Batch, idx []int) bool {
+	if len(idx) == 0 {
 		return false
 	}
-	first := items[0].item[t.PK.Name]
-	for _, p := range items[1:] {
-		if !sameValue(first, p.item[t.PK.Name]) {
+	first := b.Item(idx[0]).Value[t.PK.Name]
+	for _, i := range idx[1:] {
+		if !sameValue(first, b.Item(i).Value[t.PK.Name]) {
 			return false
 		}
 	}
@@ -148,3 +150,13 @@ func sameValue(a, b types.AttributeValue) bool {
 	}
 	return false
 }
+
+// Max is the most requests it allows, Peak the most it allowed at once,
+// and Cuts how many times throttling cut it.
+func (a *Adaptive) Max() int { return a.max }
+
+// Peak is the most requests it allowed at once.
+func (a *Adaptive) Peak() int64 { return a.peak.Load() }
+
+// Cuts is how many times throttling cut it.
+func (a *Adaptive) Cuts() int64 { return a.cuts.Load() }
