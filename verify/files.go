@@ -223,93 +223,23 @@ func (v *verifier) runFiles(ctx context.Context, rep *Report) error {
 // mapping digests.
 func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (filesManifest, error) {
 	loc, fc := *v.o.Files, f.fc
-	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.ManifestsPrefix())
+	ml, err := v.listManifests(ctx)
 	if err != nil {
-		return filesManifest{}, fmt.Errorf("verify: %w", err)
-	}
-	type shardKey struct{ i, n int }
-	var shards []shardKey
-	keys := map[shardKey]string{}
-	plain := false
-	for _, l := range listed {
-		name := strings.TrimPrefix(l.Key, loc.ManifestsPrefix())
-		if i, n, ok := s3out.ShardOfManifest(name); ok {
-			shards = append(shards, shardKey{i, n})
-			keys[shardKey{i, n}] = l.Key
-		} else if l.Key == loc.ManifestKey() {
-			plain = true
-		}
-	}
-	read := func(key string) (filesManifest, error) {
-		url := loc.URL(key)
-		raw, err := v.o.S3.Get(ctx, loc.Bucket, key)
-		if err != nil {
-			return filesManifest{}, fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", url, err)
-		}
-		var m filesManifest
-		if err := json.Unmarshal(raw, &m); err != nil || m.Format != "remodel-import-manifest" {
-			return filesManifest{}, fmt.Errorf("verify: %s is not a manifest of migrate --to (%v)", url, err)
-		}
-		return m, nil
+		return filesManifest{}, err
 	}
 	var ms []filesManifest
 	var urls []string
-	if len(shards) == 0 {
-		m, err := read(loc.ManifestKey())
+	if len(ml.shards) == 0 {
+		m, err := v.readManifest(ctx, loc.ManifestKey())
 		if err != nil {
 			return m, err
 		}
 		fc.Manifest = loc.ManifestURL()
 		ms, urls = append(ms, m), append(urls, fc.Manifest)
-	} else {
-		n := 0
-		for _, s := range shards {
-			n = max(n, s.n)
-		}
-		fc.Shards = n
-		fc.Manifest = loc.URL(loc.ManifestsPrefix()) + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
-		if plain {
-			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: loc.ManifestKey(),
-				Message: fmt.Sprintf("the manifest %s of an unsharded run is beside the manifests of %d shards: the prefix holds the objects of more than one job", loc.ManifestURL(), n)})
-		}
-		for _, s := range shards {
-			if s.n != n {
-				fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: keys[s],
-					Message: fmt.Sprintf("the manifest %s is of shard %d/%d, beside the manifests of a job of %d shards", loc.URL(keys[s]), s.i, s.n, n)})
-			}
-		}
-		for i := 1; i <= n; i++ {
-			key, ok := keys[shardKey{i, n}]
-			if !ok {
-				want := loc.ShardManifestURL(fmt.Sprintf("shard-%d-of-%d", i, n))
-				fc.Problems.Add(Problem{Kind: KindManifestMissing, Key: want,
-					Message: fmt.Sprintf("shard %d/%d has no manifest (%s): it has not finished (its objects, if any, are in no manifest); run or --resume it, then verify again", i, n, want)})
-				continue
-			}
-			m, err := read(key)
-			if err != nil {
-				return m, err
-			}
-			if want := fmt.Sprintf("%d/%d", i, n); m.Shard != want {
-				return m, fmt.Errorf("verify: %s is the manifest of shard %q, not %s", loc.URL(key), m.Shard, want)
-			}
-			ms, urls = append(ms, m), append(urls, loc.URL(key))
-		}
-		fc.Manifests = urls
-		manifestConflicts(fc, ms)
+	} else if ms, urls, err = v.readShardManifests(ctx, fc, ml); err != nil {
+		return filesManifest{}, err
 	}
-	var out filesManifest
-	for i, m := range ms {
-		if i == 0 {
-			out.Compression, out.MappingDigest = m.Compression, m.MappingDigest
-		} else if !strings.EqualFold(m.Compression, out.Compression) {
-			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: urls[i],
-				Message: fmt.Sprintf("the manifest %s names compression %s, %s names %s", urls[i], m.Compression, urls[0], out.Compression)})
-			continue
-		}
-		out.Items += m.Items
-		out.Objects = append(out.Objects, m.Objects...)
-	}
+	out := mergeManifests(fc, ms, urls)
 	comp, ok := s3out.CompressionOfImportType(out.Compression)
 	if !ok {
 		return out, fmt.Errorf("verify: the manifest %s names compression %q: GZIP, ZSTD or NONE", urls[0], out.Compression)
@@ -329,6 +259,113 @@ func (v *verifier) readManifests(ctx context.Context, rep *Report, f *files) (fi
 	}
 	v.checkDefinitions(fc, ms, urls)
 	return out, nil
+}
+
+// shardOf is a shard i of n, as its manifest's name says.
+type shardOf struct{ i, n int }
+
+// manifestList is what lies beside the prefix: the shards' manifests (by
+// shard, with their keys) and whether an unsharded run's is there too.
+type manifestList struct {
+	shards []shardOf
+	keys   map[shardOf]string
+	plain  bool
+}
+
+// listManifests lists the manifests beside the prefix.
+func (v *verifier) listManifests(ctx context.Context) (manifestList, error) {
+	loc := *v.o.Files
+	listed, err := v.o.S3.List(ctx, loc.Bucket, loc.ManifestsPrefix())
+	if err != nil {
+		return manifestList{}, fmt.Errorf("verify: %w", err)
+	}
+	ml := manifestList{keys: map[shardOf]string{}}
+	for _, l := range listed {
+		name := strings.TrimPrefix(l.Key, loc.ManifestsPrefix())
+		if i, n, ok := s3out.ShardOfManifest(name); ok {
+			ml.shards = append(ml.shards, shardOf{i, n})
+			ml.keys[shardOf{i, n}] = l.Key
+		} else if l.Key == loc.ManifestKey() {
+			ml.plain = true
+		}
+	}
+	return ml, nil
+}
+
+// readManifest reads the manifest at key.
+func (v *verifier) readManifest(ctx context.Context, key string) (filesManifest, error) {
+	loc := *v.o.Files
+	url := loc.URL(key)
+	raw, err := v.o.S3.Get(ctx, loc.Bucket, key)
+	if err != nil {
+		return filesManifest{}, fmt.Errorf("verify: reading the manifest %s (migrate --to writes it once every item is in an object): %w", url, err)
+	}
+	var m filesManifest
+	if err := json.Unmarshal(raw, &m); err != nil || m.Format != "remodel-import-manifest" {
+		return filesManifest{}, fmt.Errorf("verify: %s is not a manifest of migrate --to (%v)", url, err)
+	}
+	return m, nil
+}
+
+// readShardManifests reads the manifest of every shard of the job of the
+// most shards listed; a missing one, or one of another job, is a problem.
+func (v *verifier) readShardManifests(ctx context.Context, fc *FilesCheck, ml manifestList) (ms []filesManifest, urls []string, err error) {
+	loc := *v.o.Files
+	n := 0
+	for _, s := range ml.shards {
+		n = max(n, s.n)
+	}
+	fc.Shards = n
+	fc.Manifest = loc.URL(loc.ManifestsPrefix()) + "shard-{1.." + fmt.Sprint(n) + "}-of-" + fmt.Sprint(n) + ".remodel-manifest.json"
+	if ml.plain {
+		fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: loc.ManifestKey(),
+			Message: fmt.Sprintf("the manifest %s of an unsharded run is beside the manifests of %d shards: the prefix holds the objects of more than one job", loc.ManifestURL(), n)})
+	}
+	for _, s := range ml.shards {
+		if s.n != n {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: ml.keys[s],
+				Message: fmt.Sprintf("the manifest %s is of shard %d/%d, beside the manifests of a job of %d shards", loc.URL(ml.keys[s]), s.i, s.n, n)})
+		}
+	}
+	for i := 1; i <= n; i++ {
+		key, ok := ml.keys[shardOf{i, n}]
+		if !ok {
+			want := loc.ShardManifestURL(fmt.Sprintf("shard-%d-of-%d", i, n))
+			fc.Problems.Add(Problem{Kind: KindManifestMissing, Key: want,
+				Message: fmt.Sprintf("shard %d/%d has no manifest (%s): it has not finished (its objects, if any, are in no manifest); run or --resume it, then verify again", i, n, want)})
+			continue
+		}
+		m, err := v.readManifest(ctx, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if want := fmt.Sprintf("%d/%d", i, n); m.Shard != want {
+			return nil, nil, fmt.Errorf("verify: %s is the manifest of shard %q, not %s", loc.URL(key), m.Shard, want)
+		}
+		ms, urls = append(ms, m), append(urls, loc.URL(key))
+	}
+	fc.Manifests = urls
+	manifestConflicts(fc, ms)
+	return ms, urls, nil
+}
+
+// mergeManifests is the manifests read as one: their objects and items,
+// under the first one's compression (one naming another is a problem,
+// and its objects are left out).
+func mergeManifests(fc *FilesCheck, ms []filesManifest, urls []string) filesManifest {
+	var out filesManifest
+	for i, m := range ms {
+		if i == 0 {
+			out.Compression, out.MappingDigest = m.Compression, m.MappingDigest
+		} else if !strings.EqualFold(m.Compression, out.Compression) {
+			fc.Problems.Add(Problem{Kind: KindManifestConflict, Key: urls[i],
+				Message: fmt.Sprintf("the manifest %s names compression %s, %s names %s", urls[i], m.Compression, urls[0], out.Compression)})
+			continue
+		}
+		out.Items += m.Items
+		out.Objects = append(out.Objects, m.Objects...)
+	}
+	return out
 }
 
 // checkDefinitions adds a problem for each way a manifest's table differs

@@ -425,45 +425,9 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 		g, ok := got.(*types.AttributeValueMemberN)
 		return ok && sameDecimal(string(n), g.Value), ""
 	case introspect.KindFloat:
-		n, ok := jv.(json.Number)
-		if !ok {
-			return false, "a float column rendered as JSON " + jsonKind(jv) + ", not as a number"
-		}
-		want, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
-			return false, "the float " + string(n) + " does not fit a float64"
-		}
-		g, ok := got.(*types.AttributeValueMemberN)
-		if !ok {
-			return false, ""
-		}
-		have, err := strconv.ParseFloat(g.Value, 64)
-		if err != nil {
-			return false, ""
-		}
-		if o.engine.Dialect().SinglePrecision(c) {
-			return float32(want) == float32(have), ""
-		}
-		return want == have, ""
+		return o.sameFloat(c, jv, got)
 	case introspect.KindBool:
-		var want bool
-		switch x := jv.(type) {
-		case bool:
-			want = x
-		case json.Number: // MySQL renders tinyint(1) as 0 or 1
-			switch x {
-			case "0":
-				want = false
-			case "1":
-				want = true
-			default:
-				return false, "the boolean column holds " + string(x) + ", neither 0 nor 1"
-			}
-		default:
-			return false, "a boolean column rendered as JSON " + jsonKind(jv)
-		}
-		g, ok := got.(*types.AttributeValueMemberBOOL)
-		return ok && g.Value == want, ""
+		return sameBool(jv, got)
 	case introspect.KindString, introspect.KindGeometry:
 		s, ok := jv.(string)
 		if !ok {
@@ -472,38 +436,9 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 		g, ok := got.(*types.AttributeValueMemberS)
 		return ok && g.Value == s, ""
 	case introspect.KindBytes:
-		s, ok := jv.(string)
-		if !ok {
-			return false, "a bytes column rendered as JSON " + jsonKind(jv)
-		}
-		if o.engine.Dialect().BytesAsHexText() {
-			rest, ok := strings.CutPrefix(s, `\x`)
-			if !ok {
-				return false, `PostgreSQL rendered the bytes without the \x hex prefix`
-			}
-			s = rest
-		}
-		want, err := hex.DecodeString(s)
-		if err != nil {
-			return false, "the bytes' hex text does not decode: " + err.Error()
-		}
-		g, ok := got.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(g.Value, want), ""
+		return o.sameHexBytes(jv, got)
 	case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
-		s, ok := jv.(string)
-		if !ok {
-			return false, "a " + string(k) + " column rendered as JSON " + jsonKind(jv)
-		}
-		want, err := sourceInstant(k, s)
-		if err != nil {
-			return false, err.Error()
-		}
-		g, ok := got.(*types.AttributeValueMemberS)
-		if !ok {
-			return false, ""
-		}
-		have, err := time.Parse(storedLayout(k, c.Precision), g.Value)
-		return err == nil && have.Equal(want), ""
+		return sameInstant(c, k, jv, got)
 	case introspect.KindTime:
 		s, ok := jv.(string)
 		if !ok {
@@ -526,6 +461,95 @@ func (o *oracle) same(c *introspect.Column, k introspect.Kind, jv any, got types
 		return ok && mapping.SameSet(strings.Split(s, ","), g.Value, func(s string) string { return s }), ""
 	}
 	return false, "the oracle does not know columns of kind " + string(k)
+}
+
+// sameFloat: a float column's JSON number and the stored N, compared as
+// the column's precision holds them.
+func (o *oracle) sameFloat(c *introspect.Column, jv any, got types.AttributeValue) (bool, string) {
+	n, ok := jv.(json.Number)
+	if !ok {
+		return false, "a float column rendered as JSON " + jsonKind(jv) + ", not as a number"
+	}
+	want, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		return false, "the float " + string(n) + " does not fit a float64"
+	}
+	g, ok := got.(*types.AttributeValueMemberN)
+	if !ok {
+		return false, ""
+	}
+	have, err := strconv.ParseFloat(g.Value, 64)
+	if err != nil {
+		return false, ""
+	}
+	if o.engine.Dialect().SinglePrecision(c) {
+		return float32(want) == float32(have), ""
+	}
+	return want == have, ""
+}
+
+// sameBool: a boolean column's JSON value (true or false; 0 or 1 for
+// MySQL's tinyint(1)) and the stored BOOL.
+func sameBool(jv any, got types.AttributeValue) (bool, string) {
+	var want bool
+	switch x := jv.(type) {
+	case bool:
+		want = x
+	case json.Number: // MySQL renders tinyint(1) as 0 or 1
+		switch x {
+		case "0":
+			want = false
+		case "1":
+			want = true
+		default:
+			return false, "the boolean column holds " + string(x) + ", neither 0 nor 1"
+		}
+	default:
+		return false, "a boolean column rendered as JSON " + jsonKind(jv)
+	}
+	g, ok := got.(*types.AttributeValueMemberBOOL)
+	return ok && g.Value == want, ""
+}
+
+// sameHexBytes: a bytes column's JSON hex text (with PostgreSQL's \x prefix
+// where the engine writes one) and the stored B.
+func (o *oracle) sameHexBytes(jv any, got types.AttributeValue) (bool, string) {
+	s, ok := jv.(string)
+	if !ok {
+		return false, "a bytes column rendered as JSON " + jsonKind(jv)
+	}
+	if o.engine.Dialect().BytesAsHexText() {
+		rest, ok := strings.CutPrefix(s, `\x`)
+		if !ok {
+			return false, `PostgreSQL rendered the bytes without the \x hex prefix`
+		}
+		s = rest
+	}
+	want, err := hex.DecodeString(s)
+	if err != nil {
+		return false, "the bytes' hex text does not decode: " + err.Error()
+	}
+	g, ok := got.(*types.AttributeValueMemberB)
+	return ok && bytes.Equal(g.Value, want), ""
+}
+
+// sameInstant: a date or timestamp column's JSON text and the stored S,
+// compared as instants.
+func sameInstant(c *introspect.Column, k introspect.Kind, jv any, got types.AttributeValue) (bool, string) {
+	s, ok := jv.(string)
+	if !ok {
+		return false, "a " + string(k) + " column rendered as JSON " + jsonKind(jv)
+	}
+	want, err := sourceInstant(k, s)
+	if err != nil {
+		return false, err.Error()
+	}
+	g, ok := got.(*types.AttributeValueMemberS)
+	if !ok {
+		return false, ""
+	}
+	have, err := time.Parse(storedLayout(k, c.Precision), g.Value)
+	return err == nil && have.Equal(want), ""
 }
 
 // sameArray compares a JSON array (of a PostgreSQL array column, nested for

@@ -40,13 +40,11 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern, prog 
 		return pc, nil
 	}
 	var samples [][]any
-	v.rmu.Lock() // the one snapshot reader serves every pattern in turn
-	err := v.r.Guard(ctx, func() error {
+	err := v.guarded(ctx, func() error {
 		var err error
 		samples, err = v.samples(ctx, ap)
 		return err
 	})
-	v.rmu.Unlock()
 	if err != nil {
 		return fail("", fmt.Errorf("sampling parameter values: %w", err))
 	}
@@ -62,76 +60,104 @@ func (v *verifier) pattern(ctx context.Context, ap *mapping.AccessPattern, prog 
 		prog.Add(1)
 		label := paramLabel(ap, params)
 		pc.Params = append(pc.Params, label)
-		var want expectation
-		v.rmu.Lock()
-		err := v.r.Guard(ctx, func() error {
-			var err error
-			want, err = v.expectedKeys(ctx, ap, params)
-			return err
-		})
-		v.rmu.Unlock()
-		if err != nil {
-			var re *mapping.RowError
-			if errors.As(err, &re) && ctx.Err() == nil {
-				pc.Problems.Add(Problem{Kind: KindUnrenderable, Pattern: ap.Name, Params: label, Entity: re.Entity, SourceKey: re.Key,
-					Message: fmt.Sprintf("%s: %v", label, err)})
-				continue
-			}
+		if err := v.patternSample(ctx, ap, &pc, params, label); err != nil {
 			return fail(label, err)
-		}
-		if ap.Limit > 0 && want.rows > ap.Limit {
-			pc.Problems.Addf(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label},
-				"%s: the SQL returns %d rows, more than the pattern's limit %d: end it with LIMIT %d", label, want.rows, ap.Limit, ap.Limit)
-			continue
-		}
-		kc, err := ap.KeyCondition(params)
-		if err != nil {
-			pc.Problems.Add(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label, Message: fmt.Sprintf("%s: %v", label, err)})
-			continue
-		}
-		have, err := v.query(ctx, ap, kc)
-		d := compare(ap, want, have)
-		// Global indexes are eventually consistent: right after a migration
-		// one may lag behind the table. Query again until the keys agree or
-		// the run's settle time is over.
-		for wait := 250 * time.Millisecond; err == nil && !d.ok() && ap.Index != nil && !ap.Index.Local && time.Now().Add(wait).Before(v.settleUntil); wait *= 2 {
-			select {
-			case <-ctx.Done():
-				return pc, ctx.Err()
-			case <-time.After(wait):
-			}
-			have, err = v.query(ctx, ap, kc)
-			d = compare(ap, want, have)
-		}
-		if err != nil {
-			return fail(label, err)
-		}
-		pc.Items += int64(len(have.items))
-		for _, w := range d.missing {
-			pc.Problems.Addf(Problem{Kind: KindQueryMissing, Pattern: ap.Name, Params: label, Entity: w.entity, Key: w.key},
-				"%s: the Query misses item %s (entity %s) that the SQL returns", label, w.key, w.entity)
-		}
-		for _, q := range d.extra {
-			pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: q.entity, Key: q.key},
-				"%s: the Query returns item %s (entity %s) that the SQL does not", label, q.key, q.entity)
-		}
-		for _, x := range d.different {
-			p := Problem{Kind: KindQueryValue, Pattern: ap.Name, Params: label, Entity: x.want.entity, Key: x.want.key, Attribute: x.diff.name}
-			if x.diff.want != nil {
-				p.Want = av.Text(x.diff.want)
-			}
-			if x.diff.have != nil {
-				p.Got = av.Text(x.diff.have)
-			}
-			pc.Problems.Addf(p, "%s: the Query returns item %s (entity %s) with other values than the SQL's row renders: %s", label, x.want.key, x.want.entity, x.diff)
-		}
-		if o := d.order; o != nil {
-			pc.Problems.Add(Problem{Kind: KindQueryOrder, Pattern: ap.Name, Params: label, Entity: o.got.entity, Key: o.got.key,
-				Want: o.want.key, Got: o.got.key, Message: label + ": " + o.message(ap)})
 		}
 	}
 	pc.OK = pc.Problems.OK()
 	return pc, nil
+}
+
+// guarded runs fn with the one snapshot reader, which serves every
+// pattern in turn.
+func (v *verifier) guarded(ctx context.Context, fn func() error) error {
+	v.rmu.Lock()
+	defer v.rmu.Unlock()
+	return v.r.Guard(ctx, fn)
+}
+
+// patternSample checks the pattern for one sample of parameter values
+// (named label), adding what differs to pc's problems; an error is one
+// that keeps the pattern from being checked.
+func (v *verifier) patternSample(ctx context.Context, ap *mapping.AccessPattern, pc *PatternCheck, params []any, label string) error {
+	var want expectation
+	err := v.guarded(ctx, func() error {
+		var err error
+		want, err = v.expectedKeys(ctx, ap, params)
+		return err
+	})
+	if err != nil {
+		var re *mapping.RowError
+		if errors.As(err, &re) && ctx.Err() == nil {
+			pc.Problems.Add(Problem{Kind: KindUnrenderable, Pattern: ap.Name, Params: label, Entity: re.Entity, SourceKey: re.Key,
+				Message: fmt.Sprintf("%s: %v", label, err)})
+			return nil
+		}
+		return err
+	}
+	if ap.Limit > 0 && want.rows > ap.Limit {
+		pc.Problems.Addf(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label},
+			"%s: the SQL returns %d rows, more than the pattern's limit %d: end it with LIMIT %d", label, want.rows, ap.Limit, ap.Limit)
+		return nil
+	}
+	kc, err := ap.KeyCondition(params)
+	if err != nil {
+		pc.Problems.Add(Problem{Kind: KindPatternError, Pattern: ap.Name, Params: label, Message: fmt.Sprintf("%s: %v", label, err)})
+		return nil
+	}
+	have, d, err := v.querySettled(ctx, ap, kc, want)
+	if err != nil {
+		return err
+	}
+	pc.Items += int64(len(have.items))
+	addDiff(pc, ap, label, d)
+	return nil
+}
+
+// querySettled runs the pattern's Query and compares it with want. Global
+// indexes are eventually consistent: right after a migration one may lag
+// behind the table. So it queries again until the keys agree or the run's
+// settle time is over.
+func (v *verifier) querySettled(ctx context.Context, ap *mapping.AccessPattern, kc mapping.KeyCond, want expectation) (queryResult, patternDiff, error) {
+	have, err := v.query(ctx, ap, kc)
+	d := compare(ap, want, have)
+	for wait := 250 * time.Millisecond; err == nil && !d.ok() && ap.Index != nil && !ap.Index.Local && time.Now().Add(wait).Before(v.settleUntil); wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return have, d, ctx.Err()
+		case <-time.After(wait):
+		}
+		have, err = v.query(ctx, ap, kc)
+		d = compare(ap, want, have)
+	}
+	return have, d, err
+}
+
+// addDiff adds to pc a problem for each way the Query's items differ from
+// the SQL's rows (d), for the sample named label.
+func addDiff(pc *PatternCheck, ap *mapping.AccessPattern, label string, d patternDiff) {
+	for _, w := range d.missing {
+		pc.Problems.Addf(Problem{Kind: KindQueryMissing, Pattern: ap.Name, Params: label, Entity: w.entity, Key: w.key},
+			"%s: the Query misses item %s (entity %s) that the SQL returns", label, w.key, w.entity)
+	}
+	for _, q := range d.extra {
+		pc.Problems.Addf(Problem{Kind: KindQueryExtra, Pattern: ap.Name, Params: label, Entity: q.entity, Key: q.key},
+			"%s: the Query returns item %s (entity %s) that the SQL does not", label, q.key, q.entity)
+	}
+	for _, x := range d.different {
+		p := Problem{Kind: KindQueryValue, Pattern: ap.Name, Params: label, Entity: x.want.entity, Key: x.want.key, Attribute: x.diff.name}
+		if x.diff.want != nil {
+			p.Want = av.Text(x.diff.want)
+		}
+		if x.diff.have != nil {
+			p.Got = av.Text(x.diff.have)
+		}
+		pc.Problems.Addf(p, "%s: the Query returns item %s (entity %s) with other values than the SQL's row renders: %s", label, x.want.key, x.want.entity, x.diff)
+	}
+	if o := d.order; o != nil {
+		pc.Problems.Add(Problem{Kind: KindQueryOrder, Pattern: ap.Name, Params: label, Entity: o.got.entity, Key: o.got.key,
+			Want: o.want.key, Got: o.got.key, Message: label + ": " + o.message(ap)})
+	}
 }
 
 func paramLabel(ap *mapping.AccessPattern, params []any) string {
