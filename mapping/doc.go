@@ -36,6 +36,15 @@
 // child columns by ConvertAs too, but reads them as they are stored, so it
 // refuses the types that need another form.
 //
+// The package reads in three stages, each in its own files: parse (file.go,
+// check.go, acknowledge.go: the file as written, with positions), compile
+// (compile.go, entity.go, embed.go, accesspattern.go, template.go: the
+// Plan checked against the schema) and render (convert.go, coltype*.go,
+// embed_stream.go, stream.go, units.go: rows into items), with the inverse
+// for follow-back (inverse*.go). The proof that keys are distinct
+// (injective.go, ProveKeysDistinct) reads the compiled Plan; the design
+// warnings, which read the parsed file only, are package warn.
+//
 // The entry point: Parse (or ParseFile) a mapping file, choose its blocks
 // for the source's engine (File.ForEngine), Compile it against the
 // introspect.Schema of the source, and render a row with the Plan's

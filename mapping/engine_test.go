@@ -92,12 +92,6 @@ func TestEngineSQL(t *testing.T) {
 			if p.File.HasEngineSQL() {
 				t.Errorf("the plan's file keeps its engine blocks")
 			}
-			ws := Warnings(f, s)
-			for _, w := range ws {
-				if strings.Contains(w.Msg, "not read by any entity") && strings.Contains(w.Msg, "plays") {
-					t.Errorf("the engine's query reads plays, but: %s", w)
-				}
-			}
 		})
 	}
 	if !f.HasEngineSQL() || f.Entities[0].Where.Value != "code <> 'pg'" || f.AccessPatterns[0].MySQL == nil {
@@ -124,39 +118,5 @@ func TestEngineSQLCheck(t *testing.T) {
 	}
 	if err := Check(good); err != nil {
 		t.Fatalf("Check: %v", err)
-	}
-}
-
-// TestEngineSQLWarnings: the tables an entity's query reads are those of
-// the engine's query: on MySQL, the mysql block's query reads things, not
-// users.
-func TestEngineSQLWarnings(t *testing.T) {
-	f, err := Parse("engine.yaml", []byte(`version: 1
-table: {name: shop, key: {pk: PK, sk: SK}}
-entities:
-  thing:
-    query: SELECT user_id AS id FROM users
-    key: [id]
-    mysql: {query: SELECT id FROM things}
-    pk: "T#{id}"
-    sk: "T"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		engine       introspect.Engine
-		read, unread string
-	}{{introspect.Postgres, "users", "things"}, {introspect.MySQL, "things", "users"}} {
-		s := testSchema()
-		s.Engine = tc.engine
-		var text []string
-		for _, w := range Warnings(f, s) {
-			text = append(text, w.String())
-		}
-		all := strings.Join(text, "\n")
-		if strings.Contains(all, "public."+tc.read+" is not read") || !strings.Contains(all, "public."+tc.unread+" is not read") {
-			t.Errorf("%s: want %s read and %s unread, warnings:\n%s", tc.engine, tc.read, tc.unread, all)
-		}
 	}
 }

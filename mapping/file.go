@@ -22,7 +22,7 @@ type File struct {
 	Table          TableDef
 	Entities       []*EntityDef        // in file order
 	AccessPatterns []*AccessPatternDef // in file order
-	Acknowledge    []*AckDef           // warnings the design intends (acknowledge.go)
+	Acknowledge    []*AckDef           // warnings the design intends (acknowledge.go; matched by package warn)
 }
 
 // TableDef is the `table:` section.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/schemas"
 	"github.com/remodel-dev/remodel/introspect"
 )
 
@@ -30,115 +31,16 @@ func checkNoStaleGolden(t *testing.T, dir string) {
 	}
 }
 
-// Column helpers for hand-built schemas.
-func col(name, typ string, kind introspect.Kind) *introspect.Column {
-	return &introspect.Column{Name: name, Type: typ, Kind: kind}
-}
+// The hand-built schemas and their column helpers (package schemas).
+var (
+	col                   = schemas.Col
+	nullable              = schemas.Nullable
+	precision             = schemas.Precision
+	personalizationSchema = schemas.Personalization
+	testSchema            = schemas.Mapping
+)
 
-func nullable(c *introspect.Column) *introspect.Column { c.Nullable = true; return c }
-
-func precision(c *introspect.Column, p int) *introspect.Column { c.Precision = p; return c }
-
-// personalizationSchema is examples/personalization/schema.postgres.sql as
-// the PostgreSQL inspector describes it.
-func personalizationSchema() *introspect.Schema {
-	bigint := func(n string) *introspect.Column { return col(n, "bigint", introspect.KindInt) }
-	varchar := func(n string, l string) *introspect.Column {
-		return col(n, "character varying("+l+")", introspect.KindString)
-	}
-	tstz := func(n string) *introspect.Column {
-		return precision(col(n, "timestamp(0) with time zone", introspect.KindTimestampTZ), 0)
-	}
-	return &introspect.Schema{
-		Engine:   introspect.Postgres,
-		Database: "personalization",
-		Tables: []*introspect.Table{
-			{
-				Schema: "public", Name: "users",
-				Columns: []*introspect.Column{
-					bigint("user_id"), varchar("email", "255"), varchar("name", "100"),
-					col("is_active", "boolean", introspect.KindBool), tstz("created_at"),
-				},
-				PrimaryKey: []string{"user_id"},
-			},
-			{
-				Schema: "public", Name: "services",
-				Columns:    []*introspect.Column{varchar("service", "32"), varchar("display_name", "100"), tstz("created_at")},
-				PrimaryKey: []string{"service"},
-			},
-			{
-				Schema: "public", Name: "personal",
-				Columns: []*introspect.Column{
-					bigint("user_id"), varchar("service", "32"), varchar("setting_type", "32"),
-					col("settings", "jsonb", introspect.KindJSON), tstz("updated_at"),
-				},
-				PrimaryKey: []string{"user_id", "service", "setting_type"},
-				ForeignKeys: []introspect.ForeignKey{
-					{Name: "fk_personal_user", Columns: []string{"user_id"}, RefSchema: "public", RefTable: "users", RefColumns: []string{"user_id"}},
-					{Name: "fk_personal_service", Columns: []string{"service"}, RefSchema: "public", RefTable: "services", RefColumns: []string{"service"}},
-				},
-			},
-			{
-				Schema: "public", Name: "subscribe",
-				Columns: []*introspect.Column{
-					varchar("service", "32"), varchar("content_type", "32"), bigint("content_origin_id"),
-					varchar("title", "200"), tstz("created_at"),
-				},
-				PrimaryKey: []string{"service", "content_type", "content_origin_id"},
-			},
-			{
-				Schema: "public", Name: "subscribe_user",
-				Columns: []*introspect.Column{
-					bigint("user_id"), varchar("service", "32"), varchar("content_type", "32"),
-					bigint("content_origin_id"), tstz("subscribed_at"),
-				},
-				PrimaryKey: []string{"user_id", "service", "content_type", "content_origin_id"},
-			},
-		},
-	}
-}
-
-// testSchema is the personalization schema plus a table "things" with a
-// column of every kind, for the compile and render tests.
-func testSchema() *introspect.Schema {
-	s := personalizationSchema()
-	s.Tables = append(s.Tables, &introspect.Table{
-		Schema: "public", Name: "things",
-		Columns: []*introspect.Column{
-			col("id", "bigint", introspect.KindInt),
-			nullable(col("code", "text", introspect.KindString)),
-			nullable(col("price", "numeric", introspect.KindDecimal)),
-			nullable(col("score", "double precision", introspect.KindFloat)),
-			nullable(col("flag", "boolean", introspect.KindBool)),
-			nullable(col("blob", "bytea", introspect.KindBytes)),
-			nullable(col("day", "date", introspect.KindDate)),
-			nullable(col("at", "time without time zone", introspect.KindTime)),
-			nullable(precision(col("ts", "timestamp(6) without time zone", introspect.KindTimestamp), 6)),
-			nullable(precision(col("tstz", "timestamp(3) with time zone", introspect.KindTimestampTZ), 3)),
-			nullable(col("doc", "jsonb", introspect.KindJSON)),
-			nullable(&introspect.Column{Name: "tags", Type: "text[]", Kind: introspect.KindArray, Elem: introspect.KindString}),
-			nullable(col("opts", "set('a','b','c')", introspect.KindSet)),
-		},
-		PrimaryKey: []string{"id"},
-	}, &introspect.Table{
-		Schema: "public", Name: "active_users", View: true,
-		Columns: []*introspect.Column{nullable(col("user_id", "bigint", introspect.KindInt)), nullable(col("email", "character varying(255)", introspect.KindString))},
-	})
-	s.AddQuery(weeklyQuery, []*introspect.Column{
-		nullable(col("user_id", "bigint", introspect.KindInt)),
-		nullable(col("week", "integer", introspect.KindInt)),
-		nullable(col("top", "integer", introspect.KindInt)),
-	})
-	s.AddQuery("SELECT user_id, user_id FROM users", []*introspect.Column{
-		nullable(col("user_id", "bigint", introspect.KindInt)),
-		nullable(col("user_id", "bigint", introspect.KindInt)),
-	})
-	return s
-}
-
-// weeklyQuery is a query whose columns testSchema knows: the best score of
-// each user and week.
-const weeklyQuery = "SELECT user_id, week, max(score) AS top FROM plays GROUP BY user_id, week"
+const weeklyQuery = schemas.WeeklyQuery
 
 // thingsRow builds a row of table "things" from column values by name.
 func thingsRow(e *Entity, vals map[string]any) []any {

@@ -160,6 +160,27 @@ func formatterNames() string {
 	return strings.Join(names, ", ")
 }
 
+// TemplatePart is a part of a template as written: a literal (Field is
+// empty) or a placeholder, with the names of its formatters in order.
+type TemplatePart struct {
+	Literal    string
+	Field      string
+	Formatters []string
+}
+
+// Parts are the template's parts in order (what the design warnings
+// read).
+func (t *Template) Parts() []TemplatePart {
+	out := make([]TemplatePart, len(t.parts))
+	for i, p := range t.parts {
+		out[i] = TemplatePart{Literal: p.lit, Field: p.field}
+		for _, f := range p.fmts {
+			out[i].Formatters = append(out[i].Formatters, f.name)
+		}
+	}
+	return out
+}
+
 // Fields lists the placeholder names in order of appearance (with repeats).
 func (t *Template) Fields() []string {
 	var out []string

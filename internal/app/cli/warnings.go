@@ -7,13 +7,14 @@ import (
 	"github.com/remodel-dev/remodel/internal/app/report"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/mapping/warn"
 )
 
 // designWarnings are the design warnings of a valid mapping as the report
 // lists them (an acknowledged one with its reason and line; validate's
 // report renders them), and how many are not acknowledged.
 func designWarnings(f *mapping.File, s *introspect.Schema) ([]report.Issue, int) {
-	ws := mapping.Warnings(f, s)
+	ws := warn.Warnings(f, s)
 	out := make([]report.Issue, 0, len(ws))
 	for _, w := range ws {
 		is := report.Issue{File: w.File, Line: w.Line, Col: w.Col, Path: w.Path, Message: w.Msg, Code: w.Code}
@@ -22,7 +23,7 @@ func designWarnings(f *mapping.File, s *introspect.Schema) ([]report.Issue, int)
 		}
 		out = append(out, is)
 	}
-	return out, len(mapping.Unacknowledged(ws))
+	return out, len(warn.Unacknowledged(ws))
 }
 
 // strictly fails validate --strict when there were warnings that no

@@ -1,10 +1,11 @@
-package mapping
+package warn
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestWarningsEmbedReadsTable: a table read as an embed's child is read;
@@ -31,11 +32,11 @@ entities:
 			ForeignKeys: []introspect.ForeignKey{{Name: "fk", Columns: []string{"order_id"}, RefSchema: "public", RefTable: "orders", RefColumns: []string{"id"}}}},
 		{Schema: "public", Name: "audit", PrimaryKey: []string{"id"}, Columns: []*introspect.Column{col("id")}},
 	}}
-	f, err := Parse("m.yaml", []byte(src))
+	f, err := mapping.Parse("m.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compile(f, s); err != nil {
+	if _, err := mapping.Compile(f, s); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

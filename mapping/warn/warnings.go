@@ -1,4 +1,4 @@
-package mapping
+package warn
 
 import (
 	"fmt"
@@ -8,21 +8,22 @@ import (
 	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // Warning is a design risk in a valid mapping file: it will work, but
 // perhaps not as meant. It is located as an Error is, and names what it is
 // about (the fields an acknowledgement matches).
 type Warning struct {
-	Error
-	Code    string // one of WarningCodes, or WarnStaleAcknowledgement
+	mapping.Error
+	Code    string // one of WarningCodes, or mapping.WarnStaleAcknowledgement
 	Entity  string // the entity it is about, if any
 	Index   string // the index it is about, if any
 	Pattern string // the access pattern it is about, if any
 	Table   string // the source table it is about (schema.name), if any
 	// Ack is the acknowledgement that matches it (acknowledge: in the
 	// file): the design intends it, for Ack.Reason; nil otherwise.
-	Ack *AckDef
+	Ack *mapping.AckDef
 }
 
 // String is file:line:col: warning: path: message [code].
@@ -55,7 +56,7 @@ func (w *Warning) String() string {
 // file's acknowledge: list matches has that entry as its Ack (the design
 // intends it); an entry that matches none adds a stale-acknowledgement
 // warning, after the others.
-func Warnings(f *File, s *introspect.Schema) []*Warning {
+func Warnings(f *mapping.File, s *introspect.Schema) []*Warning {
 	if s != nil {
 		f = f.ForEngine(s.Engine)
 	}
@@ -101,7 +102,7 @@ func Unacknowledged(ws []*Warning) []*Warning {
 }
 
 type warner struct {
-	f   *File
+	f   *mapping.File
 	s   *introspect.Schema
 	out []*Warning
 }
@@ -110,8 +111,8 @@ type warner struct {
 // acknowledgement matches.
 type about struct{ code, entity, index, pattern, table string }
 
-func (w *warner) warnf(ab about, p Pos, path, format string, args ...any) {
-	w.out = append(w.out, &Warning{Error: Error{File: w.f.Name, Line: p.Line, Col: p.Col, Path: path, Msg: fmt.Sprintf(format, args...)},
+func (w *warner) warnf(ab about, p mapping.Pos, path, format string, args ...any) {
+	w.out = append(w.out, &Warning{Error: mapping.Error{File: w.f.Name, Line: p.Line, Col: p.Col, Path: path, Msg: fmt.Sprintf(format, args...)},
 		Code: ab.code, Entity: ab.entity, Index: ab.index, Pattern: ab.pattern, Table: ab.table})
 }
 
@@ -121,27 +122,28 @@ var fixedWidth = map[string]bool{"pad": true, "desc": true, "iso": true, "date":
 
 // beginsWith warns about a begins_with prefix that ends in a placeholder:
 // {service} = news also matches the items of service newsletter.
-func (w *warner) beginsWith(ap *AccessPatternDef) {
+func (w *warner) beginsWith(ap *mapping.AccessPatternDef) {
 	if ap.SK == nil || ap.SK.Op != "begins_with" || len(ap.SK.Values) != 1 {
 		return
 	}
 	v := ap.SK.Values[0]
-	t, err := ParseTemplate(v.Value)
-	if err != nil || len(t.parts) == 0 {
+	t, err := mapping.ParseTemplate(v.Value)
+	if err != nil || len(t.Parts()) == 0 {
 		return
 	}
-	last := t.parts[len(t.parts)-1]
-	if last.field == "" {
+	parts := t.Parts()
+	last := parts[len(parts)-1]
+	if last.Field == "" {
 		return
 	}
-	for _, f := range last.fmts {
-		if fixedWidth[f.name] {
+	for _, f := range last.Formatters {
+		if fixedWidth[f] {
 			return
 		}
 	}
-	w.warnf(about{code: WarnBeginsWithPlaceholder, pattern: ap.Name.Value}, v.Pos, "access_patterns."+ap.Name.Value+".query.sk.begins_with",
+	w.warnf(about{code: mapping.WarnBeginsWithPlaceholder, pattern: ap.Name.Value}, v.Pos, "access_patterns."+ap.Name.Value+".query.sk.begins_with",
 		"the prefix %q ends in the placeholder {%s} without a separator after it: it also matches the items whose %s only starts with the value (news matches newsletter); end it with a separator such as # (and write the sort key with it)",
-		v.Value, last.field, last.field)
+		v.Value, last.Field, last.Field)
 }
 
 // partitionKeys warns about a global index whose partition key an entity
@@ -150,8 +152,8 @@ func (w *warner) beginsWith(ap *AccessPatternDef) {
 // partition key is the table's pk or sk, as an inverted index's is), and,
 // with the schema, as a function of boolean and enum columns alone (a few
 // partitions at most). t is nil without the schema.
-func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
-	tableKey := map[string]Str{w.f.Table.PK.Name.Value: e.PK}
+func (w *warner) partitionKeys(e *mapping.EntityDef, t *introspect.Table) {
+	tableKey := map[string]mapping.Str{w.f.Table.PK.Name.Value: e.PK}
 	keyPath := map[string]string{w.f.Table.PK.Name.Value: "pk"}
 	if w.f.Table.SK != nil {
 		tableKey[w.f.Table.SK.Name.Value] = e.SK
@@ -164,9 +166,9 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 		}
 		type part struct {
 			attr string
-			tmpl *Template // nil: a column
+			tmpl *mapping.Template // nil: a column
 			col  *introspect.Column
-			at   Str
+			at   mapping.Str
 			path string
 		}
 		var parts []part
@@ -175,8 +177,8 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			n := a.Name.Value
 			var p part
 			switch {
-			case slices.ContainsFunc(e.Set, func(sd SetDef) bool { return sd.Key.Value == n }):
-				i := slices.IndexFunc(e.Set, func(sd SetDef) bool { return sd.Key.Value == n })
+			case slices.ContainsFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n }):
+				i := slices.IndexFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n })
 				p = part{attr: n, at: e.Set[i].Value, path: path + ".attributes.set." + n}
 			case tableKey[n].Line != 0:
 				p = part{attr: n, at: tableKey[n], path: path + "." + keyPath[n]}
@@ -192,7 +194,7 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 				continue
 			}
 			if p.col == nil {
-				tp, err := ParseTemplate(p.at.Value)
+				tp, err := mapping.ParseTemplate(p.at.Value)
 				if err != nil {
 					complete = false
 					continue
@@ -209,7 +211,7 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			constant = constant && p.tmpl != nil && p.tmpl.Constant()
 		}
 		if constant {
-			w.warnf(about{code: WarnConstantPartitionKey, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
+			w.warnf(about{code: mapping.WarnConstantPartitionKey, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
 				"%s is the constant %q on every item of %s, and it is the partition key of %s: all those items are one partition of the index (a hot partition: at most 1 000 writes and 3 000 reads a second); add a column, or {col|shard:N}, to spread them",
 				parts[0].attr, parts[0].at.Value, e.Name.Value, ix.Name.Value)
 			continue
@@ -224,12 +226,12 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			if p.col != nil {
 				cs = []*introspect.Column{p.col}
 			} else {
-				for _, f := range p.tmpl.parts {
-					if f.field == "" {
+				for _, f := range p.tmpl.Parts() {
+					if f.Field == "" {
 						continue
 					}
-					c := t.Column(f.field)
-					if c == nil || slices.ContainsFunc(f.fmts, func(x formatter) bool { return x.name == "shard" }) {
+					c := t.Column(f.Field)
+					if c == nil || slices.Contains(f.Formatters, "shard") {
 						n = 1 << 30
 						continue
 					}
@@ -251,7 +253,7 @@ func (w *warner) partitionKeys(e *EntityDef, t *introspect.Table) {
 			}
 		}
 		if n <= maxFewPartitions && len(cols) > 0 {
-			w.warnf(about{code: WarnFewPartitions, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
+			w.warnf(about{code: mapping.WarnFewPartitions, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
 				"the partition key of %s comes from %s alone (booleans and enums): the items of %s fall into at most %d partitions of the index (hot partitions); add a column, or {col|shard:N}, to spread them",
 				ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, n)
 		}
@@ -264,7 +266,7 @@ const maxFewPartitions = 100
 
 // relation is the table or view an entity reads from, or nil (a query, or
 // a name the schema does not resolve: Compile reports that).
-func (w *warner) relation(e *EntityDef) *introspect.Table {
+func (w *warner) relation(e *mapping.EntityDef) *introspect.Table {
 	if e.From.Value == "" {
 		return nil
 	}
@@ -295,7 +297,7 @@ func (w *warner) projections() {
 		}
 		for i, e := range w.f.Entities {
 			if w.attrSource(e, tables[i], attr) != nil || (e.TTL != nil && attr == w.f.Table.TTL.Value) ||
-				slices.ContainsFunc(e.Embed, func(m *EmbedDef) bool { return m.Name.Value == attr }) {
+				slices.ContainsFunc(e.Embed, func(m *mapping.EmbedDef) bool { return m.Name.Value == attr }) {
 				return true
 			}
 		}
@@ -304,7 +306,7 @@ func (w *warner) projections() {
 	for i, ix := range w.f.Table.Indexes {
 		for j, a := range ix.Projection.Include {
 			if a.Value != "" && !writes(a.Value) {
-				w.warnf(about{code: WarnUnwrittenProjection, index: ix.Name.Value}, a.Pos, fmt.Sprintf("table.indexes[%d].projection.include[%d]", i, j),
+				w.warnf(about{code: mapping.WarnUnwrittenProjection, index: ix.Name.Value}, a.Pos, fmt.Sprintf("table.indexes[%d].projection.include[%d]", i, j),
 					"no entity writes attribute %s, which index %s projects: the index never holds it", a.Value, ix.Name.Value)
 			}
 		}
@@ -318,25 +320,25 @@ var lossy = map[string]bool{"lower": true, "upper": true, "date": true, "shard":
 // coverage warns when an entity's key templates do not hold every column
 // of its key or of any unique key of its table: two rows can then render
 // one key, and migrate rejects the second as a key collision.
-func (w *warner) coverage(e *EntityDef, t *introspect.Table) {
+func (w *warner) coverage(e *mapping.EntityDef, t *introspect.Table) {
 	covered := map[string]bool{}
-	for _, s := range []Str{e.PK, e.SK} {
-		tp, err := ParseTemplate(s.Value)
+	for _, s := range []mapping.Str{e.PK, e.SK} {
+		tp, err := mapping.ParseTemplate(s.Value)
 		if err != nil {
 			return
 		}
-		for _, p := range tp.parts {
-			if p.field == "" {
+		for _, p := range tp.Parts() {
+			if p.Field == "" {
 				continue
 			}
 			whole := true
-			for _, f := range p.fmts {
+			for _, f := range p.Formatters {
 				// date keeps all of a date, and drops a timestamp's time.
-				isDate := f.name == "date" && t.Column(p.field) != nil && t.Column(p.field).Kind == introspect.KindDate
-				whole = whole && (!lossy[f.name] || isDate)
+				isDate := f == "date" && t.Column(p.Field) != nil && t.Column(p.Field).Kind == introspect.KindDate
+				whole = whole && (!lossy[f] || isDate)
 			}
 			if whole {
-				covered[p.field] = true
+				covered[p.Field] = true
 			}
 		}
 	}
@@ -376,7 +378,7 @@ func (w *warner) coverage(e *EntityDef, t *introspect.Table) {
 	if len(used) > 0 {
 		what = "only " + strings.Join(used, ", ")
 	}
-	w.warnf(about{code: WarnKeyNotUnique, entity: e.Name.Value, table: t.QualifiedName()}, e.PK.Pos, "entities."+e.Name.Value+".pk",
+	w.warnf(about{code: mapping.WarnKeyNotUnique, entity: e.Name.Value, table: t.QualifiedName()}, e.PK.Pos, "entities."+e.Name.Value+".pk",
 		"the key templates (pk and sk) hold %s in full, which is not a unique key of %s (its keys: %s): two rows with the same values there make one item key, and migrate rejects the second as a key collision",
 		what, t.Label(), strings.Join(names, ", "))
 }
@@ -385,13 +387,13 @@ func (w *warner) coverage(e *EntityDef, t *introspect.Table) {
 // column (by its name or renamed to it); nil when the entity does not
 // write it.
 type attrSource struct {
-	set   *SetDef
+	set   *mapping.SetDef
 	col   *introspect.Column
-	where Str // the place to point at
+	where mapping.Str // the place to point at
 	path  string
 }
 
-func (w *warner) attrSource(e *EntityDef, t *introspect.Table, attr string) *attrSource {
+func (w *warner) attrSource(e *mapping.EntityDef, t *introspect.Table, attr string) *attrSource {
 	path := "entities." + e.Name.Value
 	for i := range e.Set {
 		if e.Set[i].Key.Value == attr {
@@ -400,9 +402,9 @@ func (w *warner) attrSource(e *EntityDef, t *introspect.Table, attr string) *att
 	}
 	selected := func(col string) bool {
 		if e.Include != nil {
-			return slices.ContainsFunc(e.Include, func(s Str) bool { return s.Value == col })
+			return slices.ContainsFunc(e.Include, func(s mapping.Str) bool { return s.Value == col })
 		}
-		return !slices.ContainsFunc(e.Exclude, func(s Str) bool { return s.Value == col })
+		return !slices.ContainsFunc(e.Exclude, func(s mapping.Str) bool { return s.Value == col })
 	}
 	for _, r := range e.Rename {
 		if r.Value.Value == attr {
@@ -433,16 +435,16 @@ func (a *attrSource) nullable(t *introspect.Table) []string {
 		}
 		return nil
 	}
-	tp, err := ParseTemplate(a.set.Value.Value)
+	tp, err := mapping.ParseTemplate(a.set.Value.Value)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, p := range tp.parts {
-		if p.field == "" || slices.ContainsFunc(p.fmts, func(f formatter) bool { return f.name == "default" }) {
+	for _, p := range tp.Parts() {
+		if p.Field == "" || slices.Contains(p.Formatters, "default") {
 			continue
 		}
-		if c := t.Column(p.field); c != nil && c.Nullable && !slices.Contains(out, c.Name) {
+		if c := t.Column(p.Field); c != nil && c.Nullable && !slices.Contains(out, c.Name) {
 			out = append(out, c.Name)
 		}
 	}
@@ -454,7 +456,7 @@ func (a *attrSource) nullable(t *introspect.Table) []string {
 // attribute written without the others of its index (the item is never in
 // that index). Views and queries are left alone: their columns are
 // nullable as far as the catalog says.
-func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
+func (w *warner) sparse(e *mapping.EntityDef, t *introspect.Table) {
 	if t.View {
 		return
 	}
@@ -463,7 +465,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 		tableKeys[w.f.Table.SK.Name.Value] = true
 	}
 	for _, ix := range w.f.Table.Indexes {
-		var attrs []AttrDef
+		var attrs []mapping.AttrDef
 		if !ix.Local {
 			attrs = append(attrs, ix.PK...)
 		}
@@ -494,7 +496,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 				if f.src == nil {
 					continue
 				}
-				w.warnf(about{code: WarnDanglingIndexKey, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
+				w.warnf(about{code: mapping.WarnDanglingIndexKey, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
 					"%s writes %s, a key attribute of index %s, but never %s: its items are never in %s (one half of the index key left dangling)",
 					e.Name.Value, f.name, ix.Name.Value, strings.Join(missing, ", "), ix.Name.Value)
 			}
@@ -507,7 +509,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 			if f.src != nil {
 				mayMiss[i] = f.src.nullable(t)
 				if f.src.set != nil && f.src.set.When.Value != "" {
-					w.warnf(about{code: WarnSparseWhen, entity: e.Name.Value, index: ix.Name.Value}, f.src.set.When.Pos, f.src.path+".when",
+					w.warnf(about{code: mapping.WarnSparseWhen, entity: e.Name.Value, index: ix.Name.Value}, f.src.set.When.Pos, f.src.path+".when",
 						"%s, a key attribute of index %s, is written only where this condition holds: the other items of %s are not in %s (a sparse index)",
 						f.name, ix.Name.Value, e.Name.Value, ix.Name.Value)
 					mayMiss[i] = append(mayMiss[i], "when")
@@ -526,7 +528,7 @@ func (w *warner) sparse(e *EntityDef, t *introspect.Table) {
 			if always > 0 {
 				how = ", although they have its other key attributes (a sparse index, with one half of the index key left dangling)"
 			}
-			w.warnf(about{code: WarnSparseNullable, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
+			w.warnf(about{code: mapping.WarnSparseNullable, entity: e.Name.Value, index: ix.Name.Value}, f.src.where.Pos, f.src.path,
 				"%s, a key attribute of index %s, comes from the nullable column %s: the items of %s whose row has NULL there are not in %s%s",
 				f.name, ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, ix.Name.Value, how)
 		}
@@ -551,7 +553,7 @@ func (w *warner) unmapped() {
 			}
 		}
 	}
-	pos, path := Pos{}, ""
+	pos, path := mapping.Pos{}, ""
 	if len(w.f.Entities) > 0 {
 		pos, path = w.f.Entities[0].Name.Pos, "entities"
 	}
@@ -563,6 +565,6 @@ func (w *warner) unmapped() {
 		if slices.ContainsFunc(queries, re.MatchString) {
 			continue
 		}
-		w.warnf(about{code: WarnUnmappedTable, table: t.QualifiedName()}, pos, path, "%s is not read by any entity: its rows are not migrated", t.Label())
+		w.warnf(about{code: mapping.WarnUnmappedTable, table: t.QualifiedName()}, pos, path, "%s is not read by any entity: its rows are not migrated", t.Label())
 	}
 }

@@ -1,10 +1,11 @@
-package mapping
+package warn
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestWarnings: each risk is found at its place, and its look-alikes that
@@ -73,11 +74,11 @@ access_patterns:
 		{Schema: "public", Name: "audit", PrimaryKey: []string{"id"}, Columns: []*introspect.Column{col("id", introspect.KindInt, false)}},
 	}}
 	s.AddQuery("SELECT org, count(*) AS n FROM Orders GROUP BY org", []*introspect.Column{col("org", introspect.KindString, true), col("n", introspect.KindInt, true)})
-	f, err := Parse("m.yaml", []byte(src))
+	f, err := mapping.Parse("m.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compile(f, s); err != nil {
+	if _, err := mapping.Compile(f, s); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -1,8 +1,11 @@
-package mapping
+package warn
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/remodel-dev/remodel/internal/testsupport/schemas"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestWarnUnwrittenProjection: an attribute an INCLUDE projection lists
@@ -36,17 +39,17 @@ entities:
     attributes:
       exclude: [display_name]
 `
-	f, err := Parse("m.yaml", []byte(src))
+	f, err := mapping.Parse("m.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := testSchema()
-	if _, err := Compile(f, s); err != nil {
+	s := schemas.Mapping()
+	if _, err := mapping.Compile(f, s); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, w := range Warnings(f, s) {
-		if w.Code == WarnUnwrittenProjection {
+		if w.Code == mapping.WarnUnwrittenProjection {
 			got = append(got, w.String())
 		}
 	}
@@ -61,12 +64,12 @@ entities:
 
 	// A query entity the schema does not know (validate reports it) might
 	// write any attribute.
-	f, err = Parse("m.yaml", []byte(src+"  weekly: {query: \"SELECT 1 AS x\", key: [x], pk: \"W#{x}\", sk: W}\n"))
+	f, err = mapping.Parse("m.yaml", []byte(src+"  weekly: {query: \"SELECT 1 AS x\", key: [x], pk: \"W#{x}\", sk: W}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range Warnings(f, s) {
-		if w.Code == WarnUnwrittenProjection {
+		if w.Code == mapping.WarnUnwrittenProjection {
 			t.Errorf("with an unknown query entity: %s", w)
 		}
 	}

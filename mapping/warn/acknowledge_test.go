@@ -1,10 +1,12 @@
-package mapping
+package warn
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/schemas"
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestAcknowledge: an acknowledgement marks exactly the warnings of its
@@ -36,8 +38,8 @@ access_patterns:
 `
 	s := &introspect.Schema{Engine: introspect.Postgres, Database: "shop", Tables: []*introspect.Table{
 		{Schema: "public", Name: "orders", PrimaryKey: []string{"id"}, Columns: []*introspect.Column{
-			col("id", "integer", introspect.KindInt), {Name: "coupon", Type: "text", Kind: introspect.KindString, Nullable: true}}},
-		{Schema: "public", Name: "audit", PrimaryKey: []string{"id"}, Columns: []*introspect.Column{col("id", "integer", introspect.KindInt)}},
+			schemas.Col("id", "integer", introspect.KindInt), {Name: "coupon", Type: "text", Kind: introspect.KindString, Nullable: true}}},
+		{Schema: "public", Name: "audit", PrimaryKey: []string{"id"}, Columns: []*introspect.Column{schemas.Col("id", "integer", introspect.KindInt)}},
 	}}
 	tests := []struct {
 		name, ack string
@@ -67,11 +69,11 @@ access_patterns:
 			if tt.ack != "" {
 				src += "acknowledge:" + tt.ack + "\n"
 			}
-			f, err := Parse("m.yaml", []byte(src))
+			f, err := mapping.Parse("m.yaml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Compile(f, s); err != nil {
+			if _, err := mapping.Compile(f, s); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
@@ -83,7 +85,7 @@ access_patterns:
 					if w.Ack.Reason.Value == "" {
 						t.Errorf("%s: acknowledged without a reason", w)
 					}
-				case w.Code == WarnStaleAcknowledgement:
+				case w.Code == mapping.WarnStaleAcknowledgement:
 					g += " " + strings.TrimPrefix(w.String(), "m.yaml:")
 					g = g[:strings.Index(g, ": warning")] + " " + strings.TrimPrefix(w.Msg, "the acknowledgement of ")
 					g = g[:strings.Index(g, " matches no warning")]

@@ -1,10 +1,11 @@
-package mapping
+package warn
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
 // TestWarningsQuotedParams: a {name} inside a '…' string of an access
@@ -46,7 +47,7 @@ access_patterns:
 			if tc.params != "" {
 				src += "    params: " + yamlQuote(tc.params) + "\n"
 			}
-			f, err := Parse("m.yaml", []byte(src))
+			f, err := mapping.Parse("m.yaml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
