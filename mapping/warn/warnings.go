@@ -153,56 +153,11 @@ func (w *warner) beginsWith(ap *mapping.AccessPatternDef) {
 // with the schema, as a function of boolean and enum columns alone (a few
 // partitions at most). t is nil without the schema.
 func (w *warner) partitionKeys(e *mapping.EntityDef, t *introspect.Table) {
-	tableKey := map[string]mapping.Str{w.f.Table.PK.Name.Value: e.PK}
-	keyPath := map[string]string{w.f.Table.PK.Name.Value: "pk"}
-	if w.f.Table.SK != nil {
-		tableKey[w.f.Table.SK.Name.Value] = e.SK
-		keyPath[w.f.Table.SK.Name.Value] = "sk"
-	}
-	path := "entities." + e.Name.Value
 	for _, ix := range w.f.Table.Indexes {
 		if ix.Local {
 			continue
 		}
-		type part struct {
-			attr string
-			tmpl *mapping.Template // nil: a column
-			col  *introspect.Column
-			at   mapping.Str
-			path string
-		}
-		var parts []part
-		complete := true
-		for _, a := range ix.PK {
-			n := a.Name.Value
-			var p part
-			switch {
-			case slices.ContainsFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n }):
-				i := slices.IndexFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n })
-				p = part{attr: n, at: e.Set[i].Value, path: path + ".attributes.set." + n}
-			case tableKey[n].Line != 0:
-				p = part{attr: n, at: tableKey[n], path: path + "." + keyPath[n]}
-			case t != nil:
-				src := w.attrSource(e, t, n)
-				if src == nil || src.col == nil {
-					complete = false
-					continue
-				}
-				p = part{attr: n, col: src.col, at: src.where, path: src.path}
-			default:
-				complete = false
-				continue
-			}
-			if p.col == nil {
-				tp, err := mapping.ParseTemplate(p.at.Value)
-				if err != nil {
-					complete = false
-					continue
-				}
-				p.tmpl = tp
-			}
-			parts = append(parts, p)
-		}
+		parts, complete := w.indexKeyParts(e, t, ix)
 		if !complete || len(parts) == 0 {
 			continue // not in the index, or not known
 		}
@@ -220,44 +175,108 @@ func (w *warner) partitionKeys(e *mapping.EntityDef, t *introspect.Table) {
 			continue
 		}
 		// Low cardinality: every value comes from booleans and enums.
-		n, cols := 1, []string{}
-		for _, p := range parts {
-			var cs []*introspect.Column
-			if p.col != nil {
-				cs = []*introspect.Column{p.col}
-			} else {
-				for _, f := range p.tmpl.Parts() {
-					if f.Field == "" {
-						continue
-					}
-					c := t.Column(f.Field)
-					if c == nil || slices.Contains(f.Formatters, "shard") {
-						n = 1 << 30
-						continue
-					}
-					cs = append(cs, c)
-				}
-			}
-			for _, c := range cs {
-				switch {
-				case c.Kind == introspect.KindBool:
-					n *= 2
-				case len(c.Values) > 0 && c.Kind != introspect.KindSet:
-					n *= len(c.Values)
-				default:
-					n = 1 << 30
-				}
-				if !slices.Contains(cols, c.Name) {
-					cols = append(cols, c.Name)
-				}
-			}
-		}
-		if n <= maxFewPartitions && len(cols) > 0 {
+		if n, cols := fewPartitions(parts, t); n <= maxFewPartitions && len(cols) > 0 {
 			w.warnf(about{code: mapping.WarnFewPartitions, entity: e.Name.Value, index: ix.Name.Value}, parts[0].at.Pos, parts[0].path,
 				"the partition key of %s comes from %s alone (booleans and enums): the items of %s fall into at most %d partitions of the index (hot partitions); add a column, or {col|shard:N}, to spread them",
 				ix.Name.Value, strings.Join(cols, ", "), e.Name.Value, n)
 		}
 	}
+}
+
+// keyPart is one attribute of an index's partition key as an entity
+// writes it: from a template, or (with the schema) a column.
+type keyPart struct {
+	attr string
+	tmpl *mapping.Template // nil: a column
+	col  *introspect.Column
+	at   mapping.Str
+	path string
+}
+
+// indexKeyParts are the parts of index ix's partition key as entity e
+// writes them: a set template, the table's own pk or sk (an inverted
+// index's), or with the schema an attribute's column; complete is false
+// when one is not known (the entity does not write it, or it is not
+// parsed).
+func (w *warner) indexKeyParts(e *mapping.EntityDef, t *introspect.Table, ix *mapping.IndexDef) (parts []keyPart, complete bool) {
+	tableKey := map[string]mapping.Str{w.f.Table.PK.Name.Value: e.PK}
+	keyPath := map[string]string{w.f.Table.PK.Name.Value: "pk"}
+	if w.f.Table.SK != nil {
+		tableKey[w.f.Table.SK.Name.Value] = e.SK
+		keyPath[w.f.Table.SK.Name.Value] = "sk"
+	}
+	path := "entities." + e.Name.Value
+	complete = true
+	for _, a := range ix.PK {
+		n := a.Name.Value
+		var p keyPart
+		switch {
+		case slices.ContainsFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n }):
+			i := slices.IndexFunc(e.Set, func(sd mapping.SetDef) bool { return sd.Key.Value == n })
+			p = keyPart{attr: n, at: e.Set[i].Value, path: path + ".attributes.set." + n}
+		case tableKey[n].Line != 0:
+			p = keyPart{attr: n, at: tableKey[n], path: path + "." + keyPath[n]}
+		case t != nil:
+			src := w.attrSource(e, t, n)
+			if src == nil || src.col == nil {
+				complete = false
+				continue
+			}
+			p = keyPart{attr: n, col: src.col, at: src.where, path: src.path}
+		default:
+			complete = false
+			continue
+		}
+		if p.col == nil {
+			tp, err := mapping.ParseTemplate(p.at.Value)
+			if err != nil {
+				complete = false
+				continue
+			}
+			p.tmpl = tp
+		}
+		parts = append(parts, p)
+	}
+	return parts, complete
+}
+
+// fewPartitions is how many values the key parts can take when they come
+// from booleans and enums alone (1<<30 when another column, or a shard,
+// is among them), and the columns they come from.
+func fewPartitions(parts []keyPart, t *introspect.Table) (n int, cols []string) {
+	n = 1
+	for _, p := range parts {
+		var cs []*introspect.Column
+		if p.col != nil {
+			cs = []*introspect.Column{p.col}
+		} else {
+			for _, f := range p.tmpl.Parts() {
+				if f.Field == "" {
+					continue
+				}
+				c := t.Column(f.Field)
+				if c == nil || slices.Contains(f.Formatters, "shard") {
+					n = 1 << 30
+					continue
+				}
+				cs = append(cs, c)
+			}
+		}
+		for _, c := range cs {
+			switch {
+			case c.Kind == introspect.KindBool:
+				n *= 2
+			case len(c.Values) > 0 && c.Kind != introspect.KindSet:
+				n *= len(c.Values)
+			default:
+				n = 1 << 30
+			}
+			if !slices.Contains(cols, c.Name) {
+				cols = append(cols, c.Name)
+			}
+		}
+	}
+	return n, cols
 }
 
 // maxFewPartitions is the most partitions an index key of booleans and
