@@ -68,105 +68,113 @@ func parseValue(raw json.RawMessage) (types.AttributeValue, error) {
 		return nil, fmt.Errorf("a value must be an object with one type descriptor")
 	}
 	for typ, x := range v {
-		switch typ {
-		case "S":
-			var s string
-			if err := json.Unmarshal(x, &s); err != nil {
-				return nil, fmt.Errorf("type S: %w", err)
-			}
-			return &types.AttributeValueMemberS{Value: s}, nil
-		case "N":
-			n, err := number(x)
-			if err != nil {
-				return nil, err
-			}
-			return &types.AttributeValueMemberN{Value: n}, nil
-		case "B":
-			b, err := blob(x)
-			if err != nil {
-				return nil, err
-			}
-			return &types.AttributeValueMemberB{Value: b}, nil
-		case "BOOL":
-			var b bool
-			if err := json.Unmarshal(x, &b); err != nil {
-				return nil, fmt.Errorf("type BOOL: %w", err)
-			}
-			return &types.AttributeValueMemberBOOL{Value: b}, nil
-		case "NULL":
-			var b bool
-			if err := json.Unmarshal(x, &b); err != nil || !b {
-				return nil, fmt.Errorf("type NULL must be true")
-			}
-			return &types.AttributeValueMemberNULL{Value: true}, nil
-		case "SS", "NS", "BS":
-			var raws []json.RawMessage
-			if err := json.Unmarshal(x, &raws); err != nil || len(raws) == 0 {
-				return nil, fmt.Errorf("%s must be a list of at least one value", typ)
-			}
-			switch typ {
-			case "SS":
-				out := make([]string, len(raws))
-				for i, r := range raws {
-					if err := json.Unmarshal(r, &out[i]); err != nil {
-						return nil, fmt.Errorf("type SS: %w", err)
-					}
-				}
-				return &types.AttributeValueMemberSS{Value: out}, nil
-			case "NS":
-				out := make([]string, len(raws))
-				for i, r := range raws {
-					n, err := number(r)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = n
-				}
-				return &types.AttributeValueMemberNS{Value: out}, nil
-			default:
-				out := make([][]byte, len(raws))
-				for i, r := range raws {
-					b, err := blob(r)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = b
-				}
-				return &types.AttributeValueMemberBS{Value: out}, nil
-			}
-		case "L":
-			var raws []json.RawMessage
-			if err := json.Unmarshal(x, &raws); err != nil || raws == nil {
-				return nil, fmt.Errorf("type L must be a list")
-			}
-			out := make([]types.AttributeValue, len(raws))
-			for i, r := range raws {
-				av, err := parseValue(r)
-				if err != nil {
-					return nil, fmt.Errorf("type L[%d]: %w", i, err)
-				}
-				out[i] = av
-			}
-			return &types.AttributeValueMemberL{Value: out}, nil
-		case "M":
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(x, &m); err != nil || m == nil {
-				return nil, fmt.Errorf("type M must be an object")
-			}
-			out := make(map[string]types.AttributeValue, len(m))
-			for k, r := range m {
-				av, err := parseValue(r)
-				if err != nil {
-					return nil, fmt.Errorf("type M.%s: %w", k, err)
-				}
-				out[k] = av
-			}
-			return &types.AttributeValueMemberM{Value: out}, nil
-		default:
-			return nil, fmt.Errorf("unknown type descriptor %q", typ)
-		}
+		return parseTyped(typ, x)
 	}
 	panic("unreachable")
+}
+
+// parseTyped reads the value x of type descriptor typ.
+func parseTyped(typ string, x json.RawMessage) (types.AttributeValue, error) {
+	switch typ {
+	case "S":
+		var s string
+		if err := json.Unmarshal(x, &s); err != nil {
+			return nil, fmt.Errorf("type S: %w", err)
+		}
+		return &types.AttributeValueMemberS{Value: s}, nil
+	case "N":
+		n, err := number(x)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case "B":
+		b, err := blob(x)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberB{Value: b}, nil
+	case "BOOL":
+		var b bool
+		if err := json.Unmarshal(x, &b); err != nil {
+			return nil, fmt.Errorf("type BOOL: %w", err)
+		}
+		return &types.AttributeValueMemberBOOL{Value: b}, nil
+	case "NULL":
+		var b bool
+		if err := json.Unmarshal(x, &b); err != nil || !b {
+			return nil, fmt.Errorf("type NULL must be true")
+		}
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case "SS", "NS", "BS":
+		return parseSet(typ, x)
+	case "L":
+		var raws []json.RawMessage
+		if err := json.Unmarshal(x, &raws); err != nil || raws == nil {
+			return nil, fmt.Errorf("type L must be a list")
+		}
+		out := make([]types.AttributeValue, len(raws))
+		for i, r := range raws {
+			av, err := parseValue(r)
+			if err != nil {
+				return nil, fmt.Errorf("type L[%d]: %w", i, err)
+			}
+			out[i] = av
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case "M":
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(x, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("type M must be an object")
+		}
+		out := make(map[string]types.AttributeValue, len(m))
+		for k, r := range m {
+			av, err := parseValue(r)
+			if err != nil {
+				return nil, fmt.Errorf("type M.%s: %w", k, err)
+			}
+			out[k] = av
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}
+	return nil, fmt.Errorf("unknown type descriptor %q", typ)
+}
+
+// parseSet reads a set of type SS, NS or BS: at least one value.
+func parseSet(typ string, x json.RawMessage) (types.AttributeValue, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(x, &raws); err != nil || len(raws) == 0 {
+		return nil, fmt.Errorf("%s must be a list of at least one value", typ)
+	}
+	switch typ {
+	case "SS":
+		out := make([]string, len(raws))
+		for i, r := range raws {
+			if err := json.Unmarshal(r, &out[i]); err != nil {
+				return nil, fmt.Errorf("type SS: %w", err)
+			}
+		}
+		return &types.AttributeValueMemberSS{Value: out}, nil
+	case "NS":
+		out := make([]string, len(raws))
+		for i, r := range raws {
+			n, err := number(r)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	}
+	out := make([][]byte, len(raws))
+	for i, r := range raws {
+		b, err := blob(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return &types.AttributeValueMemberBS{Value: out}, nil
 }
 
 // number reads N's value: a JSON string holding a number.
