@@ -126,6 +126,23 @@ func tableName(s *introspect.Schema, o Options) string {
 }
 
 func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint, open []string) {
+	w.header(o, verdicts, hints)
+	w.openRows(open)
+	w.table(o)
+	w.entities()
+	w.line(0, "")
+	if pats.buf.Len() == 0 {
+		w.line(0, "access_patterns: {}")
+	} else {
+		w.line(0, "access_patterns:")
+		w.buf.Write(pats.buf.Bytes())
+	}
+	w.acknowledgements()
+}
+
+// header writes the file's first comments: what wrote it, the design, what
+// init measured, the statistics' verdicts and the hints.
+func (w *writer) header(o Options, verdicts []verdict, hints []hint) {
 	d := w.d
 	w.line(0, "# yaml-language-server: $schema=https://raw.githubusercontent.com/remodel-dev/remodel/main/docs/mapping.schema.json")
 	w.comment(0, fmt.Sprintf("A starting mapping that remodel init wrote from the ERD of the %s database %s (%d tables and views, %d entities). "+
@@ -148,6 +165,11 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint,
 		w.statistics(o.Statistics, verdicts)
 	}
 	w.hints(hints)
+}
+
+// openRows writes the comment on the open rows, which sparse indexes serve.
+func (w *writer) openRows(open []string) {
+	d := w.d
 	if len(open) > 0 {
 		w.comment(0, fmt.Sprintf("Open rows: a partial index of the source, or a nullable date or timestamp that is NULL in at most %.0f %% "+
 			"of the rows of a table placed in a collection (NULL: not yet returned, ended or closed), marks the rows the application "+
@@ -164,6 +186,12 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint,
 			w.comment(0, l)
 		}
 	}
+}
+
+// table writes the table: its name, key and indexes, each index with the
+// comment that says why it is there.
+func (w *writer) table(o Options) {
+	d := w.d
 	w.line(0, "version: 1")
 	w.line(0, "table:")
 	w.line(1, "name: %s", q(tableName(d.s, o)))
@@ -213,6 +241,11 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint,
 			w.line(2, "- {name: %s, pk: %sPK, sk: {name: %sSK, type: N}}", n.name, n.name, n.name)
 		}
 	}
+}
+
+// entities writes entities:, with the tables not mapped.
+func (w *writer) entities() {
+	d := w.d
 	w.line(0, "")
 	w.line(0, "entities:")
 	if len(d.skipped) > 0 {
@@ -227,13 +260,10 @@ func (w *writer) file(o Options, pats *writer, verdicts []verdict, hints []hint,
 	for _, e := range d.entities {
 		w.entity(e)
 	}
-	w.line(0, "")
-	if pats.buf.Len() == 0 {
-		w.line(0, "access_patterns: {}")
-	} else {
-		w.line(0, "access_patterns:")
-		w.buf.Write(pats.buf.Bytes())
-	}
+}
+
+// acknowledgements writes acknowledge: the warnings this design intends.
+func (w *writer) acknowledgements() {
 	if len(w.acks) > 0 {
 		w.line(0, "")
 		w.comment(0, "The warnings of remodel validate that this design intends, each with its reason: "+
