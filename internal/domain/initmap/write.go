@@ -277,8 +277,61 @@ func (w *writer) acknowledgements() {
 }
 
 func (w *writer) entity(e *entity) {
-	t := e.t
 	w.line(1, "%s:", yamlKey(e.name))
+	w.comment(2, e.describe())
+	if e.keyUK != "" {
+		w.comment(2, fmt.Sprintf("no primary key: its rows are identified by the unique key %s, whose columns are NOT NULL", e.keyUK))
+	}
+	for _, n := range e.notes {
+		w.comment(2, n)
+	}
+	for _, uk := range e.inCollection {
+		w.comment(2, fmt.Sprintf("unique key %s (%s): no index: it holds %s, the partition key of the collection of %s that the %s items are in, "+
+			"and %s, which their sort key begins with: a Query of that collection with begins_with %s returns the %s rows of one %s at that time, "+
+			"the one with the unique key's other values among them (pattern %s)",
+			uk.Name, strings.Join(uk.Columns, ", "), strings.Join(e.place.fkCols, ", "), e.place.parent.name, e.name,
+			e.at, e.atPrefix(), e.name, e.place.parent.name, e.ukPatterns[uk.Name]))
+	}
+	if n := keyLimitNote(e.t, e.prefix, e.key, 1024, "its key"); n != "" {
+		w.comment(2, n)
+	}
+	w.line(2, "from: %s", q(e.from))
+	if e.keyUK != "" {
+		keys := make([]string, len(e.key))
+		for i, k := range e.key {
+			keys[i] = q(k)
+		}
+		w.line(2, "key: [%s]", strings.Join(keys, ", "))
+	}
+	w.line(2, "pk: %s", q(e.pk()))
+	w.line(2, "sk: %s", q(e.sk()))
+	var nums []*numIndex
+	for _, n := range w.d.numeric {
+		if n.e == e {
+			nums = append(nums, n)
+		}
+	}
+	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 && !e.inGSI1() {
+		return
+	}
+	w.line(2, "attributes:")
+	if len(e.renames) > 0 {
+		w.comment(3, "these columns are named like a key attribute or the entity attribute")
+		w.line(3, "rename:")
+		for _, r := range e.renames {
+			w.line(4, "%s: %s", q(r[0]), q(r[1]))
+		}
+	}
+	if len(e.slots) > 0 || len(nums) > 0 || e.inGSI1() {
+		w.set(e, nums)
+	}
+}
+
+// describe is the comment over an entity: its table, rows, partitions and
+// where its items are (their own collection, a join's adjacency items, a
+// parent's collection, beside a sibling, in time order).
+func (e *entity) describe() string {
+	t := e.t
 	rows := "rows unknown"
 	if n, exact, known := t.Rows(); known {
 		rows = fmt.Sprintf("%d rows", n)
@@ -322,74 +375,34 @@ func (w *writer) entity(e *entity) {
 	if t.Comment != "" {
 		what += ". Comment: " + t.Comment
 	}
-	w.comment(2, what)
-	if e.keyUK != "" {
-		w.comment(2, fmt.Sprintf("no primary key: its rows are identified by the unique key %s, whose columns are NOT NULL", e.keyUK))
-	}
-	for _, n := range e.notes {
-		w.comment(2, n)
-	}
-	for _, uk := range e.inCollection {
-		w.comment(2, fmt.Sprintf("unique key %s (%s): no index: it holds %s, the partition key of the collection of %s that the %s items are in, "+
-			"and %s, which their sort key begins with: a Query of that collection with begins_with %s returns the %s rows of one %s at that time, "+
-			"the one with the unique key's other values among them (pattern %s)",
-			uk.Name, strings.Join(uk.Columns, ", "), strings.Join(e.place.fkCols, ", "), e.place.parent.name, e.name,
-			e.at, e.atPrefix(), e.name, e.place.parent.name, e.ukPatterns[uk.Name]))
-	}
-	if n := keyLimitNote(t, e.prefix, e.key, 1024, "its key"); n != "" {
-		w.comment(2, n)
-	}
-	w.line(2, "from: %s", q(e.from))
-	if e.keyUK != "" {
-		keys := make([]string, len(e.key))
-		for i, k := range e.key {
-			keys[i] = q(k)
+	return what
+}
+
+// set writes an entity's set: the key attributes of the indexes it is in
+// (GSI1, its overloaded slots, its numeric indexes nums).
+func (w *writer) set(e *entity, nums []*numIndex) {
+	w.line(3, "set:")
+	if p := e.place; e.inGSI1() {
+		pk, sk := e.gsi1()
+		what := fmt.Sprintf("the %s row by its own key (%s), which its place in the collection of %s does not give",
+			e.name, strings.Join(e.key, ", "), p.parent.name)
+		if p.other != nil {
+			what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), the other side of the N:M", e.name, p.other.name, p.otherFK.Name)
 		}
-		w.line(2, "key: [%s]", strings.Join(keys, ", "))
+		if b := e.beside; b != nil {
+			what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), beside that row's own GSI1 entry", e.name, b.e.name, b.fk.Name)
+		}
+		w.indexKey(e, "GSI1", what, pk, sk, "")
 	}
-	w.line(2, "pk: %s", q(e.pk()))
-	w.line(2, "sk: %s", q(e.sk()))
-	var nums []*numIndex
-	for _, n := range w.d.numeric {
-		if n.e == e {
-			nums = append(nums, n)
+	for i, l := range e.slots {
+		target := l.target
+		if l.figures != "" {
+			target += "; " + l.figures
 		}
+		w.indexKey(e, fmt.Sprintf("GSI%d", i+2), target, l.pk, cmp.Or(l.sk, e.ownSK()), l.when)
 	}
-	if len(e.renames) == 0 && len(e.slots) == 0 && len(nums) == 0 && !e.inGSI1() {
-		return
-	}
-	w.line(2, "attributes:")
-	if len(e.renames) > 0 {
-		w.comment(3, "these columns are named like a key attribute or the entity attribute")
-		w.line(3, "rename:")
-		for _, r := range e.renames {
-			w.line(4, "%s: %s", q(r[0]), q(r[1]))
-		}
-	}
-	if len(e.slots) > 0 || len(nums) > 0 || e.inGSI1() {
-		w.line(3, "set:")
-		if p := e.place; e.inGSI1() {
-			pk, sk := e.gsi1()
-			what := fmt.Sprintf("the %s row by its own key (%s), which its place in the collection of %s does not give",
-				e.name, strings.Join(e.key, ", "), p.parent.name)
-			if p.other != nil {
-				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), the other side of the N:M", e.name, p.other.name, p.otherFK.Name)
-			}
-			if b := e.beside; b != nil {
-				what = fmt.Sprintf("the %s rows of one %s row (foreign key %s), beside that row's own GSI1 entry", e.name, b.e.name, b.fk.Name)
-			}
-			w.indexKey(e, "GSI1", what, pk, sk, "")
-		}
-		for i, l := range e.slots {
-			target := l.target
-			if l.figures != "" {
-				target += "; " + l.figures
-			}
-			w.indexKey(e, fmt.Sprintf("GSI%d", i+2), target, l.pk, cmp.Or(l.sk, e.ownSK()), l.when)
-		}
-		for _, n := range nums {
-			w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}", "")
-		}
+	for _, n := range nums {
+		w.indexKey(e, n.name, n.target, n.pk, "{"+n.col+"}", "")
 	}
 }
 
