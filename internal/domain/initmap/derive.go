@@ -177,40 +177,15 @@ func (d *design) deriveFor(e *entity, q parsed, o origin, pats *writer) (name, i
 		return cmp.Compare(slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == a }),
 			slices.IndexFunc(e.t.Columns, func(c *introspect.Column) bool { return c.Name == b }))
 	})
-	for _, w := range pats.written {
-		if w.answers(q) {
-			return w.name, "", false, ""
-		}
-	}
-	// Equalities on the whole key pick one row: the pattern by its key
-	// answers, the other conditions only filter that row.
-	if keyed := slices.IndexFunc(pats.written, func(w written) bool {
-		return w.q.table == q.table && sameSet(w.q.eq, e.key) && w.q.rangeCol == "" && w.q.orderCol == ""
-	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
-		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", "", false, ""
+	if name, ok := answered(e, q, pats); ok {
+		return name, "", false, ""
 	}
 	if name, ok := d.inCollection(e, o, q, pats); ok {
 		return name, "", true, ""
 	}
-	if why := templatableAll(e.t, q.eq); why != "" {
-		return "", "", false, "an index partition key cannot hold it: " + why
-	}
-	if len(q.eq) == 1 {
-		if f, ok := d.distinctOf(e.t, q.eq[0], nil); ok && lowCardinality(f) {
-			return "", "", false, fmt.Sprintf("no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
-				"(a hot partition) and a Query of one would read about 1/%d of the table", f.text(q.eq[0]), (f.rows+f.n/2)/f.n, e.name, f.n, f.n)
-		}
-	}
 	sortCol := q.sortCol()
-	if sortCol != "" {
-		if why := templatable(e.t, sortCol); why != "" {
-			return "", "", false, "an index sort key cannot hold it: " + why
-		}
-		c := e.t.Column(sortCol)
-		if !slices.Contains(sortable, c.Kind) && !slices.Contains(numericKinds, c.Kind) {
-			return "", "", false, fmt.Sprintf("a range or an order on %s, which is %s: an index sort key of its text would not sort as SQL does "+
-				"(a number, a date, a time or a timestamp would)", sortCol, c.Type)
-		}
+	if why := d.unindexable(e, q, sortCol); why != "" {
+		return "", "", false, why
 	}
 	var words []string
 	for _, c := range q.eq {
@@ -221,14 +196,69 @@ func (d *design) deriveFor(e *entity, q parsed, o origin, pats *writer) (name, i
 	if sortCol != "" {
 		target += ", sorted by " + sortCol
 	}
-	var ix string
+	ix, why := d.pathIndex(e, q, pk, sortCol, target)
+	if why != "" {
+		return "", "", false, why
+	}
+	return pats.derived(d, e, q, o, pk, ix, sortCol), ix, true, ""
+}
+
+// answered is the name of a pattern already written that answers q: one
+// of the same shape, or the pattern by the whole key (the other conditions
+// then filter the one row it reads).
+func answered(e *entity, q parsed, pats *writer) (string, bool) {
+	for _, w := range pats.written {
+		if w.answers(q) {
+			return w.name, true
+		}
+	}
+	// Equalities on the whole key pick one row: the pattern by its key
+	// answers, the other conditions only filter that row.
+	if keyed := slices.IndexFunc(pats.written, func(w written) bool {
+		return w.q.table == q.table && sameSet(w.q.eq, e.key) && w.q.rangeCol == "" && w.q.orderCol == ""
+	}); keyed >= 0 && !slices.ContainsFunc(e.key, func(k string) bool { return !slices.Contains(q.eq, k) }) {
+		return pats.written[keyed].name + " (by its key; the other conditions filter the row)", true
+	}
+	return "", false
+}
+
+// unindexable says why no index can answer q (its equality columns cannot
+// make a partition key, they have too few values, or its sort column
+// cannot make a sort key that sorts as SQL does); "" when one can.
+func (d *design) unindexable(e *entity, q parsed, sortCol string) string {
+	if why := templatableAll(e.t, q.eq); why != "" {
+		return "an index partition key cannot hold it: " + why
+	}
+	if len(q.eq) == 1 {
+		if f, ok := d.distinctOf(e.t, q.eq[0], nil); ok && lowCardinality(f) {
+			return fmt.Sprintf("no index: %s, about %d rows a value: every %s write would land on one of %d index partitions "+
+				"(a hot partition) and a Query of one would read about 1/%d of the table", f.text(q.eq[0]), (f.rows+f.n/2)/f.n, e.name, f.n, f.n)
+		}
+	}
+	if sortCol != "" {
+		if why := templatable(e.t, sortCol); why != "" {
+			return "an index sort key cannot hold it: " + why
+		}
+		c := e.t.Column(sortCol)
+		if !slices.Contains(sortable, c.Kind) && !slices.Contains(numericKinds, c.Kind) {
+			return fmt.Sprintf("a range or an order on %s, which is %s: an index sort key of its text would not sort as SQL does "+
+				"(a number, a date, a time or a timestamp would)", sortCol, c.Type)
+		}
+	}
+	return ""
+}
+
+// pathIndex is the index that gives q its path: a numeric index of its own
+// for a number's order, else an overloaded slot of the entity (one it has
+// with the same keys, or a new one), or why there is none.
+func (d *design) pathIndex(e *entity, q parsed, pk, sortCol, target string) (ix, why string) {
 	if sortCol != "" && slices.Contains(numericKinds, e.t.Column(sortCol).Kind) {
 		// A number sorts as a number only in an N sort key: an index of
 		// its own, not an overloaded slot (whose sort key is a string).
 		i := slices.IndexFunc(d.numeric, func(n *numIndex) bool { return n.e == e && n.pk == pk && n.col == sortCol })
 		if i < 0 {
 			if d.globalIndexes() >= MaxGlobalIndexes {
-				return "", "", false, fmt.Sprintf("it needs an index of its own, and no index is left (DynamoDB allows %d)", MaxGlobalIndexes)
+				return "", fmt.Sprintf("it needs an index of its own, and no index is left (DynamoDB allows %d)", MaxGlobalIndexes)
 			}
 			d.numeric = append(d.numeric, &numIndex{name: fmt.Sprintf("NUM%d", len(d.numeric)+1), e: e, pk: pk, col: sortCol, target: target})
 			i = len(d.numeric) - 1
@@ -245,18 +275,24 @@ func (d *design) deriveFor(e *entity, q parsed, o origin, pats *writer) (name, i
 			if n, p, ok := d.pathLoad(e, l); ok {
 				total, all := d.slotLoad(len(e.slots), nil)
 				if out, figures := standsOut(n, p, total+n, all+p); out {
-					return "", "", false, fmt.Sprintf("no index: in GSI%d %s: a partition that stands out (a hot partition)", len(e.slots)+2, figures)
+					return "", fmt.Sprintf("no index: in GSI%d %s: a partition that stands out (a hot partition)", len(e.slots)+2, figures)
 				}
 			}
 			// A slot past every entity's last one is one more index.
 			if len(e.slots) >= d.maxSlots() && d.globalIndexes() >= MaxGlobalIndexes {
-				return "", "", false, fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
+				return "", fmt.Sprintf("it needs an index of %s, and no index is left (DynamoDB allows %d)", e.name, MaxGlobalIndexes)
 			}
 			e.slots = append(e.slots, &lookup{cols: q.eq, pk: pk, sk: sk, target: target, from: &derivedFrom{q: q}})
 			slot = len(e.slots) - 1
 		}
 		ix = fmt.Sprintf("GSI%d", slot+2)
 	}
+	return ix, ""
+}
+
+// derived writes the pattern derived for q through index ix and returns
+// its name.
+func (pats *writer) derived(d *design, e *entity, q parsed, o origin, pk, ix, sortCol string) string {
 	base := "find" + camel(e.name) + "By" + camel(strings.Join(q.eq, "_"))
 	switch {
 	case q.orderCol != "" && q.desc:
@@ -301,7 +337,7 @@ func (d *design) deriveFor(e *entity, q parsed, o origin, pats *writer) (name, i
 		comment += ". Its LIMIT is a parameter there, so the pattern reads them all: add limit: N and LIMIT N to read the first N"
 	}
 	pats.pattern(pattern{name: base, index: ix, entity: e.name, pk: pk, sk: cond, order: order, sql: sql, comment: comment, shape: &q})
-	return pats.lastName, ix, true, ""
+	return pats.lastName
 }
 
 // oneLine is a statement on one line, cut at 300 characters.
