@@ -363,78 +363,94 @@ func (d *design) relate() {
 	d.placeReferenced(pairs, used)
 	for _, e := range d.entities {
 		for _, fk := range e.t.ForeignKeys {
-			if used[e][fk.Name] {
-				continue
+			if !used[e][fk.Name] && !d.keepBeside(e, fk) {
+				d.fkPath(e, fk)
 			}
-			if d.keepBeside(e, fk) {
-				continue
-			}
-			pt := d.parentOf(fk)
-			switch {
-			case pt == nil:
-				e.notes = append(e.notes, fmt.Sprintf("foreign key %s references %s.%s, which is not mapped: no index for it", fk.Name, fk.RefSchema, fk.RefTable))
-				continue
-			case templatableAll(e.t, fk.Columns) != "":
-				e.notes = append(e.notes, fmt.Sprintf("foreign key %s: no index for it: %s", fk.Name, templatableAll(e.t, fk.Columns)))
-				continue
-			}
-			cols, refs, prefix := fk.Columns, fk.RefColumns, d.prefixes[pt]
-			pe := d.byTable[pt]
-			if ordered, ok := refersTo(e, fk, pe); ok {
-				cols, refs = ordered, pe.key
-			} else {
-				var refs []string
-				for _, rc := range fk.RefColumns {
-					refs = append(refs, prefixOf(rc))
-				}
-				prefix += "." + strings.Join(refs, ".")
-			}
-			figures, few := d.cardinality(e, fk)
-			if few {
-				e.notes = append(e.notes, figures)
-				continue
-			}
-			e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplateAs(prefix, e.t, cols, pt, refs),
-				target:  fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name),
-				figures: figures})
 		}
 		for _, uk := range e.t.UniqueKeys {
-			if uk.Name == e.keyUK || slices.Equal(uk.Columns, e.key) {
-				continue
+			if uk.Name != e.keyUK && !slices.Equal(uk.Columns, e.key) {
+				d.ukPath(e, uk)
 			}
-			if p := e.place; p != nil && p.other == nil && e.at != "" &&
-				containsAll(uk.Columns, p.fkCols) && slices.Contains(uk.Columns, e.at) {
-				// The collection's partition key and the start of its
-				// sort key are in the unique key: a Query of the
-				// collection with begins_with finds the row.
-				e.inCollection = append(e.inCollection, &uk)
-				if e.ukPatterns == nil {
-					e.ukPatterns = map[string]string{}
-				}
-				continue
-			}
-			if why := templatableAll(e.t, uk.Columns); why != "" {
-				e.notes = append(e.notes, fmt.Sprintf("unique key %s: no index for it: %s", uk.Name, why))
-				continue
-			}
-			if l := e.fkPathOn(uk.Columns); l != "" {
-				// A foreign key that is also unique: its path's partition
-				// holds the one row, so the lookup by the unique key is
-				// that path's Query (Sakila's store manager).
-				e.notes = append(e.notes, fmt.Sprintf("unique key %s (%s): no index of its own: %s has the same columns, and its partition "+
-					"of one value holds the one row", uk.Name, strings.Join(uk.Columns, ", "), l))
-				continue
-			}
-			var names []string
-			for _, c := range uk.Columns {
-				names = append(names, prefixOf(c))
-			}
-			e.slots = append(e.slots, &lookup{uk: &uk, cols: uk.Columns,
-				pk:     keyTemplate(e.prefix+"."+strings.Join(names, "."), e.t, uk.Columns),
-				target: fmt.Sprintf("the %s row with a value of unique key %s", e.name, uk.Name)})
 		}
 	}
 	d.dropStandOut()
+	d.capSlots()
+}
+
+// fkPath gives foreign key fk of e, not placed, a slot in the overloaded
+// indexes, or a note on why it has none (its parent is not mapped, its
+// columns cannot make a key, it has too few values).
+func (d *design) fkPath(e *entity, fk introspect.ForeignKey) {
+	pt := d.parentOf(fk)
+	switch {
+	case pt == nil:
+		e.notes = append(e.notes, fmt.Sprintf("foreign key %s references %s.%s, which is not mapped: no index for it", fk.Name, fk.RefSchema, fk.RefTable))
+		return
+	case templatableAll(e.t, fk.Columns) != "":
+		e.notes = append(e.notes, fmt.Sprintf("foreign key %s: no index for it: %s", fk.Name, templatableAll(e.t, fk.Columns)))
+		return
+	}
+	cols, refs, prefix := fk.Columns, fk.RefColumns, d.prefixes[pt]
+	pe := d.byTable[pt]
+	if ordered, ok := refersTo(e, fk, pe); ok {
+		cols, refs = ordered, pe.key
+	} else {
+		var refs []string
+		for _, rc := range fk.RefColumns {
+			refs = append(refs, prefixOf(rc))
+		}
+		prefix += "." + strings.Join(refs, ".")
+	}
+	figures, few := d.cardinality(e, fk)
+	if few {
+		e.notes = append(e.notes, figures)
+		return
+	}
+	e.slots = append(e.slots, &lookup{fk: &fk, cols: cols, pk: keyTemplateAs(prefix, e.t, cols, pt, refs),
+		target:  fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, pt.Name, fk.Name),
+		figures: figures})
+}
+
+// ukPath gives unique key uk of e (not its key) a slot in the overloaded
+// indexes, unless e's collection or a foreign key's path answers it, or
+// its columns cannot make a key (a note says which).
+func (d *design) ukPath(e *entity, uk introspect.UniqueKey) {
+	if p := e.place; p != nil && p.other == nil && e.at != "" &&
+		containsAll(uk.Columns, p.fkCols) && slices.Contains(uk.Columns, e.at) {
+		// The collection's partition key and the start of its
+		// sort key are in the unique key: a Query of the
+		// collection with begins_with finds the row.
+		e.inCollection = append(e.inCollection, &uk)
+		if e.ukPatterns == nil {
+			e.ukPatterns = map[string]string{}
+		}
+		return
+	}
+	if why := templatableAll(e.t, uk.Columns); why != "" {
+		e.notes = append(e.notes, fmt.Sprintf("unique key %s: no index for it: %s", uk.Name, why))
+		return
+	}
+	if l := e.fkPathOn(uk.Columns); l != "" {
+		// A foreign key that is also unique: its path's partition
+		// holds the one row, so the lookup by the unique key is
+		// that path's Query (Sakila's store manager).
+		e.notes = append(e.notes, fmt.Sprintf("unique key %s (%s): no index of its own: %s has the same columns, and its partition "+
+			"of one value holds the one row", uk.Name, strings.Join(uk.Columns, ", "), l))
+		return
+	}
+	var names []string
+	for _, c := range uk.Columns {
+		names = append(names, prefixOf(c))
+	}
+	e.slots = append(e.slots, &lookup{uk: &uk, cols: uk.Columns,
+		pk:     keyTemplate(e.prefix+"."+strings.Join(names, "."), e.t, uk.Columns),
+		target: fmt.Sprintf("the %s row with a value of unique key %s", e.name, uk.Name)})
+}
+
+// capSlots drops the slots past the global indexes DynamoDB allows (one
+// fewer when GSI1 is there), each with a note, and sets d.slots to the
+// most slots an entity has.
+func (d *design) capSlots() {
 	limit := MaxGlobalIndexes
 	for _, e := range d.entities {
 		if e.inGSI1() {

@@ -182,6 +182,25 @@ func (im *imported) write() []byte {
 			w.comment(0, "  - "+n)
 		}
 	}
+	im.writeTable(w)
+	w.line(0, "")
+	w.line(0, "entities:")
+	written := 0
+	for _, e := range im.Entities {
+		if e.leftOut == "" {
+			written++
+			im.writeEntity(w, e)
+		}
+	}
+	if written == 0 {
+		w.line(1, "{}")
+	}
+	im.writePatterns(w)
+	return w.buf.Bytes()
+}
+
+// writeTable writes table: its name, key, attributes and indexes.
+func (im *imported) writeTable(w *writer) {
 	w.line(0, "version: 1")
 	w.line(0, "table:")
 	w.line(1, "name: %s", q(im.Table))
@@ -215,58 +234,54 @@ func (im *imported) write() []byte {
 			w.line(2, "%s}", s)
 		}
 	}
-	w.line(0, "")
-	w.line(0, "entities:")
-	written := 0
-	for _, e := range im.Entities {
-		if e.leftOut != "" {
-			continue
+}
+
+// writeEntity writes entity e.
+func (im *imported) writeEntity(w *writer, e *impEntity) {
+	w.line(1, "%s:", yamlKey(e.Name))
+	for _, n := range e.Notes {
+		w.comment(2, n)
+	}
+	if e.Query != "" {
+		w.line(2, "query: %s", q(e.Query))
+	} else {
+		w.line(2, "from: %s", q(e.From))
+	}
+	if len(e.Key) > 0 {
+		w.line(2, "key: %s", list(e.Key))
+	}
+	if e.Where != "" {
+		w.line(2, "where: %s", q(e.Where))
+	}
+	w.line(2, "pk: %s", q(e.PK))
+	if im.SK != nil {
+		w.line(2, "sk: %s", q(e.SK))
+	}
+	w.line(2, "attributes:")
+	w.line(3, "include: %s", list(e.Include))
+	for _, m := range []struct {
+		name string
+		kvs  [][2]string
+	}{{"rename", e.Rename}, {"types", e.Types}, {"set", e.Set}} {
+		if len(m.kvs) > 0 {
+			var parts []string
+			for _, kv := range m.kvs {
+				parts = append(parts, yamlKey(kv[0])+": "+q(kv[1]))
+			}
+			w.line(3, "%s: {%s}", m.name, strings.Join(parts, ", "))
 		}
-		written++
-		w.line(1, "%s:", yamlKey(e.Name))
-		for _, n := range e.Notes {
-			w.comment(2, n)
-		}
-		if e.Query != "" {
-			w.line(2, "query: %s", q(e.Query))
+	}
+	if e.TTLFrom != "" {
+		if e.TTLAfter != "" {
+			w.line(2, "ttl: {from: %s, after: %s}", q(e.TTLFrom), q(e.TTLAfter))
 		} else {
-			w.line(2, "from: %s", q(e.From))
-		}
-		if len(e.Key) > 0 {
-			w.line(2, "key: %s", list(e.Key))
-		}
-		if e.Where != "" {
-			w.line(2, "where: %s", q(e.Where))
-		}
-		w.line(2, "pk: %s", q(e.PK))
-		if im.SK != nil {
-			w.line(2, "sk: %s", q(e.SK))
-		}
-		w.line(2, "attributes:")
-		w.line(3, "include: %s", list(e.Include))
-		for _, m := range []struct {
-			name string
-			kvs  [][2]string
-		}{{"rename", e.Rename}, {"types", e.Types}, {"set", e.Set}} {
-			if len(m.kvs) > 0 {
-				var parts []string
-				for _, kv := range m.kvs {
-					parts = append(parts, yamlKey(kv[0])+": "+q(kv[1]))
-				}
-				w.line(3, "%s: {%s}", m.name, strings.Join(parts, ", "))
-			}
-		}
-		if e.TTLFrom != "" {
-			if e.TTLAfter != "" {
-				w.line(2, "ttl: {from: %s, after: %s}", q(e.TTLFrom), q(e.TTLAfter))
-			} else {
-				w.line(2, "ttl: %s", q(e.TTLFrom))
-			}
+			w.line(2, "ttl: %s", q(e.TTLFrom))
 		}
 	}
-	if written == 0 {
-		w.line(1, "{}")
-	}
+}
+
+// writePatterns writes the access patterns of the entities written.
+func (im *imported) writePatterns(w *writer) {
 	var pats []*impPattern
 	for _, p := range im.Patterns {
 		if im.entity(p.Entity) != nil {
@@ -290,7 +305,6 @@ func (im *imported) write() []byte {
 			w.line(2, "sql: %s", q(p.SQL))
 		}
 	}
-	return w.buf.Bytes()
 }
 
 // markers keeps the marker sets the file names (remodel.source.markers):

@@ -611,8 +611,44 @@ func beginsWith(prefix string) string { return "{begins_with: " + q(prefix+"#") 
 // collection with its children, the children by parent on each side, and
 // the lookups of its overloaded indexes.
 func (w *writer) patterns(e *entity) {
-	d := w.d
 	name := camel(e.name)
+	w.getPattern(e, name)
+	// The item collection of a parent: the parent and what is placed in it.
+	var kids []*entity
+	for _, c := range w.d.entities {
+		if c.place != nil && c.place.parent == e {
+			kids = append(kids, c)
+		}
+	}
+	if e.place == nil && len(kids) > 0 {
+		multi := [][2]string{{e.name, w.selectWhere(e, e.key, e.key)}}
+		var names []string
+		for _, c := range kids {
+			multi = append(multi, [2]string{c.name, w.selectWhere(c, c.place.fkCols, e.key)})
+			names = append(names, c.name)
+		}
+		w.pattern(pattern{name: "get" + name + "WithItems", pk: e.pk(), multi: multi,
+			comment: fmt.Sprintf("one %s row with its item collection (%s): one Query", e.name, strings.Join(names, ", "))})
+	}
+	if p := e.place; p != nil {
+		w.placedPatterns(e, p, name)
+	}
+	for i, l := range e.slots {
+		ix := fmt.Sprintf("GSI%d", i+2)
+		if l.fk != nil {
+			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
+				pk: l.pk, sk: beginsWith(e.prefix), comment: l.target,
+				sql: w.selectWhere(e, l.cols, l.cols)})
+			continue
+		}
+		w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
+			pk: l.pk, comment: l.target, sql: w.selectWhere(e, l.cols, l.cols)})
+	}
+}
+
+// getPattern writes the pattern that reads one row of e by its key:
+// through its own collection, its parent's, or GSI1.
+func (w *writer) getPattern(e *entity, name string) {
 	keyCols := strings.Join(e.key, ", ")
 	switch p := e.place; {
 	case p == nil:
@@ -653,68 +689,44 @@ func (w *writer) patterns(e *entity) {
 		}
 		w.pattern(get)
 	}
-	// The item collection of a parent: the parent and what is placed in it.
-	var kids []*entity
-	for _, c := range d.entities {
-		if c.place != nil && c.place.parent == e {
-			kids = append(kids, c)
+}
+
+// placedPatterns writes the patterns of an entity placed in its parent's
+// collection p: its rows of one parent (in time order where it has one),
+// the other side of an N:M, and its unique keys the collection answers.
+func (w *writer) placedPatterns(e *entity, p *placement, name string) {
+	list := pattern{name: "list" + name + "By" + camel(strings.Join(p.fkCols, "_")), entity: e.name,
+		pk: e.pk(), sk: beginsWith(prefixOfSK(e)),
+		comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, p.parent.name, p.fk.Name),
+		sql:     w.selectWhere(e, p.fkCols, p.fkCols)}
+	if by := w.timeOrder(e); by != "" {
+		// The statements it answers are those without the order too.
+		if sh, why := parseStatement(placeholderRE.ReplaceAllString(list.sql, "$$1")); why == "" {
+			list.shape = &sh
 		}
+		list.comment += fmt.Sprintf(", in time order (%s, then the key: the sort key's order)", e.at)
+		list.order, list.sql = "asc", list.sql+" ORDER BY "+by
 	}
-	if e.place == nil && len(kids) > 0 {
-		multi := [][2]string{{e.name, w.selectWhere(e, e.key, e.key)}}
-		var names []string
-		for _, c := range kids {
-			multi = append(multi, [2]string{c.name, w.selectWhere(c, c.place.fkCols, e.key)})
-			names = append(names, c.name)
-		}
-		w.pattern(pattern{name: "get" + name + "WithItems", pk: e.pk(), multi: multi,
-			comment: fmt.Sprintf("one %s row with its item collection (%s): one Query", e.name, strings.Join(names, ", "))})
+	w.pattern(list)
+	if p.other != nil {
+		pk, _ := e.gsi1()
+		w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.otherCols, "_")), index: "GSI1", entity: e.name,
+			pk: pk, sk: beginsWith(p.parent.prefix),
+			comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s): the other side of the N:M, through GSI1",
+				e.name, p.other.name, p.otherFK.Name),
+			sql: w.selectWhere(e, p.otherCols, p.otherCols)})
 	}
-	if p := e.place; p != nil {
-		list := pattern{name: "list" + name + "By" + camel(strings.Join(p.fkCols, "_")), entity: e.name,
-			pk: e.pk(), sk: beginsWith(prefixOfSK(e)),
-			comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s)", e.name, p.parent.name, p.fk.Name),
-			sql:     w.selectWhere(e, p.fkCols, p.fkCols)}
-		if by := w.timeOrder(e); by != "" {
-			// The statements it answers are those without the order too.
-			if sh, why := parseStatement(placeholderRE.ReplaceAllString(list.sql, "$$1")); why == "" {
-				list.shape = &sh
-			}
-			list.comment += fmt.Sprintf(", in time order (%s, then the key: the sort key's order)", e.at)
-			list.order, list.sql = "asc", list.sql+" ORDER BY "+by
-		}
-		w.pattern(list)
-		if p.other != nil {
-			pk, _ := e.gsi1()
-			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(p.otherCols, "_")), index: "GSI1", entity: e.name,
-				pk: pk, sk: beginsWith(p.parent.prefix),
-				comment: fmt.Sprintf("the %s rows of one %s row (foreign key %s): the other side of the N:M, through GSI1",
-					e.name, p.other.name, p.otherFK.Name),
-				sql: w.selectWhere(e, p.otherCols, p.otherCols)})
-		}
-		for _, uk := range e.inCollection {
-			cols := append(slices.Clone(p.fkCols), e.at)
-			w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(uk.Columns, "_")), entity: e.name, pk: e.pk(), sk: "{begins_with: " + q(e.atPrefix()) + "}",
-				comment: fmt.Sprintf("the %s row with a value of unique key %s, without an index: a Query of the collection of one %s "+
-					"for the items of one %s (its sort key begins with it) returns the few %s rows of that time, the one with the "+
-					"other values of the unique key (%s) among them",
-					e.name, uk.Name, p.parent.name, e.at, e.name, strings.Join(slices.DeleteFunc(slices.Clone(uk.Columns), func(c string) bool {
-						return slices.Contains(cols, c)
-					}), ", ")),
-				sql: w.selectWhere(e, cols, cols)})
-			e.ukPatterns[uk.Name] = w.lastName
-		}
-	}
-	for i, l := range e.slots {
-		ix := fmt.Sprintf("GSI%d", i+2)
-		if l.fk != nil {
-			w.pattern(pattern{name: "list" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
-				pk: l.pk, sk: beginsWith(e.prefix), comment: l.target,
-				sql: w.selectWhere(e, l.cols, l.cols)})
-			continue
-		}
-		w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(l.cols, "_")), index: ix, entity: e.name,
-			pk: l.pk, comment: l.target, sql: w.selectWhere(e, l.cols, l.cols)})
+	for _, uk := range e.inCollection {
+		cols := append(slices.Clone(p.fkCols), e.at)
+		w.pattern(pattern{name: "get" + name + "By" + camel(strings.Join(uk.Columns, "_")), entity: e.name, pk: e.pk(), sk: "{begins_with: " + q(e.atPrefix()) + "}",
+			comment: fmt.Sprintf("the %s row with a value of unique key %s, without an index: a Query of the collection of one %s "+
+				"for the items of one %s (its sort key begins with it) returns the few %s rows of that time, the one with the "+
+				"other values of the unique key (%s) among them",
+				e.name, uk.Name, p.parent.name, e.at, e.name, strings.Join(slices.DeleteFunc(slices.Clone(uk.Columns), func(c string) bool {
+					return slices.Contains(cols, c)
+				}), ", ")),
+			sql: w.selectWhere(e, cols, cols)})
+		e.ukPatterns[uk.Name] = w.lastName
 	}
 }
 
