@@ -45,4 +45,16 @@ func TestCreateTableServiceFailure(t *testing.T) {
 	if _, n, err := create(faultproxy.DropAfter, 1); err == nil || n != 1 || !strings.Contains(err.Error(), "may or may not have been created") {
 		t.Fatalf("no answer: %v (%d injected)", err, n)
 	}
+	// A 500 after which DescribeTable finds the table (here made before,
+	// standing for one the failed attempt made): not sent again, and the
+	// error says the table is there.
+	p, _, db := proxy(t, endpoint, 1, faultproxy.Rule{Fault: faultproxy.InternalError, Ops: []string{"CreateTable"}, First: 1})
+	made := tableName(t, newDB(t, endpoint))
+	if err := migrate.CreateTable(context.Background(), newDB(t, endpoint), tbl, made, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	err = migrate.CreateTable(context.Background(), db, tbl, made, time.Minute)
+	if n := p.Stats().Injected[faultproxy.InternalError]; err == nil || n != 1 || !strings.Contains(err.Error(), "the table exists now") {
+		t.Fatalf("a 500, then the table found: %v (%d injected)", err, n)
+	}
 }

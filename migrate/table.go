@@ -75,8 +75,11 @@ func createOnce(ctx context.Context, db dynamo.API, in *dynamodb.CreateTableInpu
 		}
 		_, derr := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, dynamo.NoRetry, call)
 		var nf *types.ResourceNotFoundException
-		if !errors.As(derr, &nf) {
-			return err // the table is there (or cannot be asked about): the failed attempt may have made it
+		switch {
+		case derr == nil: // the failed attempt may have made it
+			return fmt.Errorf("%w; the table exists now: the failed attempt may have created it (check it, then run without --create-table, or delete it and run again)", err)
+		case !errors.As(derr, &nf):
+			return fmt.Errorf("%w; whether the failed attempt created the table is not known (DescribeTable: %v)", err, derr)
 		}
 		if err := backoff.Sleep(ctx, time.Duration(attempt)*time.Second); err != nil {
 			return err
