@@ -151,8 +151,7 @@ func sameValue(a, b types.AttributeValue) bool {
 	return false
 }
 
-// Max is the most requests it allows, Peak the most it allowed at once,
-// and Cuts how many times throttling cut it.
+// Max is the most requests it allows.
 func (a *Adaptive) Max() int { return a.max }
 
 // Peak is the most requests it allowed at once.

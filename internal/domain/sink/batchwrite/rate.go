@@ -173,12 +173,27 @@ func (r *RateLimit) Waited() time.Duration {
 	return time.Duration(r.waited.Load())
 }
 
-// Pauses is how many times throttling paused the writers, and Paused how
-// long they were paused in all.
-func (g *Gate) Pauses() int64 { return g.pauses.Load() }
+// Pauses is how many times throttling paused the writers (0 without a
+// gate).
+func (g *Gate) Pauses() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.pauses.Load()
+}
 
 // Paused is how long throttling paused the writers, in all.
-func (g *Gate) Paused() time.Duration { return time.Duration(g.paused.Load()) }
+func (g *Gate) Paused() time.Duration {
+	if g == nil {
+		return 0
+	}
+	return time.Duration(g.paused.Load())
+}
 
 // Requested is how many write units writers asked for, in all.
-func (r *RateLimit) Requested() int64 { return r.requested.Load() }
+func (r *RateLimit) Requested() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.requested.Load()
+}
