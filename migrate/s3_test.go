@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -544,11 +545,22 @@ func s3Resume(t *testing.T, eng engine, newStore func(testing.TB) *fakeS3) {
 		}
 	}
 
+	// An upload of the stopped run stored late: an object of its name
+	// (a copy of one it uploaded, its items again) that the resumed run's
+	// listings do not show until it uploads an object of its own, as a PUT
+	// in flight at a kill can be stored after the next run looked. The
+	// resumed run deletes it before its manifest (ImportTable would import
+	// its items twice) and says so.
+	late := lateCopy(t, f, before)
 	f.setDelay(0)
 	o.Resume = true
+	o.S3 = &lateStore{Store: o.S3, hidden: late}
 	rep, err = migrate.Run(testContext(t), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(rep.S3.LateDeleted) != 1 || rep.S3.LateDeleted[0] != o.To.URL(late) {
+		t.Errorf("the resumed run deleted %v, want the late object %s", rep.S3.LateDeleted, o.To.URL(late))
 	}
 	if rep.ItemsWritten != fx.total || rep.RowsRead != fx.total || rep.Earlier == nil || rep.S3.ObjectsKept != len(before.objects) {
 		t.Errorf("the resumed run: %d rows, %d items (the source has %d), earlier %+v, kept %d objects of %d", rep.RowsRead, rep.ItemsWritten, fx.total, rep.Earlier, rep.S3.ObjectsKept, len(before.objects))
@@ -583,6 +595,55 @@ func s3Resume(t *testing.T, eng engine, newStore func(testing.TB) *fakeS3) {
 	if _, err := os.Stat(ck); !os.IsNotExist(err) {
 		t.Errorf("the finished job's checkpoint is still there: %v", err)
 	}
+}
+
+// lateCopy stores a copy of one of the objects read as an object of the
+// same run numbered 999999, and returns its key.
+func lateCopy(t *testing.T, f *fakeS3, read objectsRead) string {
+	t.Helper()
+	for key := range read.objects {
+		i := strings.LastIndex(key, "-")
+		if i < 0 {
+			continue
+		}
+		late := key[:i+1] + "999999" + key[strings.Index(key[i:], ".")+i:]
+		b, err := f.store.Get(testContext(t), f.bucket, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.Put(testContext(t), f.bucket, late, b, "application/gzip"); err != nil {
+			t.Fatal(err)
+		}
+		return late
+	}
+	t.Fatal("no object to copy")
+	return ""
+}
+
+// lateStore hides the object hidden from every listing until the run
+// uploads an object: it was stored after the run looked.
+type lateStore struct {
+	s3out.Store
+	hidden   string
+	mu       sync.Mutex
+	uploaded bool
+}
+
+func (l *lateStore) List(ctx context.Context, bucket, prefix string) ([]s3out.Listed, error) {
+	listed, err := l.Store.List(ctx, bucket, prefix)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.uploaded {
+		return listed, err
+	}
+	return slices.DeleteFunc(listed, func(x s3out.Listed) bool { return x.Key == l.hidden }), err
+}
+
+func (l *lateStore) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, ct string) (string, error) {
+	l.mu.Lock()
+	l.uploaded = true
+	l.mu.Unlock()
+	return l.Store.Upload(ctx, bucket, key, body, size, ct)
 }
 
 // importer stands in for DynamoDB's ImportTable, which DynamoDB Local does

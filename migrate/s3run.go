@@ -46,8 +46,12 @@ type S3Report struct {
 	ItemsFound  int64 `json:"items_found,omitempty"`
 	// ItemsOlder are the items of ItemsFound whose rows changed since
 	// (a followed run: the follower applies their changes after the load).
-	ItemsOlder int64         `json:"items_older,omitempty"`
-	Import     *ImportReport `json:"import,omitempty"`
+	ItemsOlder int64 `json:"items_older,omitempty"`
+	// LateDeleted are the objects (URLs) an interrupted run's uploads
+	// stored after this resumed run had listed the prefix, deleted before
+	// the manifest (dropLateObjects).
+	LateDeleted []string      `json:"late_objects_deleted,omitempty"`
+	Import      *ImportReport `json:"import,omitempty"`
 	// ShardsImported is the n of --import --shards-done n: the objects of
 	// that many shards were imported, and none copied.
 	ShardsImported int `json:"shards_imported,omitempty"`
@@ -240,6 +244,43 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 		return fmt.Errorf("migrate: --resume: %s, which the checkpoint lists as uploaded, is gone: start over", o.To.URL(k))
 	}
 	s.kept = len(kept) + len(s.readBack)
+	return nil
+}
+
+// dropLateObjects runs before the manifest is written, and compares the
+// prefix with the job's objects once more. An upload in flight when an
+// interrupted run was killed can be stored after the resumed run listed
+// the prefix (prepareS3): its rows were not covered by the checkpoint, so
+// this run read them again and wrote their items into its own objects,
+// and ImportTable would import both (one of two items with one key, maybe
+// the older). Such an object (remodel's name, a resumed run) is deleted
+// and reported; any other object the job did not write stops the run, as
+// at the start.
+func dropLateObjects(ctx context.Context, o Options, rep *Report) error {
+	listed, err := o.S3.List(ctx, o.To.Bucket, o.To.Prefix)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if listed, err = sortListed(o, listed); err != nil { // a shard's: its own objects
+		return err
+	}
+	known := make(map[string]bool, len(rep.S3.objects))
+	for _, ob := range rep.S3.objects {
+		known[ob.Key] = true
+	}
+	for _, l := range listed {
+		if known[l.Key] {
+			continue
+		}
+		name := strings.TrimPrefix(l.Key, o.To.Prefix)
+		if !o.Resume || !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
+			return fmt.Errorf("migrate: %s holds %s, which is not one of this job's objects: ImportTable would read it as data; remove it, then --resume", o.To, o.To.URL(l.Key))
+		}
+		if err := o.S3.Delete(ctx, o.To.Bucket, l.Key); err != nil {
+			return fmt.Errorf("migrate: deleting %s, which an interrupted run's upload stored late: %w", o.To.URL(l.Key), err)
+		}
+		rep.S3.LateDeleted = append(rep.S3.LateDeleted, o.To.URL(l.Key))
+	}
 	return nil
 }
 

@@ -227,6 +227,9 @@ func (r *s3Route) load(ctx context.Context, rs *runState, splitDigest string) (f
 	o, rep := rs.o, rs.rep
 	rep.writing = false
 	began := time.Now()
+	if err := dropLateObjects(ctx, o, rep); err != nil {
+		return false, err
+	}
 	if err := writeManifest(ctx, o, rep, rs.c, rs.rej, splitDigest, rs.sf.manifestFollow(o, rs.tr)); err != nil {
 		return false, err
 	}

@@ -267,6 +267,9 @@ func migrateS3Lines(w *errWriter, r *migrate.Report) {
 	if s.ObjectsKept > 0 {
 		w.printf("  %d objects of the interrupted runs kept as they were; %d items rendered again were found in them, not written again\n", s.ObjectsKept, s.ItemsFound)
 	}
+	if n := len(s.LateDeleted); n > 0 {
+		w.printf("  %d objects an interrupted run's uploads stored after this run had listed the prefix were deleted (this run wrote their items again): %s\n", n, strings.Join(s.LateDeleted, ", "))
+	}
 	if s.Manifest != "" {
 		w.printf("  manifest: %s (objects, items, sizes, SHA-256, the table definition)\n", s.Manifest)
 	}
