@@ -3,9 +3,9 @@
 // DynamoDB wrote, rejects on their own the items DynamoDB refuses, and
 // otherwise returns the error that kept an item from the table.
 //
-// The sink composes parts it is given, each of its own file: the retry
-// policy (package backoff), a Gate every writer waits at after a throttled
-// answer (rate.go), a RateLimit of write units per second (rate.go), an
-// Adaptive number of requests in flight (adapt.go) and Lanes for the
-// batches of one large item collection (lanes.go). A nil part is not used.
+// The sink composes parts it is given (Config): the retry policy (package
+// backoff), a Gate every writer waits at after a throttled answer and a
+// RateLimit of write units per second (rate.go), an Adaptive number of
+// requests in flight (adapt.go) and Lanes for the batches of one large
+// item collection (lanes.go). A nil part is not used.
 package batchwrite
