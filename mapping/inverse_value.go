@@ -116,6 +116,16 @@ func ValueOf(c *introspect.Column, t ColType, av types.AttributeValue) (any, err
 // undoConvert is the value of column c that av holds, unchecked.
 func undoConvert(c *introspect.Column, t ColType, av types.AttributeValue) (any, error) {
 	switch t {
+	case TypeISO, TypeUnix, TypeUnixMS, TypeJSON:
+		return undoTyped(c, t, av)
+	}
+	return undoKind(c, av)
+}
+
+// undoTyped is the value an attribute of a type that names its own form
+// (iso, unix, unixms, json) holds.
+func undoTyped(c *introspect.Column, t ColType, av types.AttributeValue) (any, error) {
+	switch t {
 	case TypeISO:
 		s, ok := av.(*types.AttributeValueMemberS)
 		if !ok {
@@ -139,13 +149,16 @@ func undoConvert(c *introspect.Column, t ColType, av types.AttributeValue) (any,
 			return time.UnixMilli(x).UTC(), nil
 		}
 		return time.Unix(x, 0).UTC(), nil
-	case TypeJSON:
-		s, ok := av.(*types.AttributeValueMemberS)
-		if !ok {
-			return nil, wrongType(c, av, "S")
-		}
-		return []byte(s.Value), nil
 	}
+	s, ok := av.(*types.AttributeValueMemberS) // TypeJSON
+	if !ok {
+		return nil, wrongType(c, av, "S")
+	}
+	return []byte(s.Value), nil
+}
+
+// undoKind is the value of column c, by its kind, that av holds.
+func undoKind(c *introspect.Column, av types.AttributeValue) (any, error) {
 	switch c.Kind {
 	case introspect.KindArray:
 		return undoArray(&introspect.Column{Name: c.Name, Type: c.Type, Kind: c.Elem, Precision: c.Precision}, av, 1)

@@ -380,87 +380,8 @@ func (s *lineScanner) value(depth int) (types.AttributeValue, bool) {
 		return nil, false
 	}
 	s.space()
-	var v types.AttributeValue
-	switch typ {
-	case "S":
-		x, ok := s.str()
-		if !ok {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberS{Value: x}
-	case "N":
-		x, ok := s.str()
-		if !ok || !isNumber(x) {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberN{Value: x}
-	case "B":
-		x, ok := s.blob()
-		if !ok {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberB{Value: x}
-	case "BOOL":
-		switch {
-		case s.lit("true"):
-			v = &types.AttributeValueMemberBOOL{Value: true}
-		case s.lit("false"):
-			v = &types.AttributeValueMemberBOOL{Value: false}
-		default:
-			return nil, false
-		}
-	case "NULL":
-		if !s.lit("true") {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberNULL{Value: true}
-	case "SS", "NS":
-		var out []string
-		ok := s.list(func() bool {
-			x, ok := s.str()
-			if ok && typ == "NS" && !isNumber(x) {
-				return false
-			}
-			out = append(out, x)
-			return ok
-		})
-		if !ok || len(out) == 0 {
-			return nil, false
-		}
-		if typ == "SS" {
-			v = &types.AttributeValueMemberSS{Value: out}
-		} else {
-			v = &types.AttributeValueMemberNS{Value: out}
-		}
-	case "BS":
-		var out [][]byte
-		ok := s.list(func() bool {
-			x, ok := s.blob()
-			out = append(out, x)
-			return ok
-		})
-		if !ok || len(out) == 0 {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberBS{Value: out}
-	case "L":
-		out := []types.AttributeValue{}
-		ok := s.list(func() bool {
-			x, ok := s.value(depth + 1)
-			out = append(out, x)
-			return ok
-		})
-		if !ok {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberL{Value: out}
-	case "M":
-		m, ok := s.attrs(depth + 1)
-		if !ok {
-			return nil, false
-		}
-		v = &types.AttributeValueMemberM{Value: m}
-	default:
+	v, ok := s.typed(typ, depth)
+	if !ok {
 		return nil, false
 	}
 	s.space()
@@ -468,6 +389,71 @@ func (s *lineScanner) value(depth int) (types.AttributeValue, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// typed reads the value of type descriptor typ.
+func (s *lineScanner) typed(typ string, depth int) (types.AttributeValue, bool) {
+	switch typ {
+	case "S":
+		x, ok := s.str()
+		return &types.AttributeValueMemberS{Value: x}, ok
+	case "N":
+		x, ok := s.str()
+		return &types.AttributeValueMemberN{Value: x}, ok && isNumber(x)
+	case "B":
+		x, ok := s.blob()
+		return &types.AttributeValueMemberB{Value: x}, ok
+	case "BOOL":
+		switch {
+		case s.lit("true"):
+			return &types.AttributeValueMemberBOOL{Value: true}, true
+		case s.lit("false"):
+			return &types.AttributeValueMemberBOOL{Value: false}, true
+		}
+		return nil, false
+	case "NULL":
+		return &types.AttributeValueMemberNULL{Value: true}, s.lit("true")
+	case "SS", "NS", "BS":
+		return s.set(typ)
+	case "L":
+		out := []types.AttributeValue{}
+		ok := s.list(func() bool {
+			x, ok := s.value(depth + 1)
+			out = append(out, x)
+			return ok
+		})
+		return &types.AttributeValueMemberL{Value: out}, ok
+	case "M":
+		m, ok := s.attrs(depth + 1)
+		return &types.AttributeValueMemberM{Value: m}, ok
+	}
+	return nil, false
+}
+
+// set reads a set of type SS, NS or BS: at least one member.
+func (s *lineScanner) set(typ string) (types.AttributeValue, bool) {
+	if typ == "BS" {
+		var out [][]byte
+		ok := s.list(func() bool {
+			x, ok := s.blob()
+			out = append(out, x)
+			return ok
+		})
+		return &types.AttributeValueMemberBS{Value: out}, ok && len(out) > 0
+	}
+	var out []string
+	ok := s.list(func() bool {
+		x, ok := s.str()
+		if ok && typ == "NS" && !isNumber(x) {
+			return false
+		}
+		out = append(out, x)
+		return ok
+	})
+	if typ == "SS" {
+		return &types.AttributeValueMemberSS{Value: out}, ok && len(out) > 0
+	}
+	return &types.AttributeValueMemberNS{Value: out}, ok && len(out) > 0
 }
 
 // list reads a JSON array, each element with each.
