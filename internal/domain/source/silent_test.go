@@ -9,6 +9,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 )
 
@@ -16,7 +17,7 @@ import (
 // it holds them open until the test ends.
 func silentPeer(t *testing.T) string {
 	t.Helper()
-	return sourcetest.Forwarder(t, "").Addr
+	return faultproxy.NewRelay(t, "").Addr
 }
 
 // TestOpenSilentPeer: a server that accepts the connection and never
@@ -90,12 +91,12 @@ func TestSilentAfterConnect(t *testing.T) {
 				{"opening the snapshot", snapshot, func(ctx context.Context, s source.Source) error { _, err := s.Snapshot(ctx, 2); return err }},
 			}
 			for _, step := range steps {
-				r := sourcetest.Forwarder(t, sourcetest.HostOf(t, eng.dsn))
+				r := faultproxy.NewRelay(t, sourcetest.HostOf(t, eng.dsn))
 				src, err := source.OpenWith(sourcetest.LongContext(t), sourcetest.Through(t, eng.dsn, r.Addr), source.Options{Timeout: 500 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.Silence()
+				r.Mute()
 				start := time.Now()
 				err = step.run(sourcetest.LongContext(t), src)
 				var na *source.NoAnswerError

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/faultproxy"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -84,83 +82,6 @@ func (f *pgFollowing) stream(t *testing.T, ctx context.Context) source.Stream {
 	return sourcetest.OpenStream(t, ctx, f.src, f.o, f.from)
 }
 
-// connRelay is a TCP forwarder in front of a server whose connections
-// freeze one by one, as a proxy that stops forwarding: freezeOpen freezes
-// those open now (no byte more reaches either side; what comes is read and
-// dropped), and those opened after are forwarded.
-type connRelay struct {
-	addr   string
-	mu     sync.Mutex
-	frozen []*atomic.Bool
-}
-
-func (r *connRelay) freezeOpen() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, f := range r.frozen {
-		f.Store(true)
-	}
-}
-
-func newConnRelay(t *testing.T, target string) *connRelay {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &connRelay{addr: l.Addr().String()}
-	var socks []net.Conn
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				t.Errorf("relay: %v", err)
-				c.Close()
-				continue
-			}
-			frozen := &atomic.Bool{}
-			r.mu.Lock()
-			socks = append(socks, c, s)
-			r.frozen = append(r.frozen, frozen)
-			r.mu.Unlock()
-			wg.Go(func() { pipe(s, c, frozen) })
-			wg.Go(func() { pipe(c, s, frozen) })
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		r.mu.Lock()
-		for _, c := range socks {
-			c.Close()
-		}
-		r.mu.Unlock()
-		wg.Wait()
-	})
-	return r
-}
-
-// pipe copies from's bytes to to until one of them ends, dropping them
-// once frozen.
-func pipe(to, from net.Conn, frozen *atomic.Bool) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := from.Read(buf)
-		if n > 0 && !frozen.Load() {
-			if _, werr := to.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // lsn parses a PostgreSQL position.
 func lsn(t *testing.T, p source.Position) pglogrepl.LSN {
 	t.Helper()
@@ -188,7 +109,7 @@ func TestPGStreamSilent(t *testing.T) {
 	quickStream(t, time.Second)
 	dsn := testenv.PostgresLogical(t)
 	ctx := sourcetest.Context(t)
-	r := sourcetest.Forwarder(t, sourcetest.HostOf(t, dsn))
+	r := faultproxy.NewRelay(t, sourcetest.HostOf(t, dsn))
 	f := pgFollow(t, ctx, dsn, sourcetest.Through(t, dsn, r.Addr), "CREATE TABLE t (id int PRIMARY KEY, note text)", "t")
 	st := f.stream(t, ctx)
 	f.exec(t, ctx, "INSERT INTO t VALUES (1, 'one')")
@@ -197,7 +118,7 @@ func TestPGStreamSilent(t *testing.T) {
 		t.Fatalf("inserted %v, want 1", id)
 	}
 	st.Ack(txn.End)
-	r.Silence()
+	r.Mute()
 	f.exec(t, ctx, "INSERT INTO t VALUES (2, 'two')")
 	start := time.Now()
 	nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -221,15 +142,15 @@ func TestPGStreamSilentOnce(t *testing.T) {
 	quickStream(t, time.Second)
 	dsn := testenv.PostgresLogical(t)
 	ctx := sourcetest.Context(t)
-	r := newConnRelay(t, sourcetest.HostOf(t, dsn))
-	f := pgFollow(t, ctx, dsn, sourcetest.Through(t, dsn, r.addr), "CREATE TABLE t (id int PRIMARY KEY, note text)", "t")
+	r := faultproxy.NewRelay(t, sourcetest.HostOf(t, dsn))
+	f := pgFollow(t, ctx, dsn, sourcetest.Through(t, dsn, r.Addr), "CREATE TABLE t (id int PRIMARY KEY, note text)", "t")
 	st := f.stream(t, ctx)
 	f.exec(t, ctx, "INSERT INTO t VALUES (1, 'one')")
 	txn := sourcetest.Next(t, ctx, st)
 	if id := insertedID(t, txn); id != int64(1) {
 		t.Fatalf("inserted %v, want 1", id)
 	}
-	r.freezeOpen()
+	r.FreezeOpen()
 	f.exec(t, ctx, "INSERT INTO t VALUES (2, 'two')")
 	start := time.Now()
 	if id := insertedID(t, sourcetest.Next(t, ctx, st)); id != int64(2) {
@@ -251,14 +172,14 @@ func TestPGStreamHead(t *testing.T) {
 	quickStream(t, 4*time.Second)
 	dsn := testenv.PostgresLogical(t)
 	ctx := sourcetest.Context(t)
-	r := newConnRelay(t, sourcetest.HostOf(t, dsn))
-	f := pgFollow(t, ctx, dsn, sourcetest.Through(t, dsn, r.addr), "CREATE TABLE t (id int PRIMARY KEY, note text); CREATE TABLE other (id int)", "t")
+	r := faultproxy.NewRelay(t, sourcetest.HostOf(t, dsn))
+	f := pgFollow(t, ctx, dsn, sourcetest.Through(t, dsn, r.Addr), "CREATE TABLE t (id int PRIMARY KEY, note text); CREATE TABLE other (id int)", "t")
 	st := f.stream(t, ctx)
 	if s := st.Status(); s.CaughtUp || !s.HeadRead.IsZero() {
 		t.Errorf("before any head reading: %+v, want not caught up, no reading", s)
 	}
 	txns, _ := sourcetest.Follow(t, ctx, st)
-	r.freezeOpen()
+	r.FreezeOpen()
 	f.exec(t, ctx, "INSERT INTO t VALUES (1, 'one')")
 	before := time.Now()
 	head, err := st.Head(ctx)
