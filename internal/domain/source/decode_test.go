@@ -3,81 +3,14 @@ package source
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/introspect"
 )
-
-// errValue marks an expected error value: the source could not decode the
-// value and the row is to be rejected.
-type errValue struct{}
-
-// nan marks an expected NaN (NaN never equals itself).
-type nan struct{}
-
-// canonEqual reports whether got is the canonical value want: same Go type
-// and same value. time.Time values must also be in UTC, floats compare
-// exactly (NaN matches nan{}), and errValue{} matches any error.
-func canonEqual(got, want any) bool {
-	switch w := want.(type) {
-	case errValue:
-		_, ok := got.(error)
-		return ok
-	case nan:
-		g, ok := got.(float64)
-		return ok && math.IsNaN(g)
-	case time.Time:
-		g, ok := got.(time.Time)
-		return ok && g.Location() == time.UTC && g.Equal(w)
-	case error:
-		g, ok := got.(error)
-		return ok && g.Error() == w.Error()
-	case float64:
-		g, ok := got.(float64)
-		if math.IsNaN(w) {
-			return ok && math.IsNaN(g)
-		}
-		return ok && g == w && math.Signbit(g) == math.Signbit(w)
-	case []byte:
-		g, ok := got.([]byte)
-		return ok && bytes.Equal(g, w) && (g == nil) == (w == nil)
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) || g == nil {
-			return false
-		}
-		for i := range w {
-			if !canonEqual(g[i], w[i]) {
-				return false
-			}
-		}
-		return true
-	case []string:
-		g, ok := got.([]string)
-		return ok && g != nil && reflect.DeepEqual(g, w)
-	}
-	return reflect.DeepEqual(got, want)
-}
-
-// show prints a value with its type, for failure messages.
-func show(v any) string {
-	if t, ok := v.(time.Time); ok {
-		return fmt.Sprintf("time.Time(%s %s)", t.Format(time.RFC3339Nano), t.Location())
-	}
-	if e, ok := v.(error); ok {
-		return fmt.Sprintf("error(%v)", e)
-	}
-	return fmt.Sprintf("%T(%#v)", v, v)
-}
-
-func utc(y int, m time.Month, d, h, mi, s, ns int) time.Time {
-	return time.Date(y, m, d, h, mi, s, ns, time.UTC)
-}
 
 func col(kind introspect.Kind, typ string) *introspect.Column {
 	return &introspect.Column{Name: "c", Type: typ, Kind: kind, Nullable: true}
@@ -107,15 +40,15 @@ func runDecodeText(t *testing.T, engine introspect.Engine, cases []decodeCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := []byte(tc.raw)
 			got := DecodeText(tc.col, raw, engine.Dialect())
-			if !canonEqual(got, tc.want) {
-				t.Fatalf("decodeText(%s %q) = %s, want %s", tc.col.Kind, tc.raw, show(got), show(tc.want))
+			if !canon.Equal(got, tc.want) {
+				t.Fatalf("decodeText(%s %q) = %s, want %s", tc.col.Kind, tc.raw, canon.Show(got), canon.Show(tc.want))
 			}
 			// raw belongs to the driver and is reused: nothing decoded may alias it.
 			for i := range raw {
 				raw[i] = '#'
 			}
-			if !canonEqual(got, tc.want) {
-				t.Fatalf("decodeText(%s %q) kept a reference to the driver's buffer: now %s", tc.col.Kind, tc.raw, show(got))
+			if !canon.Equal(got, tc.want) {
+				t.Fatalf("decodeText(%s %q) kept a reference to the driver's buffer: now %s", tc.col.Kind, tc.raw, canon.Show(got))
 			}
 		})
 	}
@@ -125,14 +58,14 @@ func TestDecodeTextPostgres(t *testing.T) {
 	runDecodeText(t, introspect.Postgres, []decodeCase{
 		{"bool t", col(introspect.KindBool, "boolean"), "t", true},
 		{"bool f", col(introspect.KindBool, "boolean"), "f", false},
-		{"bool garbage", col(introspect.KindBool, "boolean"), "yes please", errValue{}},
+		{"bool garbage", col(introspect.KindBool, "boolean"), "yes please", canon.ErrValue{}},
 
 		{"int", col(introspect.KindInt, "integer"), "42", int64(42)},
 		{"int negative", col(introspect.KindInt, "bigint"), "-9223372036854775808", int64(math.MinInt64)},
 		{"int max", col(introspect.KindInt, "bigint"), "9223372036854775807", int64(math.MaxInt64)},
 		{"int beyond int64 stays exact text", col(introspect.KindInt, "numeric"), "9223372036854775808", "9223372036854775808"},
-		{"int garbage", col(introspect.KindInt, "integer"), "4x2", errValue{}},
-		{"int not bit on postgres", col(introspect.KindInt, "bit(8)"), "\x01", errValue{}},
+		{"int garbage", col(introspect.KindInt, "integer"), "4x2", canon.ErrValue{}},
+		{"int not bit on postgres", col(introspect.KindInt, "bit(8)"), "\x01", canon.ErrValue{}},
 
 		{"decimal", col(introspect.KindDecimal, "numeric(20,6)"), "12345678901234.123456", "12345678901234.123456"},
 		{"decimal negative", col(introspect.KindDecimal, "numeric"), "-0.000001", "-0.000001"},
@@ -147,16 +80,16 @@ func TestDecodeTextPostgres(t *testing.T) {
 		{"float denormal", col(introspect.KindFloat, "double precision"), "5e-324", 5e-324},
 		{"float negative zero", col(introspect.KindFloat, "double precision"), "-0", math.Copysign(0, -1)},
 		{"float real", col(introspect.KindFloat, "real"), "3.1415927", 3.1415927},
-		{"float NaN", col(introspect.KindFloat, "double precision"), "NaN", nan{}},
+		{"float NaN", col(introspect.KindFloat, "double precision"), "NaN", canon.NaN{}},
 		{"float Infinity", col(introspect.KindFloat, "double precision"), "Infinity", math.Inf(1)},
 		{"float -Infinity", col(introspect.KindFloat, "double precision"), "-Infinity", math.Inf(-1)},
-		{"float garbage", col(introspect.KindFloat, "double precision"), "1.5.5", errValue{}},
+		{"float garbage", col(introspect.KindFloat, "double precision"), "1.5.5", canon.ErrValue{}},
 
 		{"bytea hex", col(introspect.KindBytes, "bytea"), `\x0102`, []byte{1, 2}},
 		{"bytea all bytes", col(introspect.KindBytes, "bytea"), `\x00ff7f80`, []byte{0, 0xff, 0x7f, 0x80}},
 		{"bytea empty", col(introspect.KindBytes, "bytea"), `\x`, []byte{}},
-		{"bytea odd hex", col(introspect.KindBytes, "bytea"), `\x012`, errValue{}},
-		{"bytea escape format", col(introspect.KindBytes, "bytea"), `ab\000`, errValue{}},
+		{"bytea odd hex", col(introspect.KindBytes, "bytea"), `\x012`, canon.ErrValue{}},
+		{"bytea escape format", col(introspect.KindBytes, "bytea"), `ab\000`, canon.ErrValue{}},
 
 		{"string", col(introspect.KindString, "text"), "Zoë 東京 🚀", "Zoë 東京 🚀"},
 		{"string empty", col(introspect.KindString, "text"), "", ""},
@@ -164,29 +97,29 @@ func TestDecodeTextPostgres(t *testing.T) {
 		{"time of day", col(introspect.KindTime, "time(2)"), "03:04:05.5", "03:04:05.5"},
 		{"nil column reads text", nil, "7", "7"},
 
-		{"date", col(introspect.KindDate, "date"), "2024-01-02", utc(2024, 1, 2, 0, 0, 0, 0)},
-		{"date leap day", col(introspect.KindDate, "date"), "2024-02-29", utc(2024, 2, 29, 0, 0, 0, 0)},
-		{"date year 1", col(introspect.KindDate, "date"), "0001-01-01", utc(1, 1, 1, 0, 0, 0, 0)},
-		{"date infinity", col(introspect.KindDate, "date"), "infinity", errValue{}},
-		{"date -infinity", col(introspect.KindDate, "date"), "-infinity", errValue{}},
-		{"date BC", col(introspect.KindDate, "date"), "0044-03-15 BC", errValue{}},
-		{"date beyond 9999", col(introspect.KindDate, "date"), "10000-01-01", errValue{}},
-		{"date SQL style is not ISO", col(introspect.KindDate, "date"), "01/02/2024", errValue{}},
+		{"date", col(introspect.KindDate, "date"), "2024-01-02", canon.UTC(2024, 1, 2, 0, 0, 0, 0)},
+		{"date leap day", col(introspect.KindDate, "date"), "2024-02-29", canon.UTC(2024, 2, 29, 0, 0, 0, 0)},
+		{"date year 1", col(introspect.KindDate, "date"), "0001-01-01", canon.UTC(1, 1, 1, 0, 0, 0, 0)},
+		{"date infinity", col(introspect.KindDate, "date"), "infinity", canon.ErrValue{}},
+		{"date -infinity", col(introspect.KindDate, "date"), "-infinity", canon.ErrValue{}},
+		{"date BC", col(introspect.KindDate, "date"), "0044-03-15 BC", canon.ErrValue{}},
+		{"date beyond 9999", col(introspect.KindDate, "date"), "10000-01-01", canon.ErrValue{}},
+		{"date SQL style is not ISO", col(introspect.KindDate, "date"), "01/02/2024", canon.ErrValue{}},
 
-		{"timestamp", col(introspect.KindTimestamp, "timestamp(3) without time zone"), "2024-01-02 03:04:05.123", utc(2024, 1, 2, 3, 4, 5, 123e6)},
-		{"timestamp no fraction", col(introspect.KindTimestamp, "timestamp without time zone"), "2024-01-02 03:04:05", utc(2024, 1, 2, 3, 4, 5, 0)},
-		{"timestamp micros", col(introspect.KindTimestamp, "timestamp without time zone"), "1999-12-31 23:59:59.999999", utc(1999, 12, 31, 23, 59, 59, 999999e3)},
-		{"timestamp infinity", col(introspect.KindTimestamp, "timestamp without time zone"), "infinity", errValue{}},
-		{"timestamp BC", col(introspect.KindTimestamp, "timestamp without time zone"), "2024-01-02 03:04:05 BC", errValue{}},
+		{"timestamp", col(introspect.KindTimestamp, "timestamp(3) without time zone"), "2024-01-02 03:04:05.123", canon.UTC(2024, 1, 2, 3, 4, 5, 123e6)},
+		{"timestamp no fraction", col(introspect.KindTimestamp, "timestamp without time zone"), "2024-01-02 03:04:05", canon.UTC(2024, 1, 2, 3, 4, 5, 0)},
+		{"timestamp micros", col(introspect.KindTimestamp, "timestamp without time zone"), "1999-12-31 23:59:59.999999", canon.UTC(1999, 12, 31, 23, 59, 59, 999999e3)},
+		{"timestamp infinity", col(introspect.KindTimestamp, "timestamp without time zone"), "infinity", canon.ErrValue{}},
+		{"timestamp BC", col(introspect.KindTimestamp, "timestamp without time zone"), "2024-01-02 03:04:05 BC", canon.ErrValue{}},
 
-		{"timestamptz utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05.123+00", utc(2024, 1, 2, 3, 4, 5, 123e6)},
-		{"timestamptz +05:30 to utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05+05:30", utc(2024, 1, 1, 21, 34, 5, 0)},
-		{"timestamptz -08 to utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05.5-08", utc(2024, 1, 2, 11, 4, 5, 5e8)},
-		{"timestamptz seconds offset", col(introspect.KindTimestampTZ, "timestamp with time zone"), "1900-01-01 00:00:00+00:53:28", utc(1899, 12, 31, 23, 6, 32, 0)},
-		{"timestamptz no zone", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05", errValue{}},
-		{"timestamptz infinity", col(introspect.KindTimestampTZ, "timestamp with time zone"), "infinity", errValue{}},
-		{"timestamptz -infinity", col(introspect.KindTimestampTZ, "timestamp with time zone"), "-infinity", errValue{}},
-		{"timestamptz BC", col(introspect.KindTimestampTZ, "timestamp with time zone"), "0044-03-15 12:00:00+00 BC", errValue{}},
+		{"timestamptz utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05.123+00", canon.UTC(2024, 1, 2, 3, 4, 5, 123e6)},
+		{"timestamptz +05:30 to utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05+05:30", canon.UTC(2024, 1, 1, 21, 34, 5, 0)},
+		{"timestamptz -08 to utc", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05.5-08", canon.UTC(2024, 1, 2, 11, 4, 5, 5e8)},
+		{"timestamptz seconds offset", col(introspect.KindTimestampTZ, "timestamp with time zone"), "1900-01-01 00:00:00+00:53:28", canon.UTC(1899, 12, 31, 23, 6, 32, 0)},
+		{"timestamptz no zone", col(introspect.KindTimestampTZ, "timestamp with time zone"), "2024-01-02 03:04:05", canon.ErrValue{}},
+		{"timestamptz infinity", col(introspect.KindTimestampTZ, "timestamp with time zone"), "infinity", canon.ErrValue{}},
+		{"timestamptz -infinity", col(introspect.KindTimestampTZ, "timestamp with time zone"), "-infinity", canon.ErrValue{}},
+		{"timestamptz BC", col(introspect.KindTimestampTZ, "timestamp with time zone"), "0044-03-15 12:00:00+00 BC", canon.ErrValue{}},
 
 		{"json", col(introspect.KindJSON, "json"), `{"a": [1, 2.50]}`, []byte(`{"a": [1, 2.50]}`)},
 
@@ -204,10 +137,10 @@ func TestDecodeTextPostgres(t *testing.T) {
 		{"array empty", arrayCol(introspect.KindInt, "integer[]"), `{}`, []any{}},
 		{"array bool", arrayCol(introspect.KindBool, "boolean[]"), `{t,f}`, []any{true, false}},
 		{"array bytea", arrayCol(introspect.KindBytes, "bytea[]"), `{"\\x0102","\\x"}`, []any{[]byte{1, 2}, []byte{}}},
-		{"array timestamptz", arrayCol(introspect.KindTimestampTZ, "timestamp with time zone[]"), `{"2024-01-02 03:04:05+05:30"}`, []any{utc(2024, 1, 1, 21, 34, 5, 0)}},
-		{"array bad element", arrayCol(introspect.KindInt, "integer[]"), `{1,x}`, errValue{}},
-		{"array infinite date element", arrayCol(introspect.KindDate, "date[]"), `{2024-01-02,infinity}`, errValue{}},
-		{"array malformed", arrayCol(introspect.KindInt, "integer[]"), `{1,2`, errValue{}},
+		{"array timestamptz", arrayCol(introspect.KindTimestampTZ, "timestamp with time zone[]"), `{"2024-01-02 03:04:05+05:30"}`, []any{canon.UTC(2024, 1, 1, 21, 34, 5, 0)}},
+		{"array bad element", arrayCol(introspect.KindInt, "integer[]"), `{1,x}`, canon.ErrValue{}},
+		{"array infinite date element", arrayCol(introspect.KindDate, "date[]"), `{2024-01-02,infinity}`, canon.ErrValue{}},
+		{"array malformed", arrayCol(introspect.KindInt, "integer[]"), `{1,2`, canon.ErrValue{}},
 	})
 }
 
@@ -244,14 +177,14 @@ func TestDecodeTextMySQL(t *testing.T) {
 		{"varbinary empty", col(introspect.KindBytes, "varbinary(8)"), "", []byte{}},
 		{"json", col(introspect.KindJSON, "longtext"), `{"a":1}`, []byte(`{"a":1}`)},
 
-		{"date", col(introspect.KindDate, "date"), "2024-01-02", utc(2024, 1, 2, 0, 0, 0, 0)},
-		{"zero date", col(introspect.KindDate, "date"), "0000-00-00", errValue{}},
-		{"zero month", col(introspect.KindDate, "date"), "2024-00-00", errValue{}},
-		{"datetime", col(introspect.KindTimestamp, "datetime(3)"), "2024-01-02 03:04:05.123", utc(2024, 1, 2, 3, 4, 5, 123e6)},
-		{"zero datetime", col(introspect.KindTimestamp, "datetime"), "0000-00-00 00:00:00", errValue{}},
-		{"zero datetime(3)", col(introspect.KindTimestamp, "datetime(3)"), "0000-00-00 00:00:00.000", errValue{}},
-		{"timestamp read as utc", col(introspect.KindTimestampTZ, "timestamp"), "2024-01-02 03:04:05", utc(2024, 1, 2, 3, 4, 5, 0)},
-		{"zero timestamp", col(introspect.KindTimestampTZ, "timestamp"), "0000-00-00 00:00:00", errValue{}},
+		{"date", col(introspect.KindDate, "date"), "2024-01-02", canon.UTC(2024, 1, 2, 0, 0, 0, 0)},
+		{"zero date", col(introspect.KindDate, "date"), "0000-00-00", canon.ErrValue{}},
+		{"zero month", col(introspect.KindDate, "date"), "2024-00-00", canon.ErrValue{}},
+		{"datetime", col(introspect.KindTimestamp, "datetime(3)"), "2024-01-02 03:04:05.123", canon.UTC(2024, 1, 2, 3, 4, 5, 123e6)},
+		{"zero datetime", col(introspect.KindTimestamp, "datetime"), "0000-00-00 00:00:00", canon.ErrValue{}},
+		{"zero datetime(3)", col(introspect.KindTimestamp, "datetime(3)"), "0000-00-00 00:00:00.000", canon.ErrValue{}},
+		{"timestamp read as utc", col(introspect.KindTimestampTZ, "timestamp"), "2024-01-02 03:04:05", canon.UTC(2024, 1, 2, 3, 4, 5, 0)},
+		{"zero timestamp", col(introspect.KindTimestampTZ, "timestamp"), "0000-00-00 00:00:00", canon.ErrValue{}},
 		{"time", col(introspect.KindTime, "time"), "-838:59:59", "-838:59:59"},
 	})
 }
@@ -266,10 +199,10 @@ func TestDecodeTextNull(t *testing.T) {
 	for _, e := range []introspect.Engine{introspect.Postgres, introspect.MySQL} {
 		for _, k := range kinds {
 			if got := DecodeText(col(k, "x"), nil, e.Dialect()); got != nil {
-				t.Errorf("%s: decodeText(%s, NULL) = %s, want nil", e, k, show(got))
+				t.Errorf("%s: decodeText(%s, NULL) = %s, want nil", e, k, canon.Show(got))
 			}
 			if got := DecodeBinary(col(k, "x"), nil, e.Dialect()); got != nil {
-				t.Errorf("%s: decodeBinary(%s, NULL) = %s, want nil", e, k, show(got))
+				t.Errorf("%s: decodeBinary(%s, NULL) = %s, want nil", e, k, canon.Show(got))
 			}
 		}
 	}
@@ -312,20 +245,20 @@ func TestDecodeBinaryMySQL(t *testing.T) {
 		{"string", col(introspect.KindString, "varchar(8)"), "héllo", "héllo"},
 		{"bytes", col(introspect.KindBytes, "blob"), []byte{0, 1}, []byte{0, 1}},
 		{"set bytes", col(introspect.KindSet, "set('a','b')"), []byte(""), []string{}},
-		{"datetime bytes", col(introspect.KindTimestamp, "datetime(3)"), []byte("2024-01-02 03:04:05.120"), utc(2024, 1, 2, 3, 4, 5, 120e6)},
-		{"zero datetime bytes", col(introspect.KindTimestamp, "datetime(3)"), []byte("0000-00-00 00:00:00.000"), errValue{}},
-		{"zero date bytes", col(introspect.KindDate, "date"), []byte("0000-00-00"), errValue{}},
-		{"time.Time to UTC", col(introspect.KindTimestampTZ, "timestamp"), time.Date(2024, 1, 2, 8, 34, 5, 0, india), utc(2024, 1, 2, 3, 4, 5, 0)},
+		{"datetime bytes", col(introspect.KindTimestamp, "datetime(3)"), []byte("2024-01-02 03:04:05.120"), canon.UTC(2024, 1, 2, 3, 4, 5, 120e6)},
+		{"zero datetime bytes", col(introspect.KindTimestamp, "datetime(3)"), []byte("0000-00-00 00:00:00.000"), canon.ErrValue{}},
+		{"zero date bytes", col(introspect.KindDate, "date"), []byte("0000-00-00"), canon.ErrValue{}},
+		{"time.Time to UTC", col(introspect.KindTimestampTZ, "timestamp"), time.Date(2024, 1, 2, 8, 34, 5, 0, india), canon.UTC(2024, 1, 2, 3, 4, 5, 0)},
 		{"int64 without column is text", nil, int64(7), "7"},
-		{"unexpected type", col(introspect.KindString, "text"), struct{}{}, errValue{}},
+		{"unexpected type", col(introspect.KindString, "text"), struct{}{}, canon.ErrValue{}},
 		{"error value stays", col(introspect.KindGeometry, "point"), SpatialNotText("p"), SpatialNotText("p")},
 		{"invalid UTF-8 bytes", col(introspect.KindString, "varchar(8)"), []byte("caf\xe9"), errors.New("text is not valid UTF-8 (byte 0xe9 at offset 3)")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := DecodeBinary(tc.col, tc.v, introspect.MySQL.Dialect())
-			if !canonEqual(got, tc.want) {
-				t.Fatalf("decodeBinary(%s) = %s, want %s", show(tc.v), show(got), show(tc.want))
+			if !canon.Equal(got, tc.want) {
+				t.Fatalf("decodeBinary(%s) = %s, want %s", canon.Show(tc.v), canon.Show(got), canon.Show(tc.want))
 			}
 		})
 	}
@@ -349,7 +282,7 @@ func TestDecodeErrorsSayWhy(t *testing.T) {
 		got := DecodeText(tc.col, []byte(tc.raw), tc.engine.Dialect())
 		err, ok := got.(error)
 		if !ok {
-			t.Errorf("decodeText(%q) = %s, want an error", tc.raw, show(got))
+			t.Errorf("decodeText(%q) = %s, want an error", tc.raw, canon.Show(got))
 			continue
 		}
 		if !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {

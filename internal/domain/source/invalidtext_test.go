@@ -12,6 +12,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
@@ -95,7 +96,7 @@ entities:
 		var re *mapping.RowError
 		if !errors.As(err, &re) {
 			if row[0] != "fine" || err != nil {
-				t.Errorf("Render(%s) = %v, %v; want a rejection", sourcetest.Show(row[0]), item, err)
+				t.Errorf("Render(%s) = %v, %v; want a rejection", canon.Show(row[0]), item, err)
 			}
 			continue
 		}
@@ -236,7 +237,7 @@ INSERT INTO codes VALUES (X'636166E9'), (X'636166E8'), ('cafe');`)
 		sourcetest.CheckRow(t, "ScanTable row "+strconv.Itoa(i), tab.Columns, rows[i], want[i])
 	}
 	sampled, err := r.Sample(ctx, tab, []string{"a"}, "name = 'zoë'", 5, 1)
-	if err != nil || len(sampled) != 1 || !sourcetest.CanonEqual(sampled[0][0], ascii) {
+	if err != nil || len(sampled) != 1 || !canon.Equal(sampled[0][0], ascii) {
 		t.Errorf("Sample(a) = %v, %v; want the error value", sampled, err)
 	}
 
@@ -275,7 +276,7 @@ entities:
 		if errors.As(err, &re) {
 			keys = append(keys, re.Key)
 		} else if err != nil || row[0] != "cafe" {
-			t.Errorf("Render(%s): %v", sourcetest.Show(row[0]), err)
+			t.Errorf("Render(%s): %v", canon.Show(row[0]), err)
 		}
 	}
 	if strings.Join(keys, " ") != `code="caf\xe8" code="caf\xe9"` {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -41,7 +42,7 @@ func TestSharedSuite(t *testing.T) {
 					t.Fatalf("ScanTable read %d rows, want %d: ids %v", len(rows), len(sourcetest.ItemsRows), sourcetest.IDs(rows))
 				}
 				for i, want := range sourcetest.ItemsRows {
-					sourcetest.CheckRow(t, "row "+sourcetest.Show(want[0]), tab.Columns, rows[i], want)
+					sourcetest.CheckRow(t, "row "+canon.Show(want[0]), tab.Columns, rows[i], want)
 				}
 			})
 
@@ -212,7 +213,7 @@ func testSample(t *testing.T, ctx context.Context, r source.Reader, tab *introsp
 			for _, row := range sourcetest.ItemsRows {
 				match := true
 				for j, c := range tc.cols {
-					if tuple[j] == nil || !sourcetest.CanonEqual(tuple[j], row[colIndex(c)]) {
+					if tuple[j] == nil || !canon.Equal(tuple[j], row[colIndex(c)]) {
 						match = false
 						break
 					}
@@ -251,7 +252,7 @@ func testQuery(t *testing.T, ctx context.Context, r source.Reader, tab *introspe
 		if len(rows) != 1 {
 			t.Fatalf("Query of id %v returned %d rows", want[0], len(rows))
 		}
-		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+sourcetest.Show(want[0]), tab.Columns, rows, [][]any{want})
+		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+canon.Show(want[0]), tab.Columns, rows, [][]any{want})
 	}
 
 	// Without parameters too (MySQL: another protocol).
@@ -267,13 +268,13 @@ func testQuery(t *testing.T, ctx context.Context, r source.Reader, tab *introspe
 		v := sourcetest.ItemsRows[0][i]
 		var want []any
 		for _, row := range sourcetest.ItemsRows {
-			if sourcetest.CanonEqual(row[i], v) {
+			if canon.Equal(row[i], v) {
 				want = append(want, row[0])
 			}
 		}
 		_, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM items WHERE "+c.Name+" = "+p1+" ORDER BY id", v)
 		if got := sourcetest.IDs(rows); !reflect.DeepEqual(got, want) {
-			t.Errorf("Query where %s = %s: ids %v, want %v", c.Name, sourcetest.Show(v), got, want)
+			t.Errorf("Query where %s = %s: ids %v, want %v", c.Name, canon.Show(v), got, want)
 		}
 	}
 
@@ -281,7 +282,7 @@ func testQuery(t *testing.T, ctx context.Context, r source.Reader, tab *introspe
 	_, rows := sourcetest.Query(t, ctx, r, tab, "SELECT id, name FROM items WHERE note = "+p1+" AND id > "+p2+" ORDER BY id", "x", int64(4))
 	sourcetest.CheckSameRows(t, "Query with two parameters", tab.Columns[:1], rows, [][]any{{int64(5), "five"}})
 	if len(rows) == 1 && rows[0][1] != "five" {
-		t.Errorf("Query with two parameters: name = %s", sourcetest.Show(rows[0][1]))
+		t.Errorf("Query with two parameters: name = %s", canon.Show(rows[0][1]))
 	}
 
 	// A value is bound, never pasted into the SQL.

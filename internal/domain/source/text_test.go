@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
 )
@@ -63,7 +64,7 @@ func TestInvalidUTF8ErrorKeepsTheText(t *testing.T) {
 	got := DecodeText(col(introspect.KindString, "text"), []byte("caf\xe9"), introspect.Postgres.Dialect())
 	var e *InvalidUTF8Error
 	if err, ok := got.(error); !ok || !errors.As(err, &e) {
-		t.Fatalf("decodeText = %s, want an *InvalidUTF8Error", show(got))
+		t.Fatalf("decodeText = %s, want an *InvalidUTF8Error", canon.Show(got))
 	}
 	if e.Text != "caf\xe9" || e.Offset != 3 || e.KeyText() != `"caf\xe9"` {
 		t.Errorf("text %q, offset %d, key text %s; want %q, 3, \"caf\\xe9\"", e.Text, e.Offset, e.KeyText(), "caf\xe9")

@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -48,16 +49,16 @@ INSERT INTO m (id, d, dt, ts) VALUES (4, '0000-00-00', '0000-00-00 00:00:00', '0
 // mysqlTypesRows are the canonical values of m in key order.
 var mysqlTypesRows = [][]any{
 	{int64(1), true, int64(2), "happy", []string{"a", "b"}, int64(0x31), "18446744073709551615",
-		"18446744073709551615", 16777216.0, int64(2024), sourcetest.UTC(2024, 1, 2, 0, 0, 0, 0),
-		sourcetest.UTC(2024, 1, 2, 3, 4, 5, 0), sourcetest.UTC(2024, 1, 2, 3, 4, 5, 0), "-838:59:59.00", []byte{0, 1, 2}},
+		"18446744073709551615", 16777216.0, int64(2024), canon.UTC(2024, 1, 2, 0, 0, 0, 0),
+		canon.UTC(2024, 1, 2, 3, 4, 5, 0), canon.UTC(2024, 1, 2, 3, 4, 5, 0), "-838:59:59.00", []byte{0, 1, 2}},
 	{int64(2), false, int64(-128), "sad", []string{}, int64(1), int64(0), int64(0), 3.1415927, int64(1901),
-		sourcetest.UTC(1000, 1, 1, 0, 0, 0, 0), sourcetest.UTC(1000, 1, 1, 0, 0, 0, 0), sourcetest.UTC(1970, 1, 1, 0, 0, 1, 0), "12:34:56.50",
+		canon.UTC(1000, 1, 1, 0, 0, 0, 0), canon.UTC(1000, 1, 1, 0, 0, 0, 0), canon.UTC(1970, 1, 1, 0, 0, 1, 0), "12:34:56.50",
 		[]byte("ab\x00")},
 	{int64(3), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
-	{int64(4), nil, nil, nil, nil, nil, nil, nil, nil, nil, sourcetest.ErrValue{}, sourcetest.ErrValue{}, sourcetest.ErrValue{}, nil, nil},
+	{int64(4), nil, nil, nil, nil, nil, nil, nil, nil, nil, canon.ErrValue{}, canon.ErrValue{}, canon.ErrValue{}, nil, nil},
 	{int64(5), true, int64(0), "happy", []string{"a", "b", "c"}, int64(0x32), int64(0), int64(9223372036854775807),
-		1.1, int64(2155), sourcetest.UTC(9999, 12, 31, 0, 0, 0, 0), sourcetest.UTC(9999, 12, 31, 23, 59, 59, 0),
-		sourcetest.UTC(2038, 1, 19, 3, 14, 7, 0), "838:59:59.00", []byte{0xff, 0xff, 0xff}},
+		1.1, int64(2155), canon.UTC(9999, 12, 31, 0, 0, 0, 0), canon.UTC(9999, 12, 31, 23, 59, 59, 0),
+		canon.UTC(2038, 1, 19, 3, 14, 7, 0), "838:59:59.00", []byte{0xff, 0xff, 0xff}},
 }
 
 func TestMySQLTypes(t *testing.T) {
@@ -84,7 +85,7 @@ func TestMySQLTypes(t *testing.T) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(mysqlTypesRows))
 	}
 	for i, want := range mysqlTypesRows {
-		sourcetest.CheckRow(t, "ScanTable row "+sourcetest.Show(want[0]), tab.Columns, rows[i], want)
+		sourcetest.CheckRow(t, "ScanTable row "+canon.Show(want[0]), tab.Columns, rows[i], want)
 	}
 
 	// The zero dates are error values in their own columns only: the row
@@ -100,7 +101,7 @@ func TestMySQLTypes(t *testing.T) {
 	// as ScanTable, and so does Query without parameters.
 	for _, want := range rows {
 		_, got := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM m WHERE id = ?", want[0])
-		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+sourcetest.Show(want[0]), tab.Columns, got, [][]any{want})
+		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+canon.Show(want[0]), tab.Columns, got, [][]any{want})
 	}
 	_, all := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM m ORDER BY id")
 	sourcetest.CheckSameRows(t, "Query without parameters vs ScanTable", tab.Columns, all, rows)
@@ -129,8 +130,8 @@ func TestMySQLTypes(t *testing.T) {
 	for _, name := range []string{"flag", "bits", "ubig", "f", "d", "dt", "ts", "bin", "mood"} {
 		i := sourcetest.ColumnIndex(t, tab, name)
 		_, got := sourcetest.Query(t, ctx, r, tab, "SELECT id FROM m WHERE "+name+" = ? ORDER BY id", mysqlTypesRows[0][i])
-		if len(got) == 0 || !sourcetest.CanonEqual(got[0][0], int64(1)) {
-			t.Errorf("Query where %s = %s: ids %v, want row 1 first", name, sourcetest.Show(mysqlTypesRows[0][i]), sourcetest.IDs(got))
+		if len(got) == 0 || !canon.Equal(got[0][0], int64(1)) {
+			t.Errorf("Query where %s = %s: ids %v, want row 1 first", name, canon.Show(mysqlTypesRows[0][i]), sourcetest.IDs(got))
 		}
 	}
 }

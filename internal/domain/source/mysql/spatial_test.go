@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -50,7 +51,7 @@ func TestMySQLSpatial(t *testing.T) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(want))
 	}
 	for i := range want {
-		sourcetest.CheckRow(t, "ScanTable row "+sourcetest.Show(want[i][0]), tab.Columns, rows[i], want[i])
+		sourcetest.CheckRow(t, "ScanTable row "+canon.Show(want[i][0]), tab.Columns, rows[i], want[i])
 	}
 
 	// Sample reads the same text.
@@ -58,7 +59,7 @@ func TestMySQLSpatial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sampled) != 1 || !sourcetest.CanonEqual(sampled[0][0], "SRID=4326;POINT(0.1 1e20)") {
+	if len(sampled) != 1 || !canon.Equal(sampled[0][0], "SRID=4326;POINT(0.1 1e20)") {
 		t.Errorf("Sample(shape) = %v, want the EWKT of row 1", sampled)
 	}
 
@@ -75,7 +76,7 @@ func TestMySQLSpatial(t *testing.T) {
 		other = append([]any(nil), row...)
 		return nil
 	})
-	if err != nil || len(other) != 1 || !sourcetest.CanonEqual(other[0], errors.New("spatial value arrives in the engine's binary form, not as text: select ST_AsText(somewhere) AS somewhere to read it as WKT")) {
+	if err != nil || len(other) != 1 || !canon.Equal(other[0], errors.New("spatial value arrives in the engine's binary form, not as text: select ST_AsText(somewhere) AS somewhere to read it as WKT")) {
 		t.Errorf("Query of a spatial value under another name = %v, %v; want an error value", other, err)
 	}
 	_, got = sourcetest.Query(t, ctx, r, tab, "SELECT id, ST_AsText(pt) AS pt, ST_AsText(area) AS area, CONCAT('SRID=', ST_SRID(shape), ';', ST_AsText(shape)) AS shape, ST_AsText(gc) AS gc FROM places WHERE id = 1")

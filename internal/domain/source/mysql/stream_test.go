@@ -14,6 +14,7 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -397,7 +398,7 @@ func TestMyStreamZeroDates(t *testing.T) {
 		got = append(got, c.New)
 	}
 	if _, ok := want[0][1].(error); !ok {
-		t.Fatalf("ScanTable reads the zero date as %s", sourcetest.Show(want[0][1]))
+		t.Fatalf("ScanTable reads the zero date as %s", canon.Show(want[0][1]))
 	}
 	sourcetest.CheckSameRows(t, "rows with zero dates", tab.Columns, got, want)
 }

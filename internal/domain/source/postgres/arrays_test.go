@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
@@ -56,7 +57,7 @@ func TestPostgresArrayShapes(t *testing.T) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(want))
 	}
 	for i := range want {
-		sourcetest.CheckRow(t, "ScanTable row "+sourcetest.Show(want[i][0]), tab.Columns, rows[i], want[i])
+		sourcetest.CheckRow(t, "ScanTable row "+canon.Show(want[i][0]), tab.Columns, rows[i], want[i])
 	}
 	_, got := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM shapes ORDER BY id")
 	sourcetest.CheckSameRows(t, "Query vs ScanTable", tab.Columns, got, rows)

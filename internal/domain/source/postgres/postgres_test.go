@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/remodel-dev/remodel/internal/domain/source/sourcetest"
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 	"github.com/remodel-dev/remodel/introspect"
 )
@@ -49,13 +50,13 @@ var postgresTypesRows = [][]any{
 		[]any{[]any{int64(1), int64(2)}, []any{int64(3), int64(4)}},
 		&boundsError{"[0:1]"}, // a list cannot say it starts at 0
 		[]any{[]byte{1, 2}, []byte{}},
-		[]any{sourcetest.UTC(2024, 1, 2, 3, 4, 5, 0)},
+		[]any{canon.UTC(2024, 1, 2, 3, 4, 5, 0)},
 		"happy", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "NaN", math.Inf(1), 3.1415927,
-		sourcetest.ErrValue{}, sourcetest.ErrValue{}, sourcetest.UTC(2024, 1, 2, 3, 4, 5, 123456e3), "03:04:05.5"},
-	{int64(2), []any{}, []any{[]any{nil, int64(2)}}, nil, nil, []any{}, "sad", nil, "Infinity", math.Inf(-1), sourcetest.NaN{},
-		sourcetest.ErrValue{}, sourcetest.ErrValue{}, sourcetest.ErrValue{}, nil},
-	{int64(3), nil, nil, nil, nil, nil, nil, nil, "-Infinity", sourcetest.NaN{}, nil,
-		sourcetest.ErrValue{}, sourcetest.UTC(2024, 2, 29, 23, 59, 59, 999999e3), sourcetest.ErrValue{}, nil},
+		canon.ErrValue{}, canon.ErrValue{}, canon.UTC(2024, 1, 2, 3, 4, 5, 123456e3), "03:04:05.5"},
+	{int64(2), []any{}, []any{[]any{nil, int64(2)}}, nil, nil, []any{}, "sad", nil, "Infinity", math.Inf(-1), canon.NaN{},
+		canon.ErrValue{}, canon.ErrValue{}, canon.ErrValue{}, nil},
+	{int64(3), nil, nil, nil, nil, nil, nil, nil, "-Infinity", canon.NaN{}, nil,
+		canon.ErrValue{}, canon.UTC(2024, 2, 29, 23, 59, 59, 999999e3), canon.ErrValue{}, nil},
 }
 
 func TestPostgresTypes(t *testing.T) {
@@ -80,11 +81,11 @@ func TestPostgresTypes(t *testing.T) {
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(postgresTypesRows))
 	}
 	for i, want := range postgresTypesRows {
-		sourcetest.CheckRow(t, "ScanTable row "+sourcetest.Show(want[0]), tab.Columns, rows[i], want)
+		sourcetest.CheckRow(t, "ScanTable row "+canon.Show(want[0]), tab.Columns, rows[i], want)
 	}
 	for _, want := range rows {
 		_, got := sourcetest.Query(t, ctx, r, tab, "SELECT * FROM kinds WHERE id = $1", want[0])
-		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+sourcetest.Show(want[0]), tab.Columns, got, [][]any{want})
+		sourcetest.CheckSameRows(t, "Query vs ScanTable, id "+canon.Show(want[0]), tab.Columns, got, [][]any{want})
 	}
 
 	// Enum and uuid values bound back as parameters find their rows.
@@ -127,7 +128,7 @@ ALTER DATABASE `+db+` SET IntervalStyle = 'sql_standard';`)
 		t.Fatalf("ScanTable read %d rows, want %d", len(rows), len(sourcetest.ItemsRows))
 	}
 	for i, want := range sourcetest.ItemsRows {
-		sourcetest.CheckRow(t, "row "+sourcetest.Show(want[0]), tab.Columns, rows[i], want)
+		sourcetest.CheckRow(t, "row "+canon.Show(want[0]), tab.Columns, rows[i], want)
 	}
 }
 
@@ -157,10 +158,10 @@ INSERT INTO payments VALUES
 	r := sourcetest.Reader(t, ctx, src)
 
 	want := [][]any{
-		{int64(1), sourcetest.UTC(2023, 5, 1, 0, 0, 0, 0), "2.00"},
-		{int64(1), sourcetest.UTC(2024, 1, 1, 0, 0, 0, 0), "3.25"},
-		{int64(2), sourcetest.UTC(2024, 3, 1, 0, 0, 0, 0), "1.50"},
-		{int64(3), sourcetest.UTC(2023, 12, 31, 0, 0, 0, 0), "4.00"},
+		{int64(1), canon.UTC(2023, 5, 1, 0, 0, 0, 0), "2.00"},
+		{int64(1), canon.UTC(2024, 1, 1, 0, 0, 0, 0), "3.25"},
+		{int64(2), canon.UTC(2024, 3, 1, 0, 0, 0, 0), "1.50"},
+		{int64(3), canon.UTC(2023, 12, 31, 0, 0, 0, 0), "4.00"},
 	}
 	rows := sourcetest.Scan(t, ctx, r, tab, "", 0)
 	sourcetest.CheckSameRows(t, "ScanTable of the parent", tab.Columns, rows, want)

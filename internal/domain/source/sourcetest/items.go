@@ -2,6 +2,8 @@ package sourcetest
 
 import (
 	"math"
+
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 )
 
 // ItemsSQL is the shared suite's items table, spelled in each engine's
@@ -72,14 +74,14 @@ INSERT INTO items VALUES
 // ItemsRows are the canonical values of items in primary-key order.
 var ItemsRows = [][]any{
 	{int64(1), int64(9007199254740993), "12345678901234.123456", 0.30000000000000004, true, "Zoë 東京 🚀",
-		"multi\nline \"q\" 's\\", []byte{0, 1, 0xff}, UTC(2024, 1, 2, 0, 0, 0, 0),
-		UTC(2024, 1, 2, 3, 4, 5, 123e6), UTC(2024, 1, 2, 3, 4, 5, 123e6),
+		"multi\nline \"q\" 's\\", []byte{0, 1, 0xff}, canon.UTC(2024, 1, 2, 0, 0, 0, 0),
+		canon.UTC(2024, 1, 2, 3, 4, 5, 123e6), canon.UTC(2024, 1, 2, 3, 4, 5, 123e6),
 		[]byte(`{"a":[1,2.50,"x"],"b":{"c":null},"big":12345678901234567890,"s":"é"}`), "first"},
 	{int64(2), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
-	{int64(3), int64(math.MinInt64), "-0.000001", -1.5e300, false, "", "", []byte{}, UTC(1999, 12, 31, 0, 0, 0, 0),
-		UTC(1999, 12, 31, 23, 59, 59, 999e6), UTC(2000, 1, 1, 0, 0, 0, 0), []byte(`[]`), "third"},
-	{int64(4), int64(4), "4.500000", 0.0, false, "four", "b4", []byte{4}, UTC(2020, 1, 1, 0, 0, 0, 0),
-		UTC(2020, 1, 1, 0, 0, 0, 5e8), UTC(2020, 1, 1, 0, 0, 0, 5e8), []byte(`{"n": 4}`), "x"},
-	{int64(5), int64(5), "5.000000", 2.5, true, "five", "b5", []byte{5}, UTC(2020, 2, 29, 0, 0, 0, 0),
-		UTC(2020, 2, 29, 12, 0, 0, 0), UTC(2020, 2, 29, 12, 0, 0, 0), []byte(`{"n": 5}`), "x"},
+	{int64(3), int64(math.MinInt64), "-0.000001", -1.5e300, false, "", "", []byte{}, canon.UTC(1999, 12, 31, 0, 0, 0, 0),
+		canon.UTC(1999, 12, 31, 23, 59, 59, 999e6), canon.UTC(2000, 1, 1, 0, 0, 0, 0), []byte(`[]`), "third"},
+	{int64(4), int64(4), "4.500000", 0.0, false, "four", "b4", []byte{4}, canon.UTC(2020, 1, 1, 0, 0, 0, 0),
+		canon.UTC(2020, 1, 1, 0, 0, 0, 5e8), canon.UTC(2020, 1, 1, 0, 0, 0, 5e8), []byte(`{"n": 4}`), "x"},
+	{int64(5), int64(5), "5.000000", 2.5, true, "five", "b5", []byte{5}, canon.UTC(2020, 2, 29, 0, 0, 0, 0),
+		canon.UTC(2020, 2, 29, 12, 0, 0, 0), canon.UTC(2020, 2, 29, 12, 0, 0, 0), []byte(`{"n": 5}`), "x"},
 }

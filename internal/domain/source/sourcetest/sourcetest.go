@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/canon"
 	"github.com/remodel-dev/remodel/internal/testsupport/testenv"
 
 	"github.com/remodel-dev/remodel/internal/domain/source"
@@ -140,12 +141,12 @@ func CheckRow(t *testing.T, what string, cols []*introspect.Column, got, want []
 		if _, isErr := want[i].(error); c.Kind == introspect.KindJSON && want[i] != nil && !isErr {
 			g, ok := got[i].([]byte)
 			if !ok || !SameJSON(g, want[i].([]byte)) {
-				t.Errorf("%s: column %s = %s, want the JSON document %s", what, c.Name, Show(got[i]), want[i])
+				t.Errorf("%s: column %s = %s, want the JSON document %s", what, c.Name, canon.Show(got[i]), want[i])
 			}
 			continue
 		}
-		if !CanonEqual(got[i], want[i]) {
-			t.Errorf("%s: column %s (%s) = %s, want %s", what, c.Name, c.Kind, Show(got[i]), Show(want[i]))
+		if !canon.Equal(got[i], want[i]) {
+			t.Errorf("%s: column %s (%s) = %s, want %s", what, c.Name, c.Kind, canon.Show(got[i]), canon.Show(want[i]))
 		}
 	}
 }
@@ -160,8 +161,8 @@ func CheckSameRows(t *testing.T, what string, cols []*introspect.Column, got, wa
 	}
 	for i := range want {
 		for j, c := range cols {
-			if !CanonEqual(got[i][j], want[i][j]) {
-				t.Errorf("%s: row %d column %s = %s, want %s", what, i, c.Name, Show(got[i][j]), Show(want[i][j]))
+			if !canon.Equal(got[i][j], want[i][j]) {
+				t.Errorf("%s: row %d column %s = %s, want %s", what, i, c.Name, canon.Show(got[i][j]), canon.Show(want[i][j]))
 			}
 		}
 	}
