@@ -47,7 +47,7 @@ type tracker struct {
 	// checkpoint is to go once the lock is released; finished: because
 	// the job finished (else it settled nothing to resume from).
 	resumed, removed, finished bool
-	s3                         *s3Sink // --to: the objects it uploaded, for the checkpoint
+	s3                         *objectLedger // --to: the objects uploaded, for the checkpoint
 	gate                       objectGate
 	doubted                    map[string]bool // the rows of Follow.Doubtful (followdoubt.go)
 }
@@ -97,13 +97,13 @@ type entityTrack struct {
 	pending []trackState
 }
 
-// objectGate is the S3 sink as a gated track sees it: objects are numbered
-// from 1 as they are begun.
+// objectGate is the objects sink as a gated track sees it
+// (objects.Sink): objects are numbered from 1 as they are begun.
 type objectGate interface {
-	// begun is the number of the last object begun.
-	begun() uint64
-	// storedThrough says whether every object numbered up to n is uploaded.
-	storedThrough(n uint64) bool
+	// Begun is the number of the last object begun.
+	Begun() uint64
+	// StoredThrough says whether every object numbered up to n is uploaded.
+	StoredThrough(n uint64) bool
 }
 
 // trackState is a track's part of the checkpoint at one moment: the
@@ -435,7 +435,7 @@ func (t *entityTrack) stored() (trackState, error) {
 	if err != nil {
 		return st, err
 	}
-	st.upTo = t.gate.begun()
+	st.upTo = t.gate.Begun()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if n := len(t.pending); n > 0 && t.pending[n-1].upTo == st.upTo {
@@ -444,7 +444,7 @@ func (t *entityTrack) stored() (trackState, error) {
 		t.pending = append(t.pending, st)
 	}
 	for i := len(t.pending) - 1; i >= 0; i-- {
-		if p := t.pending[i]; p.fresh || t.gate.storedThrough(p.upTo) {
+		if p := t.pending[i]; p.fresh || t.gate.StoredThrough(p.upTo) {
 			t.held = &p
 			t.pending = slices.Delete(t.pending, 0, i+1)
 			break

@@ -38,11 +38,15 @@
 // rejected the rows whose item has the lock item's key: the table, through
 // the BatchWriteItem sink (internal/domain/sink/batchwrite, of which the
 // writer, writer.go, is the pipeline's side: it makes the sink, hands it
-// batches and counts, records and settles what it acknowledges); ImportTable's objects in S3 or a
-// local directory (s3sink.go, --to); or the null sink (--to null:,
-// internal/domain/sink/null), which acknowledges every item and writes
-// nothing, with no table, lock or checkpoint. A sink acknowledges an item
-// only once it is stored; the checkpoint never passes an item that is not.
+// batches and counts, records and settles what it acknowledges);
+// ImportTable's objects in S3 or a local directory (--to: the objects sink,
+// internal/domain/sink/objects, of which the objectLedger, s3sink.go, is
+// the pipeline's side: it settles an item's row once the item is placed in
+// an open object, and counts it stored once that object is uploaded); or
+// the null sink (--to null:, internal/domain/sink/null), which
+// acknowledges every item and writes nothing, with no table, lock or
+// checkpoint. A sink acknowledges an item only once it is stored; the
+// checkpoint never passes an item that is not.
 //
 // Run control: a lock item in the table (mapping.LockKeyText, lock.go)
 // keeps a second run out while one writes, with a heartbeat, a staleness

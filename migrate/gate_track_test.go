@@ -14,7 +14,7 @@ import (
 func TestGatedTrack(t *testing.T) {
 	col := &introspect.Column{Name: "id", Type: "bigint", Kind: introspect.KindInt}
 	e := &mapping.Entity{Name: "user", Table: &introspect.Table{Name: "users", Columns: []*introspect.Column{col}, PrimaryKey: []string{"id"}}, Columns: []*introspect.Column{col}}
-	g := &objectIDs{}
+	g := &testGate{uploaded: map[uint64]bool{}}
 	tr := &tracker{engine: introspect.Postgres, byName: map[string][]*entityTrack{}}
 	tr.gateOn(g)
 	et, err := tr.newTrack([]*mapping.Entity{e}, nil, nil, nil)
@@ -70,4 +70,24 @@ func TestGatedTrack(t *testing.T) {
 	if ce := state(); !ce.Done || ce.Rows != 22 {
 		t.Errorf("every object uploaded: the checkpoint counts %d rows, done %v", ce.Rows, ce.Done)
 	}
+}
+
+// testGate numbers objects as the objects sink does (objectGate), told
+// by the test which are uploaded.
+type testGate struct {
+	last     uint64
+	uploaded map[uint64]bool
+}
+
+func (g *testGate) begin() uint64          { g.last++; return g.last }
+func (g *testGate) markUploaded(id uint64) { g.uploaded[id] = true }
+func (g *testGate) Begun() uint64          { return g.last }
+
+func (g *testGate) StoredThrough(n uint64) bool {
+	for id := uint64(1); id <= n; id++ {
+		if !g.uploaded[id] {
+			return false
+		}
+	}
+	return true
 }

@@ -177,7 +177,7 @@ func (t *tableRoute) open(ctx context.Context, rs *runState) (func(context.Conte
 	}
 	rs.c = newCounters(o.Plan)
 	rs.w, t.closeWriter = newRunWriter(o, rs.rep, rs.sf, rs.tr, rs.c, rs.rej)
-	rs.snk, rs.phaseW = newSink(o, rs.w, ""), rs.w
+	rs.snk, rs.phaseW = newSink(o, sinkFor{w: rs.w}), rs.w
 	return func(ctx context.Context, err *error) {
 		t.closeWriter()
 		closeTable(ctx, err)

@@ -1,22 +1,16 @@
 package migrate
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/remodel-dev/remodel/internal/domain/av"
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/sink/objects"
 	"github.com/remodel-dev/remodel/mapping"
 )
 
@@ -66,10 +60,6 @@ type S3Report struct {
 	manifest []byte         // the objects and the table, for the import's client token
 	items    int64          // in the objects
 }
-
-// objectName is the name of an object remodel writes under the prefix:
-// the run's id and the object's number.
-var objectName = regexp.MustCompile(`^[0-9a-f]{8}-[0-9]{6,}\.json(\.gz|\.zst)?$`)
 
 // newS3Checkpoint is the S3 part of a new job's checkpoint.
 func newS3Checkpoint(o Options) *s3Checkpoint {
@@ -197,7 +187,7 @@ func siblingsJob(ctx context.Context, o Options) error {
 // job's holds the objects its checkpoint lists (kept as they are) and
 // those of its interrupted runs the checkpoint does not cover, read back
 // (their items are not written again), and nothing else.
-func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error {
+func prepareS3(ctx context.Context, o Options, s *objects.Sink, l *objectLedger, kept []s3Object) error {
 	listed, err := o.S3.List(ctx, o.To.Bucket, o.To.Prefix)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -221,29 +211,27 @@ func prepareS3(ctx context.Context, o Options, s *s3Sink, kept []s3Object) error
 	for _, k := range kept {
 		want[k.Key] = k
 	}
-	s.stored = map[[16]byte]s3Line{}
-	for _, l := range listed {
-		if k, ok := want[l.Key]; ok {
-			if l.Size != k.Bytes {
-				return fmt.Errorf("migrate: --resume: %s has %d bytes, not the %d the checkpoint says it was uploaded with: it was changed since; start over", o.To.URL(l.Key), l.Size, k.Bytes)
+	for _, ls := range listed {
+		if k, ok := want[ls.Key]; ok {
+			if ls.Size != k.Bytes {
+				return fmt.Errorf("migrate: --resume: %s has %d bytes, not the %d the checkpoint says it was uploaded with: it was changed since; start over", o.To.URL(ls.Key), ls.Size, k.Bytes)
 			}
-			delete(want, l.Key)
+			delete(want, ls.Key)
 			continue
 		}
-		name := strings.TrimPrefix(l.Key, o.To.Prefix)
-		if !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
-			return fmt.Errorf("migrate: --resume: %s holds %s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.URL(l.Key))
+		name := strings.TrimPrefix(ls.Key, o.To.Prefix)
+		if !o.Shard.Sharded() && !objects.IsName(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
+			return fmt.Errorf("migrate: --resume: %s holds %s, which remodel did not write: ImportTable would read it as data; remove it", o.To, o.To.URL(ls.Key))
 		}
-		d, err := readBack(ctx, o, s, l)
+		id, info, err := s.ReadBack(ctx, ls)
 		if err != nil {
-			return err
+			return fmt.Errorf("migrate: --resume: %w", err)
 		}
-		s.readBack = append(s.readBack, d)
+		l.readBackObject(id, info)
 	}
 	for k := range want {
 		return fmt.Errorf("migrate: --resume: %s, which the checkpoint lists as uploaded, is gone: start over", o.To.URL(k))
 	}
-	s.kept = len(kept) + len(s.readBack)
 	return nil
 }
 
@@ -273,7 +261,7 @@ func dropLateObjects(ctx context.Context, o Options, rep *Report) error {
 			continue
 		}
 		name := strings.TrimPrefix(l.Key, o.To.Prefix)
-		if !o.Resume || !o.Shard.Sharded() && !objectName.MatchString(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
+		if !o.Resume || !o.Shard.Sharded() && !objects.IsName(name) || !strings.HasSuffix(name, o.Compression.Ext()) {
 			return fmt.Errorf("migrate: %s holds %s, which is not one of this job's objects: ImportTable would read it as data; remove it, then --resume", o.To, o.To.URL(l.Key))
 		}
 		if err := o.S3.Delete(ctx, o.To.Bucket, l.Key); err != nil {
@@ -282,57 +270,6 @@ func dropLateObjects(ctx context.Context, o Options, rep *Report) error {
 		rep.S3.LateDeleted = append(rep.S3.LateDeleted, o.To.URL(l.Key))
 	}
 	return nil
-}
-
-// readBack downloads an object an interrupted run uploaded that its
-// checkpoint does not cover, and records its items by key.
-func readBack(ctx context.Context, o Options, s *s3Sink, l s3out.Listed) (*s3Done, error) {
-	f, err := os.CreateTemp("", "remodel-readback-*")
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	os.Remove(f.Name())
-	defer f.Close()
-	n, err := o.S3.Download(ctx, o.To.Bucket, l.Key, f)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: --resume: %w", err)
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
-		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
-	}
-	d := &s3Done{obj: s3Object{Key: l.Key, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil)), ETag: l.ETag}, cover: map[*entityTrack]uint64{}}
-	zr, err := o.Compression.NewReader(io.NewSectionReader(f, 0, n))
-	if err != nil {
-		return nil, fmt.Errorf("migrate: --resume: %s: %w", o.To.URL(l.Key), err)
-	}
-	defer zr.Close()
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	t := &o.Plan.Table
-	for sc.Scan() {
-		line := append(sc.Bytes(), '\n')
-		item, err := av.ParseImportLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("migrate: --resume: %s, line %d: %w", o.To.URL(l.Key), d.obj.Items+1, err)
-		}
-		if _, ok := item[t.PK.Name]; !ok {
-			return nil, fmt.Errorf("migrate: --resume: %s, line %d: no %s", o.To.URL(l.Key), d.obj.Items+1, t.PK.Name)
-		}
-		key := keyDigest(t, item)
-		if _, dup := s.stored[key]; dup {
-			return nil, fmt.Errorf("migrate: --resume: the objects under %s hold the key %s twice", o.To, t.KeyString(item))
-		}
-		sum := sha256.Sum256(line)
-		s.stored[key] = s3Line{sum: [16]byte(sum[:16]), obj: d}
-		d.obj.Items++
-		d.obj.Uncompressed += int64(len(line))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("migrate: --resume: reading back %s: %w", o.To.URL(l.Key), err)
-	}
-	d.left = d.obj.Items
-	return d, nil
 }
 
 // s3Manifest is the manifest written beside the prefix once every item is

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/remodel-dev/remodel/internal/domain/s3out"
+	"github.com/remodel-dev/remodel/internal/domain/sink/objects"
 )
 
 // runS3 is the S3 route (--to): the shards' import and follow, or a
@@ -58,7 +59,8 @@ func s3Defaults(o *Options) {
 // item is in an object the manifest is written and the objects loaded.
 type s3Route struct {
 	bulk    *BulkPut // --bulk-put; nil: none
-	s       *s3Sink
+	s       *objects.Sink
+	l       *objectLedger // the pipeline's side of s
 	owner   string
 	kept    []s3Object // a resumed run's objects
 	ranges  int
@@ -88,19 +90,19 @@ func (r *s3Route) open(ctx context.Context, rs *runState) (func(context.Context,
 		r.owner = newOwner()
 		tr.namesOwner(r.owner) // a resumed run takes this run's claim over
 	}
-	r.s = newSink(*o, rs.w, runName(*o, r.owner[:8])).(*s3Sink) // the route's prefix, checkpoint and report read its objects
-	r.s.followed = rs.sf != nil
-	rs.snk = r.s
 	r.ranges = max(o.Ranges, 1)
-	if tr != nil {
-		tr.s3 = r.s
-		tr.gateOn(r.s)
-		if tr.resumed {
-			r.kept = tr.file.S3.Objects
-			if tr.file.SplitRanges > 0 {
-				r.ranges = tr.file.SplitRanges
-			}
+	if tr != nil && tr.resumed {
+		r.kept = tr.file.S3.Objects
+		if tr.file.SplitRanges > 0 {
+			r.ranges = tr.file.SplitRanges
 		}
+	}
+	r.l = newObjectLedger(rs.w)
+	r.s = newSink(*o, sinkFor{w: rs.w, ledger: r.l, run: runName(*o, r.owner[:8]), kept: len(r.kept), followed: rs.sf != nil}).(*objects.Sink) // the route's prefix, checkpoint and report read its objects
+	rs.snk = r.s
+	if tr != nil {
+		tr.s3 = r.l
+		tr.gateOn(r.s)
 	}
 	if err := r.claim(ctx, rs); err != nil {
 		r.releaseAll(ctx, rs.rep)
@@ -130,10 +132,10 @@ func (r *s3Route) claim(ctx context.Context, rs *runState) error {
 	if err := checkSiblings(ctx, rs.o, r.ranges, ""); err != nil {
 		return err
 	}
-	if err := prepareS3(ctx, rs.o, r.s, r.kept); err != nil {
+	if err := prepareS3(ctx, rs.o, r.s, r.l, r.kept); err != nil {
 		return err
 	}
-	rs.rep.S3.ObjectsKept = r.s.kept
+	rs.rep.S3.ObjectsKept = r.s.Stats().Kept
 	return nil
 }
 
@@ -210,8 +212,9 @@ func (r *s3Route) tallyObjects(rep *Report) {
 	}
 	r.tallied = true
 	s3 := rep.S3
-	s3.ItemsFound, s3.ItemsOlder = r.s.skipped.Load(), r.s.older.Load()
-	s3.objects = r.s.objects(r.kept)
+	st := r.s.Stats()
+	s3.ItemsFound, s3.ItemsOlder = st.Found, st.Older
+	s3.objects = r.l.objects(r.kept)
 	for _, ob := range s3.objects {
 		s3.Objects++
 		s3.Bytes += ob.Bytes

@@ -8,31 +8,47 @@ import (
 
 	"github.com/remodel-dev/remodel/internal/domain/sink"
 	"github.com/remodel-dev/remodel/internal/domain/sink/null"
+	"github.com/remodel-dev/remodel/internal/domain/sink/objects"
 )
 
 // The sinks (internal/domain/sink: the contract): the DynamoDB table
 // (internal/domain/sink/batchwrite, made by the writer, writer.go),
-// ImportTable's objects in S3 or a local directory (s3Sink, s3sink.go), or
-// the null sink (--to null:, internal/domain/sink/null). newSink chooses
-// one for the run.
+// ImportTable's objects in S3 or a local directory
+// (internal/domain/sink/objects, acknowledged through an objectLedger,
+// s3sink.go), or the null sink (--to null:, internal/domain/sink/null).
+// newSink chooses one for the run.
 
-var _ sink.Sink = (*s3Sink)(nil)
+// sinkFor is what a run's sink is made for, beside its options: the
+// writer, and for --to the objects' ledger, the name of the run's
+// objects, how many of an earlier run's stay, and whether the run follows
+// the source after the load.
+type sinkFor struct {
+	w        *writer
+	ledger   *objectLedger
+	run      string
+	kept     int
+	followed bool
+}
 
 // newSink is the sink a run's pipeline writes into, chosen by its options:
-// the null sink (o.Null), which acknowledges through w (its counters,
-// rejects and checkpoint marks); the S3 objects of o.To (named after run,
-// one open object per writer), which count into w's counters once
-// uploaded; or the table, through w itself. The pipeline has rejected
-// the rows whose item has the lock item's key before a sink sees them
-// (sinkWriter).
-func newSink(o Options, w *writer, run string) sink.Sink {
+// the null sink (o.Null), which acknowledges through the writer (its
+// counters, rejects and checkpoint marks); the objects of o.To (one open
+// object per writer), which acknowledge through the ledger, counted into
+// the writer's counters once uploaded; or the table, through the writer
+// itself. The pipeline has rejected the rows whose item has the lock
+// item's key before a sink sees them (sinkWriter).
+func newSink(o Options, f sinkFor) sink.Sink {
 	switch {
 	case o.Null:
-		return null.New(writerAcks{w})
+		return null.New(writerAcks{f.w})
 	case o.To != nil:
-		return newS3Sink(o, w.c, run, o.Writers)
+		return objects.New(objects.Config{
+			Store: o.S3, Loc: *o.To, Comp: o.Compression, Table: &o.Plan.Table, Run: f.run,
+			Size: o.ObjectSize, Items: o.ObjectItems, Slots: o.Writers, Kept: f.kept,
+			Timeout: o.RequestTimeout, Grace: o.StopGrace, Followed: f.followed,
+		}, f.ledger)
 	default:
-		return w.snk
+		return f.w.snk
 	}
 }
 
@@ -51,6 +67,9 @@ func (b pendingBatch) Item(i int) sink.Item {
 	}
 	return sink.Item{Value: p.item, Entity: p.entity, Delete: p.del, Size: p.size}
 }
+
+// Row names item i's row by its source key (sink.Rows).
+func (b pendingBatch) Row(i int) string { return b[i].sourceKey() }
 
 // errForeignBatch is a sink of this package given a batch the pipeline
 // did not make.

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/remodel-dev/remodel/internal/domain/av"
 
 	"github.com/remodel-dev/remodel/internal/domain/dynamo"
 	"github.com/remodel-dev/remodel/internal/domain/keyset"
@@ -173,33 +173,13 @@ func decodeItemKey(t *mapping.Table, b []byte) (mapping.Item, error) {
 	return item, nil
 }
 
-// keyDigest digests an item's key. Numbers are taken by value: DynamoDB
-// stores them normalised, so the text read back may differ from the text
-// written (1.50 and 1.5).
+// keyDigest digests an item's table key (av.KeyDigest).
 func keyDigest(t *mapping.Table, item mapping.Item) [16]byte {
-	h := sha256.New()
-	part := func(av types.AttributeValue) {
-		switch x := av.(type) {
-		case *types.AttributeValueMemberS:
-			fmt.Fprintf(h, "S%d:%s", len(x.Value), x.Value)
-		case *types.AttributeValueMemberB:
-			fmt.Fprintf(h, "B%d:%s", len(x.Value), x.Value)
-		case *types.AttributeValueMemberN:
-			if r, ok := new(big.Rat).SetString(x.Value); ok {
-				s := r.RatString()
-				fmt.Fprintf(h, "N%d:%s", len(s), s)
-			} else {
-				fmt.Fprintf(h, "N?%d:%s", len(x.Value), x.Value)
-			}
-		default:
-			fmt.Fprintf(h, "?%T", av)
-		}
-	}
-	part(item[t.PK.Name])
+	sk := ""
 	if t.SK != nil {
-		part(item[t.SK.Name])
+		sk = t.SK.Name
 	}
-	return [16]byte(h.Sum(nil))
+	return av.KeyDigest(item, t.PK.Name, sk)
 }
 
 // notLock is a filter that leaves the lock item and the split plan item
