@@ -21,7 +21,9 @@ type batch []sink.Item
 
 func (b batch) Len() int             { return len(b) }
 func (b batch) Item(i int) sink.Item { return b[i] }
-func (b batch) Row(i int) string     { return "row " + b[i].Value["PK"].(*types.AttributeValueMemberS).Value }
+func (b batch) Row(i int) string {
+	return "row " + b[i].Value["PK"].(*types.AttributeValueMemberS).Value
+}
 
 // acks records what the sink tells, in order, and checks the contract as
 // it is told: an item is placed once; no item of this run is placed in an
