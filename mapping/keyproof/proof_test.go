@@ -106,6 +106,9 @@ func TestProve(t *testing.T) {
 		{"entities not told apart", introspect.Postgres, "{pk: PK, sk: SK}", `
   a: {from: users, pk: "X#{user_id}", sk: "X"}
   b: {from: events, pk: "X#{id}", sk: "X"}`, false, "entities a and b"},
+		{"entities each proven, not told apart", introspect.Postgres, "{pk: PK, sk: SK}", `
+  a: {from: users, pk: "X#{user_id}", sk: "X"}
+  b: {from: services, pk: "X#{service}", sk: "X"}`, false, "entities a and b: their keys (X#{user_id} / X) and (X#{service} / X) are not told apart"},
 		{"apart by a constant shorter than the other", introspect.Postgres, "{pk: PK, sk: SK}", `
   a: {from: users, pk: "U#{user_id}", sk: "S"}
   b: {from: settings, pk: "U#{user_id}", sk: "S#{kind}"}`, true, "differ in a constant prefix"},
