@@ -41,9 +41,11 @@
 // (compile.go, entity.go, embed.go, accesspattern.go, template.go: the
 // Plan checked against the schema) and render (convert.go, coltype*.go,
 // embed_stream.go, stream.go, units.go: rows into items), with the inverse
-// for follow-back (inverse*.go). The proof that keys are distinct
-// (injective.go, ProveKeysDistinct) reads the compiled Plan; the design
-// warnings, which read the parsed file only, are package warn.
+// for follow-back (inverse*.go). Two packages beside it read it and change
+// nothing: the proof that the table keys are distinct is package keyproof,
+// which reads the compiled Plan through read-only views (Entity.KeyParts,
+// Entity.RowKey, Template.Parts); the design warnings, which read the
+// parsed file only, are package warn.
 //
 // The entry point: Parse (or ParseFile) a mapping file, choose its blocks
 // for the source's engine (File.ForEngine), Compile it against the

@@ -608,3 +608,38 @@ func (e *Entity) KeyColumns() []string {
 	}
 	return out
 }
+
+// KeyPart is a part of one of an entity's table-key templates as compiled:
+// the part as written and, for a placeholder, the column it reads (one of
+// the entity's Columns; nil for a literal).
+type KeyPart struct {
+	TemplatePart
+	Column *introspect.Column
+}
+
+// KeyParts are the parts of the entity's pk template and of its sk
+// template (nil when the table has no sort key), in order, a copy: the
+// read-only view of the compiled key that the key proof (package
+// keyproof) reads.
+func (e *Entity) KeyParts() (pk, sk []KeyPart) {
+	return keyParts(e.pk), keyParts(e.sk)
+}
+
+func keyParts(b *bound) []KeyPart {
+	if b == nil {
+		return nil
+	}
+	out := make([]KeyPart, len(b.t.parts))
+	for i, p := range templateParts(b.t.parts) {
+		out[i] = KeyPart{TemplatePart: p, Column: b.cols[i]}
+	}
+	return out
+}
+
+// RowKey is the key that names the entity's rows, its columns in key
+// order: the mapping's key: when declared is true (which the source does
+// not enforce: Stream rejects a repeated one), otherwise the relation's
+// primary key, or every column when it has none.
+func (e *Entity) RowKey() (cols []*introspect.Column, declared bool) {
+	return e.keyColumns(), e.keyDeclared
+}

@@ -434,7 +434,7 @@ func fitsColumn(c *introspect.Column, v any) bool {
 		if c.Kind != introspect.KindDecimal {
 			return true
 		}
-		scale, ok := declaredScale(c)
+		scale, ok := DeclaredScale(c)
 		if !ok {
 			return true
 		}

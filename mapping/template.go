@@ -161,21 +161,48 @@ func formatterNames() string {
 }
 
 // TemplatePart is a part of a template as written: a literal (Field is
-// empty) or a placeholder, with the names of its formatters in order.
+// empty) or a placeholder, with its formatters in order.
 type TemplatePart struct {
 	Literal    string
 	Field      string
-	Formatters []string
+	Formatters []Formatter
 }
 
-// Parts are the template's parts in order (what the design warnings
-// read).
+// Formatter is one formatter of a placeholder as written: {id|pad:10} has
+// the formatter {Name: "pad", Arg: "10", N: 10}.
+type Formatter struct {
+	Name string
+	// Arg is the text after the colon ("" when there is none): the
+	// number of pad:N, desc:N and shard:N, the text of default:X.
+	Arg string
+	// N is Arg as a number for pad, desc and shard (0 for desc without
+	// one), and 0 for the others.
+	N int
+}
+
+// HasFormatter reports whether the placeholder has a formatter of that
+// name.
+func (p TemplatePart) HasFormatter(name string) bool {
+	for _, f := range p.Formatters {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Parts are the template's parts in order, a copy (what the design
+// warnings and the key proof read).
 func (t *Template) Parts() []TemplatePart {
-	out := make([]TemplatePart, len(t.parts))
-	for i, p := range t.parts {
+	return templateParts(t.parts)
+}
+
+func templateParts(parts []part) []TemplatePart {
+	out := make([]TemplatePart, len(parts))
+	for i, p := range parts {
 		out[i] = TemplatePart{Literal: p.lit, Field: p.field}
 		for _, f := range p.fmts {
-			out[i].Formatters = append(out[i].Formatters, f.name)
+			out[i].Formatters = append(out[i].Formatters, Formatter{Name: f.name, Arg: f.arg, N: f.n})
 		}
 	}
 	return out
@@ -300,7 +327,7 @@ func checkFormatters(c *introspect.Column, fmts []formatter) []error {
 			case introspect.KindDecimal:
 				if f.n == 0 {
 					bad("desc on a decimal needs a width of integer digits, as in desc:10 (%s)", what())
-				} else if _, ok := declaredScale(c); !ok {
+				} else if _, ok := DeclaredScale(c); !ok {
 					bad("desc on a decimal needs a declared scale, as in numeric(12,2); %s: use pad, or declare the scale", what())
 				}
 			case introspect.KindDate, introspect.KindTimestamp, introspect.KindTimestampTZ:
@@ -334,9 +361,10 @@ func checkFormatters(c *introspect.Column, fmts []formatter) []error {
 	return errs
 }
 
-// declaredScale reads the scale of numeric(p,s) / decimal(p,s) from the
-// column's declared type.
-func declaredScale(c *introspect.Column) (int, bool) {
+// DeclaredScale reads the scale of numeric(p,s) / decimal(p,s) from the
+// column's declared type: the fraction digits desc:N renders of a decimal
+// (false when the type declares none).
+func DeclaredScale(c *introspect.Column) (int, bool) {
 	_, args, ok := strings.Cut(c.Type, "(")
 	if !ok {
 		return 0, false
@@ -595,7 +623,7 @@ func desc(v any, n int) (string, error) {
 // scale fraction digits ("0099.75" for 900.24 in numeric(p,2) with desc:4),
 // so that larger values sort first.
 func descDecimal(c *introspect.Column, v any, n int) (string, error) {
-	scale, ok := declaredScale(c)
+	scale, ok := DeclaredScale(c)
 	if !ok {
 		return "", fmt.Errorf("desc on column %s needs a declared scale (%s)", c.Name, c.Type)
 	}

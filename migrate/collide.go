@@ -15,6 +15,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/mapping/keyproof"
 )
 
 // The key collision check: a row whose item has the table key of an earlier
@@ -22,7 +23,7 @@ import (
 // replacing the earlier item; the first row wins.
 //
 // When the mapping proves that no two rows can render the same key
-// (mapping.Plan.ProveKeysDistinct), or the snapshot's data completes the
+// (keyproof.Prove), or the snapshot's data completes the
 // proof (keyCheck), the check is skipped: it costs nothing.
 // Otherwise its keys go into a keyset.Set (internal/keyset), exact and in
 // memory bounded whatever their number (Options.KeyCheckMemory, 64 MiB by
@@ -38,7 +39,7 @@ import (
 //
 // keyCheck decides whether the run needs the collision check and says so
 // in the report. Where the static proof leaves only conditions on the data
-// (a text column that may hold the separator after it: mapping.DataCheck),
+// (a text column that may hold the separator after it: keyproof.DataCheck),
 // it asks the source through readers of the run's snapshot (idle then),
 // before any row is read: when no row holds the separator, the keys of
 // every row this run reads are distinct and the check is skipped ("proven on the data of
@@ -53,7 +54,7 @@ func keyCheck(ctx context.Context, o *Options, rep *Report, readers []source.Rea
 		rep.KeysDistinct, rep.KeyCheckForced = false, true
 		return nil
 	}
-	proof := o.Plan.ProveKeysDistinct()
+	proof := keyproof.Prove(o.Plan)
 	if len(proof.Checks) > 0 && len(readers) > 1 && apart != "" {
 		proof.Reasons = append(proof.Reasons, "the data is not checked: the readers do not share one snapshot ("+apart+")")
 		readers = nil
@@ -106,9 +107,9 @@ func keyCheck(ctx context.Context, o *Options, rep *Report, readers []source.Rea
 		}
 		wg.Wait()
 		err := errors.Join(errs...)
-		var checked mapping.KeyProof
+		var checked keyproof.Proof
 		if err == nil {
-			checked, err = proof.CheckData("of this snapshot", func(d mapping.DataCheck) (bool, error) {
+			checked, err = proof.CheckData("of this snapshot", func(d keyproof.DataCheck) (bool, error) {
 				return holds[found[query{d.Entity.Table, d.Entity.Where, d.Column, d.Sep}]], nil
 			})
 		}

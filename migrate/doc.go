@@ -104,7 +104,7 @@
 // shard; a read's chunks pass it in the read's order, so of two rows of one
 // read the first in key order wins (of rows of different reads, whichever
 // comes first, as before). It is skipped when the mapping proves the keys
-// distinct (mapping.Plan.ProveKeysDistinct), or when the proof's only gaps
+// distinct (mapping/keyproof: keyproof.Prove), or when the proof's only gaps
 // are text columns that may hold the separator after them and no row of
 // the run's snapshot does (asked of the source in that snapshot:
 // source.Reader.HoldsByte), and otherwise keeps the keys on disk and a

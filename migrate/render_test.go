@@ -16,6 +16,7 @@ import (
 
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/mapping/keyproof"
 )
 
 // These tests need no service: they pin the render workers and the
@@ -49,7 +50,7 @@ func keyedEntity(t *testing.T) *mapping.Entity {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.ProveKeysDistinct().Proven {
+	if keyproof.Prove(p).Proven {
 		t.Fatal("the test mapping's keys are proven distinct: the check would be off")
 	}
 	return p.Entities[0]

@@ -137,7 +137,7 @@ func (w *warner) beginsWith(ap *mapping.AccessPatternDef) {
 		return
 	}
 	for _, f := range last.Formatters {
-		if fixedWidth[f] {
+		if fixedWidth[f.Name] {
 			return
 		}
 	}
@@ -255,7 +255,7 @@ func fewPartitions(parts []keyPart, t *introspect.Table) (n int, cols []string) 
 					continue
 				}
 				c := t.Column(f.Field)
-				if c == nil || slices.Contains(f.Formatters, "shard") {
+				if c == nil || f.HasFormatter("shard") {
 					n = 1 << 30
 					continue
 				}
@@ -353,8 +353,8 @@ func (w *warner) coverage(e *mapping.EntityDef, t *introspect.Table) {
 			whole := true
 			for _, f := range p.Formatters {
 				// date keeps all of a date, and drops a timestamp's time.
-				isDate := f == "date" && t.Column(p.Field) != nil && t.Column(p.Field).Kind == introspect.KindDate
-				whole = whole && (!lossy[f] || isDate)
+				isDate := f.Name == "date" && t.Column(p.Field) != nil && t.Column(p.Field).Kind == introspect.KindDate
+				whole = whole && (!lossy[f.Name] || isDate)
 			}
 			if whole {
 				covered[p.Field] = true
@@ -460,7 +460,7 @@ func (a *attrSource) nullable(t *introspect.Table) []string {
 	}
 	var out []string
 	for _, p := range tp.Parts() {
-		if p.Field == "" || slices.Contains(p.Formatters, "default") {
+		if p.Field == "" || p.HasFormatter("default") {
 			continue
 		}
 		if c := t.Column(p.Field); c != nil && c.Nullable && !slices.Contains(out, c.Name) {

@@ -14,6 +14,7 @@ import (
 	"github.com/remodel-dev/remodel/internal/domain/source"
 	"github.com/remodel-dev/remodel/introspect"
 	"github.com/remodel-dev/remodel/mapping"
+	"github.com/remodel-dev/remodel/mapping/keyproof"
 	"github.com/remodel-dev/remodel/migrate"
 )
 
@@ -256,7 +257,7 @@ func (a *app) validateAgainst(ctx context.Context, o *common, f *mapping.File, c
 	c.Valid = true
 	ws, open := designWarnings(f, schema)
 	c.Warnings = ws
-	proof, err := proveOnData(ctx, src, plan.ProveKeysDistinct())
+	proof, err := proveOnData(ctx, src, keyproof.Prove(plan))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -426,7 +427,7 @@ func prepareAll(ctx context.Context, src source.Source, f *mapping.File, schema 
 // that must hold no separator) by asking the database as it is now, in one
 // snapshot; migrate asks again in its own. A statement the database
 // refuses leaves the proof as it was, with the reason.
-func proveOnData(ctx context.Context, src source.Source, proof mapping.KeyProof) (mapping.KeyProof, error) {
+func proveOnData(ctx context.Context, src source.Source, proof keyproof.Proof) (keyproof.Proof, error) {
 	if len(proof.Checks) == 0 {
 		return proof, nil
 	}
@@ -436,7 +437,7 @@ func proveOnData(ctx context.Context, src source.Source, proof mapping.KeyProof)
 	}
 	defer snap.Close()
 	r := snap.Readers()[0]
-	checked, err := proof.CheckData("of the database now (migrate checks its own snapshot again)", func(d mapping.DataCheck) (bool, error) {
+	checked, err := proof.CheckData("of the database now (migrate checks its own snapshot again)", func(d keyproof.DataCheck) (bool, error) {
 		var found bool
 		err := r.Guard(ctx, func() error {
 			var err error

@@ -1,4 +1,4 @@
-package mapping
+package keyproof
 
 import (
 	"math/rand/v2"
@@ -6,14 +6,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remodel-dev/remodel/internal/testsupport/schemas"
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
-// injectiveSchema is testSchema plus tables whose keys the proof has to
+// compileString parses and compiles a mapping given as text.
+func compileString(t *testing.T, src string, s *introspect.Schema) *mapping.Plan {
+	t.Helper()
+	f, err := mapping.Parse("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	p, err := mapping.Compile(f, s)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return p
+}
+
+// injectiveSchema is schemas.Mapping plus tables whose keys the proof has to
 // tell apart: an enum key, a table without a primary key, a MySQL-style
 // declared text key.
 func injectiveSchema(engine introspect.Engine) *introspect.Schema {
-	s := testSchema()
+	col, precision := schemas.Col, schemas.Precision
+	s := schemas.Mapping()
 	s.Engine = engine
 	s.Tables = append(s.Tables,
 		&introspect.Table{Schema: "public", Name: "settings", Columns: []*introspect.Column{
@@ -36,10 +53,10 @@ func injectiveSchema(engine introspect.Engine) *introspect.Schema {
 	return s
 }
 
-// TestProveKeysDistinct: mappings whose keys the rule proves injective
+// TestProve: mappings whose keys the rule proves injective
 // (and entities apart), and mappings it cannot prove, each with the reason
 // it gives.
-func TestProveKeysDistinct(t *testing.T) {
+func TestProve(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		engine   introspect.Engine
@@ -89,6 +106,9 @@ func TestProveKeysDistinct(t *testing.T) {
 		{"entities not told apart", introspect.Postgres, "{pk: PK, sk: SK}", `
   a: {from: users, pk: "X#{user_id}", sk: "X"}
   b: {from: events, pk: "X#{id}", sk: "X"}`, false, "entities a and b"},
+		{"entities each proven, not told apart", introspect.Postgres, "{pk: PK, sk: SK}", `
+  a: {from: users, pk: "X#{user_id}", sk: "X"}
+  b: {from: services, pk: "X#{service}", sk: "X"}`, false, "entities a and b: their keys (X#{user_id} / X) and (X#{service} / X) are not told apart"},
 		{"apart by a constant shorter than the other", introspect.Postgres, "{pk: PK, sk: SK}", `
   a: {from: users, pk: "U#{user_id}", sk: "S"}
   b: {from: settings, pk: "U#{user_id}", sk: "S#{kind}"}`, true, "differ in a constant prefix"},
@@ -102,7 +122,7 @@ func TestProveKeysDistinct(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compileString(t, "version: 1\ntable: {name: tbl1, key: "+tc.key+"}\nentities:"+tc.entities+"\n", injectiveSchema(tc.engine))
-			proof := p.ProveKeysDistinct()
+			proof := Prove(p)
 			text := proof.String()
 			if proof.Proven != tc.proven || !strings.Contains(text, tc.reason) {
 				t.Errorf("proven %v, want %v, with %q in\n%s", proof.Proven, tc.proven, tc.reason, text)
@@ -151,7 +171,7 @@ func TestProvenKeysDoNotCollide(t *testing.T) {
 	}
 	for name, entities := range cases {
 		p := compileString(t, "version: 1\ntable: {name: tbl1, key: {pk: PK, sk: SK}}\nentities:"+entities+"\n", injectiveSchema(introspect.Postgres))
-		if !p.ProveKeysDistinct().Proven {
+		if !Prove(p).Proven {
 			t.Fatalf("%s: not proven", name)
 		}
 		seen := map[string]string{} // table key → entity and source key
@@ -178,16 +198,16 @@ func TestProvenKeysDoNotCollide(t *testing.T) {
 	e := p.Entity("personal")
 	a, _ := e.RenderKey([]any{int64(1), "a#b", "c", nil, nil})
 	b, _ := e.RenderKey([]any{int64(1), "a", "b#c", nil, nil})
-	if p.ProveKeysDistinct().Proven || p.Table.KeyString(a) != p.Table.KeyString(b) {
-		t.Errorf("personalization: proven %v; %s and %s", p.ProveKeysDistinct().Proven, p.Table.KeyString(a), p.Table.KeyString(b))
+	if Prove(p).Proven || p.Table.KeyString(a) != p.Table.KeyString(b) {
+		t.Errorf("personalization: proven %v; %s and %s", Prove(p).Proven, p.Table.KeyString(a), p.Table.KeyString(b))
 	}
 }
 
-// TestKeyProofChecks: where the rule fails only because a text column may
+// TestProofChecks: where the rule fails only because a text column may
 // hold the separator after it, the proof names that condition (and only
 // then: with another failure, or after a formatter, there is none), and
 // CheckData proves the keys when the data holds no such separator.
-func TestKeyProofChecks(t *testing.T) {
+func TestProofChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		entities string
@@ -208,7 +228,7 @@ func TestKeyProofChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compileString(t, "version: 1\ntable: {name: tbl1, key: {pk: PK, sk: SK}}\nentities:"+tc.entities+"\n", injectiveSchema(introspect.Postgres))
-			proof := p.ProveKeysDistinct()
+			proof := Prove(p)
 			var got []string
 			for _, d := range proof.Checks {
 				got = append(got, d.Entity.Name+"."+d.Column+string(d.Sep))

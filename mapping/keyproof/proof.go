@@ -1,13 +1,14 @@
-package mapping
+package keyproof
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping"
 )
 
-// KeyProof says whether the plan's table-key templates are proven
+// Proof says whether the plan's table-key templates are proven
 // injective: no two source rows of one run can render the same table key,
 // so that migrate's key collision check is unnecessary.
 //
@@ -47,7 +48,7 @@ import (
 // entity holds the byte in that column, the rule holds for those rows.
 // Whoever reads the rows (migrate, inside its snapshot) can ask the
 // database, and the keys are then proven distinct on that data.
-type KeyProof struct {
+type Proof struct {
 	// Proven is true when the rule above holds for every entity and pair.
 	Proven bool
 	// Reasons says why, one line per entity (and one for the pairs) when
@@ -70,7 +71,7 @@ type KeyProof struct {
 // character, whatever the collation, and a CHAR column's padding does not
 // matter.
 type DataCheck struct {
-	Entity *Entity
+	Entity *mapping.Entity
 	Column string
 	Sep    byte
 	// Why is what the static rule says of it: "SK PERSONAL#{service}#…:
@@ -83,12 +84,12 @@ func (d DataCheck) String() string {
 	return fmt.Sprintf("%s holds no %q", d.Column, string(d.Sep))
 }
 
-// ProveKeysDistinct applies the rule of KeyProof to the plan.
-func (p *Plan) ProveKeysDistinct() KeyProof {
+// Prove applies the rule of Proof to the plan.
+func Prove(p *mapping.Plan) Proof {
 	var fails, oks, conds []string
 	var checks []DataCheck
 	for _, e := range p.Entities {
-		why, ok, cs := e.keyInjective(p.Schema)
+		why, ok, cs := keyInjective(p, e)
 		switch {
 		case !ok:
 			fails = append(fails, fmt.Sprintf("entity %s: %s", e.Name, why))
@@ -101,7 +102,7 @@ func (p *Plan) ProveKeysDistinct() KeyProof {
 	}
 	for i, a := range p.Entities {
 		for _, b := range p.Entities[i+1:] {
-			if !entitiesDisjoint(a, b) {
+			if !entitiesDisjoint(p, a, b) {
 				pa, sa := a.KeyTemplates()
 				pb, sb := b.KeyTemplates()
 				fails = append(fails, fmt.Sprintf("entities %s and %s: their keys (%s) and (%s) are not told apart by a constant prefix or suffix",
@@ -110,15 +111,15 @@ func (p *Plan) ProveKeysDistinct() KeyProof {
 		}
 	}
 	if len(fails) > 0 {
-		return KeyProof{Reasons: append(conds, fails...)}
+		return Proof{Reasons: append(conds, fails...)}
 	}
 	if len(conds) > 0 {
-		return KeyProof{Reasons: conds, Checks: checks}
+		return Proof{Reasons: conds, Checks: checks}
 	}
 	if len(p.Entities) > 1 {
 		oks = append(oks, "distinct entities' keys differ in a constant prefix or suffix")
 	}
-	return KeyProof{Proven: true, Reasons: oks}
+	return Proof{Proven: true, Reasons: oks}
 }
 
 // CheckData completes a proof whose only gaps are its Checks with what the
@@ -127,7 +128,7 @@ func (p *Plan) ProveKeysDistinct() KeyProof {
 // its reasons name the columns checked (where says on what data: "of
 // this snapshot"); otherwise the reasons name the columns whose values
 // hold the separator. A proof without Checks is returned as it is.
-func (k KeyProof) CheckData(where string, holds func(DataCheck) (bool, error)) (KeyProof, error) {
+func (k Proof) CheckData(where string, holds func(DataCheck) (bool, error)) (Proof, error) {
 	if k.Proven || len(k.Checks) == 0 {
 		return k, nil
 	}
@@ -145,9 +146,9 @@ func (k KeyProof) CheckData(where string, holds func(DataCheck) (bool, error)) (
 		}
 	}
 	if len(held) > 0 {
-		return KeyProof{Reasons: append(held, k.Reasons...)}, nil
+		return Proof{Reasons: append(held, k.Reasons...)}, nil
 	}
-	out := KeyProof{Proven: true, OnData: true}
+	out := Proof{Proven: true, OnData: true}
 	out.Reasons = append(out.Reasons, "proven on the data "+where+": "+strings.Join(clean, "; "))
 	out.Reasons = append(out.Reasons, k.Reasons...)
 	return out, nil
@@ -199,12 +200,12 @@ type placeholderShape struct {
 }
 
 // shape analyses one placeholder of column c with formatters fmts.
-func shape(c *introspect.Column, fmts []formatter) placeholderShape {
-	var rest []formatter
+func shape(c *introspect.Column, fmts []mapping.Formatter) placeholderShape {
+	var rest []mapping.Formatter
 	for _, f := range fmts {
-		if f.name == "default" {
+		if f.Name == "default" {
 			if c.Nullable {
-				return placeholderShape{alpha: anyByte(), why: fmt.Sprintf("{%s|default:%s}: column %s may be NULL, and the default may equal a value", c.Name, f.arg, c.Name)}
+				return placeholderShape{alpha: anyByte(), why: fmt.Sprintf("{%s|default:%s}: column %s may be NULL, and the default may equal a value", c.Name, f.Arg, c.Name)}
 			}
 			continue
 		}
@@ -237,24 +238,24 @@ func shape(c *introspect.Column, fmts []formatter) placeholderShape {
 	}
 	f := rest[0]
 	bad := func(why string) placeholderShape {
-		return placeholderShape{alpha: anyByte(), why: fmt.Sprintf("{%s|%s}: %s", c.Name, f.name, why)}
+		return placeholderShape{alpha: anyByte(), why: fmt.Sprintf("{%s|%s}: %s", c.Name, f.Name, why)}
 	}
-	switch f.name {
+	switch f.Name {
 	case "pad":
 		if c.Kind == introspect.KindInt {
-			return placeholderShape{injective: true, width: f.n, alpha: bytesOf(digits)}
+			return placeholderShape{injective: true, width: f.N, alpha: bytesOf(digits)}
 		}
 		return placeholderShape{injective: true, alpha: bytesOf(digits + ".")}
 	case "desc":
 		switch c.Kind {
 		case introspect.KindInt:
-			return placeholderShape{injective: true, width: f.n, alpha: bytesOf(digits)}
+			return placeholderShape{injective: true, width: f.N, alpha: bytesOf(digits)}
 		case introspect.KindDecimal:
-			scale, ok := declaredScale(c)
+			scale, ok := mapping.DeclaredScale(c)
 			if !ok {
 				return bad("no declared scale")
 			}
-			w := f.n
+			w := f.N
 			if scale > 0 {
 				w += 1 + scale
 			}
@@ -286,41 +287,62 @@ func shape(c *introspect.Column, fmts []formatter) placeholderShape {
 	case "base64":
 		return placeholderShape{injective: true, alpha: bytesOf(base64Text)}
 	case "shard":
-		return placeholderShape{alpha: bytesOf(digits), why: fmt.Sprintf("{%s|shard:%d}: many values share a bucket", c.Name, f.n)}
+		return placeholderShape{alpha: bytesOf(digits), why: fmt.Sprintf("{%s|shard:%d}: many values share a bucket", c.Name, f.N)}
 	}
 	return bad("does not keep every value apart") // lower, upper
 }
 
-// templateProof checks rule 3 for one bound template and adds the columns
+// key is one of an entity's table-key templates as compiled: the table's
+// key attribute it renders, the template as written and its parts, each
+// placeholder with its column.
+type key struct {
+	attr  mapping.KeyAttr
+	src   string
+	parts []mapping.KeyPart
+}
+
+// keysOf are e's pk template and, when the table has a sort key, its sk
+// template (nil otherwise).
+func keysOf(p *mapping.Plan, e *mapping.Entity) (pk, sk *key) {
+	pkSrc, skSrc := e.KeyTemplates()
+	pkParts, skParts := e.KeyParts()
+	pk = &key{attr: p.Table.PK, src: pkSrc, parts: pkParts}
+	if p.Table.SK != nil {
+		sk = &key{attr: *p.Table.SK, src: skSrc, parts: skParts}
+	}
+	return pk, sk
+}
+
+// templateProof checks rule 3 for one key template and adds the columns
 // it renders injectively to covered.
 //
 // A plain text column followed by an ASCII separator it may hold is not a
 // failure when checks is not nil: the condition is appended to *checks
 // and the proof goes on as if the column never held the separator.
-func templateProof(b *bound, attr string, covered map[string]bool, e *Entity, checks *[]DataCheck) (string, bool) {
-	parts := b.t.parts
+func templateProof(k *key, covered map[string]bool, e *mapping.Entity, checks *[]DataCheck) (string, bool) {
+	parts := k.parts
 	for i, p := range parts {
-		if p.field == "" {
+		if p.Field == "" {
 			continue
 		}
-		s := shape(b.cols[i], p.fmts)
+		s := shape(p.Column, p.Formatters)
 		if s.injective {
-			covered[p.field] = true
+			covered[p.Field] = true
 		}
 		if i == len(parts)-1 || s.width > 0 {
 			continue
 		}
 		next := parts[i+1]
-		if next.field != "" {
-			return fmt.Sprintf("%s %s: {%s} is followed by another placeholder and has no fixed width", attr, b.t.Src, p.field), false
+		if next.Field != "" {
+			return fmt.Sprintf("%s %s: {%s} is followed by another placeholder and has no fixed width", k.attr.Name, k.src, p.Field), false
 		}
-		if s.alpha.has(next.lit[0]) {
-			if checks != nil && dataCheckable(b.cols[i], p.fmts, next.lit[0]) {
-				*checks = append(*checks, DataCheck{Entity: e, Column: b.cols[i].Name, Sep: next.lit[0],
-					Why: fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, b.cols[i].Type, next.lit[:1])})
+		if s.alpha.has(next.Literal[0]) {
+			why := fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", k.attr.Name, k.src, p.Field, p.Column.Type, next.Literal[:1])
+			if checks != nil && dataCheckable(p.Column, p.Formatters, next.Literal[0]) {
+				*checks = append(*checks, DataCheck{Entity: e, Column: p.Column.Name, Sep: next.Literal[0], Why: why})
 				continue
 			}
-			return fmt.Sprintf("%s %s: {%s} (%s) may contain %q, which follows it", attr, b.t.Src, p.field, b.cols[i].Type, next.lit[:1]), false
+			return why, false
 		}
 	}
 	return "", true
@@ -331,16 +353,16 @@ func templateProof(b *bound, attr string, covered map[string]bool, e *Entity, ch
 // read (no formatter, not converted from another charset, not an
 // expression or another form of a column) and sep is ASCII, not a space
 // (a CHAR column's padding is not part of its value on every path).
-func dataCheckable(c *introspect.Column, fmts []formatter, sep byte) bool {
+func dataCheckable(c *introspect.Column, fmts []mapping.Formatter, sep byte) bool {
 	return c.Kind == introspect.KindString && len(fmts) == 0 && c.Charset == "" && c.Expr == "" &&
 		c.Read == "" && c.From == "" && sep < 0x80 && sep > ' ' && sep != 0x7f
 }
 
 // keyInjective checks rules 1 to 4 for one entity. checks are the
 // conditions on the data the proof rests on (nil: none).
-func (e *Entity) keyInjective(s *introspect.Schema) (string, bool, []DataCheck) {
+func keyInjective(p *mapping.Plan, e *mapping.Entity) (string, bool, []DataCheck) {
 	var checks []DataCheck
-	why, ok := e.keyInjectiveOn(s, &checks)
+	why, ok := keyInjectiveOn(p, e, &checks)
 	if !ok {
 		return why, false, nil
 	}
@@ -354,15 +376,13 @@ func (e *Entity) keyInjective(s *introspect.Schema) (string, bool, []DataCheck) 
 	return why, true, checks
 }
 
-func (e *Entity) keyInjectiveOn(s *introspect.Schema, checks *[]DataCheck) (string, bool) {
-	keys := make([]*introspect.Column, len(e.keyCols))
-	for i, k := range e.keyCols {
-		keys[i] = e.Columns[k]
-	}
+func keyInjectiveOn(p *mapping.Plan, e *mapping.Entity, checks *[]DataCheck) (string, bool) {
+	keys, declared := e.RowKey()
+	s := p.Schema
 	switch {
-	case !e.keyDeclared && len(e.Table.PrimaryKey) == 0:
+	case !declared && len(e.Table.PrimaryKey) == 0:
 		return fmt.Sprintf("%s has no primary key: its rows may repeat", e.Table.Label()), false
-	case e.keyDeclared && s != nil && s.Engine.Dialect().CollatedKeyEquality():
+	case declared && s != nil && s.Engine.Dialect().CollatedKeyEquality():
 		for _, c := range keys {
 			switch c.Kind {
 			case introspect.KindInt, introspect.KindDecimal, introspect.KindBool, introspect.KindDate,
@@ -378,74 +398,83 @@ func (e *Entity) keyInjectiveOn(s *introspect.Schema, checks *[]DataCheck) (stri
 		}
 	}
 	covered := map[string]bool{}
-	t := e.table
-	check := func(b *bound, k KeyAttr) (string, bool) {
-		switch k.Type {
+	check := func(k *key) (string, bool) {
+		switch k.attr.Type {
 		case "B":
-			return fmt.Sprintf("%s is binary", k.Name), false
+			return fmt.Sprintf("%s is binary", k.attr.Name), false
 		case "N":
-			if len(b.t.parts) != 1 || b.t.parts[0].field == "" || len(b.t.parts[0].fmts) > 0 || b.cols[0].Kind != introspect.KindInt {
-				return fmt.Sprintf("%s is a number: only a single integer placeholder is proven", k.Name), false
+			if len(k.parts) != 1 || k.parts[0].Field == "" || len(k.parts[0].Formatters) > 0 || k.parts[0].Column.Kind != introspect.KindInt {
+				return fmt.Sprintf("%s is a number: only a single integer placeholder is proven", k.attr.Name), false
 			}
-			covered[b.t.parts[0].field] = true
+			covered[k.parts[0].Field] = true
 			return "", true
 		}
-		return templateProof(b, k.Name, covered, e, checks)
+		return templateProof(k, covered, e, checks)
 	}
-	if why, ok := check(e.pk, t.PK); !ok {
+	pk, sk := keysOf(p, e)
+	if why, ok := check(pk); !ok {
 		return why, false
 	}
-	if e.sk != nil {
-		if why, ok := check(e.sk, *t.SK); !ok {
+	if sk != nil {
+		if why, ok := check(sk); !ok {
 			return why, false
 		}
 	}
 	var names []string
 	for _, c := range keys {
 		if !covered[c.Name] {
-			pk, sk := e.KeyTemplates()
-			for _, p := range append(e.pk.t.parts, partsOf(e.sk)...) {
-				if p.field == c.Name {
-					s := shape(c, p.fmts)
-					return s.why, false
+			for _, p := range append(pk.parts, partsOf(sk)...) {
+				if p.Field == c.Name {
+					return shape(c, p.Formatters).why, false
 				}
 			}
-			return fmt.Sprintf("the key column %s is not in the key (%s)", c.Name, keyPair(pk, sk)), false
+			return fmt.Sprintf("the key column %s is not in the key (%s)", c.Name, keyPair(e.KeyTemplates())), false
 		}
 		names = append(names, c.Name)
 	}
 	what := "primary key"
-	if e.keyDeclared {
+	if declared {
 		what = "declared key"
 	}
 	return fmt.Sprintf("the %s (%s) is rendered whole into a key that can be read back", what, strings.Join(names, ", ")), true
 }
 
-func partsOf(b *bound) []part {
-	if b == nil {
+func partsOf(k *key) []mapping.KeyPart {
+	if k == nil {
 		return nil
 	}
-	return b.t.parts
+	return k.parts
+}
+
+// typeName names a column's kind with its declared type, as mapping's
+// messages do: "date", or "numeric(10,2) (decimal)" where they differ.
+func typeName(c *introspect.Column) string {
+	if c.Type == "" || c.Type == string(c.Kind) {
+		return string(c.Kind)
+	}
+	return c.Type + " (" + string(c.Kind) + ")"
 }
 
 // entitiesDisjoint checks rule 5 for two entities.
-func entitiesDisjoint(a, b *Entity) bool {
-	if templatesDisjoint(a.pk, b.pk) {
+func entitiesDisjoint(p *mapping.Plan, a, b *mapping.Entity) bool {
+	apk, ask := keysOf(p, a)
+	bpk, bsk := keysOf(p, b)
+	if templatesDisjoint(apk, bpk) {
 		return true
 	}
-	return a.sk != nil && b.sk != nil && templatesDisjoint(a.sk, b.sk)
+	return ask != nil && bsk != nil && templatesDisjoint(ask, bsk)
 }
 
 // templatesDisjoint reports whether two templates can never render the
 // same text.
-func templatesDisjoint(a, b *bound) bool {
-	pa, pb := a.t.Prefix(), b.t.Prefix()
-	ca, cb := a.t.Constant(), b.t.Constant()
+func templatesDisjoint(a, b *key) bool {
+	pa, pb := prefix(a), prefix(b)
+	ca, cb := constant(a), constant(b)
 	if ca {
-		pa = a.t.parts0()
+		pa = literal(a)
 	}
 	if cb {
-		pb = b.t.parts0()
+		pb = literal(b)
 	}
 	switch {
 	case ca && cb:
@@ -457,44 +486,62 @@ func templatesDisjoint(a, b *bound) bool {
 	case cb:
 		return minLen(a) > len(pb)
 	}
-	sa, sb := suffix(a.t), suffix(b.t)
+	sa, sb := suffix(a), suffix(b)
 	return !strings.HasSuffix(sa, sb) && !strings.HasSuffix(sb, sa)
 }
 
-// parts0 is a constant template's text.
-func (t *Template) parts0() string {
+// prefix is the literal text before the first placeholder.
+func prefix(k *key) string {
+	if len(k.parts) > 0 && k.parts[0].Field == "" {
+		return k.parts[0].Literal
+	}
+	return ""
+}
+
+// constant reports whether the template has no placeholders.
+func constant(k *key) bool {
+	for _, p := range k.parts {
+		if p.Field != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// literal is a constant template's text.
+func literal(k *key) string {
 	var b strings.Builder
-	for _, p := range t.parts {
-		b.WriteString(p.lit)
+	for _, p := range k.parts {
+		b.WriteString(p.Literal)
 	}
 	return b.String()
 }
 
 // suffix is the literal text after the last placeholder.
-func suffix(t *Template) string {
-	if n := len(t.parts); n > 0 && t.parts[n-1].field == "" {
-		return t.parts[n-1].lit
+func suffix(k *key) string {
+	if n := len(k.parts); n > 0 && k.parts[n-1].Field == "" {
+		return k.parts[n-1].Literal
 	}
 	return ""
 }
 
 // minLen is the fewest bytes a template renders: its literals and the fixed
 // widths of its placeholders.
-func minLen(b *bound) int {
+func minLen(k *key) int {
 	n := 0
-	for i, p := range b.t.parts {
-		if p.field == "" {
-			n += len(p.lit)
+	for _, p := range k.parts {
+		if p.Field == "" {
+			n += len(p.Literal)
 			continue
 		}
-		n += shape(b.cols[i], p.fmts).width
+		n += shape(p.Column, p.Formatters).width
 	}
 	return n
 }
 
-// String words a KeyProof for validate and migrate: one line saying
+// String words a Proof for validate and migrate: one line saying
 // whether the collision check is needed, then the reasons.
-func (k KeyProof) String() string {
+func (k Proof) String() string {
 	var b strings.Builder
 	switch {
 	case k.OnData:
