@@ -289,11 +289,7 @@ type seedResult struct {
 // run is the seed's migration, workload, stop and comparison.
 func (r *seedRun) run(ctx context.Context) (seedResult, error) {
 	var res seedResult
-	mark := time.Now()
-	lap := func(name string) {
-		res.times = append(res.times, fmt.Sprintf("%s %.1f", name, time.Since(mark).Seconds()))
-		mark = time.Now()
-	}
+	lap := res.lapper()
 	slow, closeTarget, err := r.slowTarget(ctx)
 	if err != nil {
 		return res, err
@@ -342,6 +338,16 @@ func (r *seedRun) run(ctx context.Context) (seedResult, error) {
 	res.compared, res.missing, res.extra, res.different, res.problems = after.compared, after.missing, after.extra, after.different, after.problems
 	lap("verify")
 	return res, nil
+}
+
+// lapper returns lap, which adds to res.times the seconds since the last
+// lap (the first: since lapper) under name.
+func (res *seedResult) lapper() (lap func(name string)) {
+	mark := time.Now()
+	return func(name string) {
+		res.times = append(res.times, fmt.Sprintf("%s %.1f", name, time.Since(mark).Seconds()))
+		mark = time.Now()
+	}
 }
 
 // slowTarget puts the fault proxy (r.proxy) in front of DynamoDB Local,
