@@ -247,33 +247,15 @@ func (l *backLoad) runUntil(ctx context.Context, n int64) int64 {
 }
 
 // runAt writes changes at rate item changes per second, spread over the
-// workers (a tick of a worker behind its share writes one), until stop is
-// closed or ctx is done; it returns the item changes written.
+// workers (a tick of a worker behind its share writes one, paceWorkers),
+// until stop is closed, ctx is done or a change failed; it returns the item
+// changes written.
 func (l *backLoad) runAt(ctx context.Context, rate float64, stop <-chan struct{}) int64 {
 	start := l.made.Load()
-	each := rate / float64(len(l.workers))
-	t0 := time.Now()
-	var wg sync.WaitGroup
-	for _, lw := range l.workers {
-		wg.Go(func() {
-			t := time.NewTicker(time.Duration(float64(time.Second) / each))
-			defer t.Stop()
-			made0 := lw.made
-			for l.failed.Load() == 0 {
-				select {
-				case <-stop:
-					return
-				case <-ctx.Done():
-					return
-				case now := <-t.C:
-					if behind(lw.made-made0, now.Sub(t0), each) {
-						l.change(ctx, lw)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+	paceWorkers(ctx, l.workers, rate, stop,
+		func(lw *backWorker) int64 { return lw.made },
+		func(lw *backWorker) { l.change(ctx, lw) },
+		func() bool { return l.failed.Load() != 0 })
 	return l.made.Load() - start
 }
 

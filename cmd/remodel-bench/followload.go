@@ -281,41 +281,16 @@ func (w *workload) runUntil(ctx context.Context, n int64) int64 {
 
 // runAt makes changes at rate rows changed per second, spread over the
 // workers, until stop is closed or ctx is done; it returns the rows
-// changed. Each worker has a ticker at its share of the rate and makes a
-// transaction on a tick when it is behind its share: a slow source makes
-// the rate fall short (the bench reports the rate achieved), not burst.
+// changed. Each worker makes a transaction on a tick when it is behind its
+// share (paceWorkers): a slow source makes the rate fall short (the bench
+// reports the rate achieved), not burst.
 func (w *workload) runAt(ctx context.Context, rate float64, stop <-chan struct{}) int64 {
 	start := w.made.Load()
-	each := rate / float64(len(w.workers))
-	t0 := time.Now()
-	var wg sync.WaitGroup
-	for _, lw := range w.workers {
-		wg.Go(func() {
-			t := time.NewTicker(time.Duration(float64(time.Second) / each))
-			defer t.Stop()
-			made0 := lw.made
-			for {
-				select {
-				case <-stop:
-					return
-				case <-ctx.Done():
-					return
-				case now := <-t.C:
-					if behind(lw.made-made0, now.Sub(t0), each) {
-						w.change(ctx, lw)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+	paceWorkers(ctx, w.workers, rate, stop,
+		func(lw *loadWorker) int64 { return lw.made },
+		func(lw *loadWorker) { w.change(ctx, lw) },
+		nil)
 	return w.made.Load() - start
-}
-
-// behind says whether a worker that has made made changes in elapsed is
-// behind its share of each changes per second.
-func behind(made int64, elapsed time.Duration, each float64) bool {
-	return float64(made) < elapsed.Seconds()*each
 }
 
 // change makes one transaction of lw's, and counts the rows it changed

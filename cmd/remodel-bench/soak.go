@@ -289,44 +289,114 @@ type seedResult struct {
 // run is the seed's migration, workload, stop and comparison.
 func (r *seedRun) run(ctx context.Context) (seedResult, error) {
 	var res seedResult
-	s := r.s
+	lap := res.lapper()
+	slow, closeTarget, err := r.slowTarget(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer closeTarget()
+	stopFollower, endFollow := r.startFollow(ctx, slow)
+	defer endFollow()
+	// CPU contention from the copy's start (the table made: a busy machine
+	// can keep DynamoDB Local's CreateTable past --request-timeout) until
+	// the follower has stopped.
+	burning := r.burnFromCopy(r.s.o.soak.burn)
+	defer burning()
+
+	if res.txns, err = r.copyUnderLoad(ctx); err != nil {
+		return res, err
+	}
+	lap("copy")
+	// Caught up: every change of the workload applied.
+	if err := r.caughtUp(ctx, 1); err != nil {
+		return res, err
+	}
+	lap("caught up")
+	if res.late, err = r.landLateWrites(ctx); err != nil {
+		return res, err
+	}
+	lap("landed")
+	before, err := r.compare(ctx)
+	if err != nil {
+		return res, err
+	}
+	lap("verify")
+	res.before = before.missing + before.extra + before.different
+
+	// The cutover: stopped as SIGINT does.
+	if err := r.stopFollow(stopFollower, burning); err != nil {
+		return res, err
+	}
+	lap("stop")
+	if res.redone, res.changes, err = r.stoppedReport(); err != nil {
+		return res, err
+	}
+	after, err := r.compare(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.compared, res.missing, res.extra, res.different, res.problems = after.compared, after.missing, after.extra, after.different, after.problems
+	lap("verify")
+	return res, nil
+}
+
+// lapper returns lap, which adds to res.times the seconds since the last
+// lap (the first: since lapper) under name.
+func (res *seedResult) lapper() (lap func(name string)) {
 	mark := time.Now()
-	lap := func(name string) {
+	return func(name string) {
 		res.times = append(res.times, fmt.Sprintf("%s %.1f", name, time.Since(mark).Seconds()))
 		mark = time.Now()
 	}
+}
+
+// slowTarget puts the fault proxy (r.proxy) in front of DynamoDB Local,
+// counting the requests in it (r.flight), and opens a client through it.
+// Two Stale rules hold some of the copy's BatchWriteItem requests, until
+// letGo for one and a delay drawn from the seed for the other; every
+// BatchWriteItem is slowed by soakDelay. closeTarget lets the held
+// requests go and stops the proxy.
+func (r *seedRun) slowTarget(ctx context.Context) (slow *dynamo.Client, closeTarget func(), err error) {
 	rng := rand.New(rand.NewPCG(r.seed, 0x50a4))
 	staleAfter := time.Duration(1000+rng.IntN(2000)) * time.Millisecond
 	copying := func(string, []byte) bool { return r.copying() }
-	var err error
-	r.proxy, err = faultproxy.New(s.o.endpoint, r.seed,
+	r.proxy, err = faultproxy.New(r.s.o.endpoint, r.seed,
 		faultproxy.Rule{Fault: faultproxy.Stale, Ops: []string{faultproxy.BatchWriteItem}, Prob: soakStaleShare, Release: r.release, Match: copying},
 		faultproxy.Rule{Fault: faultproxy.Stale, Ops: []string{faultproxy.BatchWriteItem}, Prob: soakStaleShare, Delay: staleAfter, Match: copying},
 		faultproxy.Rule{Fault: faultproxy.Delay, Ops: []string{faultproxy.BatchWriteItem}, Prob: 1, Delay: soakDelay})
 	if err != nil {
-		return res, err
+		return nil, nil, err
 	}
-	defer r.proxy.Close()
 	url, stopServe, err := serve(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.flight.Add(1)
 		defer r.flight.Add(-1)
 		r.proxy.ServeHTTP(w, req)
 	}))
 	if err != nil {
-		return res, err
+		r.proxy.Close()
+		return nil, nil, err
 	}
-	defer stopServe()
-	defer r.letGo() // a seed that failed: the held requests go, so that the server stops
-	slow, err := dynamo.Open(ctx, url)
-	if err != nil {
-		return res, err
+	closeTarget = func() {
+		r.letGo() // a seed that failed: the held requests go, so that the server stops
+		stopServe()
+		r.proxy.Close()
 	}
+	if slow, err = dynamo.Open(ctx, url); err != nil {
+		closeTarget()
+		return nil, nil, err
+	}
+	return slow, closeTarget, nil
+}
 
+// startFollow starts migrate --follow (migrate.Run, r.done closed when it
+// returns) on a fresh table through slow, its progress logged to r.log.
+// stopFollower cancels it as SIGINT does; endFollow, for a seed that
+// failed, also waits for it to return (up to soakLimit) so that the run
+// ends before its source is closed and its slot dropped.
+func (r *seedRun) startFollow(ctx context.Context, slow *dynamo.Client) (stopFollower, endFollow func()) {
 	r.tracker = progress.New("migrate")
 	stopLog := progress.Run(r.tracker, r.log, soakLogEvery)
-	defer stopLog()
 	rctx, stopFollower := context.WithCancel(ctx)
-	defer stopFollower()
 	r.done = make(chan struct{})
 	go func() {
 		defer close(r.done)
@@ -339,28 +409,22 @@ func (r *seedRun) run(ctx context.Context) (seedResult, error) {
 			MappingDigest: "soak", SourceID: "soak",
 		})
 	}()
-	defer func() { // a seed that failed: the run ends before its source is closed and its slot dropped
+	endFollow = func() {
 		stopFollower()
 		select {
 		case <-r.done:
 		case <-time.After(soakLimit):
 		}
-	}()
-	// CPU contention from the copy's start (the table made: a busy machine
-	// can keep DynamoDB Local's CreateTable past --request-timeout) until
-	// the follower has stopped.
-	burning := r.burnFromCopy(s.o.soak.burn)
-	defer burning()
-	ended := func() error {
-		select {
-		case <-r.done:
-			return fmt.Errorf("migrate --follow ended before it was stopped: %v", r.runErr)
-		default:
-			return nil
-		}
+		stopLog()
 	}
+	return stopFollower, endFollow
+}
 
-	// The workload, from the start of the copy until soakAfterCopy after it.
+// copyUnderLoad runs the seed's workload from the start of the copy until
+// soakAfterCopy after the follower's first lag, and returns its
+// transactions.
+func (r *seedRun) copyUnderLoad(ctx context.Context) (txns int64, err error) {
+	s := r.s
 	load := newSoakLoad(s.conns, s.o.soak.rows, r.seed)
 	stopLoad := make(chan struct{})
 	loadDone := make(chan struct{})
@@ -375,60 +439,64 @@ func (r *seedRun) run(ctx context.Context) (seedResult, error) {
 	close(stopLoad)
 	<-loadDone
 	if err != nil {
-		return res, err
+		return 0, err
 	}
 	if err := load.err(); err != nil {
-		return res, err
+		return 0, err
 	}
-	res.txns = load.txns.Load()
-	lap("copy")
+	return load.txns.Load(), nil
+}
 
-	// Caught up: every change of the workload applied.
-	if err := r.caughtUp(ctx, 1); err != nil {
-		return res, err
-	}
-	lap("caught up")
-	// The late copy writes land, after newer changes of their rows.
+// landLateWrites lets the held copy requests go, once the follower has
+// caught up, so that they land after newer changes of their rows; it waits
+// until they are carried out and returns how many the proxy held.
+func (r *seedRun) landLateWrites(ctx context.Context) (late int, err error) {
 	r.letGo()
 	if err := r.waitFor(ctx, "the held copy requests carried out", func() bool { return r.flight.Load() == 0 }); err != nil {
-		return res, err
+		return 0, err
 	}
-	if err := ended(); err != nil {
-		return res, err
+	if err := r.endedEarly(); err != nil {
+		return 0, err
 	}
-	res.late = r.proxy.Stats().Injected[faultproxy.Stale]
-	lap("landed")
-	before, err := r.compare(ctx)
-	if err != nil {
-		return res, err
-	}
-	lap("verify")
-	res.before = before.missing + before.extra + before.different
+	return r.proxy.Stats().Injected[faultproxy.Stale], nil
+}
 
-	// The cutover: stopped as SIGINT does.
+// endedEarly is an error when migrate --follow has returned before it was
+// stopped.
+func (r *seedRun) endedEarly() error {
+	select {
+	case <-r.done:
+		return fmt.Errorf("migrate --follow ended before it was stopped: %v", r.runErr)
+	default:
+		return nil
+	}
+}
+
+// stopFollow cancels the follower as SIGINT does, waits up to soakLimit
+// for it to return, and then stops the CPU contention.
+func (r *seedRun) stopFollow(stopFollower, burning func()) error {
 	stopFollower()
 	select {
 	case <-r.done:
 	case <-time.After(soakLimit):
-		return res, fmt.Errorf("migrate --follow did not stop within %s of its context's cancel", soakLimit)
+		return fmt.Errorf("migrate --follow did not stop within %s of its context's cancel", soakLimit)
 	}
 	burning()
-	lap("stop")
+	return nil
+}
+
+// stoppedReport checks that the stopped follower returned nil and a report
+// saying it stopped cleanly with no row rejected, and returns the rows it
+// redid and the changes it applied.
+func (r *seedRun) stoppedReport() (redone, changes int64, err error) {
 	rep := r.rep
 	if r.runErr != nil {
-		return res, fmt.Errorf("migrate --follow, stopped as SIGINT does, returned: %w", r.runErr)
+		return 0, 0, fmt.Errorf("migrate --follow, stopped as SIGINT does, returned: %w", r.runErr)
 	}
 	if rep == nil || rep.Follow == nil || !rep.Follow.Stopped || rep.Follow.Rejected != 0 || rep.Rejected != 0 {
-		return res, fmt.Errorf("the stopped follower's report does not say it stopped cleanly, or it rejected rows: %+v", rep)
+		return 0, 0, fmt.Errorf("the stopped follower's report does not say it stopped cleanly, or it rejected rows: %+v", rep)
 	}
-	res.redone, res.changes = int64(rep.Follow.Redone), rep.Follow.Changes
-	after, err := r.compare(ctx)
-	if err != nil {
-		return res, err
-	}
-	res.compared, res.missing, res.extra, res.different, res.problems = after.compared, after.missing, after.extra, after.different, after.problems
-	lap("verify")
-	return res, nil
+	return int64(rep.Follow.Redone), rep.Follow.Changes, nil
 }
 
 // copying says whether the migration is still copying: the late writes

@@ -247,22 +247,43 @@ func hashedPassword(r rnd) string {
 	return b.String()
 }
 
+// generate draws the whole dataset from one PCG source. Every part below
+// draws from r in turn, so the order of the calls here is the order of the
+// draws, and data.sql depends on it: categories, tags, users (with their
+// e-mails), then each user's posts.
 func generate(scale int) *dataset {
 	r := rnd{rand.NewPCG(seed1, seed2)}
 	d := &dataset{}
-
 	for i, n := range categoryNames {
 		d.categories = append(d.categories, category{int64(i + 1), n, r.between(tsMin, opening)})
 	}
 	for i, n := range tagNames {
 		d.tags = append(d.tags, tag{int64(i + 1), n, r.between(tsMin, opening)})
 	}
+	genUsers(r, d, usersPerScale*scale)
+	for _, u := range d.users {
+		d.posts = append(d.posts, userPosts(r, u, d.tags)...)
+	}
+	numberPosts(d.posts)
+	return d
+}
 
-	// Users and their e-mails. E-mail ids are a permutation of the user ids
-	// (user 1 keeps e-mail 1, the article's user@email.com), so that a key
-	// that takes the wrong id shows.
-	nUsers := usersPerScale * scale
-	emailIDs := make([]int64, nUsers)
+// genUsers makes users 1..n and their e-mails, the e-mails in id order.
+func genUsers(r rnd, d *dataset, n int) {
+	emailIDs := shuffledEmailIDs(r, n)
+	for i := 1; i <= n; i++ {
+		e, u := newUser(r, i, emailIDs[i-1])
+		d.emails = append(d.emails, e)
+		d.users = append(d.users, u)
+	}
+	slices.SortFunc(d.emails, func(a, b email) int { return int(a.id - b.id) })
+}
+
+// shuffledEmailIDs returns the e-mail ids of users 1..n: a permutation of
+// the user ids (user 1 keeps e-mail 1, the article's user@email.com), so
+// that a key that takes the wrong id shows.
+func shuffledEmailIDs(r rnd, n int) []int64 {
+	emailIDs := make([]int64, n)
 	for i := range emailIDs {
 		emailIDs[i] = int64(i + 1)
 	}
@@ -270,92 +291,113 @@ func generate(scale int) *dataset {
 		j := 1 + r.intn(i)
 		emailIDs[i], emailIDs[j] = emailIDs[j], emailIDs[i]
 	}
-	for i := 1; i <= nUsers; i++ {
-		var n nameParts
-		switch {
-		case i == 1:
-			n = nameParts{"Siobhán O'Brien", "user"}
-		case r.chance(30):
-			n = pick(r, koreanNames)
-		default:
-			f, l := pick(r, firstNames), pick(r, lastNames)
-			n = nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
-		}
-		e := email{id: emailIDs[i-1], localPart: fmt.Sprintf("%s.%d", n.slug, i), domain: pick(r, domains)}
-		if i == 1 {
-			e.localPart, e.domain = "user", "email.com" // the article's address
-		}
-		d.emails = append(d.emails, e)
-		u := &user{
-			id:             int64(i),
-			emailID:        e.id,
-			nickname:       n.display,
-			hashedPassword: hashedPassword(r),
-			created:        r.between(opening, signupMax),
-		}
-		if i == 1 {
-			u.created = opening
-		}
-		d.users = append(d.users, u)
-	}
-	slices.SortFunc(d.emails, func(a, b email) int { return int(a.id - b.id) })
+	return emailIDs
+}
 
-	// Posts: 0-9 per user. User 1 and every 40th user also imported a batch
-	// of two posts that share user, kind, state, category, time and tags.
-	for _, u := range d.users {
-		n := r.intn(10)
-		if u.id == 1 {
-			n = 8
-		}
-		var mine []*post
-		for j := range n {
-			p := &post{userID: u.id, kind: "question", state: "PUBLISHED"}
-			if r.chance(45) {
-				p.kind = "answer"
-			}
-			if r.chance(30) {
-				p.state = "DRAFT"
-			}
-			if u.id == 1 && j < 4 { // every kind and state for the known user
-				p.kind = []string{"question", "answer"}[j%2]
-				p.state = []string{"DRAFT", "PUBLISHED"}[j/2]
-			}
-			if p.kind == "question" && r.chance(90) || p.kind == "answer" && r.chance(50) {
-				p.categoryID = int64(1 + r.intn(len(categoryNames)))
-			}
-			p.created = r.between(u.created, tsMax)
-			p.title, p.body = text(r, p.kind)
-			p.tags = tagsFor(r, d.tags, p.created)
-			mine = append(mine, p)
-		}
-		if len(mine) > 0 && (u.id == 1 || u.id%40 == 0) {
-			src := mine[0]
-			if u.id == 1 {
-				src.kind, src.state = "question", "DRAFT"
-			}
-			if src.categoryID == 0 {
-				src.categoryID = 1
-			}
-			if len(src.tags) == 0 {
-				src.tags = []postTag{{tagID: d.tags[0].id, created: src.created}}
-			}
-			twin := *src
-			twin.title, twin.body = text(r, twin.kind)
-			twin.tags = slices.Clone(src.tags)
-			src.batch, twin.batch = true, true
-			mine = append(mine, &twin)
-		}
-		d.posts = append(d.posts, mine...)
+// newUser makes user i and its e-mail emailID: the name, the e-mail's
+// domain, the password hash and the sign-up time, drawn in that order.
+func newUser(r rnd, i int, emailID int64) (email, *user) {
+	n := userName(r, i)
+	e := email{id: emailID, localPart: fmt.Sprintf("%s.%d", n.slug, i), domain: pick(r, domains)}
+	if i == 1 {
+		e.localPart, e.domain = "user", "email.com" // the article's address
 	}
-	// Post ids grow with time, as an auto-increment would give them.
-	slices.SortStableFunc(d.posts, func(a, b *post) int { return a.created.Compare(b.created) })
-	for i, p := range d.posts {
+	u := &user{
+		id:             int64(i),
+		emailID:        e.id,
+		nickname:       n.display,
+		hashedPassword: hashedPassword(r),
+		created:        r.between(opening, signupMax),
+	}
+	if i == 1 {
+		u.created = opening
+	}
+	return e, u
+}
+
+// userName is user i's name: fixed for user 1, else a Korean name three
+// times in ten or a first and a last name.
+func userName(r rnd, i int) nameParts {
+	switch {
+	case i == 1:
+		return nameParts{"Siobhán O'Brien", "user"}
+	case r.chance(30):
+		return pick(r, koreanNames)
+	default:
+		f, l := pick(r, firstNames), pick(r, lastNames)
+		return nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
+	}
+}
+
+// userPosts makes 0-9 posts of u (8 for user 1). User 1 and every 40th user
+// also imported a batch of two posts that share user, kind, state, category,
+// time and tags.
+func userPosts(r rnd, u *user, tags []tag) []*post {
+	n := r.intn(10)
+	if u.id == 1 {
+		n = 8
+	}
+	var mine []*post
+	for j := range n {
+		mine = append(mine, newPost(r, u, j, tags))
+	}
+	if len(mine) > 0 && (u.id == 1 || u.id%40 == 0) {
+		mine = append(mine, batchTwin(r, mine[0], u.id, tags))
+	}
+	return mine
+}
+
+// newPost makes u's j-th post: kind, state, category, time, text and tags.
+func newPost(r rnd, u *user, j int, tags []tag) *post {
+	p := &post{userID: u.id, kind: "question", state: "PUBLISHED"}
+	if r.chance(45) {
+		p.kind = "answer"
+	}
+	if r.chance(30) {
+		p.state = "DRAFT"
+	}
+	if u.id == 1 && j < 4 { // every kind and state for the known user
+		p.kind = []string{"question", "answer"}[j%2]
+		p.state = []string{"DRAFT", "PUBLISHED"}[j/2]
+	}
+	if p.kind == "question" && r.chance(90) || p.kind == "answer" && r.chance(50) {
+		p.categoryID = int64(1 + r.intn(len(categoryNames)))
+	}
+	p.created = r.between(u.created, tsMax)
+	p.title, p.body = text(r, p.kind)
+	p.tags = tagsFor(r, tags, p.created)
+	return p
+}
+
+// batchTwin marks src as imported in a batch, gives it a category and a tag
+// if it has none, and returns its twin: the same post with its own text.
+func batchTwin(r rnd, src *post, userID int64, tags []tag) *post {
+	if userID == 1 {
+		src.kind, src.state = "question", "DRAFT"
+	}
+	if src.categoryID == 0 {
+		src.categoryID = 1
+	}
+	if len(src.tags) == 0 {
+		src.tags = []postTag{{tagID: tags[0].id, created: src.created}}
+	}
+	twin := *src
+	twin.title, twin.body = text(r, twin.kind)
+	twin.tags = slices.Clone(src.tags)
+	src.batch, twin.batch = true, true
+	return &twin
+}
+
+// numberPosts sorts posts by time and numbers them from 1: post ids grow
+// with time, as an auto-increment would give them.
+func numberPosts(posts []*post) {
+	slices.SortStableFunc(posts, func(a, b *post) int { return a.created.Compare(b.created) })
+	for i, p := range posts {
 		p.id = int64(i + 1)
 		for j := range p.tags {
 			p.tags[j].postID = p.id
 		}
 	}
-	return d
 }
 
 // tagsFor picks 0-4 distinct tags for a post written at created. Most are

@@ -242,6 +242,10 @@ func latest(a, b time.Time) time.Time {
 	return b
 }
 
+// generate draws the whole dataset from one PCG source. Every part below
+// draws from r in turn, so the order of the calls here is the order of the
+// draws, and data.sql depends on it: users, then each user's settings, then
+// the subscribable contents, then each user's subscriptions.
 func generate(scale int) (*dataset, error) {
 	r := rnd{rand.NewPCG(seed1, seed2)}
 	d := &dataset{services: services}
@@ -249,104 +253,133 @@ func generate(scale int) (*dataset, error) {
 	for _, s := range services {
 		servicesByName[s.name] = s
 	}
-
-	// Users.
-	nUsers := 1000 * scale
-	for i := 1; i <= nUsers; i++ {
-		var n nameParts
-		switch {
-		case i == 1: // a known user with an apostrophe and an accent, see README.md
-			n = nameParts{"Siobhán O'Brien", "siobhan.obrien"}
-		case i == 2:
-			n = koreanNames[0]
-		case r.chance(20):
-			n = pick(r, koreanNames)
-		default:
-			f, l := pick(r, firstNames), pick(r, lastNames)
-			n = nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
+	d.users = genUsers(r, 1000*scale)
+	total := settingWeightTotal()
+	for _, u := range d.users {
+		if err := genSettings(r, u, total, servicesByName); err != nil {
+			return nil, err
 		}
-		u := &user{
-			id:      int64(i),
-			name:    n.display,
-			email:   fmt.Sprintf("%s.%d@%s", n.slug, i, pick(r, domains)),
-			active:  i <= 2 || !r.chance(10),
-			created: r.between(tsMin, signupMax),
-		}
-		if i == 1 {
-			u.created = tsMin // the lower bound of the range appears in the data
-		}
-		d.users = append(d.users, u)
 	}
+	bySvc := genSubscribes(r, d, scale)
+	svcTotal := serviceWeightTotal()
+	for _, u := range d.users {
+		genSubscriptions(r, u, svcTotal, d.subscribes, bySvc)
+	}
+	return d, nil
+}
 
-	// Personal settings: 1-5 distinct (service, setting_type) pairs per user.
+// genUsers makes users 1..n.
+func genUsers(r rnd, n int) []*user {
+	var users []*user
+	for i := 1; i <= n; i++ {
+		users = append(users, newUser(r, i))
+	}
+	return users
+}
+
+// newUser makes user i: its name, then its email's domain, its active flag
+// and its sign-up time, drawn in that order.
+func newUser(r rnd, i int) *user {
+	n := userName(r, i)
+	u := &user{
+		id:      int64(i),
+		name:    n.display,
+		email:   fmt.Sprintf("%s.%d@%s", n.slug, i, pick(r, domains)),
+		active:  i <= 2 || !r.chance(10),
+		created: r.between(tsMin, signupMax),
+	}
+	if i == 1 {
+		u.created = tsMin // the lower bound of the range appears in the data
+	}
+	return u
+}
+
+// userName is user i's name: fixed for the two known users, else a Korean
+// name one time in five or a first and a last name.
+func userName(r rnd, i int) nameParts {
+	switch {
+	case i == 1: // a known user with an apostrophe and an accent, see README.md
+		return nameParts{"Siobhán O'Brien", "siobhan.obrien"}
+	case i == 2:
+		return koreanNames[0]
+	case r.chance(20):
+		return pick(r, koreanNames)
+	default:
+		f, l := pick(r, firstNames), pick(r, lastNames)
+		return nameParts{f.display + " " + l.display, f.slug + "." + l.slug}
+	}
+}
+
+// settingWeightTotal is the sum of the weights of settingPairs.
+func settingWeightTotal() int {
 	total := 0
 	for _, p := range settingPairs {
 		total += p.weight
 	}
-	for _, u := range d.users {
-		k := 1 + r.intn(5)
-		chosen := map[int]bool{}
-		switch u.id {
-		case 1, 2: // both sides of every prefix pair for the known users
-			k = 5
-			for j, p := range settingPairs {
-				if (p.service == "news" || p.service == "newsletter") && p.settingType != "layout" {
-					chosen[j] = true
-				}
-			}
-		}
-		for len(chosen) < k {
-			w := r.intn(total)
-			for j, p := range settingPairs {
-				if w < p.weight {
-					chosen[j] = true
-					break
-				}
-				w -= p.weight
-			}
-		}
-		for j := range settingPairs { // in list order: deterministic
-			if !chosen[j] {
-				continue
-			}
-			p := settingPairs[j]
-			js, err := settingsJSON(r, u, p.service, p.settingType)
-			if err != nil {
-				return nil, err
-			}
-			updated := r.between(latest(u.created, servicesByName[p.service].created), tsMax)
-			if u.id == 1 && p.settingType == "alerts_email" && p.service == "newsletter" {
-				updated = tsMax // the upper bound of the range appears in the data
-			}
-			u.settings = append(u.settings, personal{u.id, p.service, p.settingType, js, updated})
-		}
-		slices.SortFunc(u.settings, func(a, b personal) int {
-			return strings.Compare(a.service+"\x00"+a.settingType, b.service+"\x00"+b.settingType)
-		})
-	}
+	return total
+}
 
-	// Subscribable contents: 5-15 per (service, content_type) at scale 1.
+// genSettings gives u 1-5 distinct (service, setting_type) pairs, in the
+// order of service and setting type. total is settingWeightTotal().
+func genSettings(r rnd, u *user, total int, servicesByName map[string]service) error {
+	chosen := chooseSettingPairs(r, u.id, total)
+	for j := range settingPairs { // in list order: deterministic
+		if !chosen[j] {
+			continue
+		}
+		p := settingPairs[j]
+		js, err := settingsJSON(r, u, p.service, p.settingType)
+		if err != nil {
+			return err
+		}
+		updated := r.between(latest(u.created, servicesByName[p.service].created), tsMax)
+		if u.id == 1 && p.settingType == "alerts_email" && p.service == "newsletter" {
+			updated = tsMax // the upper bound of the range appears in the data
+		}
+		u.settings = append(u.settings, personal{u.id, p.service, p.settingType, js, updated})
+	}
+	slices.SortFunc(u.settings, func(a, b personal) int {
+		return strings.Compare(a.service+"\x00"+a.settingType, b.service+"\x00"+b.settingType)
+	})
+	return nil
+}
+
+// chooseSettingPairs picks the indexes into settingPairs of a user's
+// settings, by weight. The count is drawn for every user, the known users'
+// included, who then get both sides of every prefix pair.
+func chooseSettingPairs(r rnd, userID int64, total int) map[int]bool {
+	k := 1 + r.intn(5)
+	chosen := map[int]bool{}
+	switch userID {
+	case 1, 2: // both sides of every prefix pair for the known users
+		k = 5
+		for j, p := range settingPairs {
+			if (p.service == "news" || p.service == "newsletter") && p.settingType != "layout" {
+				chosen[j] = true
+			}
+		}
+	}
+	for len(chosen) < k {
+		w := r.intn(total)
+		for j, p := range settingPairs {
+			if w < p.weight {
+				chosen[j] = true
+				break
+			}
+			w -= p.weight
+		}
+	}
+	return chosen
+}
+
+// genSubscribes appends to d.subscribes 5-15 contents per (service,
+// content_type) at scale 1, and returns, per service, the indexes of its
+// contents in d.subscribes.
+func genSubscribes(r rnd, d *dataset, scale int) map[string][]int {
 	bySvc := map[string][]int{} // service -> indexes into d.subscribes
 	for _, s := range services {
 		for _, ct := range contentTypes {
-			n := scale * (5 + r.intn(11))
-			seen := map[int64]bool{}
-			var ids []int64
-			for len(ids) < n {
-				// Between 1 and 8 digits, so that the ids do not sort the
-				// same way as numbers and as strings.
-				digits := 1 + r.intn(8)
-				hi := 1
-				for range digits {
-					hi *= 10
-				}
-				id := int64(1 + r.intn(hi-1))
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
-				}
-			}
-			slices.Sort(ids)
+			ids := originIDs(r, scale*(5+r.intn(11)))
 			for _, id := range ids {
 				bySvc[s.name] = append(bySvc[s.name], len(d.subscribes))
 				d.subscribes = append(d.subscribes, subscribe{
@@ -359,51 +392,92 @@ func generate(scale int) (*dataset, error) {
 			}
 		}
 	}
+	return bySvc
+}
 
-	// Subscriptions: 0-5 per user; services picked by weight.
+// originIDs draws n distinct origin ids and returns them sorted.
+func originIDs(r rnd, n int) []int64 {
+	seen := map[int64]bool{}
+	var ids []int64
+	for len(ids) < n {
+		// Between 1 and 8 digits, so that the ids do not sort the
+		// same way as numbers and as strings.
+		digits := 1 + r.intn(8)
+		hi := 1
+		for range digits {
+			hi *= 10
+		}
+		id := int64(1 + r.intn(hi-1))
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// serviceWeightTotal is the sum of serviceWeight over services.
+func serviceWeightTotal() int {
 	var svcTotal int
 	for _, s := range services {
 		svcTotal += serviceWeight[s.name]
 	}
-	for _, u := range d.users {
-		k := r.intn(6)
-		if u.id <= 2 {
-			k = 5
+	return svcTotal
+}
+
+// genSubscriptions gives u 0-5 subscriptions to contents of subscribes
+// (bySvc indexes them by service), in the order the contents were generated.
+func genSubscriptions(r rnd, u *user, svcTotal int, subscribes []subscribe, bySvc map[string][]int) {
+	order := chooseSubscriptions(r, u.id, svcTotal, bySvc)
+	slices.Sort(order) // in the order the contents were generated
+	for _, idx := range order {
+		s := subscribes[idx]
+		u.subs = append(u.subs, subscribeUser{
+			userID:      u.id,
+			service:     s.service,
+			contentType: s.contentType,
+			originID:    s.originID,
+			subscribed:  r.between(latest(u.created, s.created), tsMax),
+		})
+	}
+}
+
+// chooseSubscriptions picks the distinct indexes of a user's subscribed
+// contents: a service by weight, then one of its contents. The two known
+// users get five, the first two of them a news and a newsletter content.
+func chooseSubscriptions(r rnd, userID int64, svcTotal int, bySvc map[string][]int) []int {
+	k := r.intn(6)
+	if userID <= 2 {
+		k = 5
+	}
+	chosen := map[int]bool{}
+	var order []int
+	for len(order) < k {
+		svc := pickService(r, svcTotal)
+		if userID <= 2 && len(order) < 2 { // one news and one newsletter subscription
+			svc = []string{"news", "newsletter"}[len(order)]
 		}
-		chosen := map[int]bool{}
-		var order []int
-		for len(order) < k {
-			w := r.intn(svcTotal)
-			var svc string
-			for _, s := range services {
-				if w < serviceWeight[s.name] {
-					svc = s.name
-					break
-				}
-				w -= serviceWeight[s.name]
-			}
-			if u.id <= 2 && len(order) < 2 { // one news and one newsletter subscription
-				svc = []string{"news", "newsletter"}[len(order)]
-			}
-			idx := pick(r, bySvc[svc])
-			if !chosen[idx] {
-				chosen[idx] = true
-				order = append(order, idx)
-			}
-		}
-		slices.Sort(order) // in the order the contents were generated
-		for _, idx := range order {
-			s := d.subscribes[idx]
-			u.subs = append(u.subs, subscribeUser{
-				userID:      u.id,
-				service:     s.service,
-				contentType: s.contentType,
-				originID:    s.originID,
-				subscribed:  r.between(latest(u.created, s.created), tsMax),
-			})
+		idx := pick(r, bySvc[svc])
+		if !chosen[idx] {
+			chosen[idx] = true
+			order = append(order, idx)
 		}
 	}
-	return d, nil
+	return order
+}
+
+// pickService draws a service name by serviceWeight; svcTotal is
+// serviceWeightTotal().
+func pickService(r rnd, svcTotal int) string {
+	w := r.intn(svcTotal)
+	for _, s := range services {
+		if w < serviceWeight[s.name] {
+			return s.name
+		}
+		w -= serviceWeight[s.name]
+	}
+	return ""
 }
 
 func title(r rnd, contentType string, id int64) string {

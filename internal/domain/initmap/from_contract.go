@@ -232,99 +232,136 @@ func contractEntityOf(s *introspect.Schema, im *imported, e *impEntity, ce contr
 		return
 	}
 	e.From = tableRef(s, t)
-	isKey := func(n string) bool { return n == im.PK.Name || (im.SK != nil && n == im.SK.Name) }
-	byName := map[string]contractAttr{}
-	for _, a := range ce.Attributes {
-		if _, dup := byName[a.Name]; !dup {
-			byName[a.Name] = a
-		}
-	}
-	var joins []joined
-	joinCols := map[string]bool{} // the query's result columns the joins add
-	addJoin := func(a contractAttr, alias string) string {
-		j, why := parseJoin(a.Join, t.Name, len(joins)+1)
-		if why != "" {
-			return why
-		}
-		if t.Column(alias) != nil || joinCols[alias] {
-			return fmt.Sprintf("its join's column would be named %s, which table %s has already", alias, t.Name)
-		}
-		j.result = alias
-		joins = append(joins, j)
-		joinCols[alias] = true
-		return ""
-	}
-	// col resolves a template's placeholder: an attribute that is a column
-	// as it is, a column of the table, a join's column.
-	col := func(name string) string {
-		if a, ok := byName[name]; ok && a.plain() && t.Column(a.column()) != nil {
-			return a.column()
-		}
-		if t.Column(name) != nil || joinCols[name] {
-			return name
-		}
-		return ""
-	}
-	// The key templates.
-	keyTemplate := func(k string, tpl string) (string, bool) {
-		a, has := byName[k]
-		if !templated {
-			// A single-entity table: the key attribute says it.
-			switch {
-			case !has:
-				e.leftOut = fmt.Sprintf("no attribute gives its key %s", k)
-				return "", false
-			case a.Transformation != nil && a.Transformation.Type == "string-format":
-				tpl = a.Transformation.Format
-			case a.plain():
-				tpl = "{" + a.column() + "}"
-			case a.Join != nil:
-				if why := addJoin(a, k); why != "" {
-					e.leftOut = fmt.Sprintf("key %s: %s", k, why)
-					return "", false
-				}
-				tpl = "{" + k + "}"
-			default:
-				e.leftOut = fmt.Sprintf("key %s: its calculation or transformation has no remodel equivalent", k)
-				return "", false
-			}
-		} else if has && a.Join != nil {
-			// The key attribute's join gives the template's one placeholder.
-			if ph := placeholders(tpl); len(ph) == 1 && col(ph[0]) == "" {
-				if why := addJoin(a, ph[0]); why != "" {
-					e.leftOut = fmt.Sprintf("key %s: %s", k, why)
-					return "", false
-				}
-			}
-		}
-		out, err := convertTemplate(tpl, col)
-		if err != nil {
-			e.leftOut = fmt.Sprintf("key %s: %v", k, err)
-			return "", false
-		}
-		return out, true
-	}
-	var ok bool
-	if e.PK, ok = keyTemplate(im.PK.Name, ce.PKTemplate); !ok {
+	b := newEntityBuild(e, t, ce.Attributes, templated)
+	if why := b.keys(im, ce); why != "" {
+		e.leftOut = why
 		return
 	}
-	if im.SK != nil {
-		if e.SK, ok = keyTemplate(im.SK.Name, ce.SKTemplate); !ok {
-			return
+	b.attributes(s, im, ce.Attributes, gsiKeys)
+	if len(b.joins) > 0 {
+		contractQuery(s, e, t, b.joins)
+	}
+}
+
+// entityBuild is what the keys and the attributes of one contract entity
+// share while it is filled: its table, its attributes by name, and the
+// joins they add.
+type entityBuild struct {
+	e         *impEntity
+	t         *introspect.Table
+	templated bool                    // a multi-entity table: the keys are templates
+	byName    map[string]contractAttr // the first attribute of each name
+	joins     []joined
+	joinCols  map[string]bool // the query's result columns the joins add
+}
+
+func newEntityBuild(e *impEntity, t *introspect.Table, attrs []contractAttr, templated bool) *entityBuild {
+	b := &entityBuild{e: e, t: t, templated: templated, byName: map[string]contractAttr{}, joinCols: map[string]bool{}}
+	for _, a := range attrs {
+		if _, dup := b.byName[a.Name]; !dup {
+			b.byName[a.Name] = a
 		}
 	}
-	// The attributes.
+	return b
+}
+
+// addJoin adds the join of a, its column named alias in the query's
+// result; why says why it cannot.
+func (b *entityBuild) addJoin(a contractAttr, alias string) (why string) {
+	j, why := parseJoin(a.Join, b.t.Name, len(b.joins)+1)
+	if why != "" {
+		return why
+	}
+	if b.t.Column(alias) != nil || b.joinCols[alias] {
+		return fmt.Sprintf("its join's column would be named %s, which table %s has already", alias, b.t.Name)
+	}
+	j.result = alias
+	b.joins = append(b.joins, j)
+	b.joinCols[alias] = true
+	return ""
+}
+
+// col resolves a template's placeholder: an attribute that is a column
+// as it is, a column of the table, a join's column.
+func (b *entityBuild) col(name string) string {
+	if a, ok := b.byName[name]; ok && a.plain() && b.t.Column(a.column()) != nil {
+		return a.column()
+	}
+	if b.t.Column(name) != nil || b.joinCols[name] {
+		return name
+	}
+	return ""
+}
+
+// keys sets the entity's key templates; why says why they cannot be.
+func (b *entityBuild) keys(im *imported, ce contractEntity) (why string) {
+	if b.e.PK, why = b.keyTemplate(im.PK.Name, ce.PKTemplate); why != "" {
+		return why
+	}
+	if im.SK != nil {
+		if b.e.SK, why = b.keyTemplate(im.SK.Name, ce.SKTemplate); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// keyTemplate converts the template of key k: tpl, the contract's, on a
+// multi-entity table, else the one the key attribute says. why says why it
+// cannot.
+func (b *entityBuild) keyTemplate(k string, tpl string) (out, why string) {
+	a, has := b.byName[k]
+	if !b.templated {
+		if tpl, why = b.attrKeyTemplate(k, a, has); why != "" {
+			return "", why
+		}
+	} else if has && a.Join != nil {
+		// The key attribute's join gives the template's one placeholder.
+		if ph := placeholders(tpl); len(ph) == 1 && b.col(ph[0]) == "" {
+			if why := b.addJoin(a, ph[0]); why != "" {
+				return "", fmt.Sprintf("key %s: %s", k, why)
+			}
+		}
+	}
+	out, err := convertTemplate(tpl, b.col)
+	if err != nil {
+		return "", fmt.Sprintf("key %s: %v", k, err)
+	}
+	return out, ""
+}
+
+// attrKeyTemplate is the template of key k on a single-entity table, where
+// the key attribute a (has: there is one) says it.
+func (b *entityBuild) attrKeyTemplate(k string, a contractAttr, has bool) (tpl, why string) {
+	switch {
+	case !has:
+		return "", fmt.Sprintf("no attribute gives its key %s", k)
+	case a.Transformation != nil && a.Transformation.Type == "string-format":
+		return a.Transformation.Format, ""
+	case a.plain():
+		return "{" + a.column() + "}", ""
+	case a.Join != nil:
+		if why := b.addJoin(a, k); why != "" {
+			return "", fmt.Sprintf("key %s: %s", k, why)
+		}
+		return "{" + k + "}", ""
+	default:
+		return "", fmt.Sprintf("key %s: its calculation or transformation has no remodel equivalent", k)
+	}
+}
+
+// attributes adds the entity's attributes other than the keys, with a
+// note for each one left out.
+func (b *entityBuild) attributes(s *introspect.Schema, im *imported, attrs []contractAttr, gsiKeys map[string]bool) {
+	isKey := func(n string) bool { return n == im.PK.Name || (im.SK != nil && n == im.SK.Name) }
 	included := map[string]string{}
-	for _, a := range ce.Attributes {
+	for _, a := range attrs {
 		if isKey(a.Name) {
 			continue
 		}
-		if why := e.contractAttr(s, t, a, gsiKeys[a.Name], col, addJoin, included); why != "" {
-			e.note("attribute %s is left out: %s", a.Name, why)
+		if why := b.e.contractAttr(s, b.t, a, gsiKeys[a.Name], b.col, b.addJoin, included); why != "" {
+			b.e.note("attribute %s is left out: %s", a.Name, why)
 		}
-	}
-	if len(joins) > 0 {
-		contractQuery(s, e, t, joins)
 	}
 }
 
