@@ -92,7 +92,7 @@ func (c *compiler) accessPattern(ad *AccessPatternDef) *AccessPattern {
 	if len(c.errs) > nerr {
 		return nil
 	}
-	ap.SKEq, ap.SKOp = len(ap.skEq), ad.SK.op()
+	ap.SKEq, ap.SKOp = len(ap.skEq), skOp(ad.SK)
 	return ap
 }
 
@@ -220,7 +220,7 @@ func (c *compiler) patternSK(ad *AccessPatternDef, path string, pn *paramNames) 
 	if ad.SK == nil {
 		return nil, true
 	}
-	for i, v := range ad.SK.templates() {
+	for i, v := range skTemplates(ad.SK) {
 		st, err := ParseTemplate(v.Value)
 		if err != nil {
 			c.errorf(v.Pos, fmt.Sprintf("%s.query.sk[%d]", path, i), "%v", err)
@@ -262,7 +262,7 @@ func (c *compiler) bindPattern(ap *AccessPattern, ad *AccessPatternDef, path str
 		}
 		ap.pk = append(ap.pk, b)
 	}
-	tmpls := ad.SK.templates()
+	tmpls := skTemplates(ad.SK)
 	for i, st := range skTs {
 		b, err := st.bind(ap.Params)
 		if err != nil {

@@ -174,7 +174,7 @@ func (c *compiler) checkAccessPattern(ad *AccessPatternDef) {
 	if !pkOK || !shapeOK {
 		return
 	}
-	for i, v := range ad.SK.templates() {
+	for i, v := range skTemplates(ad.SK) {
 		if c.parseTemplate(v, fmt.Sprintf("%s.query.sk[%d]", path, i)) == nil {
 			return
 		}

@@ -1,12 +1,10 @@
 package mapping
 
 import (
-	"fmt"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping/parse"
 )
 
 // ColType is the type an entity's attributes.types gives the attribute of
@@ -35,18 +33,13 @@ const (
 var ColTypes = []ColType{TypeN, TypeS, TypeBOOL, TypeB, TypeSS, TypeNS, TypeBS, TypeL, TypeM, TypeJSON, TypeUnix, TypeUnixMS, TypeISO}
 
 // ParseColType reads a type name of attributes.types. Names are
-// case-sensitive, as DynamoDB writes them.
+// case-sensitive, as DynamoDB writes them; the parser checks them
+// (parse.CheckColType, whose ColTypeNames are the names of ColTypes).
 func ParseColType(s string) (ColType, error) {
-	for _, t := range ColTypes {
-		if string(t) == s {
-			return t, nil
-		}
+	if err := parse.CheckColType(s); err != nil {
+		return "", err
 	}
-	names := make([]string, len(ColTypes))
-	for i, t := range ColTypes {
-		names[i] = string(t)
-	}
-	return "", fmt.Errorf("unknown type %q (types: %s)", s, strings.Join(names, ", "))
+	return ColType(s), nil
 }
 
 // Dynamo is the DynamoDB type of the attribute values t makes.
@@ -143,22 +136,6 @@ func (t ColType) readFor(engine introspect.Engine, c *introspect.Column) string 
 // lc_monetary ("$1,234.56", "1.234,56 €").
 func isMoney(c *introspect.Column) bool {
 	return c.Kind == introspect.KindString && strings.EqualFold(c.Type, "money")
-}
-
-// columnTypes reads attributes.types: column → type name, each a
-// ColType.
-func (p *parser) columnTypes(n *yaml.Node, path string) []KV {
-	var out []KV
-	p.entries(n, path, "column name to type", func(k, v *yaml.Node, fp string) {
-		kv := KV{Key: Str{Value: k.Value, Pos: pos(k)}, Value: p.str(v, fp)}
-		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
-			if _, err := ParseColType(v.Value); err != nil {
-				p.errorf(v, fp, "%v", err)
-			}
-		}
-		out = append(out, kv)
-	})
-	return out
 }
 
 // typeKeyConflicts reports, without a schema, every attributes.types entry

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/remodel-dev/remodel/introspect"
+	"github.com/remodel-dev/remodel/mapping/parse"
 )
 
 // TestConvertAs pins, per type, what each kind of canonical value becomes
@@ -329,5 +330,17 @@ entities:
 	}
 	if b, ok := item["code"].(*types.AttributeValueMemberB); !ok || string(b.Value) != "x" {
 		t.Errorf("code %#v", item["code"])
+	}
+}
+
+// TestColTypesAreTheParsersNames: the parser checks attributes.types
+// against parse.ColTypeNames, the names of ColTypes in the same order.
+func TestColTypesAreTheParsersNames(t *testing.T) {
+	names := make([]string, len(ColTypes))
+	for i, c := range ColTypes {
+		names[i] = string(c)
+	}
+	if !reflect.DeepEqual(names, parse.ColTypeNames) {
+		t.Errorf("ColTypes %v, parse.ColTypeNames %v", names, parse.ColTypeNames)
 	}
 }

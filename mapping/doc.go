@@ -1,5 +1,5 @@
 // Package mapping owns the mapping file: strict parsing with file:line:col
-// errors (Parse, ParseFile), validation against the introspected schema
+// errors (Parse, ParseFile; package parse), validation against the introspected schema
 // (Compile, which returns the Plan migrate and verify run), key
 // templates and their formatters, the conversion of canonical source values
 // to DynamoDB attribute values, and rendering one source row into the item it
@@ -36,14 +36,16 @@
 // child columns by ConvertAs too, but reads them as they are stored, so it
 // refuses the types that need another form.
 //
-// The package reads in three stages, each in its own files: parse (file.go,
-// check.go, acknowledge.go: the file as written, with positions), compile
+// The package reads in three stages: parse, package parse (the file as
+// written, with positions: File, Parse, ParseFile, the Error and ErrorList
+// of its problems; its names stay here as aliases, parse.go), compile
 // (compile.go, entity.go, embed.go, accesspattern.go, template.go: the
-// Plan checked against the schema) and render (convert.go, coltype*.go,
-// embed_stream.go, stream.go, units.go: rows into items), with the inverse
-// for follow-back (inverse*.go). Two packages beside it read it and change
-// nothing: the proof that the table keys are distinct is package keyproof,
-// which reads the compiled Plan through read-only views (Entity.KeyParts,
+// Plan checked against the schema; check.go: the checks that need no
+// schema) and render (convert.go, coltype*.go, embed_stream.go, stream.go,
+// units.go: rows into items), with the inverse for follow-back
+// (inverse*.go). Two packages beside it read it and change nothing: the
+// proof that the table keys are distinct is package keyproof, which reads
+// the compiled Plan through read-only views (Entity.KeyParts,
 // Entity.RowKey, Template.Parts); the design warnings, which read the
 // parsed file only, are package warn.
 //

@@ -87,17 +87,17 @@ func pkPath(path string, ad *AccessPatternDef, i int) string {
 	return fmt.Sprintf("%s.query.pk[%d]", path, i)
 }
 
-// templates lists the condition's templates: the equalities, then the
+// skTemplates lists the condition's templates: the equalities, then the
 // range condition's values.
-func (c *SKCond) templates() []Str {
+func skTemplates(c *SKCond) []Str {
 	if c == nil {
 		return nil
 	}
 	return append(c.Eq[:len(c.Eq):len(c.Eq)], c.Values...)
 }
 
-// op is the range condition's operator, "" for none.
-func (c *SKCond) op() string {
+// skOp is the range condition's operator, "" for none.
+func skOp(c *SKCond) string {
 	if c == nil {
 		return ""
 	}

@@ -1,5 +1,5 @@
 //go:build !race
 
-package mapping
+package parse
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package mapping
+package parse
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 )
 
 // File is a parsed mapping file (version 1). Every field keeps its position so
-// that Compile can report problems where they are written.
+// that mapping.Compile can report problems where they are written.
 type File struct {
 	Name           string // the file's name as given to Parse
 	Version        int

@@ -1,6 +1,6 @@
 //go:build race
 
-package mapping
+package parse
 
 // raceEnabled: the race detector makes the mutation test ~10× slower, so
 // under it the test checks every other mutant (all of them without it).

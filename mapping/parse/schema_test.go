@@ -1,4 +1,4 @@
-package mapping
+package parse
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 // schemaPath is the mapping file's JSON Schema, the one editors use through
 // "# yaml-language-server: $schema=…".
-const schemaPath = "../docs/mapping.schema.json"
+const schemaPath = "../../docs/mapping.schema.json"
 
 func loadSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
@@ -78,7 +78,7 @@ func jsonable(v any) any {
 func mappingFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"../examples/*/mapping*.yaml", "testdata/compile/*.yaml", "testdata/embed/*.yaml", "testdata/personalization/*.yaml"} {
+	for _, pat := range []string{"../../examples/*/mapping*.yaml", "../testdata/compile/*.yaml", "../testdata/embed/*.yaml", "../testdata/personalization/*.yaml"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +108,7 @@ func TestSchemaAcceptsEveryMapping(t *testing.T) {
 			t.Errorf("%s: the schema rejects it: %s%v", f, reason, yerr)
 		}
 		// Examples are what users copy: each names the schema for editors.
-		if strings.HasPrefix(f, "../examples/") {
+		if strings.HasPrefix(f, "../../examples/") {
 			line, _, _ := strings.Cut(string(data), "\n")
 			ref, ok := strings.CutPrefix(line, "# yaml-language-server: $schema=")
 			if !ok {

@@ -1,6 +1,7 @@
-package mapping
+package parse
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -291,15 +292,39 @@ entities:
 }
 
 func TestParseFile(t *testing.T) {
-	f, err := ParseFile("../examples/personalization/mapping.yaml")
+	f, err := ParseFile("../../examples/personalization/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Name != "../examples/personalization/mapping.yaml" || len(f.Entities) != 5 || len(f.AccessPatterns) != 6 {
+	if f.Name != "../../examples/personalization/mapping.yaml" || len(f.Entities) != 5 || len(f.AccessPatterns) != 6 {
 		t.Errorf("%s: %d entities, %d access patterns", f.Name, len(f.Entities), len(f.AccessPatterns))
 	}
 	_, err = ParseFile("testdata/no-such-file.yaml")
 	if err == nil || !strings.HasPrefix(err.Error(), "mapping: reading testdata/no-such-file.yaml: ") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// checkNoStaleGolden fails when dir holds a .golden file without its .yaml case.
+func checkNoStaleGolden(t *testing.T, dir string) {
+	t.Helper()
+	goldens, err := filepath.Glob(filepath.Join("testdata", dir, "*.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range goldens {
+		if _, err := os.Stat(strings.TrimSuffix(g, ".golden") + ".yaml"); err != nil {
+			t.Errorf("%s has no case: %v", g, err)
+		}
+	}
+}
+
+// errorList asserts that err is a non-empty ErrorList and returns it.
+func errorList(t *testing.T, err error) ErrorList {
+	t.Helper()
+	var l ErrorList
+	if !errors.As(err, &l) || len(l) == 0 {
+		t.Fatalf("error %v (%T) is not a non-empty ErrorList", err, err)
+	}
+	return l
 }

@@ -1,4 +1,4 @@
-package mapping
+package parse
 
 import (
 	"fmt"
@@ -8,8 +8,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The codes of the design warnings (Warning.Code): stable names that an
-// acknowledgement (acknowledge: in the mapping file) refers to.
+// The codes of the design warnings (package warn's Warning.Code): stable
+// names that an acknowledgement (acknowledge: in the mapping file) refers
+// to.
 const (
 	WarnBeginsWithPlaceholder = "begins-with-placeholder" // a begins_with prefix ending in a placeholder
 	WarnQuotedParameter       = "quoted-parameter"        // a {name} inside quotes in a pattern's SQL

@@ -1,4 +1,4 @@
-package mapping
+package parse
 
 import "go.yaml.in/yaml/v3"
 
