@@ -136,48 +136,15 @@ func TestErrorText(t *testing.T) {
 	}
 }
 
-const fullMapping = `version: 1
-table:
-  name: shop
-  key: {pk: PK, sk: {name: SK, type: S}}
-  billing: {provisioned: {read: 5, write: 7}}
-  ttl: expiresAt
-  entity_attribute: kind
-  indexes:
-    - {name: GSI1, pk: SK, sk: PK}
-    - {name: ByScore, pk: {name: game, type: S}, sk: {name: score, type: N}}
-    - {name: ByDate, local: true, sk: date}
-entities:
-  user:
-    from: users
-    where: "is_active"
-    pk: "USER#{user_id}"
-    sk: "USER#"
-    attributes:
-      include: []
-      rename: {created_at: createdAt, email: Email}
-      set: {data: "EMAIL#{email|lower}", game: chess}
-  other:
-    from: users
-    pk: "U#{user_id}"
-    sk: ""
-    attributes: {exclude: [email, name]}
-access_patterns:
-  eq:
-    query: {pk: "USER#{user_id}", sk: "USER#"}
-    entity: user
-    sql: SELECT * FROM users WHERE user_id = {user_id}
-  lt:   {query: {pk: a, sk: {lt: b}}, sql: x}
-  lte:  {query: {pk: a, sk: {lte: b}}, sql: x}
-  gt:   {query: {pk: a, sk: {gt: b}}, sql: x}
-  gte:  {query: {pk: a, sk: {gte: b}}, sql: x}
-  bw:   {query: {pk: a, sk: {begins_with: b}}, sql: x}
-  btw:
-    index: ByScore
-    query: {pk: a, sk: {between: ["1", "9"]}}
-    sql: {user: x, other: y}
-    params: SELECT 1
-`
+// fullMapping uses every field of the format (mapping's FuzzParse seeds
+// from the same file).
+var fullMapping = func() string {
+	data, err := os.ReadFile("testdata/full.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 func TestParseFull(t *testing.T) {
 	f, err := Parse("m.yaml", []byte(fullMapping))
