@@ -84,7 +84,7 @@ type entityTrack struct {
 	// The rows' sequence numbers in this run (rowMark.seq): the last given,
 	// the last row of the settled prefix's, and that one's when the
 	// checkpoint was last saved (every row when the track is done): an S3
-	// object is covered by the checkpoint when all its rows are (s3sink.go).
+	// object is covered by the checkpoint when all its rows are (s3ledger.go).
 	seqs, afterSeq, savedSeq uint64
 	// gate, for --to: a row is settled once its item's line is in an open
 	// object (the S3 sink settles it then, so that no row stays in memory
@@ -686,7 +686,7 @@ func (tr *tracker) nothingSettled() bool {
 	return true
 }
 
-// gateOn gates every track, and those made later (--to: s3sink.go).
+// gateOn gates every track, and those made later (--to: s3ledger.go).
 func (tr *tracker) gateOn(g objectGate) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()

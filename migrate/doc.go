@@ -40,7 +40,7 @@
 // writer, writer.go, is the pipeline's side: it makes the sink, hands it
 // batches and counts, records and settles what it acknowledges);
 // ImportTable's objects in S3 or a local directory (--to: the objects sink,
-// internal/domain/sink/objects, of which the objectLedger, s3sink.go, is
+// internal/domain/sink/objects, of which the objectLedger, s3ledger.go, is
 // the pipeline's side: it settles an item's row once the item is placed in
 // an open object, and counts it stored once that object is uploaded); or
 // the null sink (--to null:, internal/domain/sink/null), which

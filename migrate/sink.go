@@ -15,7 +15,7 @@ import (
 // (internal/domain/sink/batchwrite, made by the writer, writer.go),
 // ImportTable's objects in S3 or a local directory
 // (internal/domain/sink/objects, acknowledged through an objectLedger,
-// s3sink.go), or the null sink (--to null:, internal/domain/sink/null).
+// s3ledger.go), or the null sink (--to null:, internal/domain/sink/null).
 // newSink chooses one for the run.
 
 // sinkFor is what a run's sink is made for, beside its options: the
