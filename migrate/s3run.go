@@ -15,7 +15,7 @@ import (
 )
 
 // The S3 route (--to s3://bucket/prefix/): the copy writes the items as
-// ImportTable's source objects (s3ledger.go) instead of into a table, then
+// ImportTable's source objects (the objects sink: s3ledger.go) instead of into a table, then
 // a manifest beside the prefix, and with --import has DynamoDB build the
 // table from them (s3import.go). There is no table while it writes: no
 // lock item, no emptiness check, no stray items; the prefix must hold no
