@@ -87,7 +87,7 @@ type entityTrack struct {
 	// object is covered by the checkpoint when all its rows are (s3ledger.go).
 	seqs, afterSeq, savedSeq uint64
 	// gate, for --to: a row is settled once its item's line is in an open
-	// object (the S3 sink settles it then, so that no row stays in memory
+	// object (the objects ledger settles it when the sink places it, so that no row stays in memory
 	// until its object is uploaded), and the checkpoint saves instead the
 	// track's state at a moment when every object begun by then is
 	// uploaded: held, the latest such state; pending, later states waiting
