@@ -22,7 +22,7 @@ func TestCompileErrors(t *testing.T) {
 	if len(files) < 15 {
 		t.Fatalf("found %d cases under testdata/compile, want at least 15", len(files))
 	}
-	checkNoStaleGolden(t, "compile")
+	golden.CheckNoStale(t, "compile", ".yaml")
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		t.Run(name, func(t *testing.T) {

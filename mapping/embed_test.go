@@ -48,7 +48,7 @@ func TestCompileEmbedErrors(t *testing.T) {
 	if len(files) < 2 {
 		t.Fatalf("found %d cases under testdata/embed", len(files))
 	}
-	checkNoStaleGolden(t, "embed")
+	golden.CheckNoStale(t, "embed", ".yaml")
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		t.Run(name, func(t *testing.T) {

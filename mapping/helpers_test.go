@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,20 +13,6 @@ import (
 	"github.com/remodel-dev/remodel/internal/testsupport/schemas"
 	"github.com/remodel-dev/remodel/introspect"
 )
-
-// checkNoStaleGolden fails when dir holds a .golden file without its .yaml case.
-func checkNoStaleGolden(t *testing.T, dir string) {
-	t.Helper()
-	goldens, err := filepath.Glob(filepath.Join("testdata", dir, "*.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range goldens {
-		if _, err := os.Stat(strings.TrimSuffix(g, ".golden") + ".yaml"); err != nil {
-			t.Errorf("%s has no case: %v", g, err)
-		}
-	}
-}
 
 // The hand-built schemas and their column helpers (package schemas).
 var (

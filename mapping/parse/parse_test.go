@@ -21,7 +21,7 @@ func TestParseErrors(t *testing.T) {
 	if len(files) < 30 {
 		t.Fatalf("found %d cases under testdata/errors, want at least 30", len(files))
 	}
-	checkNoStaleGolden(t, "errors")
+	golden.CheckNoStale(t, "errors", ".yaml")
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		t.Run(name, func(t *testing.T) {
@@ -269,20 +269,6 @@ func TestParseFile(t *testing.T) {
 	_, err = ParseFile("testdata/no-such-file.yaml")
 	if err == nil || !strings.HasPrefix(err.Error(), "mapping: reading testdata/no-such-file.yaml: ") {
 		t.Errorf("missing file: %v", err)
-	}
-}
-
-// checkNoStaleGolden fails when dir holds a .golden file without its .yaml case.
-func checkNoStaleGolden(t *testing.T, dir string) {
-	t.Helper()
-	goldens, err := filepath.Glob(filepath.Join("testdata", dir, "*.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range goldens {
-		if _, err := os.Stat(strings.TrimSuffix(g, ".golden") + ".yaml"); err != nil {
-			t.Errorf("%s has no case: %v", g, err)
-		}
 	}
 }
 

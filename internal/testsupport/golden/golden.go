@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,21 @@ func Check(t testing.TB, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the output (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// CheckNoStale fails when the folder testdata/dir holds a .golden file
+// without its case beside it (the same name with the extension caseExt,
+// such as ".yaml"): a golden file whose case was removed or renamed.
+func CheckNoStale(t testing.TB, dir, caseExt string) {
+	t.Helper()
+	goldens, err := filepath.Glob(filepath.Join("testdata", dir, "*.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range goldens {
+		if _, err := os.Stat(strings.TrimSuffix(g, ".golden") + caseExt); err != nil {
+			t.Errorf("%s has no case: %v", g, err)
+		}
 	}
 }

@@ -48,3 +48,28 @@ func TestCheck(t *testing.T) {
 		t.Errorf("-update: %q, %v, failed %v", b, err, r.failed)
 	}
 }
+
+func TestCheckNoStale(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("testdata/cases", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.yaml", "a.golden", "b.golden"} {
+		if err := os.WriteFile(filepath.Join("testdata", "cases", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &recorder{TB: t}
+	CheckNoStale(r, "cases", ".yaml")
+	if !r.failed {
+		t.Error("CheckNoStale passed with b.golden and no b.yaml")
+	}
+	if err := os.Remove(filepath.Join("testdata", "cases", "b.golden")); err != nil {
+		t.Fatal(err)
+	}
+	r = &recorder{TB: t}
+	CheckNoStale(r, "cases", ".yaml")
+	if r.failed {
+		t.Error("CheckNoStale failed with every golden file's case there")
+	}
+}
