@@ -105,8 +105,8 @@ type Sink struct {
 
 var _ sink.Sink = (*Sink)(nil)
 
-// slot is one open object (numbered id) and the indexes of the items of
-// the batch being dealt that it holds and has not told of yet.
+// slot is one open object (numbered id) and the line being encoded into
+// it.
 type slot struct {
 	mu   sync.Mutex
 	obj  *s3out.Object
